@@ -33,6 +33,8 @@ final class FlashAttentionF32 {
     private final float[] blockMax;
     private final float[] rowSum;
     private final float[] correction;
+    private final float[] shift;
+    private final float[] exponents;
     private final int[] maskRows;
     private final int[] additiveRows;
 
@@ -50,6 +52,8 @@ final class FlashAttentionF32 {
         this.blockMax = new float[QUERY_BLOCK];
         this.rowSum = new float[QUERY_BLOCK];
         this.correction = new float[QUERY_BLOCK];
+        this.shift = new float[QUERY_BLOCK];
+        this.exponents = new float[QUERY_BLOCK];
         this.maskRows = new int[QUERY_BLOCK];
         this.additiveRows = new int[QUERY_BLOCK];
     }
@@ -195,17 +199,16 @@ final class FlashAttentionF32 {
         }
         for (int r = 0; r < rows; r++) {
             float max = blockMax[r];
-            float shift = max == Float.NEGATIVE_INFINITY ? 0f : max;
-            correction[r] = FastExp.exp(rowMax[r] - shift);
-            rowMax[r] = max;
-            blockMax[r] = shift;
+            shift[r] = max == Float.NEGATIVE_INFINITY ? 0f : max;
+        }
+        FastExp.exp(rowMax, shift, correction, exponents, rows);
+        System.arraycopy(blockMax, 0, rowMax, 0, rows);
+        for (int r = 0; r < rows; r++) {
             rowSum[r] *= correction[r];
         }
         for (int j = 0; j < cols; j++) {
             float[] s = scoresT[j];
-            for (int r = 0; r < rows; r++) {
-                s[r] = FastExp.exp(s[r] - blockMax[r]);
-            }
+            FastExp.exp(s, shift, s, exponents, rows);
             for (int r = 0; r < rows; r++) {
                 rowSum[r] += s[r];
             }
