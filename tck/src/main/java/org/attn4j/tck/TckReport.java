@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.attn4j.api.DType;
 import org.attn4j.models.io.Json;
 
 /**
@@ -62,29 +61,29 @@ public record TckReport(List<CaseResult> results, List<String> notes) {
     }
 
     /**
-     * One row of the conformance table: a backend, a kind of check, an op and a dtype.
+     * One row of the conformance table: a backend, a kind of check, an op and a variant.
      *
      * @param backend the backend's name
      * @param kind the kind of check
      * @param op the op
-     * @param dtype the element type
+     * @param variant the dtype, or for differential checks the pair compared
      * @param passed how many cases passed
      * @param skipped how many were skipped
      * @param failed how many failed
      * @param maxAbsError the largest absolute error among the cases that ran
      * @param maxRelError the largest relative error among the cases that ran
      */
-    public record Row(String backend, Kind kind, String op, DType dtype, int passed, int skipped, int failed,
+    public record Row(String backend, Kind kind, String op, String variant, int passed, int skipped, int failed,
                       double maxAbsError, double maxRelError) {
     }
 
-    /** @return the table's rows, grouped by backend × kind × op × dtype in first-seen order */
+    /** @return the table's rows, grouped by backend × kind × op × variant in first-seen order */
     public List<Row> rows() {
         Map<String, Row> rows = new LinkedHashMap<>();
         for (CaseResult r : results) {
-            String key = r.backend() + "\u0000" + r.kind() + "\u0000" + r.op() + "\u0000" + r.dtype();
-            Row old = rows.getOrDefault(key, new Row(r.backend(), r.kind(), r.op(), r.dtype(), 0, 0, 0, 0, 0));
-            rows.put(key, new Row(old.backend(), old.kind(), old.op(), old.dtype(),
+            String key = r.backend() + "\u0000" + r.kind() + "\u0000" + r.op() + "\u0000" + r.variant();
+            Row old = rows.getOrDefault(key, new Row(r.backend(), r.kind(), r.op(), r.variant(), 0, 0, 0, 0, 0));
+            rows.put(key, new Row(old.backend(), old.kind(), old.op(), old.variant(),
                     old.passed() + (r.status() == Status.PASSED ? 1 : 0),
                     old.skipped() + (r.status() == Status.SKIPPED ? 1 : 0),
                     old.failed() + (r.status() == Status.FAILED ? 1 : 0),
@@ -94,16 +93,16 @@ public record TckReport(List<CaseResult> results, List<String> notes) {
     }
 
     /**
-     * @return the conformance table (backend × kind × op × dtype: passed, skipped, failed, max abs and rel error),
+     * @return the conformance table (backend × kind × op × variant: passed, skipped, failed, max abs and rel error),
      *     then the notes, the skip reasons and every failure message
      */
     public String toTable() {
         StringBuilder b = new StringBuilder();
-        String format = "%-10s %-13s %-18s %-5s %7s %8s %7s %12s %12s%n";
-        b.append(String.format(Locale.ROOT, format, "backend", "kind", "op", "dtype", "passed", "skipped", "failed",
+        String format = "%-10s %-13s %-18s %-20s %7s %8s %7s %12s %12s%n";
+        b.append(String.format(Locale.ROOT, format, "backend", "kind", "op", "variant", "passed", "skipped", "failed",
                 "max abs err", "max rel err"));
         for (Row r : rows()) {
-            b.append(String.format(Locale.ROOT, format, r.backend(), r.kind().label(), r.op(), r.dtype(), r.passed(),
+            b.append(String.format(Locale.ROOT, format, r.backend(), r.kind().label(), r.op(), r.variant(), r.passed(),
                     r.skipped(), r.failed(), error(r.maxAbsError()), error(r.maxRelError())));
         }
         b.append(String.format(Locale.ROOT, "total: %d passed, %d skipped, %d failed%n", count(Status.PASSED),
@@ -143,7 +142,7 @@ public record TckReport(List<CaseResult> results, List<String> notes) {
             Row r = rows.get(i);
             b.append(i == 0 ? "\n    " : ",\n    ").append("{\"backend\": ").append(Json.quote(r.backend()))
                     .append(", \"kind\": ").append(Json.quote(r.kind().label())).append(", \"op\": ")
-                    .append(Json.quote(r.op())).append(", \"dtype\": ").append(Json.quote(r.dtype().name()))
+                    .append(Json.quote(r.op())).append(", \"variant\": ").append(Json.quote(r.variant()))
                     .append(", \"passed\": ").append(r.passed()).append(", \"skipped\": ").append(r.skipped())
                     .append(", \"failed\": ").append(r.failed()).append(", \"maxAbsError\": ")
                     .append(number(r.maxAbsError())).append(", \"maxRelError\": ").append(number(r.maxRelError()))
@@ -155,7 +154,8 @@ public record TckReport(List<CaseResult> results, List<String> notes) {
             b.append(i == 0 ? "\n    " : ",\n    ").append("{\"backend\": ").append(Json.quote(r.backend()))
                     .append(", \"kind\": ").append(Json.quote(r.kind().label())).append(", \"op\": ")
                     .append(Json.quote(r.op())).append(", \"test\": ").append(Json.quote(r.testName()))
-                    .append(", \"dtype\": ").append(Json.quote(r.dtype().name())).append(", \"status\": ")
+                    .append(", \"dtype\": ").append(Json.quote(r.dtype().name())).append(", \"variant\": ")
+                    .append(Json.quote(r.variant())).append(", \"status\": ")
                     .append(Json.quote(r.status().name())).append(", \"maxAbsError\": ")
                     .append(number(r.maxAbsError())).append(", \"maxRelError\": ").append(number(r.maxRelError()))
                     .append(", \"message\": ").append(Json.quote(r.message())).append('}');

@@ -163,7 +163,7 @@ public final class TckRunner {
     }
 
     private CaseResult result(TckCase c, Status status, Measurement m, String message) {
-        return new CaseResult(underTest.name(), c.kind(), c.op(), c.testName(), c.dtype(), status,
+        return new CaseResult(underTest.name(), c.kind(), c.op(), c.testName(), c.dtype(), c.variant(), status,
                 m.maxAbsError(), m.maxRelError(), message);
     }
 

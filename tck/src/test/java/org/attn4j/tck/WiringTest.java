@@ -1,0 +1,55 @@
+package org.attn4j.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.inject.multibindings.Multibinder;
+import java.util.List;
+import org.attn4j.api.DType;
+import org.attn4j.models.HostTensor;
+import org.junit.jupiter.api.Test;
+
+class WiringTest {
+
+    /** Only the matmul cases of the committed golden files. */
+    private static final class MatmulOnly implements FixtureSource {
+        private final FixtureSource all = GoldenFixtures.classpath();
+
+        @Override
+        public String description() {
+            return "matmul cases of " + all.description();
+        }
+
+        @Override
+        public List<GoldenCase> cases() {
+            return all.cases().stream().filter(c -> c.op().equals("matmul")).toList();
+        }
+
+        @Override
+        public HostTensor tensor(GoldenCase golden, String tensorName) {
+            return all.tensor(golden, tensorName);
+        }
+    }
+
+    @Test
+    void aModuleReplacesTheFixtureSourceAndContributesAReportedToleranceOverride() {
+        TckReport report = TckRunner.create(TestBackends.minimal().provider(), TestBackends.only(Kind.GOLDEN),
+                binder -> {
+                    binder.bind(FixtureSource.class).toInstance(new MatmulOnly());
+                    Multibinder.newSetBinder(binder, ToleranceOverride.class).addBinding().toInstance(
+                            new ToleranceOverride("matmul", DType.F32, "matmul_7x63x129_.*", 0, 0,
+                                    "demands bit-exact F32 to prove the override is applied"));
+                }).run();
+
+        assertTrue(report.results().stream().allMatch(r -> r.op().equals("matmul")));
+        assertEquals(72, report.results().size());
+        List<CaseResult> failed = report.failures();
+        assertTrue(!failed.isEmpty() && failed.stream().allMatch(r -> r.testName().startsWith(
+                "required_matmul_7x63x129_")), report.toTable());
+        assertTrue(failed.get(0).message().contains("override declared by the backend: demands bit-exact F32"),
+                failed.get(0).message());
+        assertTrue(report.notes().stream().anyMatch(n -> n.startsWith("tolerance override for matmul F32 cases "
+                + "matmul_7x63x129_.*")), report.notes().toString());
+        assertTrue(report.notes().stream().anyMatch(n -> n.contains("matmul cases of class path")));
+    }
+}
