@@ -1,6 +1,5 @@
 package org.attn4j.tck;
 
-import java.util.Locale;
 import java.util.Optional;
 import org.attn4j.api.DType;
 import org.attn4j.api.spi.Capabilities;
@@ -53,14 +52,17 @@ public enum Feature {
      * @return empty if the backend has this feature, else why it is skipped
      */
     public Optional<String> lackedBy(Capabilities capabilities) {
-        boolean has = switch (this) {
-            case REQUIRED_F32 -> true;
-            case OPTIONAL_F64 -> capabilities.supports(DType.F64);
-            case OPTIONAL_DROPOUT -> capabilities.dropout();
-            case OPTIONAL_RETURNED_WEIGHTS -> capabilities.attentionWeights();
-            case OPTIONAL_FUSED_ATTENTION -> capabilities.fusedAttention();
+        String declared = switch (this) {
+            case REQUIRED_F32 -> null;
+            case OPTIONAL_F64 -> capabilities.supports(DType.F64) ? null
+                    : "Capabilities.dtypes() is " + capabilities.dtypes();
+            case OPTIONAL_DROPOUT -> capabilities.dropout() ? null : "Capabilities.dropout() is false";
+            case OPTIONAL_RETURNED_WEIGHTS -> capabilities.attentionWeights() ? null
+                    : "Capabilities.attentionWeights() is false";
+            case OPTIONAL_FUSED_ATTENTION -> capabilities.fusedAttention() ? null
+                    : "Capabilities.fusedAttention() is false, so its attention is the reference composition";
         };
-        return has ? Optional.empty() : Optional.of("the backend declares no " + description + " support ("
-                + name().toLowerCase(Locale.ROOT) + ", from its Capabilities " + capabilities + ")");
+        return declared == null ? Optional.empty()
+                : Optional.of("the backend declares no " + description + " support (" + declared + ")");
     }
 }

@@ -35,16 +35,23 @@ public final class GoldenFixtures implements FixtureSource {
         this.cases = parseManifest(new String(load("manifest.json"), StandardCharsets.UTF_8));
     }
 
-    /** @return the golden files committed with the kit (PyTorch float64) */
+    /** @return the golden files committed with the kit (PyTorch float64), read once per class loader */
     public static GoldenFixtures classpath() {
-        return new GoldenFixtures("class path " + RESOURCE_FOLDER, name -> {
-            try (InputStream in = GoldenFixtures.class.getResourceAsStream(RESOURCE_FOLDER + name)) {
-                if (in == null) {
-                    throw new IOException("resource " + RESOURCE_FOLDER + name + " is missing from the tck jar");
-                }
-                return in.readAllBytes();
-            }
-        });
+        return Committed.INSTANCE;
+    }
+
+    /** Holds the committed files, read on first use. */
+    private static final class Committed {
+        static final GoldenFixtures INSTANCE = new GoldenFixtures("class path " + RESOURCE_FOLDER,
+                name -> {
+                    try (InputStream in = GoldenFixtures.class.getResourceAsStream(RESOURCE_FOLDER + name)) {
+                        if (in == null) {
+                            throw new IOException("resource " + RESOURCE_FOLDER + name
+                                    + " is missing from the tck jar");
+                        }
+                        return in.readAllBytes();
+                    }
+                });
     }
 
     /**
@@ -53,7 +60,8 @@ public final class GoldenFixtures implements FixtureSource {
      * @return the cases found there
      */
     public static GoldenFixtures directory(Path folder) {
-        return new GoldenFixtures("folder " + folder.toAbsolutePath(), name -> Files.readAllBytes(folder.resolve(name)));
+        return new GoldenFixtures("folder " + folder.toAbsolutePath(),
+                name -> Files.readAllBytes(folder.resolve(name)));
     }
 
     @Override

@@ -65,6 +65,11 @@ public final class Tck {
             out.println(e.getMessage());
             return 2;
         }
+        if (report.results().isEmpty()) {
+            out.println("tck: no backend provider on the class path; add a backend jar, for example"
+                    + " org.attn4j:attn4j-backend-cpu-ejml");
+            return 2;
+        }
         out.print(report.toTable());
         if (json != null) {
             try {

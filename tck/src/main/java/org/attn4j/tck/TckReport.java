@@ -98,12 +98,17 @@ public record TckReport(List<CaseResult> results, List<String> notes) {
      */
     public String toTable() {
         StringBuilder b = new StringBuilder();
-        String format = "%-10s %-13s %-18s %-20s %7s %8s %7s %12s %12s%n";
+        List<Row> rows = rows();
+        int backendWidth = Math.max(7, rows.stream().mapToInt(r -> r.backend().length()).max().orElse(0));
+        int opWidth = Math.max(2, rows.stream().mapToInt(r -> r.op().length()).max().orElse(0));
+        int variantWidth = Math.max(7, rows.stream().mapToInt(r -> r.variant().length()).max().orElse(0));
+        String format = "%-" + backendWidth + "s  %-12s  %-" + opWidth + "s  %-" + variantWidth
+                + "s  %6s  %7s  %6s  %11s  %11s%n";
         b.append(String.format(Locale.ROOT, format, "backend", "kind", "op", "variant", "passed", "skipped", "failed",
                 "max abs err", "max rel err"));
-        for (Row r : rows()) {
-            b.append(String.format(Locale.ROOT, format, r.backend(), r.kind().label(), r.op(), r.variant(), r.passed(),
-                    r.skipped(), r.failed(), error(r.maxAbsError()), error(r.maxRelError())));
+        for (Row r : rows) {
+            b.append(String.format(Locale.ROOT, format, r.backend(), r.kind().label(), r.op(), r.variant(),
+                    r.passed(), r.skipped(), r.failed(), error(r.maxAbsError()), error(r.maxRelError())));
         }
         b.append(String.format(Locale.ROOT, "total: %d passed, %d skipped, %d failed%n", count(Status.PASSED),
                 count(Status.SKIPPED), count(Status.FAILED)));

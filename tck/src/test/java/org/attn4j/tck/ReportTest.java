@@ -51,7 +51,7 @@ class ReportTest {
                 new double[] {1, 2, 3, 4}, Shape.of(2, 2), new double[] {1, 2, 3.5, 4}, DType.F64, TIGHT);
 
         assertEquals("softmax case c [F64] on b, output out: 1 of 4 elements outside |actual − expected| ≤ 1.0E-6"
-                + " + 1.0E-6·|expected| (test); first at index 2 [1, 0]: expected 3.0, actual 3.5, abs error 0.5,"
+                + " + 1.0E-6·|expected|; first at index 2 [1, 0]: expected 3.0, actual 3.5, abs error 0.5,"
                 + " rel error 0.16666666666666666", m.failure());
         assertEquals(0.5, m.maxAbsError());
         assertEquals(0.5 / 3, m.maxRelError(), 1e-15);

@@ -29,8 +29,8 @@ class TckMainTest {
 
         String out = run(0, "--backend", "ejml", "--json", json.toString());
 
-        assertTrue(out.startsWith("backend    kind"), out);
-        assertTrue(out.contains("ejml       golden        attention"), out);
+        assertTrue(out.startsWith("backend  kind          op"), out);
+        assertTrue(out.contains("ejml     golden        attention "), out);
         @SuppressWarnings("unchecked")
         Map<String, Object> summary = (Map<String, Object>) ((Map<String, Object>) Json.parse(
                 Files.readString(json))).get("summary");

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.attn4j.api.DType;
 import org.junit.jupiter.api.Test;
@@ -45,6 +48,13 @@ class ToleranceTableTest {
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> ToleranceTable.defaults().lookup("conv2d", "c", DType.F32));
         assertTrue(e.getMessage().contains("conv2d"), e.getMessage());
+    }
+
+    @Test
+    void theReadmeShowsTheCurrentTable() throws IOException {
+        String readme = Files.readString(Path.of("README.md"));
+        assertTrue(readme.contains(ToleranceTable.defaults().toMarkdown()),
+                "tck/README.md is out of date; paste ToleranceTable.defaults().toMarkdown() under 'Tolerances'");
     }
 
     @Test
