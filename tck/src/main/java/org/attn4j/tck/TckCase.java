@@ -1,5 +1,6 @@
 package org.attn4j.tck;
 
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
 import org.attn4j.api.Backend;
@@ -13,7 +14,8 @@ import org.attn4j.api.DType;
  * @param op the op as the report groups it
  * @param dtype the element type it runs in
  * @param variant what the brackets of the test name show, for example {@code F32} or {@code F32 ejml~nd4j}
- * @param features what it needs from the backend; any optional one makes the whole case optional
+ * @param features what it needs from the backend, in {@link Feature} order; any optional one makes the whole case
+ *     optional, and the first one the backend lacks is the reason it is skipped
  * @param body the check
  */
 record TckCase(String id, Kind kind, String op, DType dtype, String variant, Set<Feature> features, Body body) {
@@ -30,7 +32,7 @@ record TckCase(String id, Kind kind, String op, DType dtype, String variant, Set
     TckCase {
         EnumSet<Feature> all = EnumSet.of(Feature.of(dtype));
         all.addAll(features);
-        features = Set.copyOf(all);
+        features = Collections.unmodifiableSet(all);
     }
 
     /** @return {@code required_<id>[<variant>]} or {@code optional_<id>[<variant>]} */

@@ -52,4 +52,28 @@ class WiringTest {
                 + "matmul_7x63x129_.*")), report.notes().toString());
         assertTrue(report.notes().stream().anyMatch(n -> n.contains("matmul cases of class path")));
     }
+
+    @Test
+    void differentialChecksCompareWithEveryAvailablePeerAndCatchADisagreement() {
+        PeerBackends peers = new PeerBackends(List.of(new BackendUnderTest(TestBackends.maskOffByOne().provider()),
+                new BackendUnderTest(TestBackends.unavailable())));
+
+        TckReport report = TckRunner.create(TestBackends.minimal().provider(), TestBackends.only(Kind.DIFFERENTIAL),
+                binder -> binder.bind(PeerBackends.class).toInstance(peers)).run();
+
+        List<CaseResult> withPeer = report.results().stream().filter(r -> r.variant().equals("F32 minimal~broken-mask"))
+                .toList();
+        assertTrue(withPeer.stream().anyMatch(r -> r.status() == Status.PASSED
+                && r.testName().equals("required_diff_attention_plain_2x3x17x17x16x16[F32 minimal~broken-mask]")));
+        assertTrue(withPeer.stream().anyMatch(r -> r.status() == Status.FAILED
+                && r.testName().equals("required_diff_attention_causal_2x3x17x17x16x16[F32 minimal~broken-mask]")
+                && r.message().startsWith("attention case diff_attention_causal_2x3x17x17x16x16 [F32 minimal vs"
+                        + " F32 broken-mask]")), report.toTable());
+        assertTrue(report.results().stream().filter(r -> r.variant().equals("F64 minimal~broken-mask"))
+                .allMatch(r -> r.status() == Status.SKIPPED && r.message().contains("declares no F64")));
+        assertTrue(report.notes().stream().anyMatch(n -> n.startsWith("differential: peer nogpu is unavailable here")),
+                report.notes().toString());
+        assertTrue(report.notes().stream().anyMatch(n -> n.startsWith("differential pairs: minimal F32 ~ broken-mask"
+                + " F32")), report.notes().toString());
+    }
 }
