@@ -2,7 +2,10 @@ package org.attn4j.tck;
 
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import org.attn4j.api.AttentionOptions;
@@ -63,24 +66,24 @@ final class DifferentialSuite {
                     continue;
                 }
                 pairs.add(underTest.name() + " " + dtype + " ~ " + peer.name() + " " + dtype);
-                for (Computation c : computations) {
-                    cases.add(new TckCase("diff_" + c.id(), Kind.DIFFERENTIAL, c.op(), dtype,
-                            dtype + " " + underTest.name() + "~" + peer.name(), c.needs(),
-                            backend -> compare(c, backend, false, peer.backend(), false, dtype, dtype, tolerances,
-                                    2, "each backend may err by the golden tolerance, in opposite directions")));
-                }
+                cases.addAll(withPeer(underTest, peer, dtype, computations, tolerances, notes));
             }
         }
-        Set<Feature> f64 = EnumSet.of(Feature.OPTIONAL_F64);
+        if (pairs.isEmpty()) {
+            notes.add("differential: no other available backend on the class path, so " + underTest.name()
+                    + " is compared only with itself");
+        }
         pairs.add(underTest.name() + " F32 ~ " + underTest.name() + " F64");
         for (Computation c : computations) {
-            EnumSet<Feature> needs = EnumSet.copyOf(f64);
+            EnumSet<Feature> needs = EnumSet.of(Feature.OPTIONAL_F64);
             needs.addAll(c.needs());
             cases.add(new TckCase("diff_" + c.id(), Kind.DIFFERENTIAL, c.op(), DType.F32, "F32~F64", needs,
                     backend -> compare(c, backend, false, backend, false, DType.F32, DType.F64, tolerances, 1,
                             "the F64 result is the reference")));
         }
-        pairs.add(underTest.name() + " ops.attention ~ ReferenceAttention on " + underTest.name() + "'s primitives");
+        pairs.add(underTest.name() + " ops.attention ~ ReferenceAttention on " + underTest.name() + "'s primitives"
+                + (underTest.capabilities().fusedAttention() ? ""
+                : " (skipped: it declares no fused attention, so its attention is that composition)"));
         for (DType dtype : DType.values()) {
             for (Computation c : computations) {
                 if (!c.op().equals("attention")) {
@@ -93,12 +96,29 @@ final class DifferentialSuite {
                                 "the fused kernel and the composition may each err by the golden tolerance")));
             }
         }
-        if (pairs.size() == 2) {
-            notes.add("differential: no other available backend on the class path, so " + underTest.name()
-                    + " is compared only with itself: " + String.join("; ", pairs));
-        } else {
-            notes.add("differential pairs: " + String.join("; ", pairs));
+        notes.add("differential pairs: " + String.join("; ", pairs));
+        return cases;
+    }
+
+    private static List<TckCase> withPeer(BackendUnderTest underTest, BackendUnderTest peer, DType dtype,
+                                          List<Computation> computations, ToleranceTable tolerances,
+                                          List<String> notes) {
+        List<TckCase> cases = new ArrayList<>();
+        Map<String, Integer> peerLacks = new LinkedHashMap<>();
+        for (Computation c : computations) {
+            Optional<String> lack = c.needs().stream().map(f -> f.lackedBy(peer.capabilities()))
+                    .flatMap(Optional::stream).findFirst();
+            if (lack.isPresent()) {
+                peerLacks.merge(lack.get().replace("the backend", peer.name()), 1, Integer::sum);
+                continue;
+            }
+            cases.add(new TckCase("diff_" + c.id(), Kind.DIFFERENTIAL, c.op(), dtype,
+                    dtype + " " + underTest.name() + "~" + peer.name(), c.needs(),
+                    backend -> compare(c, backend, false, peer.backend(), false, dtype, dtype, tolerances, 2,
+                            "each backend may err by the golden tolerance, in opposite directions")));
         }
+        peerLacks.forEach((reason, n) -> notes.add("differential: " + n + " " + dtype
+                + " computations are not compared with peer " + peer.name() + ": " + reason));
         return cases;
     }
 
