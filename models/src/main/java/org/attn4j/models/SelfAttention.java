@@ -155,14 +155,11 @@ public final class SelfAttention {
      * @return the context vector {@code [.., d_v]} and the weights {@code [.., L]} of that position
      */
     public AttentionResult forwardQuery(Scope scope, Tensor x, int position) {
+        Sequences.checkPosition(x, position, "SelfAttention.forwardQuery");
         int length = x.shape().dim(-2);
-        if (position < 0 || position >= length) {
-            throw new IllegalArgumentException("SelfAttention.forwardQuery: argument position is " + position
-                    + " but x of shape " + x.shape() + " has positions [0, " + length + ")");
-        }
         try (Scope work = scope.backend().newScope()) {
             Ops ops = work.ops();
-            Tensor row = row(ops, x, position);
+            Tensor row = Sequences.row(ops, x, position);
             AttentionMasks masks = AttentionMasks.NONE;
             if (causal) {
                 boolean[] allowed = new boolean[length];
@@ -172,8 +169,8 @@ public final class SelfAttention {
             AttentionResult r = squeezeHead(work, core.forward(work, row, x, x, masks, true, RunMode.INFERENCE));
             Shape out = r.output().shape();
             Shape w = r.weights().shape();
-            return new AttentionResult(scope.adopt(ops.reshape(r.output(), drop(out, -2))),
-                    scope.adopt(ops.reshape(r.weights(), drop(w, -2))));
+            return new AttentionResult(scope.adopt(ops.reshape(r.output(), Sequences.without(out, -2))),
+                    scope.adopt(ops.reshape(r.weights(), Sequences.without(w, -2))));
         }
     }
 
@@ -210,24 +207,6 @@ public final class SelfAttention {
         HostTensor w = linear ? params.get(name + ".weight") : params.get(name).transpose();
         HostTensor b = linear ? params.optional(name + ".bias", Shape.of(w.shape().dim(0))) : null;
         return new Linear(w, b).forward(scope, x);
-    }
-
-    private static int[] drop(Shape s, int axis) {
-        int a = s.normalizeAxis(axis);
-        int[] d = new int[s.rank() - 1];
-        for (int i = 0, j = 0; i < s.rank(); i++) {
-            if (i != a) {
-                d[j++] = s.dim(i);
-            }
-        }
-        return d;
-    }
-
-    private static Tensor row(Ops ops, Tensor x, int position) {
-        int length = x.shape().dim(-2);
-        int[] sizes = position == 0 ? (length == 1 ? new int[] {1} : new int[] {1, length - 1})
-                : position == length - 1 ? new int[] {position, 1} : new int[] {position, 1, length - position - 1};
-        return ops.split(x, sizes, -2).get(position == 0 ? 0 : 1);
     }
 
     private static AttentionResult squeezeHead(Scope scope, AttentionResult r) {
