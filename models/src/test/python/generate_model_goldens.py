@@ -98,6 +98,59 @@ def unbatched_mha(r):
           [("attn_output", out), ("attn_weights", w)], tck.state(m))
 
 
+class RaschkaMultiHeadAttention(nn.Module):
+    """Chapter 3.6.2 of Raschka's book: split projections, causal mask, out_proj (dropout 0)."""
+
+    def __init__(self, d_in, d_out, context_length, num_heads, qkv_bias=False):
+        super().__init__()
+        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.out_proj = nn.Linear(d_out, d_out)
+        self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1),
+                             persistent=False)
+
+    def forward(self, x):
+        b, num_tokens, _ = x.shape
+        keys, queries, values = self.W_key(x), self.W_query(x), self.W_value(x)
+
+        def heads(t):
+            return t.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
+        keys, queries, values = heads(keys), heads(queries), heads(values)
+        attn_scores = queries @ keys.transpose(2, 3)
+        attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)
+        context = (attn_weights @ values).transpose(1, 2).contiguous().view(b, num_tokens, self.d_out)
+        return self.out_proj(context), attn_weights
+
+
+def raschka_mha(r):
+    for name, d_in, d_out, h, bias in (("raschka_mha_d3_d2_h2", 3, 2, 2, False),
+                                      ("raschka_mha_d6_d8_h4_bias", 6, 8, 4, True)):
+        g = tck.gen(name)
+        m = tck.randomize(RaschkaMultiHeadAttention(d_in, d_out, 16, h, bias), g)
+        x = torch.rand(2, 6, d_in, generator=g)
+        with torch.no_grad():
+            out, w = m(x)
+        r.add(G, name, "RaschkaMultiHeadAttention", {"dIn": d_in, "dOut": d_out, "numHeads": h, "qkvBias": bias},
+              [("x", x)], [("context", out), ("weights", w)], tck.state(m))
+
+
+def mha_kdim_vdim(r):
+    name = "mha_cross_kdim_vdim"
+    g = tck.gen(name)
+    m = tck.randomize(nn.MultiheadAttention(8, 2, bias=True, batch_first=True, kdim=5, vdim=3), g).train()
+    q, k, v = tck.randn(g, 2, 4, 8), tck.randn(g, 2, 7, 5), tck.randn(g, 2, 7, 3)
+    with torch.no_grad():
+        out, w = m(q, k, v, need_weights=True, average_attn_weights=False)
+    params = {"embedDim": 8, "numHeads": 2, "bias": True, "batchFirst": True, "dropout": 0.0,
+              "needWeights": True, "averageAttnWeights": False, "selfAttention": False,
+              "keyPaddingMaskKind": None, "attnMaskKind": None, "kdim": 5, "vdim": 3}
+    r.add(G, name, "nn.MultiheadAttention", params, [("query", q), ("key", k), ("value", v)],
+          [("attn_output", out), ("attn_weights", w)], tck.state(m))
+
+
 def encoder_final_norm(r):
     name = "encoder_3layer_prenorm_final_norm"
     g = tck.gen(name)
@@ -119,6 +172,8 @@ def generate(out_dir):
     single_head(r)
     unbatched_mha(r)
     encoder_final_norm(r)
+    raschka_mha(r)
+    mha_kdim_vdim(r)
     for c in r.cases:
         c["file"] = FILES[0]
     os.makedirs(out_dir, exist_ok=True)

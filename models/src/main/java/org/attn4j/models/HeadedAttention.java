@@ -30,11 +30,11 @@ final class HeadedAttention {
 
     HeadedAttention(Linear wq, Linear wk, Linear wv, Linear wo, int heads, OptionalDouble scale, double dropout) {
         if (heads < 1 || wq.outFeatures() % heads != 0 || wv.outFeatures() % heads != 0
-                || wq.outFeatures() != wk.outFeatures() || wk.inFeatures() != wv.inFeatures()) {
+                || wq.outFeatures() != wk.outFeatures()) {
             throw new IllegalArgumentException("attention: projections q " + wq.outFeatures() + "×" + wq.inFeatures()
                     + ", k " + wk.outFeatures() + "×" + wk.inFeatures() + ", v " + wv.outFeatures() + "×"
-                    + wv.inFeatures() + " do not split into " + heads + " heads (q and k rows must be equal, k and v"
-                    + " columns equal, and q and v rows divisible by the head count)");
+                    + wv.inFeatures() + " do not split into " + heads + " heads (q and k rows must be equal and q and v"
+                    + " rows divisible by the head count)");
         }
         if (wo != null && wo.inFeatures() != wv.outFeatures()) {
             throw new IllegalArgumentException("attention: the output projection takes " + wo.inFeatures()

@@ -17,8 +17,10 @@ import org.attn4j.api.Tensor;
  * </pre>
  * Queries {@code [B, L, E]}, keys and values {@code [B, S, E]} ({@code S} may differ from {@code L}: cross-attention),
  * or the same without {@code B}. Masks follow the api ({@code true} = may attend); convert PyTorch's boolean masks
- * with {@link TorchMasks}. {@code dropout} applies to the attention weights in training only. Not supported:
- * {@code kdim}/{@code vdim} different from {@code E} and {@code add_bias_kv}/{@code add_zero_attn}. Unlike
+ * with {@link TorchMasks}. {@code dropout} applies to the attention weights in training only. Keys and values may
+ * have other sizes ({@code kdim}, {@code vdim}) when loaded from {@code q_proj_weight}, {@code k_proj_weight},
+ * {@code v_proj_weight}. {@link #loadSeparateProjections} loads Raschka's chapter-3 layout into the same
+ * computation. Not supported: {@code add_bias_kv} and {@code add_zero_attn}. Unlike
  * PyTorch, a query whose keys are all masked gets zero weights and a zero attention output (PyTorch gives NaN).
  */
 public final class MultiHeadAttention {
@@ -33,8 +35,10 @@ public final class MultiHeadAttention {
     }
 
     /**
-     * @param params {@code in_proj_weight [3E, E]}, {@code out_proj.weight [E, E]} and, with {@code bias},
-     *     {@code in_proj_bias [3E]} and {@code out_proj.bias [E]}
+     * @param params {@code in_proj_weight [3E, E]} (or, for PyTorch's {@code kdim}/{@code vdim} different from
+     *     {@code E}, {@code q_proj_weight [E, E]}, {@code k_proj_weight [E, kdim]}, {@code v_proj_weight [E, vdim]}),
+     *     {@code out_proj.weight [E, E]} and, with {@code bias}, {@code in_proj_bias [3E]} and
+     *     {@code out_proj.bias [E]}
      * @param embedDim {@code E}
      * @param numHeads {@code H}, dividing {@code E}
      * @param bias whether the biases are present
@@ -48,19 +52,69 @@ public final class MultiHeadAttention {
                     + " is not divisible by numHeads " + numHeads);
         }
         int e = embedDim;
-        HostTensor w = params.get("in_proj_weight", Shape.of(3 * e, e));
+        boolean separate = params.contains("q_proj_weight");
+        HostTensor fused = separate ? null : params.get("in_proj_weight", Shape.of(3 * e, e));
         HostTensor b = bias ? params.get("in_proj_bias", Shape.of(3 * e)) : null;
         Linear[] qkv = new Linear[3];
-        for (int i = 0; i < 3; i++) {
-            qkv[i] = new Linear(w.rows(i * e, (i + 1) * e), b == null ? null : b.rows(i * e, (i + 1) * e));
+        StateDict own;
+        if (separate) {
+            String[] names = {"q_proj_weight", "k_proj_weight", "v_proj_weight"};
+            own = StateDict.empty();
+            for (int i = 0; i < 3; i++) {
+                HostTensor w = params.get(names[i]);
+                if (w.shape().rank() != 2 || w.shape().dim(0) != e || (i == 0 && w.shape().dim(1) != e)) {
+                    throw new IllegalArgumentException("MultiHeadAttention: parameter '" + names[i] + "' has shape "
+                            + w.shape() + " but must be [" + e + ", " + (i == 0 ? e : "kdim or vdim") + "]");
+                }
+                qkv[i] = new Linear(w, b == null ? null : b.rows(i * e, (i + 1) * e));
+                own = own.with(names[i], w);
+            }
+        } else {
+            for (int i = 0; i < 3; i++) {
+                qkv[i] = new Linear(fused.rows(i * e, (i + 1) * e), b == null ? null : b.rows(i * e, (i + 1) * e));
+            }
+            own = StateDict.of("in_proj_weight", fused);
         }
-        Linear out = Linear.load(params.select("out_proj."), e, e, bias);
-        StateDict own = StateDict.of("in_proj_weight", w);
         if (b != null) {
             own = own.with("in_proj_bias", b);
         }
+        Linear out = Linear.load(params.select("out_proj."), e, e, bias);
         own = own.plus(out.stateDict().prefixed("out_proj."));
         return new MultiHeadAttention(e, own,
+                new HeadedAttention(qkv[0], qkv[1], qkv[2], out, numHeads, OptionalDouble.empty(), dropout));
+    }
+
+    /**
+     * The multi-head layout of Raschka's chapter 3 ({@code MultiHeadAttention}, section 3.6.2): three separate
+     * {@code nn.Linear(d_in, d_out, bias=qkv_bias)} projections split into {@code numHeads} heads of
+     * {@code d_out/numHeads}, then {@code out_proj = nn.Linear(d_out, d_out)}. Pass
+     * {@link AttentionMasks#NONE}{@code .withCausal(true)} to {@code forward} for the book's causal mask.
+     *
+     * @param params {@code W_query.weight}, {@code W_key.weight}, {@code W_value.weight} {@code [d_out, d_in]}
+     *     (with {@code .bias} when {@code qkvBias}), {@code out_proj.weight [d_out, d_out]}, {@code out_proj.bias}
+     * @param dIn {@code d_in}
+     * @param dOut {@code d_out}, divisible by {@code numHeads}
+     * @param numHeads the number of heads
+     * @param qkvBias whether the three projections have biases
+     * @param dropout the drop probability of the attention weights in training
+     * @return the layer; its {@link #stateDict()} keeps the book's names
+     */
+    public static MultiHeadAttention loadSeparateProjections(StateDict params, int dIn, int dOut, int numHeads,
+                                                             boolean qkvBias, double dropout) {
+        if (numHeads < 1 || dOut % numHeads != 0) {
+            throw new IllegalArgumentException("MultiHeadAttention: dOut " + dOut + " is not divisible by numHeads "
+                    + numHeads);
+        }
+        String[] names = {"W_query.", "W_key.", "W_value."};
+        Linear[] qkv = new Linear[3];
+        StateDict own = StateDict.empty();
+        for (int i = 0; i < 3; i++) {
+            qkv[i] = Linear.load(params.select(names[i]), dIn, dOut, qkvBias);
+            own = own.plus(qkv[i].stateDict().prefixed(names[i]));
+        }
+        Linear out = Linear.load(params.select("out_proj."), dOut, dOut, true);
+        own = own.plus(out.stateDict().prefixed("out_proj."));
+        return new MultiHeadAttention(dOut, own,
                 new HeadedAttention(qkv[0], qkv[1], qkv[2], out, numHeads, OptionalDouble.empty(), dropout));
     }
 

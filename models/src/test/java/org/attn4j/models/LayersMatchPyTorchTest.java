@@ -58,6 +58,25 @@ class LayersMatchPyTorchTest {
         }
     }
 
+    static Stream<Arguments> raschkaMultiHead() {
+        return Numerics.across(Goldens.of("RaschkaMultiHeadAttention"));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("raschkaMultiHead")
+    void raschkaSplitProjectionMultiHeadAttentionIsCausal(Target t, Case c) {
+        MultiHeadAttention mha = MultiHeadAttention.loadSeparateProjections(c.parameters(), c.integer("dIn"),
+                c.integer("dOut"), c.integer("numHeads"), c.flag("qkvBias"), 0.0);
+        assertEquals(c.parameters(), mha.stateDict());
+        try (Scope s = t.backend().newScope()) {
+            Tensor x = in(s, t, c.input("x"));
+            AttentionResult r = mha.forward(s, x, x, x, AttentionMasks.NONE.withCausal(true), true, false,
+                    RunMode.INFERENCE);
+            assertClose(c + " context", t, c.output("context"), r.output());
+            assertClose(c + " weights", t, c.output("weights"), r.weights());
+        }
+    }
+
     static Stream<Arguments> encoderLayer() {
         return Numerics.across(Goldens.of("nn.TransformerEncoderLayer"));
     }
