@@ -1,5 +1,6 @@
 package org.attn4j.models;
 
+import java.util.SplittableRandom;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
@@ -40,7 +41,7 @@ public final class Embedding {
      * @return the layer
      */
     public static Embedding random(int numEmbeddings, int dim, long seed) {
-        double[] w = new java.util.SplittableRandom(seed).doubles((long) numEmbeddings * dim, -1, 1).toArray();
+        double[] w = new SplittableRandom(seed).doubles((long) numEmbeddings * dim, -1, 1).toArray();
         return new Embedding(new HostTensor(Shape.of(numEmbeddings, dim), w));
     }
 

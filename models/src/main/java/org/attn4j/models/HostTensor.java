@@ -1,6 +1,7 @@
 package org.attn4j.models;
 
 import java.util.Arrays;
+import java.util.List;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
@@ -105,20 +106,20 @@ public final class HostTensor {
         }
         int row = (int) (shape.size() / dims[0]);
         dims[0] = to - from;
-        return new HostTensor(Shape.of(dims), java.util.Arrays.copyOfRange(data, from * row, to * row));
+        return new HostTensor(Shape.of(dims), Arrays.copyOfRange(data, from * row, to * row));
     }
 
     /**
      * @param parts tensors whose shapes agree except along axis 0
      * @return the parts stacked along axis 0, in order
      */
-    public static HostTensor concatRows(java.util.List<HostTensor> parts) {
+    public static HostTensor concatRows(List<HostTensor> parts) {
         int[] dims = parts.get(0).shape.toArray();
         int rows = 0;
         for (HostTensor p : parts) {
             int[] pd = p.shape.toArray();
             pd[0] = dims[0];
-            if (!java.util.Arrays.equals(pd, dims)) {
+            if (!Arrays.equals(pd, dims)) {
                 throw new IllegalArgumentException("HostTensor.concatRows: shape " + p.shape + " does not match "
                         + parts.get(0).shape + " outside axis 0");
             }
@@ -127,7 +128,7 @@ public final class HostTensor {
         double[] all = new double[0];
         for (HostTensor p : parts) {
             int at = all.length;
-            all = java.util.Arrays.copyOf(all, at + p.data.length);
+            all = Arrays.copyOf(all, at + p.data.length);
             System.arraycopy(p.data, 0, all, at, p.data.length);
         }
         dims[0] = rows;

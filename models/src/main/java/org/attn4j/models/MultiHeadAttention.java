@@ -1,6 +1,8 @@
 package org.attn4j.models;
 
+import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.SplittableRandom;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
@@ -139,9 +141,9 @@ public final class MultiHeadAttention {
      * @return the layer
      */
     public static MultiHeadAttention random(int embedDim, int numHeads, long seed) {
-        java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+        SplittableRandom r = new SplittableRandom(seed);
         double a = 1 / Math.sqrt(embedDim);
-        StateDict sd = StateDict.of(java.util.Map.of(
+        StateDict sd = StateDict.of(Map.of(
                 "in_proj_weight", HostTensor.of(r.doubles(3L * embedDim * embedDim, -a, a).toArray(),
                         3 * embedDim, embedDim),
                 "in_proj_bias", HostTensor.of(new double[3 * embedDim], 3 * embedDim),

@@ -1,5 +1,6 @@
 package org.attn4j.models;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalDouble;
 import org.attn4j.api.AttentionResult;
@@ -163,7 +164,7 @@ public final class SelfAttention {
             AttentionMasks masks = AttentionMasks.NONE;
             if (causal) {
                 boolean[] allowed = new boolean[length];
-                java.util.Arrays.fill(allowed, 0, position + 1, true);
+                Arrays.fill(allowed, 0, position + 1, true);
                 masks = masks.withAttnMask(Mask.of(Shape.of(1, length), allowed));
             }
             AttentionResult r = squeezeHead(work, core.forward(work, row, x, x, masks, true, RunMode.INFERENCE));

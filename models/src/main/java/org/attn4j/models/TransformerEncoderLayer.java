@@ -1,5 +1,7 @@
 package org.attn4j.models;
 
+import java.util.Arrays;
+import java.util.SplittableRandom;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
@@ -106,20 +108,20 @@ public final class TransformerEncoderLayer {
      * @return the layer
      */
     public static TransformerEncoderLayer random(Config config, long seed) {
-        java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+        SplittableRandom r = new SplittableRandom(seed);
         int d = config.dModel();
         int ff = config.dimFeedforward();
         StateDict sd = MultiHeadAttention.random(d, config.nhead(), r.nextLong()).stateDict().prefixed("self_attn.")
                 .plus(randomLinear(r, d, ff).prefixed("linear1.")).plus(randomLinear(r, ff, d).prefixed("linear2."));
         double[] ones = new double[d];
-        java.util.Arrays.fill(ones, 1.0);
+        Arrays.fill(ones, 1.0);
         for (String norm : new String[] {"norm1.", "norm2."}) {
             sd = sd.with(norm + "weight", HostTensor.of(ones, d)).with(norm + "bias", HostTensor.of(new double[d], d));
         }
         return load(sd, config);
     }
 
-    private static StateDict randomLinear(java.util.SplittableRandom r, int in, int out) {
+    private static StateDict randomLinear(SplittableRandom r, int in, int out) {
         double a = 1 / Math.sqrt(in);
         return StateDict.of("weight", HostTensor.of(r.doubles((long) in * out, -a, a).toArray(), out, in))
                 .with("bias", HostTensor.of(new double[out], out));

@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.attn4j.models.io.Json;
 import org.attn4j.models.io.SafeTensors;
 
@@ -71,6 +73,10 @@ final class Goldens {
             throw new IllegalStateException("no golden cases for " + op);
         }
         return out;
+    }
+
+    static Set<String> ops() {
+        return ALL.stream().map(Case::op).collect(Collectors.toSet());
     }
 
     private static List<Case> load() {

@@ -8,8 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
@@ -82,7 +87,7 @@ class LayerBehaviourTest {
             double[] b = sa.forward(s, x, x, RunMode.training(5)).weights().toDoubleArray();
             double[] c = sa.forward(s, x, x, RunMode.training(6)).weights().toDoubleArray();
             assertArrayEquals(a, b);
-            assertFalse(java.util.Arrays.equals(a, c), "another seed drops other weights");
+            assertFalse(Arrays.equals(a, c), "another seed drops other weights");
         }
     }
 
@@ -90,7 +95,7 @@ class LayerBehaviourTest {
     void runModeSeedsOfSitesAndChildrenAreDistinct() {
         RunMode m = RunMode.training(42);
         assertEquals(42, m.seedFor(0));
-        java.util.Set<Long> seeds = new java.util.HashSet<>();
+        Set<Long> seeds = new HashSet<>();
         for (int i = 0; i < 4; i++) {
             seeds.add(m.seedFor(i));
             for (int j = 0; j < 4; j++) {
@@ -128,7 +133,7 @@ class LayerBehaviourTest {
         HostTensor[] stacked = new HostTensor[3];
         String[] names = {"W_query", "W_key", "W_value"};
         for (int i = 0; i < 3; i++) {
-            List<HostTensor> heads = new java.util.ArrayList<>();
+            List<HostTensor> heads = new ArrayList<>();
             for (int h = 0; h < 3; h++) {
                 HostTensor w = p.get("heads." + h + "." + names[i] + ".weight");
                 heads.add(w.reshape(1, w.shape().dim(0), w.shape().dim(1)));
@@ -179,13 +184,13 @@ class LayerBehaviourTest {
                 1e-5, 0.1);
         TransformerEncoderLayer layer = TransformerEncoderLayer.random(config, 3);
         try (Scope s = t.backend().newScope()) {
-            Tensor x = s.tensor(new java.util.SplittableRandom(1).doubles(48).toArray(), Shape.of(1, 6, 8),
+            Tensor x = s.tensor(new SplittableRandom(1).doubles(48).toArray(), Shape.of(1, 6, 8),
                     t.dtype());
             double[] a = layer.forward(s, x, AttentionMasks.NONE, RunMode.training(9)).toDoubleArray();
             double[] b = layer.forward(s, x, AttentionMasks.NONE, RunMode.training(9)).toDoubleArray();
             double[] inference = layer.forward(s, x).toDoubleArray();
             assertArrayEquals(a, b);
-            assertFalse(java.util.Arrays.equals(a, inference));
+            assertFalse(Arrays.equals(a, inference));
         }
     }
 

@@ -4,7 +4,10 @@ import static org.attn4j.models.Numerics.assertClose;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Scope;
@@ -21,6 +24,17 @@ import org.junit.jupiter.params.provider.MethodSource;
  * path, in F32 and (where supported) F64. Each test also checks that the layer gives its state_dict back unchanged.
  */
 class LayersMatchPyTorchTest {
+
+    /** The layer names of the golden manifests this class has a test for. */
+    private static final Set<String> TESTED = Set.of("nn.MultiheadAttention",
+            "RaschkaMultiHeadAttention", "nn.TransformerEncoderLayer", "nn.TransformerEncoder", "nn.LayerNorm",
+            "nn.Embedding", "SinusoidalPositionalEncoding", "BahdanauAttention", "SelfAttentionV1", "SelfAttentionV2",
+            "SelfAttention", "SimplifiedSelfAttention", "WideSelfAttention", "PerHeadMultiHeadAttention");
+
+    @org.junit.jupiter.api.Test
+    void everyGoldenLayerHasATest() {
+        assertEquals(TESTED, Goldens.ops(), "layers in the golden manifests vs. layers tested here");
+    }
 
     private static Tensor in(Scope s, Target t, HostTensor h) {
         return h.toTensor(s, t.dtype());
@@ -109,7 +123,7 @@ class LayersMatchPyTorchTest {
     }
 
     private static TransformerEncoderLayer.Config config(Case c) {
-        Activation act = Activation.valueOf(c.string("activation").toUpperCase(java.util.Locale.ROOT));
+        Activation act = Activation.valueOf(c.string("activation").toUpperCase(Locale.ROOT));
         return new TransformerEncoderLayer.Config(c.integer("dModel"), c.integer("nhead"), c.integer("dimFeedforward"),
                 act, c.flag("normFirst"), c.number("layerNormEps"), c.number("dropout"));
     }
@@ -153,7 +167,7 @@ class LayersMatchPyTorchTest {
         Embedding emb = Embedding.load(c.parameters(), c.integer("numEmbeddings"), c.integer("embeddingDim"));
         assertEquals(c.parameters(), emb.stateDict());
         HostTensor ids = c.input("ids");
-        int[] idx = java.util.Arrays.stream(ids.data()).mapToInt(v -> (int) v).toArray();
+        int[] idx = Arrays.stream(ids.data()).mapToInt(v -> (int) v).toArray();
         try (Scope s = t.backend().newScope()) {
             assertClose(c + " out", t, c.output("out"), emb.forward(s, idx, ids.shape(), t.dtype()));
         }

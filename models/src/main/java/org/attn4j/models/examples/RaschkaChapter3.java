@@ -1,6 +1,7 @@
 package org.attn4j.models.examples;
 
 import java.io.PrintStream;
+import java.util.List;
 import java.util.SplittableRandom;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Backend;
@@ -95,7 +96,7 @@ public final class RaschkaChapter3 {
             out.println("\n-- 3.5 causal attention, then dropout 0.5 on the weights (training, seed 123)");
             SelfAttention causal = sa.withCausal(true).withDropout(0.5);
             out.println("causal weights [6, 6]:\n" + Printer.format(causal.forward(s, x).weights(), 4));
-            Tensor batch = s.ops().concat(java.util.List.of(s.ops().reshape(x, 1, 6, 3),
+            Tensor batch = s.ops().concat(List.of(s.ops().reshape(x, 1, 6, 3),
                     s.ops().reshape(x, 1, 6, 3)), 0);
             AttentionResult dropped = causal.forward(s, batch, batch, RunMode.training(123));
             out.println("batch of two, weights after dropout (item 0):\n"

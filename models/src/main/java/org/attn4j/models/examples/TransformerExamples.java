@@ -1,6 +1,7 @@
 package org.attn4j.models.examples;
 
 import java.io.PrintStream;
+import java.util.Arrays;
 import java.util.List;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Backend;
@@ -51,7 +52,7 @@ public final class TransformerExamples {
         int[] ids = new int[2 * length];
         System.arraycopy(first, 0, ids, 0, length);
         System.arraycopy(second, 0, ids, length, second.length);
-        out.println("ids: " + java.util.Arrays.toString(first) + " and " + java.util.Arrays.toString(second)
+        out.println("ids: " + Arrays.toString(first) + " and " + Arrays.toString(second)
                 + " padded to " + length + " with id 0");
         int d = 8;
         try (Scope s = backend.newScope()) {
