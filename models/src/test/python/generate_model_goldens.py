@@ -137,6 +137,34 @@ def raschka_mha(r):
               [("x", x)], [("context", out), ("weights", w)], tck.state(m))
 
 
+class BloemTransformerBlock(nn.Module):
+    """Bloem's TransformerBlock (Transformers from scratch) on the TCK's WideSelfAttention, dropout 0."""
+
+    def __init__(self, k, heads, causal, ff_hidden_mult):
+        super().__init__()
+        self.attention = tck.WideSelfAttention(k, heads, causal)
+        self.norm1 = nn.LayerNorm(k)
+        self.norm2 = nn.LayerNorm(k)
+        self.ff = nn.Sequential(nn.Linear(k, ff_hidden_mult * k), nn.ReLU(), nn.Linear(ff_hidden_mult * k, k))
+
+    def forward(self, x):
+        attended, _ = self.attention(x)
+        x = self.norm1(attended + x)
+        return self.norm2(self.ff(x) + x)
+
+
+def bloem_block(r):
+    for name, b, t, k, h, causal, mult in (("bloem_block_k8_h2", 2, 5, 8, 2, False, 4),
+                                           ("bloem_block_k6_h3_causal", 2, 7, 6, 3, True, 2)):
+        g = tck.gen(name)
+        m = tck.randomize(BloemTransformerBlock(k, h, causal, mult), g)
+        x = tck.randn(g, b, t, k)
+        with torch.no_grad():
+            out = m(x)
+        r.add(G, name, "BloemTransformerBlock", {"k": k, "heads": h, "causal": causal, "ffHiddenMult": mult},
+              [("x", x)], [("out", out)], tck.state(m))
+
+
 def mha_kdim_vdim(r):
     name = "mha_cross_kdim_vdim"
     g = tck.gen(name)
@@ -174,6 +202,7 @@ def generate(out_dir):
     encoder_final_norm(r)
     raschka_mha(r)
     mha_kdim_vdim(r)
+    bloem_block(r)
     for c in r.cases:
         c["file"] = FILES[0]
     os.makedirs(out_dir, exist_ok=True)

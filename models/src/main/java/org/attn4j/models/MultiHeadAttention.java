@@ -25,7 +25,7 @@ import org.attn4j.api.Tensor;
  * computation. Not supported: {@code add_bias_kv} and {@code add_zero_attn}. Unlike
  * PyTorch, a query whose keys are all masked gets zero weights and a zero attention output (PyTorch gives NaN).
  */
-public final class MultiHeadAttention {
+public final class MultiHeadAttention implements AttentionLayer {
     private final int embedDim;
     private final StateDict params;
     private final HeadedAttention core;
@@ -164,6 +164,7 @@ public final class MultiHeadAttention {
     }
 
     /** @return the state_dict, with PyTorch's names */
+    @Override
     public StateDict stateDict() {
         return params;
     }
@@ -202,5 +203,20 @@ public final class MultiHeadAttention {
      */
     public AttentionResult forward(Scope scope, Tensor x) {
         return forward(scope, x, x, x, AttentionMasks.NONE, true, true, RunMode.INFERENCE);
+    }
+
+    /**
+     * Self-attention with per-head weights, as {@link AttentionLayer} asks.
+     *
+     * @param scope receives the results
+     * @param x {@code [B, L, E]} or {@code [L, E]}
+     * @param masks key padding, attention and additive masks and the causal flag
+     * @param needWeights whether to return the per-head weights {@code [B, H, L, L]}
+     * @param mode training or inference
+     * @return the output and, if asked, the per-head weights
+     */
+    @Override
+    public AttentionResult forward(Scope scope, Tensor x, AttentionMasks masks, boolean needWeights, RunMode mode) {
+        return forward(scope, x, x, x, masks, needWeights, false, mode);
     }
 }

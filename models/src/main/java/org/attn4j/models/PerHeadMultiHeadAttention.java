@@ -20,7 +20,7 @@ import org.attn4j.api.Tensor;
  * with {@link #ofStacked}. Input {@code [B, L, d]} or {@code [L, d]}; the returned weights are per head,
  * {@code [B, h, L, L]}.
  */
-public final class PerHeadMultiHeadAttention {
+public final class PerHeadMultiHeadAttention implements AttentionLayer {
     private final HeadedAttention core;
     private final StateDict params;
     private final boolean causal;
@@ -101,6 +101,7 @@ public final class PerHeadMultiHeadAttention {
     }
 
     /** @return the parameters, named as in the class comment */
+    @Override
     public StateDict stateDict() {
         return params;
     }
@@ -120,7 +121,20 @@ public final class PerHeadMultiHeadAttention {
      * @return the output {@code [B, L, d_out]} and the weights per head {@code [B, h, L, L]}
      */
     public AttentionResult forward(Scope scope, Tensor x, RunMode mode) {
-        return core.forward(scope, x, x, x, AttentionMasks.NONE.withCausal(causal), true, mode);
+        return forward(scope, x, AttentionMasks.NONE, true, mode);
+    }
+
+    /**
+     * @param scope receives the results
+     * @param x {@code [B, L, d]} or {@code [L, d]}
+     * @param masks further masks; causal if built causal or if {@code masks} say so
+     * @param needWeights whether to return the per-head weights
+     * @param mode training (dropout on the weights) or inference
+     * @return the output {@code [B, L, d_out]} and, if asked, the weights {@code [B, h, L, L]}
+     */
+    @Override
+    public AttentionResult forward(Scope scope, Tensor x, AttentionMasks masks, boolean needWeights, RunMode mode) {
+        return core.forward(scope, x, x, x, masks.withCausal(causal || masks.causal()), needWeights, mode);
     }
 
     /**

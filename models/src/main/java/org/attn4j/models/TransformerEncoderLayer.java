@@ -23,9 +23,14 @@ import org.attn4j.api.Tensor;
  * {@code linear2.weight}, {@code linear2.bias}, {@code norm1.weight}, {@code norm1.bias}, {@code norm2.weight},
  * {@code norm2.bias}. The four dropouts (attention weights, {@code dropout}, {@code dropout1}, {@code dropout2}) use
  * the same probability and are applied only in training, with seeds {@code mode.seedFor(0..3)}.
+ *
+ * <p>{@link #loadBloem} builds Bloem's {@code TransformerBlock} (<i>Transformers from scratch</i>): the same post-norm
+ * block on {@link WideSelfAttention}, with names {@code attention.*}, {@code norm1.*}, {@code norm2.*},
+ * {@code ff.0.*}, {@code ff.2.*} (its {@code nn.Sequential(Linear, ReLU, Linear)}).
  */
 public final class TransformerEncoderLayer {
-    private final MultiHeadAttention selfAttn;
+    private final AttentionLayer selfAttn;
+    private final Names names;
     private final Linear linear1;
     private final Linear linear2;
     private final LayerNorm norm1;
@@ -34,9 +39,17 @@ public final class TransformerEncoderLayer {
     private final boolean normFirst;
     private final double dropout;
 
-    private TransformerEncoderLayer(MultiHeadAttention selfAttn, Linear linear1, Linear linear2, LayerNorm norm1,
-                                    LayerNorm norm2, Activation activation, boolean normFirst, double dropout) {
+    /** The state_dict prefixes of the attention and of the two feed-forward projections. */
+    private record Names(String attention, String linear1, String linear2) {
+        static final Names TORCH = new Names("self_attn.", "linear1.", "linear2.");
+        static final Names BLOEM = new Names("attention.", "ff.0.", "ff.2.");
+    }
+
+    private TransformerEncoderLayer(AttentionLayer selfAttn, Names names, Linear linear1, Linear linear2,
+                                    LayerNorm norm1, LayerNorm norm2, Activation activation, boolean normFirst,
+                                    double dropout) {
         this.selfAttn = selfAttn;
+        this.names = names;
         this.linear1 = linear1;
         this.linear2 = linear2;
         this.norm1 = norm1;
@@ -94,10 +107,33 @@ public final class TransformerEncoderLayer {
         int ff = config.dimFeedforward();
         return new TransformerEncoderLayer(
                 MultiHeadAttention.load(params.select("self_attn."), d, config.nhead(), true, config.dropout()),
-                Linear.load(params.select("linear1."), d, ff, true), Linear.load(params.select("linear2."), ff, d, true),
+                Names.TORCH, Linear.load(params.select("linear1."), d, ff, true), Linear.load(params.select("linear2."), ff, d, true),
                 LayerNorm.load(params.select("norm1."), d, config.layerNormEps(), true),
                 LayerNorm.load(params.select("norm2."), d, config.layerNormEps(), true),
                 config.activation(), config.normFirst(), config.dropout());
+    }
+
+    /**
+     * Bloem's {@code TransformerBlock(k, heads, mask, ff_hidden_mult)}: wide-head attention, post-norm, ReLU.
+     *
+     * @param params {@code attention.tokeys.weight}, {@code attention.toqueries.weight},
+     *     {@code attention.tovalues.weight}, {@code attention.unifyheads.*}, {@code norm1.*}, {@code norm2.*},
+     *     {@code ff.0.*}, {@code ff.2.*}
+     * @param k the embedding size
+     * @param heads the number of heads
+     * @param ffHiddenMult the feed-forward network is {@code k → ffHiddenMult·k → k}
+     * @param causal Bloem's {@code mask}: query {@code i} sees only keys {@code j <= i}
+     * @return the block (layer norm epsilon {@code 1e-5}, no dropout)
+     */
+    public static TransformerEncoderLayer loadBloem(StateDict params, int k, int heads, int ffHiddenMult,
+                                                    boolean causal) {
+        int ff = ffHiddenMult * k;
+        return new TransformerEncoderLayer(WideSelfAttention.load(params.select("attention."), k, heads, causal),
+                Names.BLOEM, Linear.load(params.select("ff.0."), k, ff, true),
+                Linear.load(params.select("ff.2."), ff, k, true),
+                LayerNorm.load(params.select("norm1."), k, LayerNorm.DEFAULT_EPS, true),
+                LayerNorm.load(params.select("norm2."), k, LayerNorm.DEFAULT_EPS, true),
+                Activation.RELU, false, 0.0);
     }
 
     /**
@@ -128,14 +164,14 @@ public final class TransformerEncoderLayer {
     }
 
     /** @return the attention sub-layer */
-    public MultiHeadAttention selfAttention() {
+    public AttentionLayer selfAttention() {
         return selfAttn;
     }
 
-    /** @return the parameters, with PyTorch's names */
+    /** @return the parameters, with the names they were loaded under (PyTorch's or Bloem's) */
     public StateDict stateDict() {
-        return selfAttn.stateDict().prefixed("self_attn.").plus(linear1.stateDict().prefixed("linear1."))
-                .plus(linear2.stateDict().prefixed("linear2.")).plus(norm1.stateDict().prefixed("norm1."))
+        return selfAttn.stateDict().prefixed(names.attention()).plus(linear1.stateDict().prefixed(names.linear1()))
+                .plus(linear2.stateDict().prefixed(names.linear2())).plus(norm1.stateDict().prefixed("norm1."))
                 .plus(norm2.stateDict().prefixed("norm2."));
     }
 
@@ -172,7 +208,7 @@ public final class TransformerEncoderLayer {
     }
 
     private Tensor attend(Scope work, Tensor x, AttentionMasks masks, RunMode mode) {
-        return selfAttn.forward(work, x, x, x, masks, false, false, mode).output();
+        return selfAttn.forward(work, x, masks, false, mode).output();
     }
 
     private Tensor feedForward(Scope work, Tensor x, RunMode mode) {

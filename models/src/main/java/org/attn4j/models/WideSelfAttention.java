@@ -17,7 +17,7 @@ import org.attn4j.api.Tensor;
  * State_dict names: {@code tokeys.weight}, {@code toqueries.weight}, {@code tovalues.weight},
  * {@code unifyheads.weight}, {@code unifyheads.bias}. Input {@code [B, T, k]} or {@code [T, k]}.
  */
-public final class WideSelfAttention {
+public final class WideSelfAttention implements AttentionLayer {
     private final HeadedAttention core;
     private final StateDict params;
     private final boolean causal;
@@ -55,6 +55,7 @@ public final class WideSelfAttention {
     }
 
     /** @return the parameters, named as in the class comment */
+    @Override
     public StateDict stateDict() {
         return params;
     }
@@ -65,6 +66,19 @@ public final class WideSelfAttention {
      * @return the output {@code [B, T, k]} and the weights per head {@code [B, h, T, T]}
      */
     public AttentionResult forward(Scope scope, Tensor x) {
-        return core.forward(scope, x, x, x, AttentionMasks.NONE.withCausal(causal), true, RunMode.INFERENCE);
+        return forward(scope, x, AttentionMasks.NONE, true, RunMode.INFERENCE);
+    }
+
+    /**
+     * @param scope receives the results
+     * @param x {@code [B, T, k]} or {@code [T, k]}
+     * @param masks further masks (key padding, for example); causal if built causal or if {@code masks} say so
+     * @param needWeights whether to return the per-head weights
+     * @param mode training or inference (this layer has no dropout)
+     * @return the output and, if asked, the weights {@code [B, h, T, T]}
+     */
+    @Override
+    public AttentionResult forward(Scope scope, Tensor x, AttentionMasks masks, boolean needWeights, RunMode mode) {
+        return core.forward(scope, x, x, x, masks.withCausal(causal || masks.causal()), needWeights, mode);
     }
 }

@@ -29,7 +29,7 @@ class LayersMatchPyTorchTest {
     private static final Set<String> TESTED = Set.of("nn.MultiheadAttention",
             "RaschkaMultiHeadAttention", "nn.TransformerEncoderLayer", "nn.TransformerEncoder", "nn.LayerNorm",
             "nn.Embedding", "SinusoidalPositionalEncoding", "BahdanauAttention", "SelfAttentionV1", "SelfAttentionV2",
-            "SelfAttention", "SimplifiedSelfAttention", "WideSelfAttention", "PerHeadMultiHeadAttention");
+            "SelfAttention", "SimplifiedSelfAttention", "WideSelfAttention", "PerHeadMultiHeadAttention", "BloemTransformerBlock");
 
     @org.junit.jupiter.api.Test
     void everyGoldenLayerHasATest() {
@@ -103,6 +103,21 @@ class LayersMatchPyTorchTest {
         try (Scope s = t.backend().newScope()) {
             Tensor out = layer.forward(s, in(s, t, c.input("src")), srcMasks(s, t, c), RunMode.INFERENCE);
             assertClose(c + " out", t, c.output("out"), out);
+        }
+    }
+
+    static Stream<Arguments> bloemBlock() {
+        return Numerics.across(Goldens.of("BloemTransformerBlock"));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("bloemBlock")
+    void bloemTransformerBlockOnWideHeads(Target t, Case c) {
+        TransformerEncoderLayer block = TransformerEncoderLayer.loadBloem(c.parameters(), c.integer("k"),
+                c.integer("heads"), c.integer("ffHiddenMult"), c.flag("causal"));
+        assertEquals(c.parameters(), block.stateDict());
+        try (Scope s = t.backend().newScope()) {
+            assertClose(c + " out", t, c.output("out"), block.forward(s, in(s, t, c.input("x"))));
         }
     }
 
