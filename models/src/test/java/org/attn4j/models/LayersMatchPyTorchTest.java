@@ -36,6 +36,12 @@ class LayersMatchPyTorchTest {
         assertEquals(TESTED, Goldens.ops(), "layers in the golden manifests vs. layers tested here");
     }
 
+    /** Checks an attention layer's output (role {@code outRole}) and its weights (role {@code weights}). */
+    private static void assertResult(Target t, Case c, String outRole, AttentionResult r) {
+        assertClose(c + " " + outRole, t, c.output(outRole), r.output());
+        assertClose(c + " weights", t, c.output("weights"), r.weights());
+    }
+
     private static Tensor in(Scope s, Target t, HostTensor h) {
         return h.toTensor(s, t.dtype());
     }
@@ -86,8 +92,7 @@ class LayersMatchPyTorchTest {
             Tensor x = in(s, t, c.input("x"));
             AttentionResult r = mha.forward(s, x, x, x, AttentionMasks.NONE.withCausal(true), true, false,
                     RunMode.INFERENCE);
-            assertClose(c + " context", t, c.output("context"), r.output());
-            assertClose(c + " weights", t, c.output("weights"), r.weights());
+            assertResult(t, c, "context", r);
         }
     }
 
@@ -220,8 +225,7 @@ class LayersMatchPyTorchTest {
         try (Scope s = t.backend().newScope()) {
             AttentionResult r = m.forward(s, in(s, t, c.input("query")), in(s, t, c.input("keys")),
                     in(s, t, c.input("values")), valid);
-            assertClose(c + " context", t, c.output("context"), r.output());
-            assertClose(c + " weights", t, c.output("weights"), r.weights());
+            assertResult(t, c, "context", r);
         }
     }
 
@@ -268,16 +272,14 @@ class LayersMatchPyTorchTest {
             Tensor x = in(s, t, c.input("x"));
             Tensor memory = c.input("memory") == null ? x : in(s, t, c.input("memory"));
             AttentionResult r = sa.forward(s, x, memory, mode);
-            assertClose(c + " context", t, c.output("context"), r.output());
-            assertClose(c + " weights", t, c.output("weights"), r.weights());
+            assertResult(t, c, "context", r);
         }
     }
 
     private static void checkSelfAttention(Target t, Case c, SelfAttention sa) {
         try (Scope s = t.backend().newScope()) {
             AttentionResult r = sa.forward(s, in(s, t, c.input("x")));
-            assertClose(c + " context", t, c.output("context"), r.output());
-            assertClose(c + " weights", t, c.output("weights"), r.weights());
+            assertResult(t, c, "context", r);
         }
     }
 
@@ -290,8 +292,7 @@ class LayersMatchPyTorchTest {
     void simplifiedSelfAttentionIsSoftmaxOfXXTransposeTimesX(Target t, Case c) {
         try (Scope s = t.backend().newScope()) {
             AttentionResult r = SimplifiedSelfAttention.forward(s, in(s, t, c.input("x")));
-            assertClose(c + " context", t, c.output("context"), r.output());
-            assertClose(c + " weights", t, c.output("weights"), r.weights());
+            assertResult(t, c, "context", r);
         }
     }
 
@@ -307,8 +308,7 @@ class LayersMatchPyTorchTest {
         assertEquals(c.parameters(), m.stateDict());
         try (Scope s = t.backend().newScope()) {
             AttentionResult r = m.forward(s, in(s, t, c.input("x")));
-            assertClose(c + " out", t, c.output("out"), r.output());
-            assertClose(c + " weights", t, c.output("weights"), r.weights());
+            assertResult(t, c, "out", r);
         }
     }
 
@@ -324,8 +324,7 @@ class LayersMatchPyTorchTest {
         assertEquals(c.parameters(), m.stateDict());
         try (Scope s = t.backend().newScope()) {
             AttentionResult r = m.forward(s, in(s, t, c.input("x")));
-            assertClose(c + " out", t, c.output("out"), r.output());
-            assertClose(c + " weights", t, c.output("weights"), r.weights());
+            assertResult(t, c, "out", r);
         }
     }
 }
