@@ -1,6 +1,7 @@
 package org.attn4j.models;
 
 import java.util.Arrays;
+import java.util.List;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
@@ -91,6 +92,63 @@ public final class HostTensor {
      */
     public HostTensor reshape(int... dims) {
         return new HostTensor(Shape.of(dims), data);
+    }
+
+    /**
+     * @param from first row (index along axis 0), inclusive
+     * @param to last row, exclusive
+     * @return rows {@code [from, to)} of this tensor, for example the query part of {@code in_proj_weight}
+     */
+    public HostTensor rows(int from, int to) {
+        int[] dims = shape.toArray();
+        if (dims.length == 0 || from < 0 || to > dims[0] || from >= to) {
+            throw new IllegalArgumentException("HostTensor.rows: rows [" + from + ", " + to + ") of shape " + shape);
+        }
+        int row = (int) (shape.size() / dims[0]);
+        dims[0] = to - from;
+        return new HostTensor(Shape.of(dims), Arrays.copyOfRange(data, from * row, to * row));
+    }
+
+    /**
+     * @param parts tensors whose shapes agree except along axis 0
+     * @return the parts stacked along axis 0, in order
+     */
+    public static HostTensor concatRows(List<HostTensor> parts) {
+        int[] dims = parts.get(0).shape.toArray();
+        int rows = 0;
+        for (HostTensor p : parts) {
+            int[] pd = p.shape.toArray();
+            pd[0] = dims[0];
+            if (!Arrays.equals(pd, dims)) {
+                throw new IllegalArgumentException("HostTensor.concatRows: shape " + p.shape + " does not match "
+                        + parts.get(0).shape + " outside axis 0");
+            }
+            rows += p.shape.dim(0);
+        }
+        double[] all = new double[0];
+        for (HostTensor p : parts) {
+            int at = all.length;
+            all = Arrays.copyOf(all, at + p.data.length);
+            System.arraycopy(p.data, 0, all, at, p.data.length);
+        }
+        dims[0] = rows;
+        return new HostTensor(Shape.of(dims), all);
+    }
+
+    /** @return the transpose of this rank-2 tensor */
+    public HostTensor transpose() {
+        if (shape.rank() != 2) {
+            throw new IllegalArgumentException("HostTensor.transpose: shape " + shape + " is not a matrix");
+        }
+        int r = shape.dim(0);
+        int c = shape.dim(1);
+        double[] t = new double[data.length];
+        for (int i = 0; i < r; i++) {
+            for (int j = 0; j < c; j++) {
+                t[j * r + i] = data[i * c + j];
+            }
+        }
+        return new HostTensor(Shape.of(c, r), t);
     }
 
     @Override

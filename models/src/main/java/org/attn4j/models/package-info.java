@@ -10,6 +10,7 @@
  *       checks every shape, and gives it back with {@code stateDict()}.</li>
  *   <li>{@code forward(Scope scope, ...)} uploads the parameters in the input's dtype, runs on the scope's backend,
  *       frees its intermediates in a work scope of its own and returns results owned by {@code scope}.</li>
+ *   <li>Layers are immutable, so they may be shared between threads; each thread runs them in its own scope.</li>
  *   <li>Inputs are batch-first: {@code [B, L, d]}; most layers also take an unbatched {@code [L, d]}.</li>
  *   <li>Boolean masks follow the api: {@code true} = may attend. PyTorch's {@code key_padding_mask} and
  *       {@code attn_mask} mean the opposite; the PyTorch-compatible layers convert them.</li>

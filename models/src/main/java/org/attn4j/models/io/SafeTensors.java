@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,8 +65,8 @@ public final class SafeTensors {
     public record Contents(StateDict tensors, Map<String, DType> dtypes, Map<String, String> metadata) {
         /** Copies the maps. */
         public Contents {
-            dtypes = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(dtypes));
-            metadata = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
+            dtypes = Collections.unmodifiableMap(new LinkedHashMap<>(dtypes));
+            metadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
         }
     }
 

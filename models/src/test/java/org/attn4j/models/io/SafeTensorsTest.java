@@ -8,9 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -116,8 +119,8 @@ class SafeTensorsTest {
     @Test
     void rejectsAHeaderAboveTheSizeLimit(@TempDir Path dir) throws IOException {
         Path f = dir.resolve("big.safetensors");
-        try (var ch = java.nio.channels.FileChannel.open(f, java.nio.file.StandardOpenOption.CREATE_NEW,
-                java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.SPARSE)) {
+        try (var ch = FileChannel.open(f, StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.WRITE, StandardOpenOption.SPARSE)) {
             ch.write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN)
                     .putLong(SafeTensors.MAX_HEADER_BYTES + 8).flip());
             ch.write(ByteBuffer.allocate(1), SafeTensors.MAX_HEADER_BYTES + 64);
@@ -208,7 +211,7 @@ class SafeTensorsTest {
     void fileTruncatedAfterTheHeaderIsRejected(@TempDir Path dir) throws IOException {
         byte[] whole = SafeTensors.toBytes(sample(), DType.F64, Map.of());
         Path f = dir.resolve("cut.safetensors");
-        Files.write(f, java.util.Arrays.copyOf(whole, whole.length - 3));
+        Files.write(f, Arrays.copyOf(whole, whole.length - 3));
         String m = assertThrows(SafeTensors.FormatException.class, () -> SafeTensors.read(f)).getMessage();
         assertTrue(m.contains("outside the data section") || m.contains("cover"), m);
     }
