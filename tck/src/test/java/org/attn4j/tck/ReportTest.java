@@ -16,7 +16,7 @@ class ReportTest {
 
     private static CaseResult result(String op, Status status, double abs, String message) {
         return new CaseResult("b", Kind.GOLDEN, op, "required_" + op + "_x[F32]", DType.F32, "F32", status, abs,
-                abs * 10, message);
+                abs * 10, message, null);
     }
 
     @Test
