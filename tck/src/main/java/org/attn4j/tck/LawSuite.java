@@ -16,7 +16,8 @@ import org.attn4j.models.HostTensor;
 
 /**
  * Properties every correct attention has, checked on the backend alone with seeded random inputs: both sides of
- * each law come from the same backend and dtype, so they may differ by rounding only.
+ * each law come from the same backend and dtype, so they may differ by rounding only. The scope laws (copies in and
+ * out, zeros, adoption) are exact.
  */
 final class LawSuite {
     private static final int B = 2;
@@ -48,6 +49,11 @@ final class LawSuite {
                     LawSuite::zeroAdditiveMaskEqualsNoMask);
             add(cases, tolerances, dtype, "law_causal_flag_equals_causal_mask", "attention", Set.of(), seed,
                     LawSuite::causalFlagEqualsCausalMask);
+            add(cases, tolerances, dtype, "law_copies_in_and_out_round_trip", "scope", Set.of(), seed,
+                    LawSuite::copiesRoundTrip);
+            add(cases, tolerances, dtype, "law_zeros_are_zero", "scope", Set.of(), seed, LawSuite::zerosAreZero);
+            add(cases, tolerances, dtype, "law_adopted_tensor_outlives_its_first_scope", "scope", Set.of(), seed,
+                    LawSuite::adoptedTensorOutlivesItsFirstScope);
         }
         return cases;
     }
@@ -59,7 +65,7 @@ final class LawSuite {
 
     private static void add(List<TckCase> cases, ToleranceTable tolerances, DType dtype, String id, String op,
                             Set<Feature> needs, long seed, Sides sides) {
-        Tolerance tolerance = tolerances.lookup("law", id, dtype);
+        Tolerance tolerance = tolerances.lookup(op.equals("scope") ? "scope" : "law", id, dtype);
         cases.add(new TckCase(id, Kind.LAW, op, dtype, dtype.name(), needs, backend -> {
             try (Scope scope = backend.newScope()) {
                 HostTensor[] both = sides.compute(new Run(scope, dtype), HostArrays.random(id, seed));
@@ -147,6 +153,48 @@ final class LawSuite {
         AttentionOptions flag = AttentionOptions.defaults().withCausal(true);
         AttentionOptions mask = AttentionOptions.defaults().withMask(Mask.causal(L - 5, L));
         return new HostTensor[] {run.attend(qkv, flag), run.attend(qkv, mask)};
+    }
+
+    private static HostTensor[] copiesRoundTrip(Run run, Random random) {
+        double[] special = {0.0, -0.0, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Double.NaN, 1e-40, 3e38,
+            -1e-300, 1.0 + 0x1p-30};
+        double[] data = HostArrays.randn(random, 100.0, 3, 7).data();
+        System.arraycopy(special, 0, data, 0, special.length);
+        Tensor t = run.in(new HostTensor(Shape.of(3, 7), data));
+        float[] f = t.toFloatArray();
+        double[] widened = new double[f.length];
+        double[] narrowed = new double[f.length];
+        for (int i = 0; i < f.length; i++) {
+            widened[i] = f[i];
+            narrowed[i] = (float) data[i];
+        }
+        return new HostTensor[] {new HostTensor(Shape.of(2, 3, 7), concat(data, narrowed)),
+            new HostTensor(Shape.of(2, 3, 7), concat(t.toDoubleArray(), widened))};
+    }
+
+    private static HostTensor[] zerosAreZero(Run run, Random random) {
+        Shape shape = Shape.of(2, 1 + random.nextInt(5), 3);
+        return new HostTensor[] {HostArrays.filled(0.0, shape),
+            HostTensor.copyOf(run.scope().zeros(shape, run.dtype()))};
+    }
+
+    private static HostTensor[] adoptedTensorOutlivesItsFirstScope(Run run, Random random) {
+        HostTensor data = HostArrays.randn(random, 1.0, 4, 5);
+        Tensor adopted;
+        Tensor dropped;
+        try (Scope first = run.scope().backend().newScope()) {
+            adopted = run.scope().adopt(data.toTensor(first, run.dtype()));
+            dropped = data.toTensor(first, run.dtype());
+        }
+        double[] flags = {adopted.isOpen() ? 1 : 0, dropped.isOpen() ? 1 : 0};
+        return new HostTensor[] {new HostTensor(Shape.of(22), concat(data.data(), new double[] {1, 0})),
+            new HostTensor(Shape.of(22), concat(adopted.toDoubleArray(), flags))};
+    }
+
+    private static double[] concat(double[] a, double[] b) {
+        double[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 
     private static Tensor[] qkv(Run run, Random random, int queries, int keys) {

@@ -83,6 +83,9 @@ public final class ToleranceTable {
                     + " matmul, scaled by 1/sqrt(d_k)) and e^logit turns that into as much relative error per"
                     + " weight; weights·v (weights ≤ 1, length ≤ 129) adds a matmul's error; 1e-5 is PyTorch's"
                     + " default absolute tolerance for float32"),
+            row(Set.of("scope"), DType.F64, ALL, 0, 0, "a copy into or out of an F64 tensor moves values unchanged"),
+            row(Set.of("scope"), DType.F32, ALL, 0, 0, "a copy into an F32 tensor rounds each value to nearest once,"
+                    + " and the comparison expects exactly that rounding"),
             row(Set.of("law"), DType.F64, ALL, 1e-12, 1e-12, "a law compares two results of the same backend on the"
                     + " same data computed in another order or shape: only rounding differs, a few ulps times the"
                     + " reduction length"),
