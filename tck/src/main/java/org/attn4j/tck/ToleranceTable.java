@@ -67,8 +67,8 @@ public final class ToleranceTable {
             row(Set.of("softmax"), DType.F64, ALL, 1e-16, 5e-14, "e^(x−max) has relative error ε·|x−max| plus an"
                     + " ulp of exp, the normalising sum n·ε with n ≤ 129: (129 + |x−max| ≤ 300)·1.1e-16"),
             row(Set.of("softmax"), DType.F32, ALL, 1e-7, 2e-5, "rounding a logit x to F32 moves it by |x|·2^-24,"
-                    + " which e^(x−max) turns into a relative error of as much (|x| ≤ 30 here), plus the sum's"
-                    + " n·2^-24 (n ≤ 129)"),
+                    + " which e^(x−max) turns into a relative error of as much (|x| ≤ 30 here; the large logits, up"
+                    + " to 3e4, are integers and exact in F32), plus the sum's n·2^-24 (n ≤ 129)"),
             row(Set.of("layerNorm"), DType.F64, ALL, 1e-12, 1e-12, "a mean and a variance (reductions, as above)"
                     + " then one division by sqrt(var + eps)"),
             row(Set.of("layerNorm"), DType.F32, ALL, 1e-5, 1e-5, "the reductions' F32 error (about 1e-6 relative)"
