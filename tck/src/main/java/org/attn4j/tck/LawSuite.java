@@ -5,7 +5,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
@@ -49,6 +54,8 @@ final class LawSuite {
                     LawSuite::zeroAdditiveMaskEqualsNoMask);
             add(cases, tolerances, dtype, "law_causal_flag_equals_causal_mask", "attention", Set.of(), seed,
                     LawSuite::causalFlagEqualsCausalMask);
+            add(cases, tolerances, dtype, "law_threads_with_own_scopes_agree", "attention", Set.of(), seed,
+                    LawSuite::threadsWithOwnScopesAgree);
             add(cases, tolerances, dtype, "law_copies_in_and_out_round_trip", "scope", Set.of(), seed,
                     LawSuite::copiesRoundTrip);
             add(cases, tolerances, dtype, "law_zeros_are_zero", "scope", Set.of(), seed, LawSuite::zerosAreZero);
@@ -153,6 +160,42 @@ final class LawSuite {
         AttentionOptions flag = AttentionOptions.defaults().withCausal(true);
         AttentionOptions mask = AttentionOptions.defaults().withMask(Mask.causal(L - 5, L));
         return new HostTensor[] {run.attend(qkv, flag), run.attend(qkv, mask)};
+    }
+
+    private static HostTensor[] threadsWithOwnScopesAgree(Run run, Random random) {
+        int threads = 4;
+        HostTensor q = HostArrays.randn(random, 1.0, B, H, L, D);
+        HostTensor k = HostArrays.randn(random, 1.0, B, H, L, D);
+        HostTensor v = HostArrays.randn(random, 1.0, B, H, L, D);
+        AttentionOptions causal = AttentionOptions.defaults().withCausal(true);
+        HostTensor serial = run.attend(q, k, v, causal);
+        Backend backend = run.scope().backend();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<HostTensor>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                futures.add(pool.submit(() -> {
+                    try (Scope own = backend.newScope()) {
+                        return new Run(own, run.dtype()).attend(q, k, v, causal);
+                    }
+                }));
+            }
+            double[] expected = new double[0];
+            double[] actual = new double[0];
+            for (Future<HostTensor> f : futures) {
+                expected = concat(expected, serial.data());
+                actual = concat(actual, f.get().data());
+            }
+            Shape shape = Shape.of(threads, (int) serial.shape().size());
+            return new HostTensor[] {new HostTensor(shape, expected), new HostTensor(shape, actual)};
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the attention threads", e);
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     private static HostTensor[] copiesRoundTrip(Run run, Random random) {
