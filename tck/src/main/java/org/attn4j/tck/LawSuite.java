@@ -54,6 +54,10 @@ final class LawSuite {
                     LawSuite::zeroAdditiveMaskEqualsNoMask);
             add(cases, tolerances, dtype, "law_causal_flag_equals_causal_mask", "attention", Set.of(), seed,
                     LawSuite::causalFlagEqualsCausalMask);
+            add(cases, tolerances, dtype, "law_nan_in_a_query_stays_in_its_row", "attention", Set.of(), seed,
+                    LawSuite::nanInAQueryStaysInItsRow);
+            add(cases, tolerances, dtype, "law_nan_in_an_unmasked_key_reaches_every_row", "attention", Set.of(),
+                    seed, LawSuite::nanInAnUnmaskedKeyReachesEveryRow);
             add(cases, tolerances, dtype, "law_threads_with_own_scopes_agree", "attention", Set.of(), seed,
                     LawSuite::threadsWithOwnScopesAgree);
             add(cases, tolerances, dtype, "law_copies_in_and_out_round_trip", "scope", Set.of(), seed,
@@ -160,6 +164,28 @@ final class LawSuite {
         AttentionOptions flag = AttentionOptions.defaults().withCausal(true);
         AttentionOptions mask = AttentionOptions.defaults().withMask(Mask.causal(L - 5, L));
         return new HostTensor[] {run.attend(qkv, flag), run.attend(qkv, mask)};
+    }
+
+    private static HostTensor[] nanInAQueryStaysInItsRow(Run run, Random random) {
+        HostTensor q = HostArrays.randn(random, 1.0, B, H, L, D);
+        HostTensor k = HostArrays.randn(random, 1.0, B, H, L, D);
+        HostTensor v = HostArrays.randn(random, 1.0, B, H, L, D);
+        int row = 1 + random.nextInt(L - 1);
+        double[] poisoned = q.data();
+        poisoned[row * D + random.nextInt(D)] = Double.NaN;
+        double[] expected = run.attend(q, k, v, AttentionOptions.defaults()).data();
+        Arrays.fill(expected, row * D, (row + 1) * D, Double.NaN);
+        HostTensor actual = run.attend(new HostTensor(q.shape(), poisoned), k, v, AttentionOptions.defaults());
+        return new HostTensor[] {new HostTensor(actual.shape(), expected), actual};
+    }
+
+    private static HostTensor[] nanInAnUnmaskedKeyReachesEveryRow(Run run, Random random) {
+        HostTensor q = HostArrays.randn(random, 1.0, 1, 1, L, D);
+        double[] k = HostArrays.randn(random, 1.0, 1, 1, L, D).data();
+        HostTensor v = HostArrays.randn(random, 1.0, 1, 1, L, D);
+        k[(1 + random.nextInt(L - 1)) * D + random.nextInt(D)] = Double.NaN;
+        HostTensor actual = run.attend(q, new HostTensor(q.shape(), k), v, AttentionOptions.defaults());
+        return new HostTensor[] {HostArrays.filled(Double.NaN, actual.shape()), actual};
     }
 
     private static HostTensor[] threadsWithOwnScopesAgree(Run run, Random random) {
