@@ -15,6 +15,10 @@ import java.util.Arrays;
  * rescale, {@code P·V} — runs over the (up to {@link #QUERY_BLOCK}) contiguous query rows with the multiply-add
  * shape the JIT vectorises; the max is elementwise, not a reduction. Scores, statistics and accumulators are
  * double. One instance is the scratch space of one thread: {@code O(block · (d_k + d_v + KEY_BLOCK))} doubles.
+ *
+ * <p>This is {@link FlashAttentionF32} with {@code float} replaced by {@code double} and {@code FastExp} by
+ * {@code Math.exp} (Java has no generics over primitives, and boxing would defeat vectorisation); change the two
+ * together.
  */
 final class FlashAttentionF64 {
     static final int QUERY_BLOCK = 128;
