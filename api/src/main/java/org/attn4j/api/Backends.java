@@ -1,0 +1,159 @@
+package org.attn4j.api;
+
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.attn4j.api.spi.Availability;
+import org.attn4j.api.spi.BackendProvider;
+
+/**
+ * The one place that discovers and selects backends. Providers are found with {@link ServiceLoader} under
+ * {@code META-INF/services/org.attn4j.api.spi.BackendProvider}; the choice is deterministic:
+ * <ol>
+ *   <li>the system property {@value #PROPERTY}, if set and not blank;</li>
+ *   <li>else the environment variable {@value #ENVIRONMENT}, if set and not blank;</li>
+ *   <li>else the available provider with the highest {@link BackendProvider#priority()}, ties broken by name.</li>
+ * </ol>
+ * A requested name that is unknown or unavailable, or no available provider at all, fails with one
+ * {@link IllegalStateException} listing every provider found and why each is or is not usable. Each provider's
+ * availability is checked once, and each backend created once, per class loader; the first choice of each backend is logged through
+ * {@link System.Logger} at INFO.
+ */
+public final class Backends {
+    /** The system property that names the backend to use. */
+    public static final String PROPERTY = "attn4j.backend";
+    /** The environment variable that names the backend to use when the property is absent. */
+    public static final String ENVIRONMENT = "ATTN4J_BACKEND";
+    /** The artifact to add when no backend is found. */
+    static final String DEFAULT_ARTIFACT = "org.attn4j:attn4j-backend-cpu-ejml";
+
+    private static final System.Logger LOG = System.getLogger(Backends.class.getName());
+    private static final Map<ClassLoader, Discovery> DISCOVERIES = new ConcurrentHashMap<>();
+
+    private Backends() {
+    }
+
+    /**
+     * @return the selected backend
+     * @throws IllegalStateException if the requested backend is unknown or unusable, or none is usable
+     */
+    public static Backend load() {
+        return select().backend();
+    }
+
+    /**
+     * @param name a provider name, as {@code attn4j.backend} would give it
+     * @return that backend
+     * @throws IllegalStateException if it is unknown or unusable
+     */
+    public static Backend load(String name) {
+        return discovery().select(name, "requested by name").backend();
+    }
+
+    /** @return the selected backend, why it was chosen and every provider found */
+    public static BackendSelection select() {
+        String property = System.getProperty(PROPERTY);
+        if (property != null && !property.isBlank()) {
+            return discovery().select(property.trim(), "requested by system property " + PROPERTY);
+        }
+        String env = System.getenv(ENVIRONMENT);
+        if (env != null && !env.isBlank()) {
+            return discovery().select(env.trim(), "requested by environment variable " + ENVIRONMENT);
+        }
+        return discovery().select(null, null);
+    }
+
+    /** @return every provider found on the class path, in name order, with the one {@link #load()} picks marked */
+    public static List<ProviderReport> describe() {
+        String selected;
+        try {
+            selected = select().backend().name();
+        } catch (IllegalStateException e) {
+            selected = null;
+        }
+        return discovery().reports(selected);
+    }
+
+    private static Discovery discovery() {
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        ClassLoader key = loader != null ? loader : Backends.class.getClassLoader();
+        return DISCOVERIES.computeIfAbsent(key, l -> new Discovery(ServiceLoader.load(BackendProvider.class, l)
+                .stream().map(ServiceLoader.Provider::get).toList()));
+    }
+
+    /** Selection over a fixed list of providers; package-private so tests can feed their own. */
+    static final class Discovery {
+        private final List<BackendProvider> providers;
+        private final Map<String, Availability> availability = new ConcurrentHashMap<>();
+        private final Map<String, Backend> created = new ConcurrentHashMap<>();
+
+        Discovery(List<BackendProvider> found) {
+            List<BackendProvider> sorted = new ArrayList<>(found);
+            sorted.sort(Comparator.comparing(BackendProvider::name));
+            this.providers = List.copyOf(sorted);
+        }
+
+        BackendSelection select(String requested, String how) {
+            BackendProvider chosen;
+            String reason;
+            if (requested != null) {
+                chosen = providers.stream().filter(p -> p.name().equalsIgnoreCase(requested)).findFirst()
+                        .orElseThrow(() -> failure("Unknown attn4j backend '" + requested + "' (" + how + ")."));
+                if (!availability(chosen).available()) {
+                    throw failure("The attn4j backend '" + requested + "' (" + how + ") is not usable: "
+                            + availability(chosen).reason() + ".");
+                }
+                reason = how;
+            } else {
+                chosen = providers.stream().filter(p -> availability(p).available())
+                        .max(Comparator.comparingInt(BackendProvider::priority)
+                                .thenComparing(BackendProvider::name, Comparator.reverseOrder()))
+                        .orElseThrow(() -> failure("No usable attn4j backend."));
+                reason = "highest priority (" + chosen.priority() + ") of the available backends; set -D"
+                        + PROPERTY + " or " + ENVIRONMENT + " to choose another";
+            }
+            Backend backend = created.computeIfAbsent(chosen.name(), n -> {
+                LOG.log(Level.INFO, () -> "attn4j backend " + n + ": " + reason);
+                return chosen.create();
+            });
+            return new BackendSelection(backend, reason, reports(chosen.name()));
+        }
+
+        List<ProviderReport> reports(String selected) {
+            return providers.stream().map(p -> new ProviderReport(p.name(), p.priority(), availability(p),
+                    p.capabilities(), p.name().equals(selected))).toList();
+        }
+
+        private Availability availability(BackendProvider provider) {
+            return availability.computeIfAbsent(provider.name(), n -> check(provider));
+        }
+
+        private static Availability check(BackendProvider provider) {
+            try {
+                return provider.availability();
+            } catch (RuntimeException | LinkageError e) {
+                return Availability.unavailable("its availability check failed with " + e);
+            }
+        }
+
+        private IllegalStateException failure(String headline) {
+            StringBuilder m = new StringBuilder(headline);
+            if (providers.isEmpty()) {
+                m.append(" No backend provider was found on the class path. Add a backend jar, for example ")
+                        .append(DEFAULT_ARTIFACT).append(" (pure Java, no native code).");
+            } else {
+                m.append(" Providers found:");
+                Function<BackendProvider, String> line = p -> "\n  - " + p.name() + " (priority " + p.priority()
+                        + "): " + (availability(p).available() ? "available" : "unavailable") + " — "
+                        + availability(p).reason();
+                providers.forEach(p -> m.append(line.apply(p)));
+            }
+            return new IllegalStateException(m.toString());
+        }
+    }
+}

@@ -1,0 +1,283 @@
+package org.attn4j.api;
+
+import java.util.List;
+import org.attn4j.api.spi.ReferenceAttention;
+
+/**
+ * The primitives a transformer needs. Every result is a new tensor owned by {@link #scope()}; operands may come
+ * from any open scope of the same backend and are never modified. Shapes are row-major, axes may be negative
+ * (counted from the end), and binary ops broadcast by numpy rules. Operands of one op share one dtype.
+ *
+ * <p>Errors: a shape or dtype mismatch throws {@link IllegalArgumentException} naming the op, the argument and
+ * the shapes; a closed tensor or scope throws {@link IllegalStateException}. NaN and infinities follow IEEE 754.
+ */
+public interface Ops {
+
+    /** @return the scope that owns every result */
+    Scope scope();
+
+    /**
+     * Batched matrix product {@code a·b}.
+     *
+     * @param a {@code [..., m, k]}
+     * @param b {@code [..., k, n]}; the batch dims {@code ...} broadcast
+     * @return {@code [..., m, n]}
+     */
+    default Tensor matmul(Tensor a, Tensor b) {
+        return matmul(a, b, false, false);
+    }
+
+    /**
+     * Batched matrix product {@code op(a)·op(b)} where {@code op} transposes the last two axes when asked.
+     *
+     * @param a {@code [..., m, k]}, or {@code [..., k, m]} when {@code transposeA}
+     * @param b {@code [..., k, n]}, or {@code [..., n, k]} when {@code transposeB}; batch dims broadcast
+     * @param transposeA use {@code aᵀ}
+     * @param transposeB use {@code bᵀ}
+     * @return {@code [..., m, n]}
+     */
+    Tensor matmul(Tensor a, Tensor b, boolean transposeA, boolean transposeB);
+
+    /**
+     * @param a first operand
+     * @param b second operand, broadcast against {@code a}
+     * @return {@code a + b}
+     */
+    Tensor add(Tensor a, Tensor b);
+
+    /**
+     * @param a first operand
+     * @param b second operand, broadcast against {@code a}
+     * @return {@code a - b}
+     */
+    Tensor sub(Tensor a, Tensor b);
+
+    /**
+     * @param a first operand
+     * @param b second operand, broadcast against {@code a}
+     * @return {@code a ⊙ b}, elementwise
+     */
+    Tensor mul(Tensor a, Tensor b);
+
+    /**
+     * @param a first operand
+     * @param b second operand, broadcast against {@code a}
+     * @return {@code a / b}, elementwise
+     */
+    Tensor div(Tensor a, Tensor b);
+
+    /**
+     * @param x any shape
+     * @param factor the multiplier
+     * @return {@code factor · x}
+     */
+    Tensor scale(Tensor x, double factor);
+
+    /**
+     * @param x any shape
+     * @return {@code e^x}, elementwise
+     */
+    Tensor exp(Tensor x);
+
+    /**
+     * @param x any shape of rank at least 1
+     * @param axis the axis to reduce
+     * @param keepDims keep the reduced axis with size 1
+     * @return the maximum along {@code axis} (NaN if any element is NaN)
+     */
+    Tensor max(Tensor x, int axis, boolean keepDims);
+
+    /**
+     * @param x any shape of rank at least 1
+     * @param axis the axis to reduce
+     * @param keepDims keep the reduced axis with size 1
+     * @return the sum along {@code axis}
+     */
+    Tensor sum(Tensor x, int axis, boolean keepDims);
+
+    /**
+     * @param x any shape of rank at least 1
+     * @param axis the axis to reduce
+     * @param keepDims keep the reduced axis with size 1
+     * @return the mean along {@code axis}
+     */
+    Tensor mean(Tensor x, int axis, boolean keepDims);
+
+    /**
+     * @param x any shape of rank at least 1
+     * @param axis the axis to reduce
+     * @param keepDims keep the reduced axis with size 1
+     * @return the population variance {@code mean((x - mean(x))²)} along {@code axis}, divided by N
+     */
+    Tensor variance(Tensor x, int axis, boolean keepDims);
+
+    /**
+     * Numerically stable softmax {@code e^(x - max) / Σ e^(x - max)} along {@code axis}. A slice whose entries
+     * are all {@code -∞} (a fully masked row) yields all zeros, not NaN.
+     *
+     * @param x any shape of rank at least 1
+     * @param axis the axis along which the result sums to 1
+     * @return the same shape as {@code x}
+     */
+    Tensor softmax(Tensor x, int axis);
+
+    /**
+     * Layer normalisation over the last axis: {@code (x - mean) / sqrt(var + eps) · gamma + beta}, with the
+     * biased variance, as PyTorch's {@code nn.LayerNorm(d)}.
+     *
+     * @param x {@code [..., d]}
+     * @param gamma {@code [d]}, or null for ones
+     * @param beta {@code [d]}, or null for zeros
+     * @param eps added to the variance, at least 0
+     * @return {@code [..., d]}
+     */
+    Tensor layerNorm(Tensor x, Tensor gamma, Tensor beta, double eps);
+
+    /**
+     * @param x any shape
+     * @return {@code max(x, 0)}, elementwise
+     */
+    Tensor relu(Tensor x);
+
+    /**
+     * @param x any shape
+     * @param approximation the exact erf form or GPT-2's tanh form
+     * @return {@code gelu(x)}, elementwise
+     */
+    Tensor gelu(Tensor x, GeluApproximation approximation);
+
+    /**
+     * The affine map of PyTorch's {@code nn.Linear}: {@code x·Wᵀ + b}.
+     *
+     * @param x {@code [..., in]}
+     * @param weight {@code [out, in]}
+     * @param bias {@code [out]}, or null
+     * @return {@code [..., out]}
+     */
+    Tensor linear(Tensor x, Tensor weight, Tensor bias);
+
+    /**
+     * Gathers rows of an embedding table.
+     *
+     * @param weight {@code [V, d]}
+     * @param ids token ids in {@code [0, V)}, row-major; not modified
+     * @param idsShape the shape of {@code ids}, for example {@code [batch, seq]}
+     * @return {@code idsShape + [d]}
+     */
+    Tensor embedding(Tensor weight, int[] ids, Shape idsShape);
+
+    /**
+     * @param x any shape
+     * @param shape the new shape with the same number of elements; one dimension may be -1 (inferred)
+     * @return {@code x}'s elements in the same row-major order under the new shape
+     */
+    Tensor reshape(Tensor x, int... shape);
+
+    /**
+     * @param x rank r
+     * @param axes a permutation of {@code 0..r-1}: result axis {@code i} is {@code x}'s axis {@code axes[i]}
+     * @return the permuted tensor
+     */
+    Tensor permute(Tensor x, int... axes);
+
+    /**
+     * @param x any shape of rank at least 2
+     * @param axis0 one axis
+     * @param axis1 the axis to swap it with
+     * @return {@code x} with the two axes swapped
+     */
+    default Tensor transpose(Tensor x, int axis0, int axis1) {
+        int rank = x.shape().rank();
+        int a0 = x.shape().normalizeAxis(axis0);
+        int a1 = x.shape().normalizeAxis(axis1);
+        int[] axes = new int[rank];
+        for (int i = 0; i < rank; i++) {
+            axes[i] = i == a0 ? a1 : i == a1 ? a0 : i;
+        }
+        return permute(x, axes);
+    }
+
+    /**
+     * @param parts tensors whose shapes agree except along {@code axis}
+     * @param axis the axis to join along
+     * @return the parts joined in order
+     */
+    Tensor concat(List<Tensor> parts, int axis);
+
+    /**
+     * @param x any shape
+     * @param sizes the sizes of consecutive pieces along {@code axis}; they sum to {@code x}'s size there
+     * @param axis the axis to cut
+     * @return one tensor per size, in order
+     */
+    List<Tensor> split(Tensor x, int[] sizes, int axis);
+
+    /**
+     * Cuts {@code x} into {@code chunks} pieces of {@code ceil(size/chunks)} along {@code axis}, the last one
+     * smaller if needed, as {@code torch.chunk} (which may return fewer than {@code chunks} pieces).
+     *
+     * @param x any shape
+     * @param chunks the number of pieces wanted, at least 1
+     * @param axis the axis to cut
+     * @return the pieces, in order
+     */
+    default List<Tensor> chunk(Tensor x, int chunks, int axis) {
+        if (chunks < 1) {
+            throw new IllegalArgumentException("chunk: argument chunks is " + chunks + "; it must be at least 1");
+        }
+        int size = x.shape().dim(axis);
+        int piece = (size + chunks - 1) / chunks;
+        int count = (size + piece - 1) / piece;
+        int[] sizes = new int[count];
+        for (int i = 0; i < count; i++) {
+            sizes[i] = Math.min(piece, size - i * piece);
+        }
+        return split(x, sizes, axis);
+    }
+
+    /**
+     * @param x any shape
+     * @param dtype the target element type
+     * @return {@code x} converted (rounded to nearest when narrowing)
+     */
+    Tensor cast(Tensor x, DType dtype);
+
+    /**
+     * Inverted dropout with an explicit seed, the same on every backend: element {@code i} (flat row-major) is
+     * kept iff {@link org.attn4j.api.spi.Dropout#keep(long, long, double)} and then scaled by {@code 1/(1-p)}.
+     *
+     * @param x any shape
+     * @param p the drop probability in {@code [0, 1]}; 0 returns a copy of {@code x}, 1 returns zeros
+     * @param seed the mask's seed
+     * @return the same shape as {@code x}
+     */
+    Tensor dropout(Tensor x, double p, long seed);
+
+    /**
+     * @param mask a boolean mask ({@code true} = may attend)
+     * @param dtype the element type of the result
+     * @return a tensor of {@code mask.shape()} holding 0 where allowed and {@code -∞} where not
+     */
+    Tensor additiveMask(Mask mask, DType dtype);
+
+    /**
+     * Scaled dot-product attention:
+     * <pre>
+     *   logits  = q·kᵀ·scale + additiveMask, set to -∞ where the mask is false or (causal and j &gt; i)
+     *   weights = softmax(logits, -1)          a row with every logit -∞ gives zero weights and a zero output
+     *   weights = dropout(weights, p, seed)    only when p &gt; 0
+     *   output  = weights·v
+     * </pre>
+     * The default implementation composes the primitives above ({@link ReferenceAttention}); a backend overrides
+     * it with a fused kernel where it has one, with the same results within the TCK's tolerances.
+     *
+     * @param q {@code [..., Lq, d_k]}
+     * @param k {@code [..., Lk, d_k]}
+     * @param v {@code [..., Lk, d_v]}; the leading dims {@code ...} of q, k and v are equal
+     * @param options masks, scale, dropout and whether to return the weights
+     * @return output {@code [..., Lq, d_v]} and, if asked, weights {@code [..., Lq, Lk]}
+     */
+    default AttentionResult attention(Tensor q, Tensor k, Tensor v, AttentionOptions options) {
+        return ReferenceAttention.compute(this, q, k, v, options);
+    }
+}

@@ -1,0 +1,23 @@
+package org.attn4j.api;
+
+import org.attn4j.api.spi.Availability;
+import org.attn4j.api.spi.Capabilities;
+
+/**
+ * What {@link Backends#describe()} says about one provider found on the class path.
+ *
+ * @param name the provider's name
+ * @param priority its rank among available providers
+ * @param availability whether it can run here, and why
+ * @param capabilities what it can do
+ * @param selected whether {@link Backends#load()} would pick it now
+ */
+public record ProviderReport(String name, int priority, Availability availability, Capabilities capabilities,
+                             boolean selected) {
+
+    /** @return one line: name, priority, status and reason */
+    public String summary() {
+        return name + " (priority " + priority + "): " + (availability.available() ? "available" : "unavailable")
+                + (selected ? ", selected" : "") + " — " + availability.reason();
+    }
+}

@@ -1,0 +1,137 @@
+package org.attn4j.api.spi;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.attn4j.api.Backend;
+import org.attn4j.api.Scope;
+import org.attn4j.api.Tensor;
+
+/**
+ * The ownership bookkeeping every backend's scope shares: which tensors it owns, {@link #adopt(Tensor)}, and
+ * {@link #close()} freeing them in reverse creation order. It also checks operands: open, non-null, and of this
+ * backend.
+ */
+public abstract class AbstractScope implements Scope {
+    private final Backend backend;
+    private final Set<AbstractTensor> owned = new LinkedHashSet<>();
+    private volatile boolean open = true;
+
+    /** @param backend the backend whose memory this scope manages */
+    protected AbstractScope(Backend backend) {
+        this.backend = backend;
+    }
+
+    @Override
+    public final Backend backend() {
+        return backend;
+    }
+
+    @Override
+    public final boolean isOpen() {
+        return open;
+    }
+
+    /**
+     * @param op the op name for the message
+     * @throws IllegalStateException if this scope is closed
+     */
+    public final void checkOpen(String op) {
+        if (!open) {
+            throw new IllegalStateException(op + ": the scope is closed; open a new one with Backend.newScope()");
+        }
+    }
+
+    synchronized void register(AbstractTensor tensor) {
+        checkOpen("create tensor");
+        owned.add(tensor);
+    }
+
+    /**
+     * Checks an operand and returns it as the backend's own tensor type.
+     *
+     * @param op the op name for the message
+     * @param argument the argument name for the message
+     * @param tensor the operand
+     * @param type the backend's tensor class
+     * @param <T> the backend's tensor class
+     * @return {@code tensor}, cast
+     * @throws IllegalArgumentException if it is null or belongs to another backend
+     * @throws IllegalStateException if it or this scope is closed
+     */
+    public final <T extends AbstractTensor> T operand(String op, String argument, Tensor tensor, Class<T> type) {
+        checkOpen(op);
+        if (tensor == null) {
+            throw new IllegalArgumentException(op + ": argument " + argument + " is null");
+        }
+        if (!type.isInstance(tensor) || ((AbstractTensor) tensor).backend() != backend) {
+            throw new IllegalArgumentException(op + ": argument " + argument + " " + tensor.shape()
+                    + " belongs to backend " + tensor.backend().name() + ", not " + backend.name()
+                    + "; copy it with toFloatArray()/toDoubleArray() first");
+        }
+        T t = type.cast(tensor);
+        t.checkOpen(op);
+        return t;
+    }
+
+    @Override
+    public final Tensor adopt(Tensor tensor) {
+        checkOpen("adopt");
+        if (!(tensor instanceof AbstractTensor t) || t.backend() != backend) {
+            throw new IllegalArgumentException("adopt: argument tensor belongs to another backend");
+        }
+        t.checkOpen("adopt");
+        AbstractScope previous = t.owner();
+        if (previous != this) {
+            synchronized (previous) {
+                previous.owned.remove(t);
+            }
+            synchronized (this) {
+                owned.add(t);
+            }
+            t.moveTo(this);
+        }
+        return tensor;
+    }
+
+    @Override
+    public final void close() {
+        List<AbstractTensor> toFree;
+        synchronized (this) {
+            if (!open) {
+                return;
+            }
+            open = false;
+            toFree = new ArrayList<>(owned);
+            owned.clear();
+        }
+        Collections.reverse(toFree);
+        RuntimeException failure = null;
+        for (AbstractTensor t : toFree) {
+            try {
+                t.markReleased();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        onClose();
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** @return how many tensors this scope currently owns */
+    public final synchronized int ownedCount() {
+        return owned.size();
+    }
+
+    /** Called after every owned tensor was released; a backend frees scope-level resources here. */
+    protected void onClose() {
+    }
+}

@@ -1,0 +1,400 @@
+package org.attn4j.api.spi;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.Shape;
+import org.attn4j.api.Tensor;
+
+/**
+ * The shape rules of every op, written once so that every backend accepts the same inputs and rejects the same
+ * mistakes with the same {@link IllegalArgumentException} messages: each names the op, the argument and the
+ * shapes involved. Each method returns the result shape of its op.
+ */
+public final class ShapeChecks {
+
+    private ShapeChecks() {
+    }
+
+    /**
+     * @param op the op name for the message
+     * @param tensors operands named by their argument names, alternating name and tensor
+     * @throws IllegalArgumentException if the dtypes differ
+     */
+    public static void sameDType(String op, Object... tensors) {
+        Tensor first = (Tensor) tensors[1];
+        for (int i = 3; i < tensors.length; i += 2) {
+            Tensor t = (Tensor) tensors[i];
+            if (t != null && t.dtype() != first.dtype()) {
+                throw new IllegalArgumentException(op + ": argument " + tensors[i - 1] + " has dtype " + t.dtype()
+                        + " " + t.shape() + " but " + tensors[0] + " has dtype " + first.dtype() + " "
+                        + first.shape() + "; cast one of them");
+            }
+        }
+    }
+
+    /**
+     * @param op the op name for the message
+     * @param length the number of values supplied
+     * @param shape the shape they should fill
+     * @throws IllegalArgumentException if they differ
+     */
+    public static void dataLength(String op, int length, Shape shape) {
+        if (length != shape.size()) {
+            throw new IllegalArgumentException(op + ": argument data has " + length + " values but shape " + shape
+                    + " needs " + shape.size());
+        }
+    }
+
+    /**
+     * Numpy broadcasting: shapes are aligned at their last axis and each pair of sizes must be equal or 1.
+     *
+     * @param op the op name for the message
+     * @param a the first operand's shape
+     * @param b the second operand's shape
+     * @return the broadcast shape
+     */
+    public static Shape broadcast(String op, Shape a, Shape b) {
+        int rank = Math.max(a.rank(), b.rank());
+        int[] out = new int[rank];
+        for (int i = 0; i < rank; i++) {
+            int da = i < rank - a.rank() ? 1 : a.dim(i - (rank - a.rank()));
+            int db = i < rank - b.rank() ? 1 : b.dim(i - (rank - b.rank()));
+            if (da != db && da != 1 && db != 1) {
+                throw new IllegalArgumentException(op + ": argument b of shape " + b + " does not broadcast against a"
+                        + " of shape " + a + " (sizes " + da + " and " + db + " at result axis " + i + ")");
+            }
+            out[i] = Math.max(da, db);
+        }
+        return Shape.of(out);
+    }
+
+    /**
+     * @param a the left operand's shape, rank at least 2
+     * @param b the right operand's shape, rank at least 2
+     * @param transposeA whether {@code a} is used transposed
+     * @param transposeB whether {@code b} is used transposed
+     * @return {@code [broadcast batch dims..., m, n]}
+     */
+    public static Shape matmul(Shape a, Shape b, boolean transposeA, boolean transposeB) {
+        if (a.rank() < 2 || b.rank() < 2) {
+            throw new IllegalArgumentException("matmul: arguments a " + a + " and b " + b
+                    + " must both have rank at least 2");
+        }
+        int m = transposeA ? a.dim(-1) : a.dim(-2);
+        int ka = transposeA ? a.dim(-2) : a.dim(-1);
+        int kb = transposeB ? b.dim(-1) : b.dim(-2);
+        int n = transposeB ? b.dim(-2) : b.dim(-1);
+        if (ka != kb) {
+            throw new IllegalArgumentException("matmul: argument b of shape " + b + (transposeB ? " (transposed)" : "")
+                    + " has inner dimension " + kb + " but a of shape " + a + (transposeA ? " (transposed)" : "")
+                    + " has " + ka);
+        }
+        Shape batch = broadcast("matmul", a.slice(0, a.rank() - 2), b.slice(0, b.rank() - 2));
+        return batch.append(m, n);
+    }
+
+    /**
+     * @param op the op name for the message
+     * @param x the input shape, rank at least 1
+     * @param axis the reduced axis, possibly negative
+     * @param keepDims whether the axis stays with size 1
+     * @return the reduced shape
+     */
+    public static Shape reduce(String op, Shape x, int axis, boolean keepDims) {
+        int a = axis(op, x, axis);
+        int[] dims = x.toArray();
+        if (keepDims) {
+            dims[a] = 1;
+            return Shape.of(dims);
+        }
+        int[] out = new int[dims.length - 1];
+        for (int i = 0, j = 0; i < dims.length; i++) {
+            if (i != a) {
+                out[j++] = dims[i];
+            }
+        }
+        return Shape.of(out);
+    }
+
+    /**
+     * @param op the op name for the message
+     * @param x the shape
+     * @param axis an axis, possibly negative
+     * @return the axis in {@code [0, rank)}
+     */
+    public static int axis(String op, Shape x, int axis) {
+        if (x.rank() == 0 || axis < -x.rank() || axis >= x.rank()) {
+            throw new IllegalArgumentException(op + ": argument axis is " + axis + " but x has shape " + x
+                    + " of rank " + x.rank());
+        }
+        return axis < 0 ? axis + x.rank() : axis;
+    }
+
+    /**
+     * @param x the input shape
+     * @param shape the requested dims, one of which may be -1
+     * @return the resolved shape with the same size as {@code x}
+     */
+    public static Shape reshape(Shape x, int[] shape) {
+        int inferred = -1;
+        long known = 1;
+        for (int i = 0; i < shape.length; i++) {
+            if (shape[i] == -1 && inferred < 0) {
+                inferred = i;
+            } else if (shape[i] < 1) {
+                throw new IllegalArgumentException("reshape: argument shape " + Arrays.toString(shape)
+                        + " has dimension " + shape[i] + " at axis " + i + "; use sizes >= 1 and at most one -1");
+            } else {
+                known *= shape[i];
+            }
+        }
+        int[] dims = shape.clone();
+        if (inferred >= 0) {
+            if (x.size() % known != 0) {
+                throw new IllegalArgumentException("reshape: x of shape " + x + " cannot be viewed as "
+                        + Arrays.toString(shape));
+            }
+            dims[inferred] = (int) (x.size() / known);
+        }
+        Shape out = Shape.of(dims);
+        if (out.size() != x.size()) {
+            throw new IllegalArgumentException("reshape: x of shape " + x + " has " + x.size()
+                    + " elements but shape " + Arrays.toString(shape) + " holds " + out.size());
+        }
+        return out;
+    }
+
+    /**
+     * @param x the input shape
+     * @param axes a permutation of {@code 0..rank-1}
+     * @return the permuted shape
+     */
+    public static Shape permute(Shape x, int[] axes) {
+        if (axes.length != x.rank()) {
+            throw new IllegalArgumentException("permute: argument axes " + Arrays.toString(axes) + " has "
+                    + axes.length + " entries but x has shape " + x + " of rank " + x.rank());
+        }
+        boolean[] seen = new boolean[axes.length];
+        int[] out = new int[axes.length];
+        for (int i = 0; i < axes.length; i++) {
+            int a = axes[i] < 0 ? axes[i] + axes.length : axes[i];
+            if (a < 0 || a >= axes.length || seen[a]) {
+                throw new IllegalArgumentException("permute: argument axes " + Arrays.toString(axes)
+                        + " is not a permutation of the axes of x " + x);
+            }
+            seen[a] = true;
+            out[i] = x.dim(a);
+        }
+        return Shape.of(out);
+    }
+
+    /**
+     * @param parts the shapes to join, at least one
+     * @param axis the axis to join along
+     * @return the joined shape
+     */
+    public static Shape concat(List<Shape> parts, int axis) {
+        if (parts.isEmpty()) {
+            throw new IllegalArgumentException("concat: argument parts is empty");
+        }
+        Shape first = parts.get(0);
+        int a = axis("concat", first, axis);
+        int total = 0;
+        for (int p = 0; p < parts.size(); p++) {
+            Shape s = parts.get(p);
+            boolean compatible = s.rank() == first.rank();
+            for (int i = 0; compatible && i < s.rank(); i++) {
+                compatible = i == a || s.dim(i) == first.dim(i);
+            }
+            if (!compatible) {
+                throw new IllegalArgumentException("concat: argument parts[" + p + "] has shape " + s
+                        + " but parts[0] has shape " + first + "; they may differ only along axis " + a);
+            }
+            total += s.dim(a);
+        }
+        int[] dims = first.toArray();
+        dims[a] = total;
+        return Shape.of(dims);
+    }
+
+    /**
+     * @param x the input shape
+     * @param sizes consecutive piece sizes along {@code axis}, each at least 1, summing to the axis size
+     * @param axis the axis to cut
+     * @return the shapes of the pieces
+     */
+    public static List<Shape> split(Shape x, int[] sizes, int axis) {
+        int a = axis("split", x, axis);
+        long total = 0;
+        for (int s : sizes) {
+            if (s < 1) {
+                throw new IllegalArgumentException("split: argument sizes " + Arrays.toString(sizes)
+                        + " holds " + s + "; each piece needs at least 1");
+            }
+            total += s;
+        }
+        if (total != x.dim(a)) {
+            throw new IllegalArgumentException("split: argument sizes " + Arrays.toString(sizes) + " sums to " + total
+                    + " but x of shape " + x + " has " + x.dim(a) + " along axis " + a);
+        }
+        List<Shape> out = new ArrayList<>(sizes.length);
+        for (int s : sizes) {
+            int[] dims = x.toArray();
+            dims[a] = s;
+            out.add(Shape.of(dims));
+        }
+        return out;
+    }
+
+    /**
+     * @param x {@code [..., in]}
+     * @param weight {@code [out, in]}
+     * @param bias {@code [out]} or null
+     * @return {@code [..., out]}
+     */
+    public static Shape linear(Shape x, Shape weight, Shape bias) {
+        if (weight.rank() != 2 || x.rank() < 1 || x.dim(-1) != weight.dim(1)) {
+            throw new IllegalArgumentException("linear: argument weight has shape " + weight
+                    + " but x has shape " + x + "; weight must be [out, " + (x.rank() < 1 ? "in" : x.dim(-1)) + "]");
+        }
+        if (bias != null && (bias.rank() != 1 || bias.dim(0) != weight.dim(0))) {
+            throw new IllegalArgumentException("linear: argument bias has shape " + bias + " but weight has shape "
+                    + weight + "; bias must be [" + weight.dim(0) + "]");
+        }
+        return x.slice(0, x.rank() - 1).append(weight.dim(0));
+    }
+
+    /**
+     * @param x {@code [..., d]}
+     * @param gamma {@code [d]} or null
+     * @param beta {@code [d]} or null
+     * @param eps at least 0
+     */
+    public static void layerNorm(Shape x, Shape gamma, Shape beta, double eps) {
+        if (x.rank() < 1) {
+            throw new IllegalArgumentException("layerNorm: argument x is a scalar; it needs a last axis");
+        }
+        Shape expected = Shape.of(x.dim(-1));
+        if (gamma != null && !gamma.equals(expected)) {
+            throw new IllegalArgumentException("layerNorm: argument gamma has shape " + gamma + " but x has shape "
+                    + x + "; gamma must be " + expected);
+        }
+        if (beta != null && !beta.equals(expected)) {
+            throw new IllegalArgumentException("layerNorm: argument beta has shape " + beta + " but x has shape "
+                    + x + "; beta must be " + expected);
+        }
+        if (!(eps >= 0)) {
+            throw new IllegalArgumentException("layerNorm: argument eps is " + eps + "; it must be at least 0");
+        }
+    }
+
+    /**
+     * @param weight {@code [V, d]}
+     * @param ids the token ids, each in {@code [0, V)}
+     * @param idsShape the shape of {@code ids}
+     * @return {@code idsShape + [d]}
+     */
+    public static Shape embedding(Shape weight, int[] ids, Shape idsShape) {
+        if (weight.rank() != 2) {
+            throw new IllegalArgumentException("embedding: argument weight has shape " + weight
+                    + "; it must be [V, d]");
+        }
+        dataLength("embedding", ids.length, idsShape);
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] < 0 || ids[i] >= weight.dim(0)) {
+                throw new IllegalArgumentException("embedding: argument ids[" + i + "] is " + ids[i]
+                        + " but weight of shape " + weight + " has ids [0, " + weight.dim(0) + ")");
+            }
+        }
+        return idsShape.append(weight.dim(1));
+    }
+
+    /**
+     * The dimensions of one attention call.
+     *
+     * @param batch the leading dims shared by q, k and v (for example {@code [B, H]}), possibly empty
+     * @param queries {@code Lq}
+     * @param keys {@code Lk}
+     * @param keyDim {@code d_k}
+     * @param valueDim {@code d_v}
+     */
+    public record AttentionShape(Shape batch, int queries, int keys, int keyDim, int valueDim) {
+
+        /** @return the number of independent (batch × head) problems */
+        public int problems() {
+            return (int) batch.size();
+        }
+
+        /** @return {@code [..., Lq, Lk]} */
+        public Shape weights() {
+            return batch.append(queries, keys);
+        }
+
+        /** @return {@code [..., Lq, d_v]} */
+        public Shape output() {
+            return batch.append(queries, valueDim);
+        }
+    }
+
+    /**
+     * @param q {@code [..., Lq, d_k]}
+     * @param k {@code [..., Lk, d_k]}
+     * @param v {@code [..., Lk, d_v]}
+     * @param options masks must broadcast to {@code [..., Lq, Lk]}; the additive mask shares q's dtype
+     * @return the call's dimensions
+     */
+    public static AttentionShape attention(Tensor q, Tensor k, Tensor v, AttentionOptions options) {
+        if (options == null) {
+            throw new IllegalArgumentException("attention: argument options is null; use AttentionOptions.defaults()");
+        }
+        Shape qs = q.shape();
+        Shape ks = k.shape();
+        Shape vs = v.shape();
+        if (qs.rank() < 2 || ks.rank() != qs.rank() || vs.rank() != qs.rank()) {
+            throw new IllegalArgumentException("attention: arguments q " + qs + ", k " + ks + " and v " + vs
+                    + " must have one rank of at least 2 ([..., L, d])");
+        }
+        Shape batch = qs.slice(0, qs.rank() - 2);
+        if (!ks.slice(0, ks.rank() - 2).equals(batch) || !vs.slice(0, vs.rank() - 2).equals(batch)) {
+            throw new IllegalArgumentException("attention: arguments q " + qs + ", k " + ks + " and v " + vs
+                    + " must share their leading (batch, head) dims");
+        }
+        if (ks.dim(-1) != qs.dim(-1)) {
+            throw new IllegalArgumentException("attention: argument k has shape " + ks + " but q has shape " + qs
+                    + "; their last dims (d_k) must match");
+        }
+        if (vs.dim(-2) != ks.dim(-2)) {
+            throw new IllegalArgumentException("attention: argument v has shape " + vs + " but k has shape " + ks
+                    + "; they need the same number of keys");
+        }
+        sameDType("attention", "q", q, "k", k, "v", v, "additiveMask", options.additiveMask());
+        AttentionShape shape = new AttentionShape(batch, qs.dim(-2), ks.dim(-2), qs.dim(-1), vs.dim(-1));
+        if (options.mask() != null) {
+            broadcastsTo("attention", "mask", options.mask().shape(), shape.weights());
+        }
+        if (options.additiveMask() != null) {
+            broadcastsTo("attention", "additiveMask", options.additiveMask().shape(), shape.weights());
+        }
+        return shape;
+    }
+
+    /**
+     * @param op the op name for the message
+     * @param argument the argument name for the message
+     * @param from the shape to broadcast
+     * @param to the target shape
+     * @throws IllegalArgumentException unless {@code from} broadcasts to exactly {@code to}
+     */
+    public static void broadcastsTo(String op, String argument, Shape from, Shape to) {
+        boolean ok = from.rank() <= to.rank();
+        for (int i = 1; ok && i <= from.rank(); i++) {
+            ok = from.dim(-i) == 1 || from.dim(-i) == to.dim(-i);
+        }
+        if (!ok) {
+            throw new IllegalArgumentException(op + ": argument " + argument + " has shape " + from
+                    + " which does not broadcast to " + to);
+        }
+    }
+}
