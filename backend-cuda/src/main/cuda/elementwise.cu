@@ -79,11 +79,14 @@ extern "C" __global__ void attn4j_gelu_tanh_f32(const float* __restrict__ x, flo
     }
 }
 
-// y[dst offset of i] = x[src offset of i] for every flat index i of `shape` (permute, concat, split).
+// y[dstBase + dst offset of i] = x[srcBase + src offset of i] for every flat index i of `shape`
+// (permute, and concat/split through the slab of the larger tensor that starts at an element offset).
 extern "C" __global__ void attn4j_copy_strided_f32(Attn4jShape shape, Attn4jStrides src, Attn4jStrides dst,
-                                                   const float* __restrict__ x, float* __restrict__ y,
-                                                   long long n) {
-    ATTN4J_GRID_STRIDE(i, n) { y[attn4j_offset(shape, dst, (int) i)] = x[attn4j_offset(shape, src, (int) i)]; }
+                                                   const float* __restrict__ x, long long srcBase,
+                                                   float* __restrict__ y, long long dstBase, long long n) {
+    ATTN4J_GRID_STRIDE(i, n) {
+        y[dstBase + attn4j_offset(shape, dst, (int) i)] = x[srcBase + attn4j_offset(shape, src, (int) i)];
+    }
 }
 
 // y[i] = x[i] * keepScale if u(seed, i) >= p else 0, with u the hash of SEMANTICS.md.

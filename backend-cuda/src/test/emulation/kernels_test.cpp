@@ -96,14 +96,24 @@ static void test_elementwise() {
 
     std::vector<float> p(24);
     emu::launch({1}, {32}, [&] {
-        attn4j_copy_strided_f32(shape_of({4, 2, 3}), strides_of({1, 12, 4}), strides_of({6, 3, 1}), a.data(),
-                                p.data(), 24);
+        attn4j_copy_strided_f32(shape_of({4, 2, 3}), strides_of({1, 12, 4}), strides_of({6, 3, 1}), a.data(), 0,
+                                p.data(), 0, 24);
     });
     std::vector<double> pw(24);
     for (int k = 0; k < 4; ++k)
         for (int i = 0; i < 2; ++i)
             for (int j = 0; j < 3; ++j) pw[k * 6 + i * 3 + j] = a[i * 12 + j * 4 + k];
     check("copy_strided permute(2, 0, 1)", p, pw);
+
+    std::vector<float> whole(2 * 7, -1.0f), part = randn(2 * 3);
+    emu::launch({1}, {32}, [&] {
+        attn4j_copy_strided_f32(shape_of({2, 3}), strides_of({3, 1}), strides_of({7, 1}), part.data(), 0,
+                                whole.data(), 4, 6);
+    });
+    std::vector<double> ww(14, -1.0);
+    for (int r = 0; r < 2; ++r)
+        for (int c = 0; c < 3; ++c) ww[r * 7 + 4 + c] = part[r * 3 + c];
+    check("copy_strided into the slab of a concat at offset 4", whole, ww);
 
     auto d = randn(1000);
     std::vector<float> dout(1000);

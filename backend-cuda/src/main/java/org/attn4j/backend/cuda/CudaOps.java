@@ -187,7 +187,7 @@ final class CudaOps implements Ops {
     public Tensor permute(Tensor x, int... axes) {
         CudaTensor t = operand("permute", "x", x);
         CudaTensor r = scope.allocate("permute", ShapeChecks.permute(x.shape(), axes));
-        copyStrided("permute", OpPlans.permute(x.shape(), axes), 0, 1, t.data(), r.data(), t.size());
+        copyStrided("permute", OpPlans.permute(x.shape(), axes), 0, 1, t.data(), 0, r.data(), 0, t.size());
         return r;
     }
 
@@ -208,8 +208,8 @@ final class CudaOps implements Ops {
         CudaTensor r = scope.allocate("concat", out);
         long offset = 0;
         for (CudaTensor t : ts) {
-            CUdeviceptr dst = r.data().withByteOffset(offset * out.stride(a) * Sizeof.FLOAT);
-            copyStrided("concat", OpPlans.slab(t.shape(), out), 0, 1, t.data(), dst, t.size());
+            copyStrided("concat", OpPlans.slab(t.shape(), out), 0, 1, t.data(), 0, r.data(), offset * out.stride(a),
+                    t.size());
             offset += t.shape().dim(a);
         }
         return r;
@@ -224,8 +224,8 @@ final class CudaOps implements Ops {
         long offset = 0;
         for (Shape piece : pieces) {
             CudaTensor r = scope.allocate("split", piece);
-            CUdeviceptr src = t.data().withByteOffset(offset * x.shape().stride(a) * Sizeof.FLOAT);
-            copyStrided("split", OpPlans.slab(piece, x.shape()), 1, 0, src, r.data(), r.size());
+            copyStrided("split", OpPlans.slab(piece, x.shape()), 1, 0, t.data(), offset * x.shape().stride(a),
+                    r.data(), 0, r.size());
             offset += piece.dim(a);
             out.add(r);
         }
@@ -412,9 +412,10 @@ final class CudaOps implements Ops {
                 .i64(seed).f64(p).f32((float) Dropout.survivorScale(p)));
     }
 
-    private void copyStrided(String op, StridedLayout.Walk walk, int src, int dst, CUdeviceptr x, CUdeviceptr y,
-                             int n) {
+    private void copyStrided(String op, StridedLayout.Walk walk, int src, int dst, CUdeviceptr x, long xBase,
+                             CUdeviceptr y, long yBase, int n) {
         device.launch(Kernel.COPY_STRIDED, Launches.elementwise(n), new KernelArgs(op).shape(walk.dims())
-                .strides(walk.strides()[src]).strides(walk.strides()[dst]).pointer(x).pointer(y).i64(n));
+                .strides(walk.strides()[src]).strides(walk.strides()[dst]).pointer(x).i64(xBase).pointer(y).i64(yBase)
+                .i64(n));
     }
 }
