@@ -5,8 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
@@ -150,6 +154,30 @@ class CudaOpsTest {
         try (Scope other = backend.newScope()) {
             assertThrows(IllegalStateException.class, () -> other.ops().exp(a));
         }
+    }
+
+    @Test
+    void scopesOnManyThreadsShareTheBackendAndFreeEverything() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Shape>> results = new ArrayList<>();
+            for (int task = 0; task < 16; task++) {
+                results.add(pool.submit(() -> {
+                    try (Scope s = backend.newScope()) {
+                        Tensor x = t(s, 2, 3, 8, 16);
+                        return s.ops().layerNorm(s.ops().attention(x, x, x, AttentionOptions.defaults()).output(),
+                                null, null, 1e-5).shape();
+                    }
+                }));
+            }
+            for (Future<Shape> r : results) {
+                assertEquals(Shape.of(2, 3, 8, 16), r.get());
+            }
+        } finally {
+            pool.shutdown();
+        }
+        assertEquals(0, device.liveAllocations());
+        assertEquals(32, device.launches.size());
     }
 
     @Test
