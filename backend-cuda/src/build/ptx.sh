@@ -67,6 +67,11 @@ validate)
         echo "[ptxas] ptxas not on PATH: SASS validation skipped"
         exit 0
     fi
+    ptxas_major=$(ptxas --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
+    if [[ -z $ptxas_major || $ptxas_major -lt 13 ]]; then
+        echo "[ptxas] $(command -v ptxas) is release ${ptxas_major:-unknown}; PTX ISA 9.0 needs CUDA 13: validation skipped"
+        exit 0
+    fi
     mkdir -p "$target"
     report=$target/ptxas-report.txt
     log=$target/ptxas-verbose.log

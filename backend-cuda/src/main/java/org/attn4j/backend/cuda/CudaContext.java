@@ -1,6 +1,7 @@
 package org.attn4j.backend.cuda;
 
 import static jcuda.driver.JCudaDriver.cuCtxCreate;
+import static jcuda.driver.JCudaDriver.cuCtxDestroy;
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 import static jcuda.driver.JCudaDriver.cuDeviceGet;
 import static jcuda.driver.JCudaDriver.cuInit;
@@ -47,7 +48,7 @@ final class CudaContext implements Device {
 
     /**
      * Creates a context on device {@code ordinal} and loads every PTX module; call only after
-     * {@link CudaProbe#probe()} reported the device usable.
+     * {@link CudaProbe#probe(int)} reported the device usable.
      *
      * @param ordinal the device index
      * @return the context
@@ -59,6 +60,15 @@ final class CudaContext implements Device {
         check("cuDeviceGet", cuDeviceGet(device, ordinal));
         CUcontext context = new CUcontext();
         check("cuCtxCreate", cuCtxCreate(context, 0, device));
+        try {
+            return new CudaContext(context, loadKernels());
+        } catch (RuntimeException e) {
+            cuCtxDestroy(context);
+            throw e;
+        }
+    }
+
+    private static Map<Kernel, CUfunction> loadKernels() {
         Map<Kernel, CUfunction> functions = new EnumMap<>(Kernel.class);
         for (Map.Entry<String, PtxModule> entry : PtxModule.loadAll().entrySet()) {
             CUmodule module = new CUmodule();
@@ -70,7 +80,7 @@ final class CudaContext implements Device {
                 functions.put(kernel, function);
             }
         }
-        return new CudaContext(context, functions);
+        return functions;
     }
 
     /**

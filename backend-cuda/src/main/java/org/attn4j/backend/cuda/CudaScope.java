@@ -80,7 +80,7 @@ final class CudaScope extends AbstractScope {
             throw new IllegalArgumentException(op + ": shape " + shape + " has " + size
                     + " elements; backend cuda holds at most 2^31 - 1 per tensor");
         }
-        CUdeviceptr ptr = device.alloc(op, Math.max(1, size) * Sizeof.FLOAT);
+        CUdeviceptr ptr = device.alloc(op, size * Sizeof.FLOAT);
         try {
             return new CudaTensor(this, shape, device, ptr);
         } catch (RuntimeException e) {
