@@ -367,6 +367,8 @@ int main() {
         {"dropout p=1 gives zeros", {1, 1}, 5, 5, 4, 4, 4, false, 0.5f, false, false, 1.0, false},
         {"dk=dv=256 with 3 warps", {1, 2}, 13, 40, 256, 256, 3, true, 0.0625f, true, true, 0, false},
         {"dk=256 dv=64, 2 warps", {2, 1}, 11, 35, 256, 64, 2, false, 0.0625f, false, false, 0, false},
+        {"single query and key", {1, 1}, 1, 1, 3, 5, 1, false, 0.5f, false, false, 0, false},
+        {"causal Lq=7 < Lk=40 with key mask, 1 warp", {2, 1}, 7, 40, 8, 8, 1, true, 0.3f, true, false, 0, false},
         {"NaN in a query row makes that row NaN", {1, 1}, 6, 8, 4, 4, 1, false, 0.5f, false, false, 0, true},
     };
     for (const auto& c : cases) test_attention(c);
