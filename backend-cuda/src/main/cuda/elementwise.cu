@@ -60,22 +60,24 @@ extern "C" __global__ void attn4j_relu_f32(const float* __restrict__ x, float* _
     }
 }
 
-// y = x/2 * (1 + erf(x / sqrt(2)))
+// y = x/2 * (1 + erf(x / sqrt(2))), evaluated as x/2 * erfc(-x / sqrt(2)) so that large negative x does not
+// lose its small result to the cancellation in 1 + erf.
 extern "C" __global__ void attn4j_gelu_erf_f32(const float* __restrict__ x, float* __restrict__ y,
                                                long long n) {
     ATTN4J_GRID_STRIDE(i, n) {
         float v = x[i];
-        y[i] = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+        y[i] = 0.5f * v * erfcf(-v * 0.70710678118654752f);
     }
 }
 
-// y = x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))
+// y = x/2 * (1 + tanh(u)), u = sqrt(2/pi) * (x + 0.044715 x^3), evaluated as x / (1 + e^(-2u)), the same
+// value without the cancellation in 1 + tanh(u) for large negative x.
 extern "C" __global__ void attn4j_gelu_tanh_f32(const float* __restrict__ x, float* __restrict__ y,
                                                 long long n) {
     ATTN4J_GRID_STRIDE(i, n) {
         float v = x[i];
-        float inner = 0.79788456080286536f * (v + 0.044715f * v * v * v);
-        y[i] = 0.5f * v * (1.0f + tanhf(inner));
+        float u = 0.79788456080286536f * (v + 0.044715f * v * v * v);
+        y[i] = v / (1.0f + expf(-2.0f * u));
     }
 }
 

@@ -61,7 +61,8 @@ extern "C" __global__ void attn4j_softmax_f32(const float* __restrict__ x, float
 
 // Layer norm over the last dim of x [rows, d]:
 //   y = (x - mean) / sqrt(var + eps) * gamma + beta,  var the biased variance;
-// gamma and beta [d] may be null (1 and 0).
+// gamma and beta [d] may be null (1 and 0). Deviations are taken from the row's first element, then from the
+// mean of those, so that rows far from zero (values near 1000) keep the precision of their spread.
 extern "C" __global__ void attn4j_layer_norm_f32(const float* __restrict__ x, const float* __restrict__ gamma,
                                                  const float* __restrict__ beta, float* __restrict__ y,
                                                  int rows, int d, float eps) {
@@ -69,17 +70,18 @@ extern "C" __global__ void attn4j_layer_norm_f32(const float* __restrict__ x, co
     for (int r = blockIdx.x; r < rows; r += gridDim.x) {
         const float* xr = x + (long long) r * d;
         float* yr = y + (long long) r * d;
+        const float shift = xr[0];
         float s = 0.0f;
-        for (int c = threadIdx.x; c < d; c += blockDim.x) s += xr[c];
-        float mean = attn4j_block_sum(s, scratch) / (float) d;
+        for (int c = threadIdx.x; c < d; c += blockDim.x) s += xr[c] - shift;
+        const float meanShifted = attn4j_block_sum(s, scratch) / (float) d;
         float q = 0.0f;
         for (int c = threadIdx.x; c < d; c += blockDim.x) {
-            float dlt = xr[c] - mean;
+            float dlt = (xr[c] - shift) - meanShifted;
             q += dlt * dlt;
         }
-        float rstd = 1.0f / sqrtf(attn4j_block_sum(q, scratch) / (float) d + eps);
+        const float rstd = 1.0f / sqrtf(attn4j_block_sum(q, scratch) / (float) d + eps);
         for (int c = threadIdx.x; c < d; c += blockDim.x) {
-            float v = (xr[c] - mean) * rstd;
+            float v = ((xr[c] - shift) - meanShifted) * rstd;
             if (gamma) v *= gamma[c];
             if (beta) v += beta[c];
             yr[c] = v;

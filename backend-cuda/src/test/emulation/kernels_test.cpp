@@ -25,8 +25,9 @@ static std::vector<float> randn(size_t n) {
     return v;
 }
 
+// Passes when every |got - want| / (1 + |want|) <= tol, or |got - want| / |want| <= tol with `relative`.
 static void check(const std::string& name, const std::vector<float>& got, const std::vector<double>& want,
-                  double tol = 2e-5) {
+                  double tol = 2e-5, bool relative = false) {
     double worst = 0;
     size_t at = 0;
     bool ok = got.size() == want.size();
@@ -36,7 +37,8 @@ static void check(const std::string& name, const std::vector<float>& got, const 
             if (std::isnan(w) != std::isnan(g)) { ok = false; at = i; }
             continue;
         }
-        double err = std::fabs(g - w) / (1.0 + std::fabs(w));
+        double err = std::fabs(g - w) / ((relative ? 0.0 : 1.0) + std::fabs(w));
+        if (relative && w == 0.0) err = std::fabs(g);
         if (err > worst) { worst = err; at = i; }
     }
     ok = ok && worst <= tol;
@@ -79,19 +81,19 @@ static void test_elementwise() {
             for (int k = 0; k < 4; ++k) want[i * 12 + j * 4 + k] = (double) a[i * 12 + j * 4 + k] / b[j];
     check("div broadcasting [2,3,4] / [3,1]", out, want);
 
-    std::vector<float> x = {-3.0f, -0.5f, 0.0f, 0.5f, 2.0f, NAN}, y(6);
-    std::vector<double> ge(6), gt(6), re(6);
-    for (int i = 0; i < 6; ++i) {
+    std::vector<float> x = {-3.0f, -0.5f, 0.0f, 0.5f, 2.0f, NAN, -5.0f, -9.0f, 12.0f}, y(9);
+    std::vector<double> ge(9), gt(9), re(9);
+    for (int i = 0; i < 9; ++i) {
         double v = x[i];
         ge[i] = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
         gt[i] = 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
         re[i] = std::isnan(v) ? NAN : std::max(v, 0.0);
     }
-    emu::launch({1}, {32}, [&] { attn4j_gelu_erf_f32(x.data(), y.data(), 6); });
-    check("gelu exact erf", y, ge);
-    emu::launch({1}, {32}, [&] { attn4j_gelu_tanh_f32(x.data(), y.data(), 6); });
-    check("gelu tanh", y, gt);
-    emu::launch({1}, {32}, [&] { attn4j_relu_f32(x.data(), y.data(), 6); });
+    emu::launch({1}, {32}, [&] { attn4j_gelu_erf_f32(x.data(), y.data(), 9); });
+    check("gelu exact erf, relative error also for large negative x", y, ge, 1e-6, true);
+    emu::launch({1}, {32}, [&] { attn4j_gelu_tanh_f32(x.data(), y.data(), 9); });
+    check("gelu tanh, relative error also for large negative x", y, gt, 1e-6, true);
+    emu::launch({1}, {32}, [&] { attn4j_relu_f32(x.data(), y.data(), 9); });
     check("relu keeps NaN", y, re);
 
     std::vector<float> p(24);
@@ -241,6 +243,18 @@ static void test_norm() {
     }
     check("layer norm with gamma and beta", ln, lw);
     check("layer norm without gamma and beta", lnPlain, lp);
+
+    std::vector<float> far(64), farOut(64);
+    std::vector<double> farWant(64);
+    auto noise = randn(64);
+    double fm = 0, fv = 0;
+    for (int c = 0; c < 64; ++c) fm += far[c] = 1000.0f + noise[c];
+    fm /= 64;
+    for (int c = 0; c < 64; ++c) fv += std::pow(far[c] - fm, 2);
+    fv /= 64;
+    for (int c = 0; c < 64; ++c) farWant[c] = (far[c] - fm) / std::sqrt(fv + 1e-5);
+    emu::launch({1}, {64}, [&] { attn4j_layer_norm_f32(far.data(), nullptr, nullptr, farOut.data(), 1, 64, 1e-5f); });
+    check("layer norm of a row near 1000 (the TCK allows 1e-4)", farOut, farWant, 1e-5);
 }
 
 static void test_gemm() {
