@@ -1,0 +1,56 @@
+package org.attn4j.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.attn4j.models.io.Json;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TckMainTest {
+
+    private record Outcome(int exit, String out) {
+    }
+
+    private static Outcome run(String... args) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        int exit = Tck.run(args, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        return new Outcome(exit, bytes.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void mainRunsTheKitOnANamedBackendPrintsTheTableAndWritesJson(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("report.json");
+
+        Outcome outcome = run("--backend", "ejml", "--json", json.toString());
+
+        assertTrue(outcome.out().startsWith("backend  kind          op"), outcome.out());
+        assertTrue(outcome.out().contains("ejml     golden        attention "), outcome.out());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> summary = (Map<String, Object>) ((Map<String, Object>) Json.parse(
+                Files.readString(json))).get("summary");
+        assertEquals((Long) summary.get("failed") == 0 ? 0 : 1, outcome.exit(), outcome.out());
+        assertTrue((Long) summary.get("passed") > 500, summary.toString());
+    }
+
+    @Test
+    void anUnknownBackendIsAUsageErrorListingTheProvidersFound() {
+        Outcome outcome = run("--backend", "nosuch");
+        assertEquals(2, outcome.exit());
+        assertTrue(outcome.out().contains("no backend provider named 'nosuch'") && outcome.out().contains("ejml"),
+                outcome.out());
+    }
+
+    @Test
+    void anUnknownArgumentIsAUsageError() {
+        Outcome outcome = run("--frobnicate");
+        assertEquals(2, outcome.exit());
+        assertTrue(outcome.out().startsWith("usage: Tck [--backend NAME] [--json FILE]"), outcome.out());
+    }
+}
