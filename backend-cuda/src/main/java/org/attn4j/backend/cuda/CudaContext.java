@@ -119,7 +119,21 @@ final class CudaContext implements Device {
     }
 
     @Override
-    public void upload(String op, CUdeviceptr dst, Pointer src, long bytes) {
+    public void upload(String op, CUdeviceptr dst, float[] src) {
+        upload(op, dst, Pointer.to(src), (long) src.length * Sizeof.FLOAT);
+    }
+
+    @Override
+    public void upload(String op, CUdeviceptr dst, int[] src) {
+        upload(op, dst, Pointer.to(src), (long) src.length * Sizeof.INT);
+    }
+
+    @Override
+    public void upload(String op, CUdeviceptr dst, byte[] src) {
+        upload(op, dst, Pointer.to(src), src.length);
+    }
+
+    private void upload(String op, CUdeviceptr dst, Pointer src, long bytes) {
         run(op, () -> {
             check(op + ": cuMemcpyHtoD", cuMemcpyHtoD(dst, src, bytes));
             return null;

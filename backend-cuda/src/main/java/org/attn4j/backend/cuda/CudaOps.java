@@ -2,7 +2,6 @@ package org.attn4j.backend.cuda;
 
 import java.util.ArrayList;
 import java.util.List;
-import jcuda.Pointer;
 import jcuda.Sizeof;
 import jcuda.driver.CUdeviceptr;
 import org.attn4j.api.AttentionOptions;
@@ -166,7 +165,7 @@ final class CudaOps implements Ops {
         CudaTensor r = scope.allocate("embedding", out);
         CUdeviceptr deviceIds = device.alloc("embedding", (long) ids.length * Sizeof.INT);
         try {
-            device.upload("embedding", deviceIds, Pointer.to(ids), (long) ids.length * Sizeof.INT);
+            device.upload("embedding", deviceIds, ids);
             device.launch(Kernel.EMBEDDING, Launches.elementwise((long) ids.length * d), new KernelArgs("embedding")
                     .pointer(w.data()).pointer(deviceIds).pointer(r.data()).i32(ids.length).i32(d));
         } finally {
@@ -350,7 +349,7 @@ final class CudaOps implements Ops {
         }
         CUdeviceptr ptr = device.alloc("attention", bytes.length);
         try {
-            device.upload("attention", ptr, Pointer.to(bytes), bytes.length);
+            device.upload("attention", ptr, bytes);
         } catch (RuntimeException e) {
             device.free(ptr);
             throw e;

@@ -1,6 +1,5 @@
 package org.attn4j.backend.cuda;
 
-import jcuda.Pointer;
 import jcuda.Sizeof;
 import jcuda.driver.CUdeviceptr;
 import org.attn4j.api.DType;
@@ -34,7 +33,7 @@ final class CudaScope extends AbstractScope {
     public Tensor tensor(float[] data, Shape shape) {
         ShapeChecks.dataLength("tensor", data.length, shape);
         CudaTensor t = allocate("tensor", shape);
-        device.upload("tensor", t.data(), Pointer.to(data), (long) data.length * Sizeof.FLOAT);
+        device.upload("tensor", t.data(), data);
         return t;
     }
 

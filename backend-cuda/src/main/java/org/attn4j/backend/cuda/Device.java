@@ -1,6 +1,5 @@
 package org.attn4j.backend.cuda;
 
-import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 
 /**
@@ -20,14 +19,25 @@ interface Device {
     void free(CUdeviceptr ptr);
 
     /**
-     * Copies {@code bytes} bytes from the host to the device.
-     *
-     * @param op    the op name for messages
-     * @param dst   device memory of at least {@code bytes} bytes
-     * @param src   a pointer to a Java array, e.g. {@code Pointer.to(float[])}
-     * @param bytes the byte count
+     * @param op  the op name for messages
+     * @param dst device memory of at least {@code src.length} floats
+     * @param src the values; not modified
      */
-    void upload(String op, CUdeviceptr dst, Pointer src, long bytes);
+    void upload(String op, CUdeviceptr dst, float[] src);
+
+    /**
+     * @param op  the op name for messages
+     * @param dst device memory of at least {@code src.length} ints
+     * @param src the values; not modified
+     */
+    void upload(String op, CUdeviceptr dst, int[] src);
+
+    /**
+     * @param op  the op name for messages
+     * @param dst device memory of at least {@code src.length} bytes
+     * @param src the values; not modified
+     */
+    void upload(String op, CUdeviceptr dst, byte[] src);
 
     /**
      * @param op  the op name for messages

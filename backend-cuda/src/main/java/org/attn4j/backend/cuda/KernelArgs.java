@@ -1,6 +1,7 @@
 package org.attn4j.backend.cuda;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
@@ -12,7 +13,8 @@ import jcuda.driver.CUdeviceptr;
 final class KernelArgs {
     private final String op;
     private final List<ParamType> types = new ArrayList<>();
-    private final List<Pointer> values = new ArrayList<>();
+    private final List<Object> values = new ArrayList<>();
+    private final List<Pointer> pointers = new ArrayList<>();
 
     /** @param op the op name used in messages about malformed arguments */
     KernelArgs(String op) {
@@ -24,7 +26,7 @@ final class KernelArgs {
      * @return this
      */
     KernelArgs pointer(CUdeviceptr pointer) {
-        return add(ParamType.POINTER, pointer == null ? Pointer.to(new long[] {0L}) : Pointer.to(pointer));
+        return add(ParamType.POINTER, pointer, pointer == null ? Pointer.to(new long[] {0L}) : Pointer.to(pointer));
     }
 
     /**
@@ -32,7 +34,7 @@ final class KernelArgs {
      * @return this
      */
     KernelArgs i32(int value) {
-        return add(ParamType.INT, Pointer.to(new int[] {value}));
+        return add(ParamType.INT, value, Pointer.to(new int[] {value}));
     }
 
     /**
@@ -40,7 +42,7 @@ final class KernelArgs {
      * @return this
      */
     KernelArgs i64(long value) {
-        return add(ParamType.LONG, Pointer.to(new long[] {value}));
+        return add(ParamType.LONG, value, Pointer.to(new long[] {value}));
     }
 
     /**
@@ -48,7 +50,7 @@ final class KernelArgs {
      * @return this
      */
     KernelArgs f32(float value) {
-        return add(ParamType.FLOAT, Pointer.to(new float[] {value}));
+        return add(ParamType.FLOAT, value, Pointer.to(new float[] {value}));
     }
 
     /**
@@ -56,7 +58,7 @@ final class KernelArgs {
      * @return this
      */
     KernelArgs f64(double value) {
-        return add(ParamType.DOUBLE, Pointer.to(new double[] {value}));
+        return add(ParamType.DOUBLE, value, Pointer.to(new double[] {value}));
     }
 
     /**
@@ -64,7 +66,8 @@ final class KernelArgs {
      * @return this
      */
     KernelArgs shape(int[] dims) {
-        return add(ParamType.SHAPE, Pointer.to(StridedLayout.packShape(op, dims)));
+        int[] packed = StridedLayout.packShape(op, dims);
+        return add(ParamType.SHAPE, packed, Pointer.to(packed));
     }
 
     /**
@@ -72,7 +75,8 @@ final class KernelArgs {
      * @return this
      */
     KernelArgs strides(int[] strides) {
-        return add(ParamType.STRIDES, Pointer.to(StridedLayout.packStrides(op, strides)));
+        int[] packed = StridedLayout.packStrides(op, strides);
+        return add(ParamType.STRIDES, packed, Pointer.to(packed));
     }
 
     /** @return the op these arguments belong to */
@@ -85,9 +89,17 @@ final class KernelArgs {
         return List.copyOf(types);
     }
 
+    /**
+     * @return the Java values in order: a {@code CUdeviceptr} or null, a boxed number, or the packed
+     *         {@code int[]} of a shape or strides struct
+     */
+    List<Object> values() {
+        return Collections.unmodifiableList(values);
+    }
+
     /** @return the array of pointers to each value, as {@code cuLaunchKernel} takes it */
     Pointer kernelParams() {
-        return Pointer.to(values.toArray(new Pointer[0]));
+        return Pointer.to(pointers.toArray(new Pointer[0]));
     }
 
     /**
@@ -101,9 +113,10 @@ final class KernelArgs {
         }
     }
 
-    private KernelArgs add(ParamType type, Pointer value) {
+    private KernelArgs add(ParamType type, Object value, Pointer pointer) {
         types.add(type);
         values.add(value);
+        pointers.add(pointer);
         return this;
     }
 }

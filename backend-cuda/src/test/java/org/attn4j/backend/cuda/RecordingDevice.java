@@ -5,7 +5,6 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 
 /**
@@ -37,8 +36,18 @@ final class RecordingDevice implements Device {
     }
 
     @Override
-    public void upload(String op, CUdeviceptr dst, Pointer src, long bytes) {
-        requireLive(op, dst, bytes);
+    public void upload(String op, CUdeviceptr dst, float[] src) {
+        requireLive(op, dst, 4L * src.length);
+    }
+
+    @Override
+    public void upload(String op, CUdeviceptr dst, int[] src) {
+        requireLive(op, dst, 4L * src.length);
+    }
+
+    @Override
+    public void upload(String op, CUdeviceptr dst, byte[] src) {
+        requireLive(op, dst, src.length);
     }
 
     @Override
