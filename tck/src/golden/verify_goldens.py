@@ -1,0 +1,342 @@
+#!/usr/bin/python3
+"""Re-derive every golden case from the committed files with numpy alone (no torch).
+
+It reads the safetensors files with its own parser and recomputes each output from the stored inputs and
+parameters, the way a backend or the models module has to: it checks the file format, the manifest and the
+conventions documented in README.md (mask polarities, parameter layouts). Exit status 1 on any mismatch.
+
+Usage: /usr/bin/python3 verify_goldens.py [DIR]
+"""
+
+import json
+import math
+import os
+import struct
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_DIR = os.path.normpath(os.path.join(HERE, "..", "main", "resources", "org", "attn4j", "tck", "golden"))
+NEG_INF = -np.inf
+M64 = (1 << 64) - 1
+
+
+def load_safetensors(path):
+    with open(path, "rb") as f:
+        raw = f.read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    if n % 8:
+        raise ValueError(f"{path}: header length {n} not a multiple of 8")
+    header = json.loads(raw[8:8 + n].decode("utf-8"))
+    header.pop("__metadata__", None)
+    out, end = {}, 0
+    for name, info in sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0]):
+        begin, stop = info["data_offsets"]
+        if info["dtype"] != "F64" or begin != end:
+            raise ValueError(f"{path}: {name} {info}")
+        end = stop
+        out[name] = np.frombuffer(raw[8 + n + begin:8 + n + stop], dtype="<f8").reshape(info["shape"])
+    if 8 + n + end != len(raw):
+        raise ValueError(f"{path}: trailing bytes")
+    return out
+
+
+# --- primitives per the attn4j semantics -----------------------------------------------------
+
+def softmax(x, axis=-1):
+    m = np.max(x, axis=axis, keepdims=True)
+    all_neg = np.all(x == NEG_INF, axis=axis, keepdims=True)
+    m = np.where(all_neg, 0.0, m)
+    with np.errstate(invalid="ignore"):
+        e = np.exp(x - m)
+        s = e / np.sum(e, axis=axis, keepdims=True)
+    return np.where(all_neg, 0.0, s)
+
+
+def matmul(a, b, ta=False, tb=False):
+    return np.matmul(np.swapaxes(a, -1, -2) if ta else a, np.swapaxes(b, -1, -2) if tb else b)
+
+
+def layer_norm(x, gamma=None, beta=None, eps=1e-5):
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    y = (x - mu) / np.sqrt(var + eps)
+    if gamma is not None:
+        y = y * gamma
+    if beta is not None:
+        y = y + beta
+    return y
+
+
+def erf(x):
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+def gelu(x, approx="NONE"):
+    if approx == "TANH":
+        return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
+
+
+def linear(x, w, b=None):
+    y = x @ w.T
+    return y if b is None else y + b
+
+
+def dropout(x, p, seed):
+    if p == 0.0:
+        return x.copy()
+    if p == 1.0:
+        return np.zeros_like(x)
+    flat = x.reshape(-1)
+    out = np.zeros_like(flat)
+    for i in range(flat.size):
+        z = ((seed & M64) + (i + 1) * 0x9E3779B97F4A7C15) & M64
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+        z ^= z >> 31
+        if (z >> 11) * 2.0 ** -53 >= p:
+            out[i] = flat[i] * (1.0 / (1.0 - p))
+    return out.reshape(x.shape)
+
+
+def causal(lq, lk):
+    return np.tril(np.ones((lq, lk), dtype=bool))
+
+
+def attention(q, k, v, is_causal=False, mask=None, additive=None, scale=None, p=0.0, seed=0):
+    if scale is None:
+        scale = 1.0 / math.sqrt(q.shape[-1])
+    logits = matmul(q, k, tb=True) * scale
+    if additive is not None:
+        logits = logits + additive
+    if mask is not None:
+        logits = np.where(mask, logits, NEG_INF)
+    if is_causal:
+        logits = np.where(causal(q.shape[-2], k.shape[-2]), logits, NEG_INF)
+    w = softmax(logits)
+    if p > 0:
+        w = dropout(w, p, seed)
+    return w @ v, w
+
+
+def torch_mask_to_additive(mask01, kind):
+    """PyTorch module masks: bool True (stored 1.0) = masked out; float masks are added."""
+    if kind == "bool":
+        return np.where(mask01 == 1.0, NEG_INF, 0.0)
+    return mask01
+
+
+# --- models ----------------------------------------------------------------------------------
+
+def mha_forward(P, prefix, query, key, value, e, h, kpm=None, kpm_kind=None, am=None, am_kind=None):
+    w, b = P[prefix + "in_proj_weight"], P[prefix + "in_proj_bias"]
+    q = linear(query, w[:e], b[:e])
+    k = linear(key, w[e:2 * e], b[e:2 * e])
+    v = linear(value, w[2 * e:], b[2 * e:])
+    bsz, lq, _ = q.shape
+    lk = k.shape[1]
+    d = e // h
+
+    def heads(t, n):
+        return t.reshape(bsz, n, h, d).transpose(0, 2, 1, 3)
+    add = np.zeros((bsz, 1, lq, lk))
+    if am is not None:
+        add = add + torch_mask_to_additive(am, am_kind)
+    if kpm is not None:
+        add = add + torch_mask_to_additive(kpm, kpm_kind)[:, None, None, :]
+    o, wts = attention(heads(q, lq), heads(k, lk), heads(v, lk), additive=add)
+    o = o.transpose(0, 2, 1, 3).reshape(bsz, lq, e)
+    return linear(o, P[prefix + "out_proj.weight"], P[prefix + "out_proj.bias"]), wts
+
+
+def encoder_layer(P, pre, x, prm, kpm=None, src_mask=None):
+    e, h, eps = prm["dModel"], prm["nhead"], prm["layerNormEps"]
+    act = (lambda t: np.maximum(t, 0.0)) if prm["activation"] == "relu" else gelu
+
+    def sa(t):
+        return mha_forward(P, pre + "self_attn.", t, t, t, e, h, kpm, prm["srcKeyPaddingMaskKind"],
+                           src_mask, prm["srcMaskKind"])[0]
+
+    def ff(t):
+        return linear(act(linear(t, P[pre + "linear1.weight"], P[pre + "linear1.bias"])),
+                      P[pre + "linear2.weight"], P[pre + "linear2.bias"])
+
+    def n1(t):
+        return layer_norm(t, P[pre + "norm1.weight"], P[pre + "norm1.bias"], eps)
+
+    def n2(t):
+        return layer_norm(t, P[pre + "norm2.weight"], P[pre + "norm2.bias"], eps)
+    if prm["normFirst"]:
+        x = x + sa(n1(x))
+        return x + ff(n2(x))
+    x = n1(x + sa(x))
+    return n2(x + ff(x))
+
+
+def sinusoidal(max_len, d):
+    pos = np.arange(max_len, dtype=np.float64)[:, None]
+    col = np.arange(d)
+    angle = pos / np.power(10000.0, (col // 2 * 2) / d)
+    return np.where(col % 2 == 0, np.sin(angle), np.cos(angle))
+
+
+def compute(case, T, P):
+    op, p = case["op"], case["params"]
+    x = T.get("x")
+    if op == "matmul":
+        return [matmul(T["a"], T["b"], p["transposeA"], p["transposeB"])]
+    if op in ("add", "sub", "mul", "div"):
+        with np.errstate(all="ignore"):
+            return [getattr(np, {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide"}[op])(
+                T["a"], T["b"])]
+    if op == "scale":
+        return [x * p["s"]]
+    if op == "exp":
+        with np.errstate(over="ignore"):
+            return [np.exp(x)]
+    if op in ("max", "sum", "mean", "variance"):
+        fn = {"max": np.max, "sum": np.sum, "mean": np.mean, "variance": np.var}[op]
+        return [fn(x, axis=p["axis"], keepdims=p["keepDims"])]
+    if op == "softmax":
+        return [softmax(x, p["axis"])]
+    if op == "layerNorm":
+        return [layer_norm(x, T.get("gamma"), T.get("beta"), p["eps"])]
+    if op == "relu":
+        return [np.where(x > 0, x, 0.0)]
+    if op == "gelu":
+        return [gelu(x, p["approximation"])]
+    if op == "linear":
+        return [linear(x, T["w"], T.get("b"))]
+    if op == "embedding":
+        return [T["weight"][T["ids"].astype(np.int64)]]
+    if op == "reshape":
+        return [x.reshape(p["shape"])]
+    if op == "permute":
+        return [x.transpose(p["axes"])]
+    if op == "transpose":
+        return [np.swapaxes(x, p["dim0"], p["dim1"])]
+    if op == "concat":
+        return [np.concatenate([T[f"x{i}"] for i in range(len(case["inputs"]))], axis=p["axis"])]
+    if op == "split":
+        return np.split(x, np.cumsum(p["sizes"])[:-1], axis=p["axis"])
+    if op == "chunk":
+        size = x.shape[p["axis"]]
+        c = -(-size // p["n"])
+        return np.split(x, list(range(c, size, c)), axis=p["axis"])
+    if op == "cast":
+        with np.errstate(over="ignore"):
+            return [x.astype(np.float32).astype(np.float64)]
+    if op == "maskCausal":
+        return [causal(p["lq"], p["lk"]).astype(np.float64)]
+    if op == "maskKeyPadding":
+        vl = p["validLengths"]
+        m = np.arange(p["lk"])[None, :] < np.array(vl)[:, None]
+        return [m.reshape(len(vl), 1, 1, p["lk"]).astype(np.float64)]
+    if op == "additiveMask":
+        return [np.where(T["mask"] == 1.0, 0.0, NEG_INF)]
+    if op == "dropout":
+        return [dropout(x, p["p"], p["seed"])]
+    if op == "attention":
+        mask = T["mask"] == 1.0 if "mask" in T else None
+        o, w = attention(T["q"], T["k"], T["v"], p["causal"], mask, T.get("additiveMask"), p["scale"],
+                         p["dropoutP"], p["dropoutSeed"])
+        return [o, w] if p["returnWeights"] else [o]
+    if op == "nn.MultiheadAttention":
+        o, w = mha_forward(P, "", T["query"], T["key"], T["value"], p["embedDim"], p["numHeads"],
+                           T.get("key_padding_mask"), p["keyPaddingMaskKind"], T.get("attn_mask"), p["attnMaskKind"])
+        if not p["needWeights"]:
+            return [o]
+        return [o, w.mean(axis=1) if p["averageAttnWeights"] else w]
+    if op == "nn.TransformerEncoderLayer":
+        return [encoder_layer(P, "", T["src"], p, T.get("src_key_padding_mask"), T.get("src_mask"))]
+    if op == "nn.TransformerEncoder":
+        y = T["src"]
+        for i in range(p["numLayers"]):
+            y = encoder_layer(P, f"layers.{i}.", y, p, T.get("src_key_padding_mask"), T.get("src_mask"))
+        return [y]
+    if op == "nn.LayerNorm":
+        return [layer_norm(x, P.get("weight"), P.get("bias"), p["eps"])]
+    if op == "nn.Embedding":
+        return [P["weight"][T["ids"].astype(np.int64)]]
+    if op == "SinusoidalPositionalEncoding":
+        return [sinusoidal(p["maxLen"], p["dModel"])]
+    if op == "BahdanauAttention":
+        hid = np.tanh(linear(T["query"], P["W1.weight"], P["W1.bias"])[:, :, None, :]
+                      + linear(T["keys"], P["W2.weight"], P["W2.bias"])[:, None, :, :])
+        scores = linear(hid, P["v.weight"])[..., 0]
+        if p["validLengths"] is not None:
+            ok = np.arange(scores.shape[-1])[None, :] < np.array(p["validLengths"])[:, None]
+            scores = np.where(ok[:, None, :], scores, NEG_INF)
+        w = softmax(scores)
+        return [w @ T["values"], w]
+    if op == "SelfAttentionV1":
+        q, k, v = x @ P["W_query"], x @ P["W_key"], x @ P["W_value"]
+        return list(attention(q, k, v))
+    if op == "SelfAttentionV2":
+        return list(attention(linear(x, P["W_query.weight"]), linear(x, P["W_key.weight"]),
+                              linear(x, P["W_value.weight"])))
+    if op == "WideSelfAttention":
+        b, t, k = x.shape
+        h = p["heads"]
+
+        def split(y):
+            return y.reshape(b, t, h, k).transpose(0, 2, 1, 3)
+        o, w = attention(split(linear(x, P["toqueries.weight"])), split(linear(x, P["tokeys.weight"])),
+                         split(linear(x, P["tovalues.weight"])), p["causal"])
+        o = o.transpose(0, 2, 1, 3).reshape(b, t, h * k)
+        return [linear(o, P["unifyheads.weight"], P["unifyheads.bias"]), w]
+    if op == "PerHeadMultiHeadAttention":
+        outs, ws = [], []
+        for i in range(p["heads"]):
+            pre = f"heads.{i}."
+            o, w = attention(linear(x, P[pre + "W_query.weight"]), linear(x, P[pre + "W_key.weight"]),
+                             linear(x, P[pre + "W_value.weight"]), p["causal"])
+            outs.append(o)
+            ws.append(w)
+        return [linear(np.concatenate(outs, -1), P["W_o.weight"], P["W_o.bias"]), np.stack(ws, 1)]
+    raise KeyError(op)
+
+
+def main():
+    d = sys.argv[1] if len(sys.argv) > 1 else DEFAULT_DIR
+    with open(os.path.join(d, "manifest.json"), encoding="utf-8") as f:
+        cases = json.load(f)
+    files = {}
+    failures, worst = 0, 0.0
+    for case in cases:
+        fname = case["file"]
+        if fname not in files:
+            files[fname] = load_safetensors(os.path.join(d, fname))
+        data = files[fname]
+        pre = case["name"] + "/"
+        T = {n[len(pre):]: data[n] for n in case["inputs"]}
+        P = {n[len(pre) + len("param/"):]: data[n] for n in case.get("parameters", [])}
+        got = compute(case, T, P)
+        want = [data[n] for n in case["outputs"]]
+        if len(got) != len(want):
+            print(f"FAIL {case['name']}: {len(got)} outputs, manifest lists {len(want)}")
+            failures += 1
+            continue
+        for name, g, w in zip(case["outputs"], got, want):
+            g = np.asarray(g, dtype=np.float64)
+            if g.shape != w.shape:
+                print(f"FAIL {name}: shape {g.shape} vs golden {w.shape}")
+                failures += 1
+                continue
+            same_special = (np.isnan(g) == np.isnan(w)) & (np.isinf(g) == np.isinf(w))
+            fin = np.isfinite(w) & np.isfinite(g)
+            same_inf = np.all(np.where(np.isinf(w), g == w, True))
+            err = np.abs(g[fin] - w[fin]) / (1.0 + np.abs(w[fin]))
+            e = float(err.max()) if err.size else 0.0
+            worst = max(worst, e)
+            if not (same_special.all() and same_inf) or e > 1e-11:
+                print(f"FAIL {name}: max rel err {e:.3e}, special values match {bool(same_special.all() and same_inf)}")
+                failures += 1
+    print(f"{len(cases)} cases, {failures} failures, worst error {worst:.3e} (|got-want|/(1+|want|))")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
