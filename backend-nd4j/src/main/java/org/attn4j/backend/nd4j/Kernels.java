@@ -38,8 +38,8 @@ final class Kernels {
 
     /**
      * The maximum along {@code axis}, NaN wherever the slice holds a NaN. libnd4j's max reduction skips NaN, so
-     * when {@code x} may hold any ({@link #surelyFinite}), {@code sqrt(-n)} is added to each result, where {@code n} counts the slice's NaNs:
-     * {@code sqrt(-0) = -0} leaves the maximum unchanged, {@code sqrt(-n) = NaN} for {@code n ≥ 1}.
+     * when {@code x} may hold any ({@link #surelyFinite}), {@code sqrt(-n)} is added to each result, where
+     * {@code n} counts the slice's NaNs: {@code sqrt(-0) = -0} leaves the maximum unchanged, {@code sqrt(-n) = NaN} for {@code n ≥ 1}.
      *
      * @param x any shape, rank at least 1; not modified
      * @param axis the reduced axis in {@code [0, rank)}

@@ -6,7 +6,6 @@ import java.util.Locale;
 import org.attn4j.api.spi.Availability;
 import org.nd4j.context.Nd4jContext;
 import org.nd4j.linalg.api.buffer.DataType;
-import org.nd4j.linalg.api.memory.MemoryWorkspace;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.factory.Nd4jBackend;
@@ -46,9 +45,9 @@ final class NativeRuntime {
                     + " but this CPU supports only " + level(ops.optimalLevel()) + "; use the classifier "
                     + suggestedClassifier(ops.optimalLevel()) + " of org.nd4j:nd4j-native instead");
         }
-        try (MemoryWorkspace outside = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces();
-             INDArray one = Nd4j.createUninitializedDetached(DataType.FLOAT, 1, 1).assign(1.0f);
-             INDArray product = one.mmul(one)) {
+        try (INDArray one = Nd4j.createUninitializedDetached(DataType.FLOAT, 1, 1).assign(1.0f);
+             INDArray product = Nd4j.gemm(one, one, Nd4j.createUninitializedDetached(DataType.FLOAT, 1, 1),
+                     false, false, 1.0, 0.0)) {
             if (product.getFloat(0) != 1.0f) {
                 return Availability.unavailable("ND4J's native matrix product returned " + product.getFloat(0)
                         + " for 1·1; the native library is broken." + FIX);
