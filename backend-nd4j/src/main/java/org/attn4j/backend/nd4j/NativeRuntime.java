@@ -68,9 +68,10 @@ final class NativeRuntime {
             root = root.getCause();
         }
         String platform = System.getProperty("os.name") + " " + System.getProperty("os.arch");
+        String cause = String.valueOf(root).replaceAll("[.\\s]+$", "");
         String what = failure instanceof NoClassDefFoundError
                 ? "ND4J's classes are missing (" + failure.getMessage() + ")"
-                : "ND4J's native library failed to load on " + platform + ": " + root;
+                : "ND4J's native library failed to load on " + platform + ": " + cause;
         return what + "." + FIX + " This platform's classifier is probably " + platformClassifier() + ".";
     }
 
