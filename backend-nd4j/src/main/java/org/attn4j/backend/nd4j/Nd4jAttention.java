@@ -54,9 +54,9 @@ final class Nd4jAttention {
                 Kernels.stableSoftmax(logits, logits, last, t);
             }
             Kernels.dropoutInPlace(logits, options.dropoutP(), options.dropoutSeed(), t);
-            INDArray output = NdArrays.uninitialized(dtype, shape.output());
+            INDArray output = t.add(NdArrays.uninitialized(dtype, shape.output()));
             Kernels.matmul(logits, v, output, false, false, 1.0);
-            Tensor out = scope.wrap(output, shape.output(), dtype);
+            Tensor out = scope.wrap(t.keep(output), shape.output(), dtype);
             Tensor weights = options.returnWeights()
                     ? scope.wrap(t.keep(logits), shape.weights(), dtype) : null;
             return new AttentionResult(out, weights);

@@ -55,7 +55,7 @@ final class Nd4jOps implements Ops {
         ShapeChecks.sameDType("matmul", "a", a, "b", b);
         Shape out = ShapeChecks.matmul(a.shape(), b.shape(), transposeA, transposeB);
         return scope.fresh(out, a.dtype(), t -> {
-            INDArray z = NdArrays.uninitialized(a.dtype(), out);
+            INDArray z = t.add(NdArrays.uninitialized(a.dtype(), out));
             Kernels.matmul(broadcastBatch(x, a.shape(), out, t), broadcastBatch(y, b.shape(), out, t), z,
                     transposeA, transposeB, 1.0);
             return z;
@@ -117,7 +117,7 @@ final class Nd4jOps implements Ops {
         ShapeChecks.sameDType(op, "a", a, "b", b);
         Shape out = ShapeChecks.broadcast(op, a.shape(), b.shape());
         return scope.fresh(out, a.dtype(), t -> {
-            INDArray z = NdArrays.uninitialized(a.dtype(), out);
+            INDArray z = t.add(NdArrays.uninitialized(a.dtype(), out));
             kind.exec(x, y, z);
             return z;
         });
@@ -172,7 +172,7 @@ final class Nd4jOps implements Ops {
         INDArray a = in("softmax", "x", x);
         int ax = ShapeChecks.axis("softmax", x.shape(), axis);
         return scope.fresh(x.shape(), x.dtype(), t -> {
-            INDArray z = NdArrays.uninitialized(x.dtype(), x.shape());
+            INDArray z = t.add(NdArrays.uninitialized(x.dtype(), x.shape()));
             Kernels.softmax(a, z, ax, t);
             return z;
         });
@@ -188,7 +188,7 @@ final class Nd4jOps implements Ops {
                 eps);
         int last = x.shape().rank() - 1;
         return scope.fresh(x.shape(), x.dtype(), t -> {
-            INDArray centred = NdArrays.uninitialized(x.dtype(), x.shape());
+            INDArray centred = t.add(NdArrays.uninitialized(x.dtype(), x.shape()));
             Kind.SUB.exec(a, t.add(a.mean(true, last)), centred);
             INDArray squares = t.add(centred.mul(centred));
             INDArray std = t.add(squares.mean(true, last));
@@ -245,7 +245,7 @@ final class Nd4jOps implements Ops {
         int features = weight.shape().dim(1);
         long rows = x.shape().size() / features;
         return scope.fresh(out, x.dtype(), t -> {
-            INDArray z = Nd4j.createUninitializedDetached(a.dataType(), rows, weight.shape().dim(0));
+            INDArray z = t.add(Nd4j.createUninitializedDetached(a.dataType(), rows, weight.shape().dim(0)));
             Kernels.matmul(a.reshape('c', rows, features), w, z, false, true, 1.0);
             if (b != null) {
                 Kind.ADD.exec(z, b, z);
@@ -336,7 +336,7 @@ final class Nd4jOps implements Ops {
         INDArray a = in("dropout", "x", x);
         Dropout.checkProbability("dropout", p);
         return scope.fresh(x.shape(), x.dtype(), t -> {
-            INDArray z = a.dup('c');
+            INDArray z = t.add(a.dup('c'));
             Kernels.dropoutInPlace(z, p, seed, t);
             return z;
         });

@@ -53,7 +53,8 @@ final class Nd4jScope extends AbstractScope {
 
     /**
      * Runs an op's body outside any ND4J workspace of the calling thread and makes its result a tensor of this
-     * scope; the body's intermediates are closed whether it succeeds or not.
+     * scope. Every array the body added to the intermediates is closed, whether it succeeds or not, except the
+     * one it returns; so a body that adds its output array as soon as it allocates it leaks nothing when it fails.
      *
      * @param shape the result's shape
      * @param dtype the result's element type
@@ -62,7 +63,7 @@ final class Nd4jScope extends AbstractScope {
      */
     Nd4jTensor fresh(Shape shape, DType dtype, Function<Intermediates, INDArray> body) {
         try (Intermediates t = new Intermediates()) {
-            return wrap(body.apply(t), shape, dtype);
+            return wrap(t.keep(body.apply(t)), shape, dtype);
         }
     }
 
