@@ -13,6 +13,8 @@ import org.nd4j.linalg.indexing.INDArrayIndex;
 import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.nd4j.linalg.indexing.conditions.Conditions;
 import org.nd4j.linalg.ops.transforms.Transforms;
+import org.nd4j.nativeblas.NativeOps;
+import org.nd4j.nativeblas.NativeOpsHolder;
 
 /**
  * FlashAttention-2-style attention from large libnd4j calls: query blocks outer, key/value blocks inner, a running
@@ -34,8 +36,11 @@ import org.nd4j.linalg.ops.transforms.Transforms;
  * Memory: besides the inputs and the output, a tile set holds {@code S} (at most {@code budget} elements:
  * {@code P·Bq·Bk ≤ budget}), one mask tile of at most that size, the key and value blocks (one copy of {@code k}
  * and {@code v}) and {@code acc, m, l} of one query block — O(P·(Lk·(d_k + d_v) + Bq·d_v)), never O(Lq·Lk).
- * libnd4j and OpenBLAS spread every call over all cores, so the work is split over batch × heads × rows inside
- * each call.
+ * Threads: every GEMM goes to OpenBLAS, whose own pthreads split it over all cores (batch × heads × rows). The
+ * calls in between run on the calling thread alone: libnd4j's OpenMP workers, left running, spin after each call
+ * and take the cores from OpenBLAS's threads (measured on 2 cores: a 10 µs reduction took 8 ms, the attention fell
+ * to 8 GFLOP/s). OpenMP's thread count is a per-thread setting, so the call sets it to 1 for its own thread and
+ * restores it at the end.
  */
 final class TiledAttention {
     /** The most logits one tile set {@code [P, Bq, Bk]} holds: 2^23 elements, 32 MB in F32. */
@@ -87,8 +92,6 @@ final class TiledAttention {
         int lq = shape.queries();
         int lk = shape.keys();
         Tiles tiles = Tiles.of(shape, budget);
-        double scale = options.scaleFor(shape.keyDim());
-        double lowest = dtype == DType.F64 ? -Double.MAX_VALUE : -Float.MAX_VALUE;
         INDArray q3 = q.reshape('c', problems, lq, shape.keyDim());
         INDArray k3 = k.reshape('c', problems, lk, shape.keyDim());
         INDArray v3 = v.reshape('c', problems, lk, shape.valueDim());
@@ -105,6 +108,25 @@ final class TiledAttention {
         }
         INDArray output = t.add(NdArrays.uninitialized(dtype, shape.output()));
         INDArray out3 = output.reshape('c', problems, lq, shape.valueDim());
+        NativeOps nativeOps = NativeOpsHolder.getInstance().getDeviceNativeOps();
+        int ompThreads = nativeOps.ompGetMaxThreads();
+        nativeOps.setOmpNumThreads(1);
+        try {
+            queryBlocks(q3, kBlocks, vBlocks, additiveFull, options, shape, dtype, tiles, out3);
+        } finally {
+            nativeOps.setOmpNumThreads(ompThreads);
+        }
+        return t.keep(output);
+    }
+
+    /** Every query block: its tiles, then its rows of the output. */
+    private static void queryBlocks(INDArray q3, INDArray[] kBlocks, INDArray[] vBlocks, INDArray additiveFull,
+                                    AttentionOptions options, ShapeChecks.AttentionShape shape, DType dtype,
+                                    Tiles tiles, INDArray out3) {
+        int problems = shape.problems();
+        int lq = shape.queries();
+        double scale = options.scaleFor(shape.keyDim());
+        double lowest = dtype == DType.F64 ? -Double.MAX_VALUE : -Float.MAX_VALUE;
         for (int q0 = 0; q0 < lq; q0 += tiles.queries()) {
             int bq = Math.min(tiles.queries(), lq - q0);
             try (Intermediates b = new Intermediates()) {
@@ -112,7 +134,7 @@ final class TiledAttention {
                 INDArray acc = b.add(Nd4j.create(NdArrays.type(dtype), problems, bq, shape.valueDim()));
                 INDArray max = b.add(Nd4j.valueArrayOf(new long[] {problems, bq, 1}, lowest, NdArrays.type(dtype)));
                 INDArray sum = b.add(Nd4j.create(NdArrays.type(dtype), problems, bq, 1));
-                for (int c = 0; c < keyBlocks; c++) {
+                for (int c = 0; c < kBlocks.length; c++) {
                     int k0 = c * tiles.keys();
                     if (options.causal() && k0 > q0 + bq - 1) {
                         break;
@@ -128,7 +150,6 @@ final class TiledAttention {
                 out3.get(rows(q0, bq)).assign(acc);
             }
         }
-        return t.keep(output);
     }
 
     /** One tile: the logits of {@code qBlock} against one key block, folded into {@code acc}, {@code max} and

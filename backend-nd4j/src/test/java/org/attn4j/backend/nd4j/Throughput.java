@@ -23,8 +23,11 @@ public final class Throughput {
 
     public static void main(String[] args) {
         tinyAttention(20_000);
-        attention(512, 20);
-        attention(2048, 3);
+        for (boolean causal : new boolean[] {false, true}) {
+            attention(512, 20, causal);
+            attention(2048, 3, causal);
+            attention(4096, 1, causal);
+        }
         matmul(1024, 10);
     }
 
@@ -51,7 +54,7 @@ public final class Throughput {
         }
     }
 
-    private static void attention(int length, int calls) {
+    private static void attention(int length, int calls, boolean causal) {
         int heads = 12;
         int dim = 64;
         try (Scope inputs = BACKEND.newScope()) {
@@ -60,16 +63,17 @@ public final class Throughput {
             Tensor k = random(inputs, 5, s);
             Tensor v = random(inputs, 6, s);
             double flops = 4.0 * heads * length * (double) length * dim;
+            AttentionOptions options = AttentionOptions.defaults().withCausal(causal);
             for (int round = 0; round < 2; round++) {
                 long start = System.nanoTime();
                 for (int i = 0; i < calls; i++) {
                     try (Scope scope = BACKEND.newScope()) {
-                        scope.ops().attention(q, k, v, AttentionOptions.defaults());
+                        scope.ops().attention(q, k, v, options);
                     }
                 }
                 double seconds = (System.nanoTime() - start) / 1e9 / calls;
-                System.out.printf(Locale.ROOT, "attention B=1 H=12 L=%d d=64 F32: %.2f ms/call, %.2f GFLOP/s%n",
-                        length, seconds * 1e3, flops / seconds / 1e9);
+                System.out.printf(Locale.ROOT, "attention B=1 H=12 L=%d d=64 F32%s: %.2f ms/call, %.2f GFLOP/s%n",
+                        length, causal ? " causal" : "", seconds * 1e3, flops / seconds / 1e9);
             }
         }
     }
