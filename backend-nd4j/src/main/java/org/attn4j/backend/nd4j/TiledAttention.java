@@ -1,5 +1,8 @@
 package org.attn4j.backend.nd4j;
 
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.DType;
 import org.attn4j.api.Mask;
@@ -108,27 +111,60 @@ final class TiledAttention {
         }
         INDArray output = t.add(NdArrays.uninitialized(dtype, shape.output()));
         INDArray out3 = output.reshape('c', problems, lq, shape.valueDim());
+        Call call = new Call(options, shape, dtype, tiles, additiveFull, kBlocks, vBlocks, t);
         NativeOps nativeOps = NativeOpsHolder.getInstance().getDeviceNativeOps();
         int ompThreads = nativeOps.ompGetMaxThreads();
         nativeOps.setOmpNumThreads(1);
         try {
-            queryBlocks(q3, kBlocks, vBlocks, additiveFull, options, shape, dtype, tiles, out3);
+            for (int q0 = 0; q0 < lq; q0 += tiles.queries()) {
+                call.queryBlock(q3, q0, out3);
+            }
         } finally {
             nativeOps.setOmpNumThreads(ompThreads);
         }
         return t.keep(output);
     }
 
-    /** Every query block: its tiles, then its rows of the output. */
-    private static void queryBlocks(INDArray q3, INDArray[] kBlocks, INDArray[] vBlocks, INDArray additiveFull,
-                                    AttentionOptions options, ShapeChecks.AttentionShape shape, DType dtype,
-                                    Tiles tiles, INDArray out3) {
-        int problems = shape.problems();
-        int lq = shape.queries();
-        double scale = options.scaleFor(shape.keyDim());
-        double lowest = dtype == DType.F64 ? -Double.MAX_VALUE : -Float.MAX_VALUE;
-        for (int q0 = 0; q0 < lq; q0 += tiles.queries()) {
-            int bq = Math.min(tiles.queries(), lq - q0);
+    /**
+     * One call's fixed operands and the arrays it reuses from tile to tile: one logits buffer of
+     * {@code P·Bq·Bk} elements, viewed as {@code [P, bq, bk]} for each block shape (full or partial query block ×
+     * full or partial key block), and the causal mask tile of each offset of a diagonal tile (aligned square tiles
+     * share one).
+     */
+    private static final class Call {
+        private final AttentionOptions options;
+        private final ShapeChecks.AttentionShape shape;
+        private final DType dtype;
+        private final Tiles tiles;
+        private final INDArray additive;
+        private final INDArray[] kBlocks;
+        private final INDArray[] vBlocks;
+        private final Intermediates t;
+        private final double scale;
+        private final INDArray logitsBuffer;
+        private final Map<List<Integer>, INDArray> logits = new HashMap<>();
+        private final Map<List<Integer>, INDArray> causalTiles = new HashMap<>();
+
+        Call(AttentionOptions options, ShapeChecks.AttentionShape shape, DType dtype, Tiles tiles,
+             INDArray additive, INDArray[] kBlocks, INDArray[] vBlocks, Intermediates t) {
+            this.options = options;
+            this.shape = shape;
+            this.dtype = dtype;
+            this.tiles = tiles;
+            this.additive = additive;
+            this.kBlocks = kBlocks;
+            this.vBlocks = vBlocks;
+            this.t = t;
+            this.scale = options.scaleFor(shape.keyDim());
+            this.logitsBuffer = t.add(NdArrays.uninitialized(dtype,
+                    Shape.of(shape.problems(), tiles.queries(), tiles.keys())));
+        }
+
+        /** Query rows {@code [q0, q0 + Bq)}: their tiles, then their rows of {@code out3}. */
+        void queryBlock(INDArray q3, int q0, INDArray out3) {
+            int problems = shape.problems();
+            int bq = Math.min(tiles.queries(), shape.queries() - q0);
+            double lowest = dtype == DType.F64 ? -Double.MAX_VALUE : -Float.MAX_VALUE;
             try (Intermediates b = new Intermediates()) {
                 INDArray qBlock = b.add(q3.get(rows(q0, bq)).dup('c'));
                 INDArray acc = b.add(Nd4j.create(NdArrays.type(dtype), problems, bq, shape.valueDim()));
@@ -139,10 +175,11 @@ final class TiledAttention {
                     if (options.causal() && k0 > q0 + bq - 1) {
                         break;
                     }
+                    int bk = (int) kBlocks[c].size(1);
+                    INDArray s = logits.computeIfAbsent(List.of(bq, bk),
+                            key -> Nd4j.create(logitsBuffer.data(), problems, bq, bk));
                     try (Intermediates u = new Intermediates()) {
-                        INDArray s = u.add(NdArrays.uninitialized(dtype, Shape.of(problems, bq, (int) kBlocks[c].size(1))));
-                        tile(qBlock, kBlocks[c], vBlocks[c], additiveFull, options, shape, dtype, scale, q0, k0,
-                                s, acc, max, sum, u);
+                        tile(qBlock, c, q0, k0, s, acc, max, sum, u);
                     }
                 }
                 BooleanIndexing.replaceWhere(sum, 1.0, Conditions.lessThan(0.5));
@@ -150,45 +187,44 @@ final class TiledAttention {
                 out3.get(rows(q0, bq)).assign(acc);
             }
         }
-    }
 
-    /** One tile: the logits of {@code qBlock} against one key block, folded into {@code acc}, {@code max} and
-     * {@code sum} as the class javadoc says. */
-    private static void tile(INDArray qBlock, INDArray kBlock, INDArray vBlock, INDArray additive,
-                             AttentionOptions options, ShapeChecks.AttentionShape shape, DType dtype, double scale,
-                             int q0, int k0, INDArray s, INDArray acc, INDArray max, INDArray sum,
-                             Intermediates u) {
-        int bq = (int) s.size(1);
-        int bk = (int) s.size(2);
-        Kernels.matmul(qBlock, kBlock, s, false, true, scale);
-        Shape full = shape.weights();
-        INDArray sFull = s.reshape('c', NdArrays.dims(shape.batch().append(bq, bk)));
-        if (additive != null) {
-            Nd4jOps.Kind.ADD.exec(sFull, u.add(additive.get(window(additive, q0, bq, k0, bk)).dup('c')), sFull);
+        /** One tile: the logits of {@code qBlock} against key block {@code c}, folded into {@code acc},
+         * {@code max} and {@code sum} as the class javadoc says. */
+        private void tile(INDArray qBlock, int c, int q0, int k0, INDArray s, INDArray acc, INDArray max,
+                          INDArray sum, Intermediates u) {
+            int bq = (int) s.size(1);
+            int bk = (int) s.size(2);
+            Kernels.matmul(qBlock, kBlocks[c], s, false, true, scale);
+            INDArray sFull = s.reshape('c', NdArrays.dims(shape.batch().append(bq, bk)));
+            if (additive != null) {
+                Nd4jOps.Kind.ADD.exec(sFull, u.add(additive.get(window(additive, q0, bq, k0, bk)).dup('c')), sFull);
+            }
+            if (options.mask() != null) {
+                Mask part = window(options.mask(), shape.weights(), q0, bq, k0, bk);
+                Nd4jOps.Kind.ADD.exec(sFull, u.add(Kernels.additive(part, dtype)), sFull);
+            }
+            if (options.causal() && k0 + bk - 1 > q0) {
+                INDArray diagonal = causalTiles.computeIfAbsent(List.of(q0 - k0, bq, bk),
+                        key -> t.add(Kernels.additive(causal(q0, bq, k0, bk), dtype)));
+                Nd4jOps.Kind.ADD.exec(s, diagonal, s);
+            }
+            INDArray newMax = u.add(s.max(true, 2));
+            Transforms.max(newMax, max, false);
+            Nd4jOps.Kind.SUB.exec(max, newMax, max);
+            Transforms.exp(max, false);
+            INDArray alpha = max;
+            Nd4jOps.Kind.SUB.exec(s, newMax, s);
+            Transforms.exp(s, false);
+            sum.muli(alpha).addi(u.add(s.sum(true, 2)));
+            Nd4jOps.Kind.MUL.exec(acc, alpha, acc);
+            max.assign(newMax);
+            long tileSize = (long) bq * bk;
+            long lq = shape.queries();
+            long lk = shape.keys();
+            Kernels.dropoutInPlace(s, options.dropoutP(), options.dropoutSeed(),
+                    i -> ((i / tileSize) * lq + q0 + i / bk % bq) * lk + k0 + i % bk, u);
+            Kernels.matmulAccumulate(s, vBlocks[c], acc);
         }
-        if (options.mask() != null) {
-            Mask part = window(options.mask(), full, q0, bq, k0, bk);
-            Nd4jOps.Kind.ADD.exec(sFull, u.add(Kernels.additive(part, dtype)), sFull);
-        }
-        if (options.causal() && k0 + bk - 1 > q0) {
-            Nd4jOps.Kind.ADD.exec(s, u.add(Kernels.additive(causal(q0, bq, k0, bk), dtype)), s);
-        }
-        INDArray newMax = u.add(s.max(true, 2));
-        Transforms.max(newMax, max, false);
-        Nd4jOps.Kind.SUB.exec(max, newMax, max);
-        Transforms.exp(max, false);
-        INDArray alpha = max;
-        Nd4jOps.Kind.SUB.exec(s, newMax, s);
-        Transforms.exp(s, false);
-        sum.muli(alpha).addi(u.add(s.sum(true, 2)));
-        Nd4jOps.Kind.MUL.exec(acc, alpha, acc);
-        max.assign(newMax);
-        long tileSize = (long) bq * bk;
-        long lq = shape.queries();
-        long lk = shape.keys();
-        Kernels.dropoutInPlace(s, options.dropoutP(), options.dropoutSeed(),
-                i -> ((i / tileSize) * lq + q0 + i / bk % bq) * lk + k0 + i % bk, u);
-        Kernels.matmulAccumulate(s, vBlock, acc);
     }
 
     /** @return the causal mask of rows {@code [q0, q0 + bq)} and keys {@code [k0, k0 + bk)}: key j for query i iff
