@@ -154,6 +154,30 @@ class TiledAttentionTest {
 
     @ParameterizedTest
     @EnumSource(DType.class)
+    void dropoutOfOneAcrossTilesGivesZeros(DType dtype) {
+        Problem p = Problem.of(19, 23, dtype);
+        check(dtype, p, AttentionOptions.defaults().withDropout(1.0, 7), null, budget(6, 5), "p = 1 in 6x5 tiles");
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void aNaNQueryMakesOnlyItsOwnRowNaNAcrossTiles(DType dtype) {
+        Problem p = Problem.of(19, 23, dtype);
+        p.q()[(1 * 19 + 7) * DK + 2] = Double.NaN;
+        double[] out;
+        try (Scope scope = BACKEND.newScope()) {
+            out = tiled(scope, dtype, p, AttentionOptions.defaults().withCausal(true), budget(6, 5))
+                    .output().toDoubleArray();
+        }
+        for (int i = 0; i < out.length; i++) {
+            boolean nanRow = i / DV == 1 * 19 + 7;
+            assertEquals(nanRow, Double.isNaN(out[i]), "output index " + i + " is " + out[i]);
+        }
+        check(dtype, p, AttentionOptions.defaults().withCausal(true), null, budget(6, 5), "NaN query vs oracle");
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
     void singleQueryOrSingleKeyMatchesTheOracle(DType dtype) {
         check(dtype, Problem.of(1, 1, dtype), AttentionOptions.defaults(), null, budget(4, 4), "L = 1");
         check(dtype, Problem.of(1, 1, dtype), AttentionOptions.defaults().withCausal(true), null, 1, "L = 1 causal");
