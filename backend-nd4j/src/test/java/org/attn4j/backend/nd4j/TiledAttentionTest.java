@@ -2,11 +2,17 @@ package org.attn4j.backend.nd4j;
 
 import static org.attn4j.backend.nd4j.Close.assertClose;
 import static org.attn4j.backend.nd4j.Close.tolerance;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Backend;
@@ -187,6 +193,32 @@ class TiledAttentionTest {
     }
 
     @Test
+    void concurrentTiledCallsGiveBitIdenticalResults() throws Exception {
+        Problem p = Problem.of(41, 53, DType.F32);
+        AttentionOptions options = AttentionOptions.defaults().withCausal(true).withDropout(0.1, 3);
+        double[] expected;
+        try (Scope scope = BACKEND.newScope()) {
+            expected = tiled(scope, DType.F32, p, options, budget(8, 16)).output().toDoubleArray();
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<double[]>> results = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                results.add(pool.submit(() -> {
+                    try (Scope scope = BACKEND.newScope()) {
+                        return tiled(scope, DType.F32, p, options, budget(8, 16)).output().toDoubleArray();
+                    }
+                }));
+            }
+            for (int i = 0; i < results.size(); i++) {
+                assertArrayEquals(expected, results.get(i).get(), "call " + i);
+            }
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    @Test
     void tilesStayWithinTheBudgetAndUseItWhenTheyCan() {
         ShapeChecks.AttentionShape shape = new ShapeChecks.AttentionShape(Shape.of(1, 12), 16384, 16384, 64, 64);
         TiledAttention.Tiles big = TiledAttention.Tiles.of(shape, Nd4jAttention.LOGITS_PER_BLOCK);
@@ -199,7 +231,7 @@ class TiledAttentionTest {
     @ParameterizedTest
     @EnumSource(DType.class)
     void weightsOfAProblemTooLargeForTheHostLoopsComeFromTheNativePath(DType dtype) {
-        int l = 70;
+        int l = 130;
         Problem p = Problem.of(l, l, dtype);
         ShapeChecks.AttentionShape shape = new ShapeChecks.AttentionShape(Shape.of(B, H), l, l, DK, DV);
         assertFalse(HostAttention.suits(shape), "the problem is above the host loops' limit");
