@@ -192,6 +192,32 @@ class TiledAttentionTest {
         check(dtype, Problem.of(17, 1, dtype), AttentionOptions.defaults(), null, budget(4, 1), "one key");
     }
 
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void inputsWithoutBatchDimsAreOneProblem(DType dtype) {
+        int lq = 21;
+        int lk = 18;
+        double[] q = data(41, lq * DK, dtype);
+        double[] k = data(42, lk * DK, dtype);
+        double[] v = data(43, lk * DV, dtype);
+        boolean[] allowed = new boolean[lq * lk];
+        for (int i = 0; i < allowed.length; i++) {
+            allowed[i] = i % 3 != 1;
+        }
+        AttentionOptions options = AttentionOptions.defaults().withCausal(true)
+                .withMask(Mask.of(Shape.of(lq, lk), allowed));
+        double[][] expected = Oracle.attention(q, k, v, 1, lq, lk, DK, DV, options.scaleFor(DK), allowed, true, 0, 0);
+        try (Scope scope = BACKEND.newScope()) {
+            Tensor qt = scope.tensor(q, Shape.of(lq, DK), dtype);
+            Tensor kt = scope.tensor(k, Shape.of(lk, DK), dtype);
+            Tensor vt = scope.tensor(v, Shape.of(lk, DV), dtype);
+            AttentionResult r = Nd4jAttention.compute((Nd4jScope) scope, array(qt), array(kt), array(vt), null,
+                    qt, kt, vt, options, 5 * 4);
+            assertEquals(Shape.of(lq, DV), r.output().shape());
+            assertClose("rank 2 in 5x4 tiles", expected[0], r.output().toDoubleArray(), tolerance(dtype));
+        }
+    }
+
     @Test
     void concurrentTiledCallsGiveBitIdenticalResults() throws Exception {
         Problem p = Problem.of(41, 53, DType.F32);
