@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import javax.imageio.ImageIO;
+import org.attn4j.models.io.Json;
 
 /**
  * Draws attention weights as a heatmap with the JDK's own imaging ({@link BufferedImage}, {@link ImageIO}), headless.
@@ -137,6 +138,58 @@ final class Heatmap {
             }
         }
         return layout;
+    }
+
+    /**
+     * The numbers behind a picture, for tools and tests that should not parse pixels:
+     * <pre>
+     * {"title": "...", "width": W, "height": H, "cell": C, "scale": [0, 1],
+     *  "panels": [{"band": "...", "title": "...", "x": X, "y": Y, "width": W, "height": H,
+     *              "rows": ["Life", ...], "columns": ["Life", ...], "weights": [[0.25, ...], ...]}, ...]}
+     * </pre>
+     * {@code x, y, width, height} of a panel bound its coloured cells; panels are in drawing order.
+     *
+     * @param title the picture's title
+     * @param rows what was drawn
+     * @param layout where {@link #write} drew it
+     * @return a JSON object
+     */
+    static String json(String title, List<Row> rows, Layout layout) {
+        StringBuilder b = new StringBuilder();
+        b.append("{\"title\": ").append(Json.quote(title)).append(", \"width\": ").append(layout.width())
+                .append(", \"height\": ").append(layout.height()).append(", \"cell\": ").append(layout.cell())
+                .append(", \"scale\": [0, 1], \"panels\": [");
+        int k = 0;
+        for (Row row : rows) {
+            for (Panel p : row.panels()) {
+                Box g = layout.grids().get(k);
+                b.append(k++ == 0 ? "\n  " : ",\n  ").append("{\"band\": ").append(Json.quote(row.caption()))
+                        .append(", \"title\": ").append(Json.quote(p.title()))
+                        .append(", \"x\": ").append(g.x()).append(", \"y\": ").append(g.y())
+                        .append(", \"width\": ").append(g.width()).append(", \"height\": ").append(g.height())
+                        .append(", \"rows\": ").append(strings(p.rowLabels()))
+                        .append(", \"columns\": ").append(strings(p.columnLabels()))
+                        .append(", \"weights\": [");
+                for (int i = 0; i < p.weights().length; i++) {
+                    b.append(i == 0 ? "[" : ", [");
+                    for (int j = 0; j < p.weights()[i].length; j++) {
+                        double w = p.weights()[i][j];
+                        b.append(j == 0 ? "" : ", ").append(Double.isFinite(w) ? Float.toString((float) w) : "null");
+                    }
+                    b.append(']');
+                }
+                b.append("]}");
+            }
+        }
+        return b.append("\n]}\n").toString();
+    }
+
+    private static String strings(List<String> values) {
+        StringBuilder b = new StringBuilder("[");
+        for (int i = 0; i < values.size(); i++) {
+            b.append(i == 0 ? "" : ", ").append(Json.quote(values.get(i)));
+        }
+        return b.append(']').toString();
     }
 
     /** Lays out and, unless {@code measureOnly}, draws into {@code image}, which must be large enough. */
