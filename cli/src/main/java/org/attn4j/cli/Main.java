@@ -1,10 +1,17 @@
 package org.attn4j.cli;
 
 import java.io.PrintWriter;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import picocli.CommandLine;
 
 /** The entry point of {@code attn4j.jar}: {@code java -jar attn4j.jar <command> [options]}. */
 public final class Main {
+    /**
+     * attn4j's loggers, held so the level set in {@link #main} is not lost to garbage collection. The commands
+     * print the backend choice themselves, so its INFO log line would only repeat it.
+     */
+    private static final Logger ATTN4J_LOG = Logger.getLogger("org.attn4j");
 
     private Main() {
     }
@@ -16,6 +23,10 @@ public final class Main {
      */
     public static void main(String[] args) {
         Heatmap.useHeadlessGraphics();
+        if (System.getProperty("java.util.logging.config.file") == null
+                && System.getProperty("java.util.logging.config.class") == null) {
+            ATTN4J_LOG.setLevel(Level.WARNING);
+        }
         PrintWriter out = new PrintWriter(System.out, true);
         PrintWriter err = new PrintWriter(System.err, true);
         System.exit(commandLine(out, err).execute(args));
