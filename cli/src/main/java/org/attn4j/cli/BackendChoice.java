@@ -1,10 +1,12 @@
 package org.attn4j.cli;
 
 import java.util.List;
+import java.util.Locale;
+import java.util.ServiceLoader;
 import org.attn4j.api.Backend;
 import org.attn4j.api.BackendSelection;
 import org.attn4j.api.Backends;
-import org.attn4j.api.ProviderReport;
+import org.attn4j.api.spi.BackendProvider;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
@@ -33,16 +35,26 @@ record BackendChoice(Backend backend, String reason) {
             BackendSelection s = Backends.select();
             return new BackendChoice(s.backend(), s.reason());
         }
-        try {
-            return new BackendChoice(Backends.load(requested), BY_OPTION);
-        } catch (IllegalStateException e) {
-            List<String> known = Backends.describe().stream().map(ProviderReport::name).toList();
-            if (known.stream().noneMatch(requested::equalsIgnoreCase)) {
-                throw new ParameterException(spec.commandLine(), "unknown backend '" + requested
-                        + "'; known backends: " + (known.isEmpty() ? "none (no backend jar is on the class path)"
-                        : String.join(", ", known)), e);
-            }
-            throw e;
+        if (!known().contains(requested.toLowerCase(Locale.ROOT))) {
+            throw unknown(requested, spec);
         }
+        return new BackendChoice(Backends.load(requested), BY_OPTION);
+    }
+
+    /** @return the names of the providers on the class path, lower-cased, sorted; no backend is created */
+    static List<String> known() {
+        return ServiceLoader.load(BackendProvider.class).stream().map(p -> p.get().name().toLowerCase(Locale.ROOT))
+                .sorted().toList();
+    }
+
+    /**
+     * @param requested a name no provider has
+     * @param spec the command
+     * @return the usage error listing the names there are
+     */
+    static ParameterException unknown(String requested, CommandSpec spec) {
+        List<String> known = known();
+        return new ParameterException(spec.commandLine(), "unknown backend '" + requested + "'; known backends: "
+                + (known.isEmpty() ? "none (no backend jar is on the class path)" : String.join(", ", known)));
     }
 }

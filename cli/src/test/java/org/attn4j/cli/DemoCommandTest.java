@@ -42,8 +42,9 @@ class DemoCommandTest {
             assertTrue(lines.stream().anyMatch(l -> l.startsWith(step)), "no line starts with '" + step + "'\n"
                     + r.transcript());
         }
-        assertTrue(lines.contains("   x       [6, 16]  one row per word"), r.transcript());
-        assertTrue(lines.contains("   weights  [4, 6, 6]  [H, L, L], one matrix per head"), r.transcript());
+        assertTrue(lines.stream().anyMatch(l -> l.matches(" {3}x +\\[6, 16] +one row per word")), r.transcript());
+        assertTrue(lines.stream().anyMatch(l -> l.matches(" {3}weights +\\[4, 6, 6] +\\[H, L, L], one matrix per "
+                + "head")), r.transcript());
         String header = "             Life     is  short    eat  dessert  first";
         assertEquals(3 + 4 + 4, lines.stream().filter(header::equals).count(), "weight-table headers\n"
                 + r.transcript());
