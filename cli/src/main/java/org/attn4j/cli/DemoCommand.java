@@ -2,7 +2,6 @@ package org.attn4j.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -65,8 +64,33 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        List<String> words = Walkthrough.words(text);
-        if (words.isEmpty()) {
+        validate();
+        Path dir = outputDirectory();
+        BackendChoice choice = BackendChoice.resolve(backend, spec);
+        PrintWriter o = spec.commandLine().getOut();
+        printHeader(o, choice);
+        List<Walkthrough.Step> steps = Walkthrough.run(choice.backend(), text, dim, heads, seed);
+        for (int i = 0; i < steps.size(); i++) {
+            printStep(o, i + 1, steps.get(i));
+        }
+
+        List<Heatmap.Row> rows = heatmapRows(steps);
+        String title = "attn4j attention weights of \"" + text.strip() + "\" on " + choice.backend().name();
+        Path file = dir.resolve(HEATMAP);
+        Heatmap.Layout layout = Heatmap.write(title, rows, file);
+        Path sidecar = dir.resolve(SIDECAR);
+        Files.writeString(sidecar, Heatmap.json(title, rows, layout));
+        o.println();
+        o.println("heatmap: " + file + " (" + layout.width() + "x" + layout.height() + " px, "
+                + layout.grids().size() + " panels: " + layout.grids().stream().map(Heatmap.Box::label)
+                .collect(Collectors.joining(", ")) + ")");
+        o.println("weights: " + sidecar + " (the same numbers and the panels' positions, as JSON)");
+        o.flush();
+        return 0;
+    }
+
+    private void validate() {
+        if (Walkthrough.words(text).isEmpty()) {
             throw bad("--text is empty: give a sentence with at least one word");
         }
         if (dim < 1) {
@@ -81,10 +105,9 @@ final class DemoCommand implements Callable<Integer> {
                     + IntStream.rangeClosed(1, dim).filter(h -> dim % h == 0).mapToObj(Integer::toString)
                     .collect(Collectors.joining(", ")));
         }
-        Path dir = outputDirectory();
-        BackendChoice choice = BackendChoice.resolve(backend, spec);
+    }
 
-        PrintWriter o = spec.commandLine().getOut();
+    private void printHeader(PrintWriter o, BackendChoice choice) {
         Capabilities c = choice.backend().capabilities();
         o.println("attn4j demo: \"" + text.strip() + "\"");
         o.println("backend: " + choice.backend().name() + " (" + choice.reason() + ")");
@@ -94,26 +117,26 @@ final class DemoCommand implements Callable<Integer> {
         o.println("model:   d_model " + dim + ", " + heads + " head" + (heads == 1 ? "" : "s") + " of "
                 + dim / heads + ", seed " + seed + ", F32, inference (no dropout)");
         o.flush();
+    }
 
-        List<Walkthrough.Step> steps = Walkthrough.run(choice.backend(), text, dim, heads, seed);
-        int n = 0;
-        for (Walkthrough.Step s : steps) {
+    private static void printStep(PrintWriter o, int number, Walkthrough.Step s) {
+        o.println();
+        o.println(number + ". " + s.title());
+        s.formula().forEach(f -> o.println("   " + f));
+        TextTable shapes = new TextTable(List.of("tensor", "shape", "what"), List.of(Align.LEFT, Align.LEFT,
+                Align.LEFT));
+        s.tensors().forEach(t -> shapes.row(List.of(t.name(), t.shape().toString(), t.what())));
+        shapes.lines("   ").forEach(o::println);
+        for (Heatmap.Panel p : s.weights()) {
             o.println();
-            o.println(++n + ". " + s.title());
-            s.formula().forEach(f -> o.println("   " + f));
-            TextTable shapes = new TextTable(List.of("tensor", "shape", "what"), List.of(Align.LEFT, Align.LEFT,
-                    Align.LEFT));
-            s.tensors().forEach(t -> shapes.row(List.of(t.name(), t.shape().toString(), t.what())));
-            shapes.lines("   ").forEach(o::println);
-            for (Heatmap.Panel p : s.weights()) {
-                o.println();
-                o.println("   " + p.title() + " (row: query word attends to column: key word; rows sum to 1)");
-                weightTable(p).lines("   ").forEach(o::println);
-            }
-            o.flush();
+            o.println("   " + p.title() + " (row: query word attends to column: key word; rows sum to 1)");
+            weightTable(p).lines("   ").forEach(o::println);
         }
+        o.flush();
+    }
 
-        Path file = dir.resolve(HEATMAP);
+    /** One heatmap row per band; consecutive steps of the same band share it. */
+    private static List<Heatmap.Row> heatmapRows(List<Walkthrough.Step> steps) {
         List<Heatmap.Row> rows = new ArrayList<>();
         for (Walkthrough.Step s : steps) {
             if (s.heatmapBand() == null) {
@@ -128,17 +151,7 @@ final class DemoCommand implements Callable<Integer> {
                 rows.add(new Heatmap.Row(s.heatmapBand(), s.weights()));
             }
         }
-        String title = "attn4j attention weights of \"" + text.strip() + "\" on " + choice.backend().name();
-        Heatmap.Layout layout = Heatmap.write(title, rows, file);
-        Path sidecar = dir.resolve(SIDECAR);
-        Files.writeString(sidecar, Heatmap.json(title, rows, layout));
-        o.println();
-        o.println("heatmap: " + file + " (" + layout.width() + "x" + layout.height() + " px, "
-                + layout.grids().size() + " panels: " + layout.grids().stream().map(Heatmap.Box::label)
-                .collect(Collectors.joining(", ")) + ")");
-        o.println("weights: " + sidecar + " (the same numbers and the panels' positions, as JSON)");
-        o.flush();
-        return 0;
+        return rows;
     }
 
     private static TextTable weightTable(Heatmap.Panel p) {
@@ -167,17 +180,7 @@ final class DemoCommand implements Callable<Integer> {
         if (Files.exists(out) && !Files.isDirectory(out)) {
             throw bad("--out " + out + " is a file, not a directory");
         }
-        try {
-            Files.createDirectories(out);
-        } catch (FileSystemException e) {
-            throw bad("--out " + out + " cannot be created: " + (e.getReason() != null ? e.getReason()
-                    : e.getClass().getSimpleName()) + " (" + e.getFile() + ")");
-        } catch (IOException e) {
-            throw bad("--out " + out + " cannot be created: " + e.getMessage());
-        }
-        if (!Files.isWritable(out)) {
-            throw bad("--out " + out + " is not writable");
-        }
+        Directories.requireWritable(out, "--out " + out, spec);
         return out;
     }
 

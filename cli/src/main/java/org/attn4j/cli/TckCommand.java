@@ -2,7 +2,6 @@ package org.attn4j.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -88,18 +87,7 @@ final class TckCommand implements Callable<Integer> {
         if (Files.isDirectory(json)) {
             throw bad("--json " + json + " is a directory; name a file");
         }
-        Path parent = json.toAbsolutePath().getParent();
-        try {
-            Files.createDirectories(parent);
-        } catch (FileSystemException e) {
-            throw bad("--json " + json + ": its directory cannot be created: " + (e.getReason() != null
-                    ? e.getReason() : e.getClass().getSimpleName()) + " (" + e.getFile() + ")");
-        } catch (IOException e) {
-            throw bad("--json " + json + ": its directory cannot be created: " + e.getMessage());
-        }
-        if (!Files.isWritable(parent)) {
-            throw bad("--json " + json + ": its directory is not writable");
-        }
+        Directories.requireWritable(json.toAbsolutePath().getParent(), "--json " + json + ": its directory", spec);
     }
 
     private ParameterException bad(String message) {
