@@ -1,0 +1,49 @@
+package org.attn4j.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code attn4j}: the parent of every subcommand; run without one, it is a usage error. */
+@Command(name = "attn4j", mixinStandardHelpOptions = true, versionProvider = Attn4jCommand.Version.class,
+        description = "Transformer attention for the JVM with pluggable backends.",
+        subcommands = {DemoCommand.class, BackendsCommand.class, TckCommand.class},
+        footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input.",
+                "Choose a backend with --backend, -Dattn4j.backend=NAME or ATTN4J_BACKEND=NAME."})
+final class Attn4jCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        throw new ParameterException(spec.commandLine(), "a command is required: "
+                + String.join(", ", spec.subcommands().keySet()));
+    }
+
+    /** Reads the version Maven wrote into {@code version.properties}. */
+    static final class Version implements IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            Properties p = new Properties();
+            try (InputStream in = Attn4jCommand.class.getResourceAsStream("version.properties")) {
+                if (in == null) {
+                    throw new IllegalStateException("attn4j --version: the resource org/attn4j/cli/"
+                            + "version.properties is missing from the class path; rebuild the cli module");
+                }
+                p.load(in);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return new String[] {"attn4j " + p.getProperty("version"),
+                    "Java " + Runtime.version() + " (" + System.getProperty("java.vm.name") + ")"};
+        }
+    }
+}

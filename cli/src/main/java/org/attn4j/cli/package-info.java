@@ -1,0 +1,20 @@
+/**
+ * The {@code attn4j} command line, packaged as one runnable jar with every in-tree backend inside.
+ *
+ * <ul>
+ *   <li>{@code attn4j demo}: walks a sentence through embedding, simplified, scaled, causal and multi-head
+ *   self-attention and a transformer block, prints the shapes and the attention weights as word-labelled tables,
+ *   and writes a heatmap PNG of the weights ({@link org.attn4j.cli.Heatmap}).</li>
+ *   <li>{@code attn4j backends}: every backend provider found, whether it is usable and why, its capabilities and
+ *   priority.</li>
+ *   <li>{@code attn4j tck}: runs the technology compatibility kit and prints its conformance table.</li>
+ * </ul>
+ *
+ * <p>Exit codes: 0 success, 1 failure (a backend that cannot run, a failing kit, an I/O error), 2 bad input (an
+ * unknown option or backend, empty text, more heads than the model dimension allows, an unwritable directory).
+ * Every error is reported on one line of standard error, prefixed with the command's name; an unexpected
+ * exception also prints its stack trace.
+ *
+ * <p>{@link org.attn4j.cli.Main} is the only public class.
+ */
+package org.attn4j.cli;

@@ -1,0 +1,111 @@
+package org.attn4j.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
+import java.util.zip.ZipEntry;
+import javax.imageio.ImageIO;
+import org.attn4j.api.spi.BackendProvider;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Runs the packaged {@code attn4j.jar} in a fresh JVM, as the README tells a user to. */
+class ShadedJarIT {
+    private static Path jar;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void findJar() {
+        String property = System.getProperty("attn4j.jar");
+        assertNotNull(property, "the build passes the jar's path in the system property attn4j.jar");
+        jar = Path.of(property);
+        assertTrue(Files.isRegularFile(jar), jar + " is missing; run mvn package");
+    }
+
+    /** A process's exit code and output. */
+    private record Run(int exitCode, String out, String err) {
+        String transcript() {
+            return "exit " + exitCode + "\n--- out ---\n" + out + "--- err ---\n" + err;
+        }
+    }
+
+    private Run java(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-jar", jar.toString()));
+        command.addAll(List.of(args));
+        Path out = dir.resolve("stdout.txt");
+        Path err = dir.resolve("stderr.txt");
+        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectOutput(out.toFile())
+                .redirectError(err.toFile()).start();
+        assertTrue(p.waitFor(5, TimeUnit.MINUTES), "java -jar attn4j.jar " + String.join(" ", args)
+                + " did not finish in 5 minutes");
+        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
+    @Test
+    void theMergedServicesFileNamesEveryBackendProviderOfTheBuild() throws IOException {
+        Set<String> expected = new TreeSet<>();
+        ServiceLoader.load(BackendProvider.class).stream().map(ServiceLoader.Provider::type)
+                .filter(t -> t != UnpluggedProvider.class).forEach(t -> expected.add(t.getName()));
+        Set<String> inJar = new TreeSet<>();
+        try (JarFile j = new JarFile(jar.toFile())) {
+            ZipEntry e = j.getEntry("META-INF/services/" + BackendProvider.class.getName());
+            assertNotNull(e, jar + " has no services file for " + BackendProvider.class.getName());
+            try (InputStream in = j.getInputStream(e)) {
+                new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().map(String::strip)
+                        .filter(l -> !l.isEmpty() && !l.startsWith("#")).forEach(inJar::add);
+            }
+            assertEquals("org.attn4j.cli.Main", j.getManifest().getMainAttributes().getValue("Main-Class"));
+        }
+        assertTrue(!expected.isEmpty(), "no backend on the test class path");
+        assertEquals(expected, inJar);
+    }
+
+    @Test
+    void backendsListsEveryProviderFromTheJar() throws Exception {
+        Run r = java("backends");
+        assertEquals(0, r.exitCode(), r.transcript());
+        for (BackendProvider p : ServiceLoader.load(BackendProvider.class)) {
+            if (!(p instanceof UnpluggedProvider)) {
+                assertTrue(r.out().contains("\n  " + p.name() + " (priority " + p.priority() + "): "),
+                        "no availability line for " + p.name() + "\n" + r.transcript());
+            }
+        }
+    }
+
+    @Test
+    void theReadmeDemoRunsOnTheDefaultBackendAndLeavesTheHeatmap() throws Exception {
+        Run r = java("demo");
+        assertEquals(0, r.exitCode(), r.transcript());
+        assertTrue(r.out().contains("\n6. Transformer block"), r.transcript());
+        Path png = dir.resolve("attn4j-demo").resolve(DemoCommand.HEATMAP);
+        BufferedImage image = ImageIO.read(png.toFile());
+        assertNotNull(image, "cannot decode " + png + "\n" + r.transcript());
+        assertTrue(r.out().contains("heatmap: attn4j-demo/" + DemoCommand.HEATMAP + " (" + image.getWidth() + "x"
+                + image.getHeight() + " px, 11 panels: "), r.transcript());
+    }
+
+    @Test
+    void badInputExitsTwoWithOneLine() throws Exception {
+        Run r = java("demo", "--text", "");
+        assertEquals(2, r.exitCode(), r.transcript());
+        assertEquals(1, r.err().lines().count(), r.transcript());
+    }
+}

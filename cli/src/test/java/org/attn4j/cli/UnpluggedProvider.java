@@ -1,0 +1,43 @@
+package org.attn4j.cli;
+
+import java.util.Set;
+import org.attn4j.api.Backend;
+import org.attn4j.api.DType;
+import org.attn4j.api.spi.Availability;
+import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.spi.Capabilities;
+
+/**
+ * A provider that is never usable, registered for the tests only, so that every machine shows an unavailable
+ * backend with its reason (the CUDA backend is available on some machines). Its priority is the highest, to show
+ * that selection skips unavailable providers.
+ */
+public final class UnpluggedProvider implements BackendProvider {
+    static final String NAME = "unplugged";
+    static final String REASON = "a test double that is never usable; plug nothing in to fix it";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int priority() {
+        return 1000;
+    }
+
+    @Override
+    public Availability availability() {
+        return Availability.unavailable(REASON);
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return new Capabilities("none", Set.of(DType.F32), false, false, false, 1);
+    }
+
+    @Override
+    public Backend create() {
+        throw new IllegalStateException("unplugged: create() called although availability() said unavailable");
+    }
+}
