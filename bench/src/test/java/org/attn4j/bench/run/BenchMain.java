@@ -1,0 +1,219 @@
+package org.attn4j.bench.run;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.attn4j.api.Backends;
+import org.attn4j.api.ProviderReport;
+import org.attn4j.bench.BenchReport;
+import org.attn4j.bench.Environment;
+import org.attn4j.bench.Measurement;
+import org.attn4j.bench.ReportWriter;
+import org.attn4j.bench.Suite;
+import org.attn4j.bench.Timing;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.util.Statistics;
+
+/**
+ * Runs every benchmark of a {@link Plan}, one JMH fork per job, and writes {@code bench.json} and {@code bench.md}.
+ *
+ * <p>System properties: {@code bench.quick} ({@code true} for the smoke-test plan, written to {@code
+ * target/bench-quick}), {@code bench.include} (a comma-separated list of {@link Suite} names, all if blank),
+ * {@code bench.module} (the module directory; full runs write to its {@code results}), {@code bench.command}
+ * (the command recorded in the report).
+ */
+public final class BenchMain {
+    /** The JVM option that makes JavaCPP load Debian's OpenBLAS ({@code libopenblas0-pthread}) for ND4J. */
+    static final String SYSTEM_OPENBLAS_OPTION = "-Dorg.bytedeco.openblas.load=openblas";
+    static final Path SYSTEM_OPENBLAS = Path.of("/usr/lib/x86_64-linux-gnu/libopenblas.so.0");
+
+    private BenchMain() {
+    }
+
+    /**
+     * @param args none
+     * @throws IOException if the report cannot be written
+     */
+    public static void main(String[] args) throws IOException {
+        boolean quick = Boolean.parseBoolean(System.getProperty("bench.quick", "false"));
+        Set<Suite> suites = suites(System.getProperty("bench.include", ""));
+        Path module = Path.of(System.getProperty("bench.module", "bench"));
+        Path out = quick ? module.resolve("target/bench-quick") : module.resolve("results");
+        String command = System.getProperty("bench.command", "BenchMain") + (quick ? " -Dbench.quick" : "");
+
+        String started = now();
+        String loadBefore = loadAverage();
+        List<String> notes = new ArrayList<>();
+        List<String> backends = new ArrayList<>();
+        for (ProviderReport p : Backends.describe()) {
+            boolean cpu = "cpu".equals(p.capabilities().device());
+            if (cpu && p.availability().available()) {
+                backends.add(p.name());
+            } else {
+                notes.add("Backend " + p.name() + " not measured: " + (cpu ? p.availability().reason()
+                        : "its device is " + p.capabilities().device() + ", not the CPU"));
+            }
+        }
+        notes.add("CPU backends measured: " + (backends.isEmpty() ? "none found on the class path" : backends)
+                + "; each implementation uses all " + BenchData.threads() + " processors (ONNX Runtime: "
+                + BenchData.threads() + " intra-op threads; EJML MT: EjmlConcurrency.setMaxThreads("
+                + BenchData.threads() + "); ND4J and OpenBLAS: their defaults, one thread per core).");
+        String systemBlas = Files.exists(SYSTEM_OPENBLAS) ? SYSTEM_OPENBLAS_OPTION : null;
+        notes.add(systemBlas != null ? "'nd4j + system OpenBLAS' runs ND4J with " + SYSTEM_OPENBLAS_OPTION
+                + " (" + SYSTEM_OPENBLAS + ", Debian's libopenblas0-pthread); plain 'nd4j' uses the BLAS the"
+                + " ND4J backend loads by default." : "No system OpenBLAS at " + SYSTEM_OPENBLAS
+                + "; install Debian's libopenblas0-pthread to measure ND4J on it.");
+
+        Plan plan = quick ? Plan.quick() : Plan.full();
+        List<Job> jobs = plan.jobs(backends, suites, systemBlas);
+        List<Measurement> measurements = new ArrayList<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            Job job = jobs.get(i);
+            System.out.printf(Locale.ROOT, "%n[%d/%d] %s: %s on %s%n", i + 1, jobs.size(), job.suite().title(),
+                    job.implementation(), job.workload().label());
+            Measurement m = run(job, quick);
+            measurements.add(m);
+            System.out.println(m.ok() ? String.format(Locale.ROOT, "  median %.6g s, %.4g GFLOP/s",
+                    m.timing().medianSeconds(), m.gflops()) : "  FAILED: " + m.failure());
+            BenchReport partial = report(started, command, quick, loadBefore, notes, measurements);
+            ReportWriter.write(partial, out);
+        }
+        BenchReport report = report(started, command, quick, loadBefore, notes, measurements);
+        ReportWriter.write(report, out);
+        System.out.println("\nWrote " + out.resolve("bench.json") + " and " + out.resolve("bench.md"));
+    }
+
+    private static BenchReport report(String started, String command, boolean quick, String loadBefore,
+                                      List<String> notes, List<Measurement> measurements) {
+        Environment env = new Environment(started, now(), command, BenchData.threads(), quick,
+                System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")",
+                System.getProperty("os.name") + " " + System.getProperty("os.arch"), cpuModel(),
+                Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), jmhSettings(quick), notes);
+        return new BenchReport(env, measurements, Plan.OWN_GEMM);
+    }
+
+    static Measurement run(Job job, boolean quick) {
+        ChainedOptionsBuilder options = new OptionsBuilder()
+                .include("^" + Pattern.quote(job.benchmark().getName() + ".") + "\\w+$")
+                .forks(1)
+                .shouldFailOnError(true)
+                .timeUnit(TimeUnit.NANOSECONDS)
+                .jvmArgs(job.jvmArgs().toArray(String[]::new));
+        job.params().forEach(options::param);
+        if (job.singleShot()) {
+            options.mode(org.openjdk.jmh.annotations.Mode.SingleShotTime)
+                    .warmupIterations(0).measurementIterations(1);
+        } else {
+            Iterations it = Iterations.of(quick, job.workload().flops());
+            options.mode(org.openjdk.jmh.annotations.Mode.SampleTime)
+                    .warmupIterations(it.warmups()).warmupTime(it.time())
+                    .measurementIterations(it.measurements()).measurementTime(it.time());
+        }
+        try {
+            Collection<RunResult> results = new Runner(options.build()).run();
+            if (results.isEmpty()) {
+                return Measurement.failed(job.suite(), job.implementation(), job.workload(),
+                        "JMH returned no result; see its log above");
+            }
+            Statistics s = results.iterator().next().getPrimaryResult().getStatistics();
+            return Measurement.of(job.suite(), job.implementation(), job.workload(), new Timing(s.getN(),
+                    s.getPercentile(50) * 1e-9, s.getMin() * 1e-9, s.getMax() * 1e-9));
+        } catch (RunnerException e) {
+            return Measurement.failed(job.suite(), job.implementation(), job.workload(), rootCause(e));
+        }
+    }
+
+    /** Warm-up and measurement iterations: fewer for calls of more than 20 GFLOP, which take seconds each. */
+    record Iterations(int warmups, int measurements, TimeValue time) {
+        static Iterations of(boolean quick, double flops) {
+            if (quick) {
+                return new Iterations(1, 2, TimeValue.milliseconds(200));
+            }
+            return flops > 2e10 ? new Iterations(1, 3, TimeValue.seconds(1))
+                    : new Iterations(2, 5, TimeValue.seconds(1));
+        }
+
+        String describe() {
+            return warmups + " warm-up and " + measurements + " measured iterations of at least " + time;
+        }
+    }
+
+    private static String jmhSettings(boolean quick) {
+        return "1 fork per benchmark and shape (JVM " + String.join(" ", Plan.JVM) + "), mode SampleTime; "
+                + (quick ? Iterations.of(true, 0).describe() : Iterations.of(false, 0).describe()
+                + " (calls above 20 GFLOP: " + Iterations.of(false, 3e10).describe() + ")")
+                + "; the long-sequence check: one cold call (SingleShotTime) in a JVM with "
+                + String.join(" ", Plan.JVM_LONG);
+    }
+
+    private static String rootCause(Throwable t) {
+        Throwable deepest = t;
+        for (Throwable c = t; c != null; c = c.getCause() != null ? c.getCause()
+                : c.getSuppressed().length > 0 ? c.getSuppressed()[0] : null) {
+            deepest = c;
+        }
+        return deepest.toString();
+    }
+
+    private static Set<Suite> suites(String include) {
+        if (include.isBlank()) {
+            return EnumSet.allOf(Suite.class);
+        }
+        Map<String, Suite> byName = Arrays.stream(Suite.values())
+                .collect(Collectors.toMap(s -> s.name().toLowerCase(Locale.ROOT), s -> s));
+        EnumSet<Suite> chosen = EnumSet.noneOf(Suite.class);
+        for (String name : include.split(",")) {
+            Suite s = byName.get(name.trim().toLowerCase(Locale.ROOT));
+            if (s == null) {
+                throw new IllegalArgumentException("bench.include: unknown suite '" + name.trim() + "'; expected "
+                        + "a comma-separated list of " + byName.keySet());
+            }
+            chosen.add(s);
+        }
+        return chosen;
+    }
+
+    private static String now() {
+        return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    }
+
+    private static String loadAverage() {
+        return firstLine(Path.of("/proc/loadavg")).map(l -> String.join(" ",
+                Arrays.asList(l.split(" ")).subList(0, 3))).orElse("unknown");
+    }
+
+    private static String cpuModel() {
+        try (var lines = Files.lines(Path.of("/proc/cpuinfo"))) {
+            return lines.filter(l -> l.startsWith("model name")).map(l -> l.substring(l.indexOf(':') + 1).trim())
+                    .findFirst().orElse(System.getProperty("os.arch"));
+        } catch (IOException e) {
+            return System.getProperty("os.arch");
+        }
+    }
+
+    private static java.util.Optional<String> firstLine(Path file) {
+        try (var lines = Files.lines(file)) {
+            return lines.findFirst();
+        } catch (IOException e) {
+            return java.util.Optional.empty();
+        }
+    }
+}
