@@ -1,0 +1,46 @@
+package org.attn4j.backend.ejml;
+
+import org.attn4j.api.Backend;
+import org.attn4j.api.Scope;
+import org.attn4j.api.spi.Capabilities;
+
+/** The heap backend: thread-safe and stateless apart from its worker pool; every scope is thread-confined. */
+final class EjmlBackend implements Backend {
+
+    /** Whether {@link HeapOps#attention} runs the fused kernel. */
+    static final boolean FUSED_ATTENTION = false;
+
+    private final String name;
+    private final Capabilities capabilities;
+    private final Parallel parallel;
+
+    EjmlBackend(String name, Capabilities capabilities) {
+        this.name = name;
+        this.capabilities = capabilities;
+        this.parallel = new Parallel(capabilities.maxThreads());
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public Scope newScope() {
+        return new HeapScope(this);
+    }
+
+    Parallel parallel() {
+        return parallel;
+    }
+
+    @Override
+    public String toString() {
+        return "EjmlBackend[" + capabilities.maxThreads() + " threads]";
+    }
+}

@@ -1,0 +1,58 @@
+package org.attn4j.backend.ejml;
+
+import java.util.Set;
+import org.attn4j.api.Backend;
+import org.attn4j.api.DType;
+import org.attn4j.api.spi.Availability;
+import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.spi.Capabilities;
+
+/**
+ * The pure-Java backend: tensors on the Java heap ({@code float[]} / {@code double[]}), matrix products by EJML,
+ * and a fused, tiled attention kernel. It needs no native code, so it is always available; with priority 100 it
+ * is the default unless a faster available backend ranks higher. Select it explicitly with
+ * {@code -Dattn4j.backend=ejml}.
+ */
+public final class EjmlBackendProvider implements BackendProvider {
+
+    /** The name users select this backend by. */
+    public static final String NAME = "ejml";
+
+    /** The rank among available providers. */
+    public static final int PRIORITY = 100;
+
+    /** Creates the provider; cheap, starts no threads. */
+    public EjmlBackendProvider() {
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int priority() {
+        return PRIORITY;
+    }
+
+    /** @return always available: pure Java on EJML, with the number of threads an op may use */
+    @Override
+    public Availability availability() {
+        return Availability.available("pure Java on EJML, " + threads() + " threads");
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return new Capabilities("cpu", Set.of(DType.F32, DType.F64), EjmlBackend.FUSED_ATTENTION, true, true,
+                threads());
+    }
+
+    @Override
+    public Backend create() {
+        return new EjmlBackend(NAME, capabilities());
+    }
+
+    private static int threads() {
+        return Runtime.getRuntime().availableProcessors();
+    }
+}

@@ -1,0 +1,156 @@
+package org.attn4j.backend.ejml;
+
+import org.attn4j.api.Shape;
+import org.ejml.data.DMatrixRMaj;
+import org.ejml.data.FMatrixRMaj;
+import org.ejml.dense.row.CommonOps_DDRM;
+import org.ejml.dense.row.CommonOps_FDRM;
+import org.ejml.dense.row.CommonOps_MT_DDRM;
+import org.ejml.dense.row.CommonOps_MT_FDRM;
+
+/**
+ * Matrix products on EJML. A batched product runs one EJML product per batch element, the batch elements spread
+ * over the backend's pool; a single large product uses EJML's own multi-threaded kernels.
+ */
+final class MatMul {
+
+    /** Multiply-adds from which a single product is worth EJML's multi-threaded kernel. */
+    private static final long CONCURRENT_WORK = 1L << 18;
+
+    private MatMul() {
+    }
+
+    /**
+     * {@code out[b] = op(a[b])·op(b[b])} for every index {@code b} of the broadcast batch dims.
+     *
+     * @param a {@code [..., m, k]} or, transposed, {@code [..., k, m]}; not modified
+     * @param b {@code [..., k, n]} or, transposed, {@code [..., n, k]}; not modified
+     * @param transposeA use {@code aᵀ}
+     * @param transposeB use {@code bᵀ}
+     * @param out the result shape {@code [..., m, n]} from {@code ShapeChecks.matmul}
+     * @param parallel the pool
+     * @return a new array of {@code out.size()} elements
+     */
+    static Object batched(HeapTensor a, HeapTensor b, boolean transposeA, boolean transposeB, Shape out,
+                          Parallel parallel) {
+        int rank = out.rank();
+        int m = out.dim(-2);
+        int n = out.dim(-1);
+        int k = transposeA ? a.shape().dim(-2) : a.shape().dim(-1);
+        Shape batch = out.slice(0, rank - 2);
+        int count = (int) batch.size();
+        Object result = HeapScope.allocate(a.dtype(), out.size());
+        long work = (long) m * n * k;
+        if (count == 1) {
+            gemm(parallel.threads() > 1 && work >= CONCURRENT_WORK, transposeA, transposeB, m, n, k, a.data(),
+                    b.data(), result);
+            return result;
+        }
+        int[] offA = batchOffsets(a.shape(), batch, m * k);
+        int[] offB = batchOffsets(b.shape(), batch, k * n);
+        parallel.forRange(count, work, (from, to) -> {
+            Object ta = HeapScope.allocate(a.dtype(), (long) m * k);
+            Object tb = HeapScope.allocate(a.dtype(), (long) k * n);
+            Object tc = HeapScope.allocate(a.dtype(), (long) m * n);
+            for (int i = from; i < to; i++) {
+                System.arraycopy(a.data(), offA[i], ta, 0, m * k);
+                System.arraycopy(b.data(), offB[i], tb, 0, k * n);
+                gemm(false, transposeA, transposeB, m, n, k, ta, tb, tc);
+                System.arraycopy(tc, 0, result, i * m * n, m * n);
+            }
+        });
+        return result;
+    }
+
+    private static int[] batchOffsets(Shape x, Shape batch, int matrixSize) {
+        int[] strides = Strides.broadcast(x.slice(0, x.rank() - 2), batch);
+        for (int i = 0; i < strides.length; i++) {
+            strides[i] *= matrixSize;
+        }
+        return Strides.offsets(batch, strides);
+    }
+
+    /**
+     * {@code c = op(a)·op(b)} on arrays holding exactly one matrix each.
+     *
+     * @param concurrent use EJML's multi-threaded kernel
+     * @param transposeA whether {@code a} is stored {@code [k, m]}
+     * @param transposeB whether {@code b} is stored {@code [n, k]}
+     * @param m rows of the result
+     * @param n columns of the result
+     * @param k the inner dimension
+     * @param a {@code float[]} or {@code double[]}, not modified
+     * @param b same type as {@code a}, not modified
+     * @param c same type, {@code m·n} elements; modified (overwritten)
+     */
+    static void gemm(boolean concurrent, boolean transposeA, boolean transposeB, int m, int n, int k, Object a,
+                     Object b, Object c) {
+        if (a instanceof float[] fa) {
+            FMatrixRMaj x = transposeA ? FMatrixRMaj.wrap(k, m, fa) : FMatrixRMaj.wrap(m, k, fa);
+            FMatrixRMaj y = transposeB ? FMatrixRMaj.wrap(n, k, (float[]) b) : FMatrixRMaj.wrap(k, n, (float[]) b);
+            FMatrixRMaj z = FMatrixRMaj.wrap(m, n, (float[]) c);
+            if (concurrent) {
+                gemmConcurrentF32(transposeA, transposeB, x, y, z);
+            } else {
+                gemmF32(transposeA, transposeB, x, y, z);
+            }
+        } else {
+            DMatrixRMaj x = transposeA ? DMatrixRMaj.wrap(k, m, (double[]) a) : DMatrixRMaj.wrap(m, k, (double[]) a);
+            DMatrixRMaj y = transposeB ? DMatrixRMaj.wrap(n, k, (double[]) b) : DMatrixRMaj.wrap(k, n, (double[]) b);
+            DMatrixRMaj z = DMatrixRMaj.wrap(m, n, (double[]) c);
+            if (concurrent) {
+                gemmConcurrentF64(transposeA, transposeB, x, y, z);
+            } else {
+                gemmF64(transposeA, transposeB, x, y, z);
+            }
+        }
+    }
+
+    private static void gemmF32(boolean ta, boolean tb, FMatrixRMaj x, FMatrixRMaj y, FMatrixRMaj z) {
+        if (ta && tb) {
+            CommonOps_FDRM.multTransAB(x, y, z);
+        } else if (ta) {
+            CommonOps_FDRM.multTransA(x, y, z);
+        } else if (tb) {
+            CommonOps_FDRM.multTransB(x, y, z);
+        } else {
+            CommonOps_FDRM.mult(x, y, z);
+        }
+    }
+
+    private static void gemmConcurrentF32(boolean ta, boolean tb, FMatrixRMaj x, FMatrixRMaj y, FMatrixRMaj z) {
+        if (ta && tb) {
+            CommonOps_MT_FDRM.multTransAB(x, y, z);
+        } else if (ta) {
+            CommonOps_MT_FDRM.multTransA(x, y, z);
+        } else if (tb) {
+            CommonOps_MT_FDRM.multTransB(x, y, z);
+        } else {
+            CommonOps_MT_FDRM.mult(x, y, z);
+        }
+    }
+
+    private static void gemmF64(boolean ta, boolean tb, DMatrixRMaj x, DMatrixRMaj y, DMatrixRMaj z) {
+        if (ta && tb) {
+            CommonOps_DDRM.multTransAB(x, y, z);
+        } else if (ta) {
+            CommonOps_DDRM.multTransA(x, y, z);
+        } else if (tb) {
+            CommonOps_DDRM.multTransB(x, y, z);
+        } else {
+            CommonOps_DDRM.mult(x, y, z);
+        }
+    }
+
+    private static void gemmConcurrentF64(boolean ta, boolean tb, DMatrixRMaj x, DMatrixRMaj y, DMatrixRMaj z) {
+        if (ta && tb) {
+            CommonOps_MT_DDRM.multTransAB(x, y, z);
+        } else if (ta) {
+            CommonOps_MT_DDRM.multTransA(x, y, z);
+        } else if (tb) {
+            CommonOps_MT_DDRM.multTransB(x, y, z);
+        } else {
+            CommonOps_MT_DDRM.mult(x, y, z);
+        }
+    }
+}
