@@ -1,0 +1,131 @@
+package org.attn4j.backend.nd4j;
+
+import org.attn4j.api.DType;
+import org.attn4j.api.Mask;
+import org.attn4j.api.Shape;
+import org.attn4j.api.spi.Dropout;
+import org.nd4j.linalg.api.blas.params.MMulTranspose;
+import org.nd4j.linalg.api.buffer.DataBuffer;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.api.ops.impl.reduce.Mmul;
+import org.nd4j.linalg.api.ops.impl.reduce.longer.MatchCondition;
+import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.indexing.BooleanIndexing;
+import org.nd4j.linalg.indexing.conditions.Conditions;
+import org.nd4j.linalg.ops.transforms.Transforms;
+
+/** The computations several ops share, on ND4J arrays, with attn4j's semantics where ND4J's differ. */
+final class Kernels {
+
+    private Kernels() {
+    }
+
+    /**
+     * {@code z = alpha · op(x)·op(y)} with libnd4j's batched matmul (OpenBLAS GEMM per batch item).
+     *
+     * @param x {@code [..., m, k]} ({@code [..., k, m]} if {@code transposeX}); not modified
+     * @param y {@code [..., k, n]} ({@code [..., n, k]} if {@code transposeY}), same batch dims; not modified
+     * @param z {@code [..., m, n]}; modified (overwritten)
+     * @param transposeX use {@code xᵀ}
+     * @param transposeY use {@code yᵀ}
+     * @param alpha the factor applied to the product
+     */
+    static void matmul(INDArray x, INDArray y, INDArray z, boolean transposeX, boolean transposeY, double alpha) {
+        MMulTranspose transpose = MMulTranspose.builder().transposeA(transposeX).transposeB(transposeY).build();
+        Nd4j.exec(new Mmul(x, y, z, alpha, 0.0, transpose));
+    }
+
+    /**
+     * The maximum along {@code axis}, NaN wherever the slice holds a NaN. libnd4j's max reduction skips NaN, so
+     * when {@code x} holds any, {@code sqrt(-n)} is added to each result, where {@code n} counts the slice's NaNs:
+     * {@code sqrt(-0) = -0} leaves the maximum unchanged, {@code sqrt(-n) = NaN} for {@code n ≥ 1}.
+     *
+     * @param x any shape, rank at least 1; not modified
+     * @param axis the reduced axis in {@code [0, rank)}
+     * @param keepDims keep the axis with size 1
+     * @param t receives the intermediates
+     * @return a new array with the maxima
+     */
+    static INDArray maxPropagatingNaN(INDArray x, int axis, boolean keepDims, Intermediates t) {
+        INDArray max = x.max(keepDims, axis);
+        if (Nd4j.getExecutioner().exec(new MatchCondition(x, Conditions.isNan())).getDouble(0) > 0) {
+            INDArray nanCount = t.add(t.add(t.add(x.isNaN()).castTo(x.dataType())).sum(keepDims, axis));
+            max.addi(Transforms.sqrt(nanCount.negi(), false));
+        }
+        return max;
+    }
+
+    /**
+     * Numerically stable softmax along {@code axis} with attn4j's answers at the edges:
+     * <pre>
+     *   m = max(x)  (-∞ replaced by 0, so an all -∞ slice gives e = 0 instead of NaN)
+     *   e = exp(x - m)
+     *   s = Σ e     (0 replaced by 1: it is 0 only for an all -∞ slice, else at least exp(0) = 1 or NaN)
+     *   z = e / s
+     * </pre>
+     * A NaN anywhere in a slice makes {@code s}, and so the whole slice, NaN.
+     *
+     * @param x any shape; not modified unless it is {@code z}
+     * @param z the same shape as {@code x}; modified (overwritten), may be {@code x}
+     * @param axis the axis in {@code [0, rank)}
+     * @param t receives the intermediates
+     */
+    static void softmax(INDArray x, INDArray z, int axis, Intermediates t) {
+        INDArray max = t.add(x.max(true, axis));
+        double lowestFinite = x.dataType() == DataType.DOUBLE ? -Double.MAX_VALUE : -Float.MAX_VALUE;
+        BooleanIndexing.replaceWhere(max, 0.0, Conditions.lessThan(lowestFinite));
+        Nd4jOps.Kind.SUB.exec(x, max, z);
+        Transforms.exp(z, false);
+        INDArray sum = t.add(z.sum(true, axis));
+        BooleanIndexing.replaceWhere(sum, 1.0, Conditions.lessThan(0.5));
+        Nd4jOps.Kind.DIV.exec(z, sum, z);
+    }
+
+    /**
+     * Inverted dropout with the {@link Dropout} hash of the flat row-major index: the mask of factors
+     * {@code 1/(1-p)} and 0 is built on the host and multiplied natively. A dropped NaN or ∞ times 0 would stay NaN,
+     * so when {@code z} holds any, the dropped elements are then set to 0 one by one.
+     *
+     * @param z a C-ordered array that owns its buffer; modified
+     * @param p the drop probability in {@code [0, 1]}
+     * @param seed the mask's seed
+     * @param t receives the intermediates
+     */
+    static void dropoutInPlace(INDArray z, double p, long seed, Intermediates t) {
+        if (p == 0.0) {
+            return;
+        }
+        double survivor = Dropout.survivorScale(p);
+        int n = Math.toIntExact(z.length());
+        double[] factors = new double[n];
+        for (int i = 0; i < n; i++) {
+            factors[i] = Dropout.keep(seed, i, p) ? survivor : 0.0;
+        }
+        boolean nonFinite = Nd4j.getExecutioner().exec(new MatchCondition(z, Conditions.isNan())).getDouble(0) > 0
+                || Nd4j.getExecutioner().exec(new MatchCondition(z, Conditions.isInfinite())).getDouble(0) > 0;
+        DType dtype = z.dataType() == DataType.DOUBLE ? DType.F64 : DType.F32;
+        z.reshape(n).muli(t.add(NdArrays.fromHost(factors, dtype, Shape.of(n))));
+        if (nonFinite) {
+            DataBuffer data = z.data();
+            for (int i = 0; i < n; i++) {
+                if (factors[i] == 0.0) {
+                    data.put(i, 0.0);
+                }
+            }
+        }
+    }
+
+    /**
+     * @param mask a boolean mask, {@code true} = may attend
+     * @param dtype the element type
+     * @return a new array of the mask's shape, 0 where allowed and -∞ where not
+     */
+    static INDArray additive(Mask mask, DType dtype) {
+        double[] values = new double[Math.toIntExact(mask.shape().size())];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = mask.allowed(i) ? 0.0 : Double.NEGATIVE_INFINITY;
+        }
+        return NdArrays.fromHost(values, dtype, mask.shape());
+    }
+}

@@ -1,0 +1,71 @@
+package org.attn4j.backend.nd4j;
+
+import java.util.Set;
+import org.attn4j.api.Backend;
+import org.attn4j.api.DType;
+import org.attn4j.api.spi.Availability;
+import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.spi.Capabilities;
+
+/**
+ * The ND4J backend's service entry, found through {@code META-INF/services}. Its priority, 200, is above the pure
+ * Java EJML backend's 100, so this backend is the default whenever its jar is on the class path and its native
+ * library loads; {@code -Dattn4j.backend=ejml} still selects EJML.
+ *
+ * <p>Constructing the provider touches no ND4J class. {@link #availability()} loads ND4J's native library once per
+ * class loader, checks that the CPU has the instructions the binary was built for, and reports any failure with the
+ * fix instead of throwing.
+ */
+public final class Nd4jBackendProvider implements BackendProvider {
+    /** The name users select this backend by. */
+    static final String NAME = "nd4j";
+    /** Above EJML (100), below CUDA (300). */
+    static final int PRIORITY = 200;
+
+    /** Cheap; loads nothing. */
+    public Nd4jBackendProvider() {
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int priority() {
+        return PRIORITY;
+    }
+
+    @Override
+    public Availability availability() {
+        return Probe.RESULT;
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return new Capabilities("cpu", Set.of(DType.F32, DType.F64), false, true, true,
+                Runtime.getRuntime().availableProcessors());
+    }
+
+    @Override
+    public Backend create() {
+        Availability availability = availability();
+        if (!availability.available()) {
+            throw new IllegalStateException("The nd4j backend is not usable: " + availability.reason());
+        }
+        return new Nd4jBackend(capabilities());
+    }
+
+    /** Runs the native check once, on first use, and keeps its answer. */
+    private static final class Probe {
+        static final Availability RESULT = run();
+
+        private static Availability run() {
+            try {
+                return NativeRuntime.check();
+            } catch (LinkageError | RuntimeException e) {
+                return Availability.unavailable(NativeRuntime.explain(e));
+            }
+        }
+    }
+}

@@ -1,0 +1,391 @@
+package org.attn4j.backend.nd4j;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.AttentionResult;
+import org.attn4j.api.DType;
+import org.attn4j.api.GeluApproximation;
+import org.attn4j.api.Mask;
+import org.attn4j.api.Ops;
+import org.attn4j.api.Scope;
+import org.attn4j.api.Shape;
+import org.attn4j.api.Tensor;
+import org.attn4j.api.spi.Dropout;
+import org.attn4j.api.spi.ShapeChecks;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.api.ops.impl.transforms.pairwise.arithmetic.AddOp;
+import org.nd4j.linalg.api.ops.impl.transforms.pairwise.arithmetic.DivOp;
+import org.nd4j.linalg.api.ops.impl.transforms.pairwise.arithmetic.MulOp;
+import org.nd4j.linalg.api.ops.impl.transforms.pairwise.arithmetic.SubOp;
+import org.nd4j.linalg.api.ops.impl.transforms.strict.Erf;
+import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.indexing.INDArrayIndex;
+import org.nd4j.linalg.indexing.NDArrayIndex;
+import org.nd4j.linalg.ops.transforms.Transforms;
+
+/**
+ * The op set on ND4J. Each op checks its operands with {@link ShapeChecks}, computes into freshly allocated
+ * detached arrays with libnd4j's native kernels, closes its intermediates, and hands its result to the scope.
+ */
+final class Nd4jOps implements Ops {
+    private static final double SQRT_HALF = Math.sqrt(0.5);
+    private static final double SQRT_TWO_OVER_PI = Math.sqrt(2.0 / Math.PI);
+    private static final double GELU_TANH_CUBIC = 0.044715;
+
+    private final Nd4jScope scope;
+
+    Nd4jOps(Nd4jScope scope) {
+        this.scope = scope;
+    }
+
+    @Override
+    public Scope scope() {
+        return scope;
+    }
+
+    private INDArray in(String op, String argument, Tensor tensor) {
+        return scope.operand(op, argument, tensor, Nd4jTensor.class).array(op);
+    }
+
+    @Override
+    public Tensor matmul(Tensor a, Tensor b, boolean transposeA, boolean transposeB) {
+        INDArray x = in("matmul", "a", a);
+        INDArray y = in("matmul", "b", b);
+        ShapeChecks.sameDType("matmul", "a", a, "b", b);
+        Shape out = ShapeChecks.matmul(a.shape(), b.shape(), transposeA, transposeB);
+        try (Intermediates t = new Intermediates()) {
+            INDArray z = NdArrays.uninitialized(a.dtype(), out);
+            Kernels.matmul(broadcastBatch(x, a.shape(), out, t), broadcastBatch(y, b.shape(), out, t), z,
+                    transposeA, transposeB, 1.0);
+            return scope.wrap(z, out, a.dtype());
+        }
+    }
+
+    /** Copies an operand up to the result's batch dims when they differ (numpy broadcasting of matmul). */
+    private static INDArray broadcastBatch(INDArray x, Shape shape, Shape result, Intermediates t) {
+        Shape batch = result.slice(0, result.rank() - 2);
+        if (shape.slice(0, shape.rank() - 2).equals(batch)) {
+            return x;
+        }
+        Shape full = batch.append(shape.dim(-2), shape.dim(-1));
+        INDArray expanded = t.add(Nd4j.create(x.dataType(), NdArrays.dims(full)));
+        Nd4j.exec(new AddOp(new INDArray[] {expanded, x}, new INDArray[] {expanded}));
+        return expanded;
+    }
+
+    @Override
+    public Tensor add(Tensor a, Tensor b) {
+        return binary("add", a, b, Kind.ADD);
+    }
+
+    @Override
+    public Tensor sub(Tensor a, Tensor b) {
+        return binary("sub", a, b, Kind.SUB);
+    }
+
+    @Override
+    public Tensor mul(Tensor a, Tensor b) {
+        return binary("mul", a, b, Kind.MUL);
+    }
+
+    @Override
+    public Tensor div(Tensor a, Tensor b) {
+        return binary("div", a, b, Kind.DIV);
+    }
+
+    /** The four broadcasting arithmetic ops of libnd4j. */
+    enum Kind {
+        ADD, SUB, MUL, DIV;
+
+        void exec(INDArray a, INDArray b, INDArray out) {
+            INDArray[] in = {a, b};
+            INDArray[] z = {out};
+            switch (this) {
+                case ADD -> Nd4j.exec(new AddOp(in, z));
+                case SUB -> Nd4j.exec(new SubOp(in, z));
+                case MUL -> Nd4j.exec(new MulOp(in, z));
+                case DIV -> Nd4j.exec(new DivOp(in, z));
+                default -> throw new AssertionError(this);
+            }
+        }
+    }
+
+    private Tensor binary(String op, Tensor a, Tensor b, Kind kind) {
+        INDArray x = in(op, "a", a);
+        INDArray y = in(op, "b", b);
+        ShapeChecks.sameDType(op, "a", a, "b", b);
+        Shape out = ShapeChecks.broadcast(op, a.shape(), b.shape());
+        try (Intermediates t = new Intermediates()) {
+            INDArray z = NdArrays.uninitialized(a.dtype(), out);
+            kind.exec(x, y, z);
+            return scope.wrap(z, out, a.dtype());
+        }
+    }
+
+    @Override
+    public Tensor scale(Tensor x, double factor) {
+        INDArray a = in("scale", "x", x);
+        try (Intermediates t = new Intermediates()) {
+            return scope.wrap(a.mul(factor), x.shape(), x.dtype());
+        }
+    }
+
+    @Override
+    public Tensor exp(Tensor x) {
+        INDArray a = in("exp", "x", x);
+        try (Intermediates t = new Intermediates()) {
+            return scope.wrap(Transforms.exp(a, true), x.shape(), x.dtype());
+        }
+    }
+
+    @Override
+    public Tensor max(Tensor x, int axis, boolean keepDims) {
+        INDArray a = in("max", "x", x);
+        Shape out = ShapeChecks.reduce("max", x.shape(), axis, keepDims);
+        int ax = ShapeChecks.axis("max", x.shape(), axis);
+        try (Intermediates t = new Intermediates()) {
+            return scope.wrap(Kernels.maxPropagatingNaN(a, ax, keepDims, t), out, x.dtype());
+        }
+    }
+
+    @Override
+    public Tensor sum(Tensor x, int axis, boolean keepDims) {
+        INDArray a = in("sum", "x", x);
+        Shape out = ShapeChecks.reduce("sum", x.shape(), axis, keepDims);
+        int ax = ShapeChecks.axis("sum", x.shape(), axis);
+        try (Intermediates t = new Intermediates()) {
+            return scope.wrap(a.sum(keepDims, ax), out, x.dtype());
+        }
+    }
+
+    @Override
+    public Tensor mean(Tensor x, int axis, boolean keepDims) {
+        INDArray a = in("mean", "x", x);
+        Shape out = ShapeChecks.reduce("mean", x.shape(), axis, keepDims);
+        int ax = ShapeChecks.axis("mean", x.shape(), axis);
+        try (Intermediates t = new Intermediates()) {
+            return scope.wrap(a.mean(keepDims, ax), out, x.dtype());
+        }
+    }
+
+    @Override
+    public Tensor variance(Tensor x, int axis, boolean keepDims) {
+        INDArray a = in("variance", "x", x);
+        Shape out = ShapeChecks.reduce("variance", x.shape(), axis, keepDims);
+        int ax = ShapeChecks.axis("variance", x.shape(), axis);
+        try (Intermediates t = new Intermediates()) {
+            return scope.wrap(a.var(false, ax), out, x.dtype());
+        }
+    }
+
+    @Override
+    public Tensor softmax(Tensor x, int axis) {
+        INDArray a = in("softmax", "x", x);
+        int ax = ShapeChecks.axis("softmax", x.shape(), axis);
+        try (Intermediates t = new Intermediates()) {
+            INDArray z = NdArrays.uninitialized(x.dtype(), x.shape());
+            Kernels.softmax(a, z, ax, t);
+            return scope.wrap(z, x.shape(), x.dtype());
+        }
+    }
+
+    @Override
+    public Tensor layerNorm(Tensor x, Tensor gamma, Tensor beta, double eps) {
+        INDArray a = in("layerNorm", "x", x);
+        INDArray g = gamma == null ? null : in("layerNorm", "gamma", gamma);
+        INDArray b = beta == null ? null : in("layerNorm", "beta", beta);
+        ShapeChecks.sameDType("layerNorm", "x", x, "gamma", gamma, "beta", beta);
+        ShapeChecks.layerNorm(x.shape(), gamma == null ? null : gamma.shape(), beta == null ? null : beta.shape(),
+                eps);
+        int last = x.shape().rank() - 1;
+        try (Intermediates t = new Intermediates()) {
+            INDArray centred = NdArrays.uninitialized(x.dtype(), x.shape());
+            Kind.SUB.exec(a, t.add(a.mean(true, last)), centred);
+            INDArray squares = t.add(centred.mul(centred));
+            INDArray std = t.add(squares.mean(true, last));
+            Transforms.sqrt(std.addi(eps), false);
+            Kind.DIV.exec(centred, std, centred);
+            if (g != null) {
+                Kind.MUL.exec(centred, g, centred);
+            }
+            if (b != null) {
+                Kind.ADD.exec(centred, b, centred);
+            }
+            return scope.wrap(centred, x.shape(), x.dtype());
+        }
+    }
+
+    @Override
+    public Tensor relu(Tensor x) {
+        INDArray a = in("relu", "x", x);
+        try (Intermediates t = new Intermediates()) {
+            return scope.wrap(Transforms.relu(a, true), x.shape(), x.dtype());
+        }
+    }
+
+    /**
+     * {@code NONE}: {@code 0.5·x·(1 + erf(x/√2))}; {@code TANH}: {@code 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))}.
+     */
+    @Override
+    public Tensor gelu(Tensor x, GeluApproximation approximation) {
+        INDArray a = in("gelu", "x", x);
+        if (approximation == null) {
+            throw new IllegalArgumentException("gelu: argument approximation is null; use GeluApproximation.NONE");
+        }
+        try (Intermediates t = new Intermediates()) {
+            INDArray z;
+            if (approximation == GeluApproximation.NONE) {
+                z = a.mul(SQRT_HALF);
+                Nd4j.exec(new Erf(z, z));
+            } else {
+                z = Transforms.pow(a, 3, true);
+                z.muli(GELU_TANH_CUBIC).addi(a).muli(SQRT_TWO_OVER_PI);
+                Transforms.tanh(z, false);
+            }
+            z.addi(1.0).muli(0.5).muli(a);
+            return scope.wrap(z, x.shape(), x.dtype());
+        }
+    }
+
+    @Override
+    public Tensor linear(Tensor x, Tensor weight, Tensor bias) {
+        INDArray a = in("linear", "x", x);
+        INDArray w = in("linear", "weight", weight);
+        INDArray b = bias == null ? null : in("linear", "bias", bias);
+        ShapeChecks.sameDType("linear", "x", x, "weight", weight, "bias", bias);
+        Shape out = ShapeChecks.linear(x.shape(), weight.shape(), bias == null ? null : bias.shape());
+        int features = weight.shape().dim(1);
+        long rows = x.shape().size() / features;
+        try (Intermediates t = new Intermediates()) {
+            INDArray z = Nd4j.createUninitializedDetached(a.dataType(), rows, weight.shape().dim(0));
+            Kernels.matmul(a.reshape('c', rows, features), w, z, false, true, 1.0);
+            if (b != null) {
+                Kind.ADD.exec(z, b, z);
+            }
+            return scope.wrap(z, out, x.dtype());
+        }
+    }
+
+    @Override
+    public Tensor embedding(Tensor weight, int[] ids, Shape idsShape) {
+        INDArray w = in("embedding", "weight", weight);
+        if (ids == null || idsShape == null) {
+            throw new IllegalArgumentException("embedding: arguments ids and idsShape must not be null");
+        }
+        Shape out = ShapeChecks.embedding(weight.shape(), ids, idsShape);
+        try (Intermediates t = new Intermediates()) {
+            return scope.wrap(Nd4j.pullRows(w, 1, ids), out, weight.dtype());
+        }
+    }
+
+    @Override
+    public Tensor reshape(Tensor x, int... shape) {
+        INDArray a = in("reshape", "x", x);
+        Shape out = ShapeChecks.reshape(x.shape(), shape);
+        try (Intermediates t = new Intermediates()) {
+            return scope.wrap(a.dup('c'), out, x.dtype());
+        }
+    }
+
+    @Override
+    public Tensor permute(Tensor x, int... axes) {
+        INDArray a = in("permute", "x", x);
+        Shape out = ShapeChecks.permute(x.shape(), axes);
+        int[] normalized = new int[axes.length];
+        for (int i = 0; i < axes.length; i++) {
+            normalized[i] = axes[i] < 0 ? axes[i] + axes.length : axes[i];
+        }
+        try (Intermediates t = new Intermediates()) {
+            INDArray copy = axes.length == 0 ? a.dup('c') : a.permute(normalized).dup('c');
+            return scope.wrap(copy, out, x.dtype());
+        }
+    }
+
+    @Override
+    public Tensor concat(List<Tensor> parts, int axis) {
+        if (parts == null || parts.isEmpty()) {
+            throw new IllegalArgumentException("concat: argument parts is " + (parts == null ? "null" : "empty"));
+        }
+        INDArray[] arrays = new INDArray[parts.size()];
+        List<Shape> shapes = new ArrayList<>(parts.size());
+        for (int i = 0; i < arrays.length; i++) {
+            arrays[i] = in("concat", "parts[" + i + "]", parts.get(i));
+            ShapeChecks.sameDType("concat", "parts[0]", parts.get(0), "parts[" + i + "]", parts.get(i));
+            shapes.add(parts.get(i).shape());
+        }
+        Shape out = ShapeChecks.concat(shapes, axis);
+        int ax = ShapeChecks.axis("concat", shapes.get(0), axis);
+        try (Intermediates t = new Intermediates()) {
+            INDArray z = arrays.length == 1 ? arrays[0].dup('c') : Nd4j.concat(ax, arrays);
+            return scope.wrap(z, out, parts.get(0).dtype());
+        }
+    }
+
+    @Override
+    public List<Tensor> split(Tensor x, int[] sizes, int axis) {
+        INDArray a = in("split", "x", x);
+        if (sizes == null) {
+            throw new IllegalArgumentException("split: argument sizes is null");
+        }
+        List<Shape> shapes = ShapeChecks.split(x.shape(), sizes, axis);
+        int ax = ShapeChecks.axis("split", x.shape(), axis);
+        List<Tensor> pieces = new ArrayList<>(sizes.length);
+        try (Intermediates t = new Intermediates()) {
+            long start = 0;
+            for (int p = 0; p < sizes.length; p++) {
+                INDArrayIndex[] index = new INDArrayIndex[x.shape().rank()];
+                for (int i = 0; i < index.length; i++) {
+                    index[i] = i == ax ? NDArrayIndex.interval(start, start + sizes[p]) : NDArrayIndex.all();
+                }
+                pieces.add(scope.wrap(a.get(index).dup('c'), shapes.get(p), x.dtype()));
+                start += sizes[p];
+            }
+        }
+        return pieces;
+    }
+
+    @Override
+    public Tensor cast(Tensor x, DType dtype) {
+        INDArray a = in("cast", "x", x);
+        if (dtype == null) {
+            throw new IllegalArgumentException("cast: argument dtype is null");
+        }
+        try (Intermediates t = new Intermediates()) {
+            INDArray z = dtype == x.dtype() ? a.dup('c') : a.castTo(NdArrays.type(dtype));
+            return scope.wrap(z, x.shape(), dtype);
+        }
+    }
+
+    @Override
+    public Tensor dropout(Tensor x, double p, long seed) {
+        INDArray a = in("dropout", "x", x);
+        Dropout.checkProbability("dropout", p);
+        try (Intermediates t = new Intermediates()) {
+            INDArray z = a.dup('c');
+            Kernels.dropoutInPlace(z, p, seed, t);
+            return scope.wrap(z, x.shape(), x.dtype());
+        }
+    }
+
+    @Override
+    public Tensor additiveMask(Mask mask, DType dtype) {
+        scope.checkOpen("additiveMask");
+        if (mask == null || dtype == null) {
+            throw new IllegalArgumentException("additiveMask: arguments mask and dtype must not be null");
+        }
+        try (Intermediates t = new Intermediates()) {
+            return scope.wrap(Kernels.additive(mask, dtype), mask.shape(), dtype);
+        }
+    }
+
+    @Override
+    public AttentionResult attention(Tensor q, Tensor k, Tensor v, AttentionOptions options) {
+        INDArray qa = in("attention", "q", q);
+        INDArray ka = in("attention", "k", k);
+        INDArray va = in("attention", "v", v);
+        INDArray additive = options == null || options.additiveMask() == null
+                ? null : in("attention", "additiveMask", options.additiveMask());
+        return Nd4jAttention.compute(scope, qa, ka, va, additive, q, k, v, options);
+    }
+}

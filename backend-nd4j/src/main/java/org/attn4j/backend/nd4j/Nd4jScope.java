@@ -1,0 +1,80 @@
+package org.attn4j.backend.nd4j;
+
+import org.attn4j.api.DType;
+import org.attn4j.api.Ops;
+import org.attn4j.api.Shape;
+import org.attn4j.api.Tensor;
+import org.attn4j.api.spi.AbstractScope;
+import org.attn4j.api.spi.ShapeChecks;
+import org.nd4j.linalg.api.memory.MemoryWorkspace;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+
+/** A scope whose tensors are detached ND4J arrays, each closed when the scope closes. */
+final class Nd4jScope extends AbstractScope {
+    private final Nd4jBackend backend;
+    private final Nd4jOps ops;
+
+    Nd4jScope(Nd4jBackend backend) {
+        super(backend);
+        this.backend = backend;
+        this.ops = new Nd4jOps(this);
+    }
+
+    Nd4jBackend nd4j() {
+        return backend;
+    }
+
+    @Override
+    public Ops ops() {
+        checkOpen("ops");
+        return ops;
+    }
+
+    @Override
+    public Tensor tensor(float[] data, Shape shape) {
+        checkOpen("tensor");
+        ShapeChecks.dataLength("tensor", data.length, shape);
+        try (MemoryWorkspace outside = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
+            return wrap(Nd4j.create(data, NdArrays.dims(shape), NdArrays.type(DType.F32)), shape, DType.F32);
+        }
+    }
+
+    @Override
+    public Tensor tensor(double[] data, Shape shape) {
+        checkOpen("tensor");
+        ShapeChecks.dataLength("tensor", data.length, shape);
+        try (MemoryWorkspace outside = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
+            return wrap(Nd4j.create(data, NdArrays.dims(shape), NdArrays.type(DType.F64)), shape, DType.F64);
+        }
+    }
+
+    @Override
+    public Tensor zeros(Shape shape, DType dtype) {
+        checkOpen("zeros");
+        try (MemoryWorkspace outside = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
+            return wrap(Nd4j.create(NdArrays.type(dtype), NdArrays.dims(shape)), shape, dtype);
+        }
+    }
+
+    /**
+     * Makes a tensor of this scope from an array that no other tensor shares.
+     *
+     * @param fresh an array just created by an op, holding {@code shape.size()} elements; the tensor takes it over
+     * @param shape the tensor's shape
+     * @param dtype the tensor's element type
+     * @return the new tensor
+     */
+    Nd4jTensor wrap(INDArray fresh, Shape shape, DType dtype) {
+        INDArray storage = fresh;
+        if (fresh.isView() || fresh.ordering() != 'c' || fresh.data().length() != fresh.length()) {
+            storage = fresh.dup('c');
+            if (fresh.closeable()) {
+                fresh.close();
+            }
+        }
+        INDArray array = java.util.Arrays.equals(storage.shape(), NdArrays.dims(shape))
+                ? storage : storage.reshape('c', NdArrays.dims(shape));
+        return new Nd4jTensor(this, shape, dtype, array, storage);
+    }
+}

@@ -1,0 +1,148 @@
+package org.attn4j.backend.nd4j;
+
+import static org.attn4j.backend.nd4j.Close.assertClose;
+import static org.attn4j.backend.nd4j.Close.tolerance;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.AttentionResult;
+import org.attn4j.api.Backend;
+import org.attn4j.api.DType;
+import org.attn4j.api.Mask;
+import org.attn4j.api.Scope;
+import org.attn4j.api.Shape;
+import org.attn4j.api.Tensor;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class AttentionTest {
+    private static final Backend BACKEND = new Nd4jBackendProvider().create();
+    private static final int B = 2;
+    private static final int H = 3;
+    private static final int LQ = 5;
+    private static final int LK = 7;
+    private static final int DK = 4;
+    private static final int DV = 6;
+
+    private static double[] data(long seed, int n, DType dtype) {
+        double[] d = Oracle.random(seed, n);
+        for (int i = 0; dtype == DType.F32 && i < n; i++) {
+            d[i] = (float) d[i];
+        }
+        return d;
+    }
+
+    /** Runs one configuration on ND4J and on the oracle and compares output and weights. */
+    private static void check(DType dtype, AttentionOptions options, boolean[] expandedMask, String what) {
+        double[] q = data(21, B * H * LQ * DK, dtype);
+        double[] k = data(22, B * H * LK * DK, dtype);
+        double[] v = data(23, B * H * LK * DV, dtype);
+        double scale = options.scaleFor(DK);
+        double[][] expected = Oracle.attention(q, k, v, B * H, LQ, LK, DK, DV, scale, expandedMask,
+                options.causal(), options.dropoutP(), options.dropoutSeed());
+        try (Scope scope = BACKEND.newScope()) {
+            AttentionResult r = scope.ops().attention(scope.tensor(q, Shape.of(B, H, LQ, DK), dtype),
+                    scope.tensor(k, Shape.of(B, H, LK, DK), dtype), scope.tensor(v, Shape.of(B, H, LK, DV), dtype),
+                    options.withWeights(true));
+            assertEquals(Shape.of(B, H, LQ, DV), r.output().shape(), what);
+            assertEquals(Shape.of(B, H, LQ, LK), r.weights().shape(), what);
+            assertClose(what + " output", expected[0], r.output().toDoubleArray(), tolerance(dtype));
+            assertClose(what + " weights", expected[1], r.weights().toDoubleArray(), tolerance(dtype));
+        }
+    }
+
+    /** Key padding [B,1,1,LK] expanded to [B,H,LQ,LK]. */
+    private static boolean[] expandPadding(int[] lengths) {
+        boolean[] out = new boolean[B * H * LQ * LK];
+        for (int i = 0; i < out.length; i++) {
+            int b = i / (H * LQ * LK);
+            out[i] = i % LK < lengths[b];
+        }
+        return out;
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void plainCrossAttentionWithDifferentKeyAndValueDimsMatchesOracle(DType dtype) {
+        check(dtype, AttentionOptions.defaults(), null, "plain");
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void causalAttentionIsTopLeftAligned(DType dtype) {
+        check(dtype, AttentionOptions.defaults().withCausal(true), null, "causal");
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void explicitScaleOfOneIsHonoured(DType dtype) {
+        check(dtype, AttentionOptions.defaults().withScale(1.0), null, "scale 1");
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void booleanKeyPaddingMaskWithCausalAndDropoutMatchesOracle(DType dtype) {
+        int[] lengths = {3, 7};
+        check(dtype, AttentionOptions.defaults().withMask(Mask.keyPadding(lengths, LK)).withCausal(true)
+                .withDropout(0.25, 99), expandPadding(lengths), "padding+causal+dropout");
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void additiveMaskIsAddedToTheScaledLogits(DType dtype) {
+        int[] lengths = {2, 5};
+        boolean[] allowed = Mask.keyPadding(lengths, LK).toArray();
+        double[] additive = new double[B * LK];
+        for (int i = 0; i < additive.length; i++) {
+            additive[i] = allowed[i] ? 0 : Double.NEGATIVE_INFINITY;
+        }
+        try (Scope masks = BACKEND.newScope()) {
+            Tensor am = masks.tensor(additive, Shape.of(B, 1, 1, LK), dtype);
+            check(dtype, AttentionOptions.defaults().withAdditiveMask(am), expandPadding(lengths), "additive");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void fullyMaskedRowGivesZeroWeightsAndZeroOutput(DType dtype) {
+        boolean[] allowed = new boolean[LQ * LK];
+        for (int i = LK; i < allowed.length; i++) {
+            allowed[i] = true;
+        }
+        try (Scope scope = BACKEND.newScope()) {
+            AttentionResult r = scope.ops().attention(
+                    scope.tensor(data(1, B * H * LQ * DK, dtype), Shape.of(B, H, LQ, DK), dtype),
+                    scope.tensor(data(2, B * H * LK * DK, dtype), Shape.of(B, H, LK, DK), dtype),
+                    scope.tensor(data(3, B * H * LK * DV, dtype), Shape.of(B, H, LK, DV), dtype),
+                    AttentionOptions.defaults().withMask(Mask.of(Shape.of(LQ, LK), allowed)).withWeights(true));
+            double[] out = r.output().toDoubleArray();
+            double[] w = r.weights().toDoubleArray();
+            for (int p = 0; p < B * H; p++) {
+                for (int c = 0; c < DV; c++) {
+                    assertEquals(0.0, out[p * LQ * DV + c], "output of masked row, problem " + p + " column " + c);
+                }
+                for (int j = 0; j < LK; j++) {
+                    assertEquals(0.0, w[p * LQ * LK + j], "weight of masked row, problem " + p + " key " + j);
+                }
+                double rowSum = 0;
+                for (int j = 0; j < LK; j++) {
+                    rowSum += w[p * LQ * LK + LK + j];
+                }
+                assertEquals(1.0, rowSum, 1e-5, "an unmasked row still sums to 1, problem " + p);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void weightsAreReturnedOnlyWhenAsked(DType dtype) {
+        try (Scope scope = BACKEND.newScope()) {
+            Tensor x = scope.tensor(data(4, 2 * 3 * 4, dtype), Shape.of(2, 3, 4), dtype);
+            AttentionResult r = scope.ops().attention(x, x, x, AttentionOptions.defaults());
+            assertNull(r.weights());
+            assertEquals(Shape.of(2, 3, 4), r.output().shape());
+            assertEquals(2, ((Nd4jScope) scope).ownedCount(), "the input and the output only");
+        }
+    }
+}

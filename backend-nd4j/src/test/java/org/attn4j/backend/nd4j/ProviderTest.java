@@ -1,0 +1,48 @@
+package org.attn4j.backend.nd4j;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ServiceLoader;
+import org.attn4j.api.Backends;
+import org.attn4j.api.DType;
+import org.attn4j.api.spi.Availability;
+import org.attn4j.api.spi.BackendProvider;
+import org.junit.jupiter.api.Test;
+
+class ProviderTest {
+
+    @Test
+    void providerIsDiscoveredThroughServiceLoaderWithPriorityAboveEjml() {
+        BackendProvider provider = ServiceLoader.load(BackendProvider.class).stream()
+                .map(ServiceLoader.Provider::get).filter(p -> p.name().equals("nd4j")).findFirst().orElseThrow();
+        assertEquals(Nd4jBackendProvider.class, provider.getClass());
+        assertEquals(200, provider.priority());
+        assertTrue(provider.capabilities().supports(DType.F64));
+        assertTrue(provider.capabilities().dropout());
+    }
+
+    @Test
+    void availabilityLoadsTheNativeLibraryAndSaysWhatItFound() {
+        Availability a = new Nd4jBackendProvider().availability();
+        assertTrue(a.available(), a.reason());
+        assertTrue(a.reason().contains("OPENBLAS") || a.reason().contains("BLAS"), a.reason());
+    }
+
+    @Test
+    void backendsLoadPicksNd4jWhenItIsTheBestAvailable() {
+        assertEquals("nd4j", Backends.load().name());
+        assertEquals("nd4j", Backends.load("nd4j").name());
+    }
+
+    @Test
+    void failureExplanationNamesTheCauseAndTheClassifier() {
+        String reason = NativeRuntime.explain(new RuntimeException("ND4J is probably missing dependencies",
+                new UnsatisfiedLinkError("no jnind4jcpu in java.library.path")));
+        assertTrue(reason.contains("no jnind4jcpu"), reason);
+        assertTrue(reason.contains("classifier"), reason);
+        assertTrue(reason.contains(NativeRuntime.platformClassifier()), reason);
+        String missing = NativeRuntime.explain(new NoClassDefFoundError("org/nd4j/linalg/factory/Nd4j"));
+        assertTrue(missing.contains("classes are missing"), missing);
+    }
+}
