@@ -41,10 +41,6 @@ import org.openjdk.jmh.util.Statistics;
  * (the command recorded in the report).
  */
 public final class BenchMain {
-    /** The JVM option that makes JavaCPP load Debian's OpenBLAS ({@code libopenblas0-pthread}) for ND4J. */
-    static final String SYSTEM_OPENBLAS_OPTION = "-Dorg.bytedeco.openblas.load=openblas";
-    static final Path SYSTEM_OPENBLAS = Path.of("/usr/lib/x86_64-linux-gnu/libopenblas.so.0");
-
     private BenchMain() {
     }
 
@@ -76,11 +72,13 @@ public final class BenchMain {
                 + "; each implementation uses all " + BenchData.threads() + " processors (ONNX Runtime: "
                 + BenchData.threads() + " intra-op threads; EJML MT: EjmlConcurrency.setMaxThreads("
                 + BenchData.threads() + "); ND4J and OpenBLAS: their defaults, one thread per core).");
-        String systemBlas = Files.exists(SYSTEM_OPENBLAS) ? SYSTEM_OPENBLAS_OPTION : null;
-        notes.add(systemBlas != null ? "'nd4j + system OpenBLAS' runs ND4J with " + SYSTEM_OPENBLAS_OPTION
-                + " (" + SYSTEM_OPENBLAS + ", Debian's libopenblas0-pthread); plain 'nd4j' uses the BLAS the"
-                + " ND4J backend loads by default." : "No system OpenBLAS at " + SYSTEM_OPENBLAS
-                + "; install Debian's libopenblas0-pthread to measure ND4J on it.");
+        Path systemOpenBlas = Path.of(Plan.SYSTEM_OPENBLAS_DIR, "libopenblas.so.0");
+        boolean systemBlas = Files.exists(systemOpenBlas);
+        notes.add(systemBlas ? "'nd4j" + Plan.WITH_SYSTEM_OPENBLAS + "' is ND4J in a JVM started with "
+                + String.join(" ", Plan.SYSTEM_OPENBLAS) + ": JavaCPP then loads " + systemOpenBlas
+                + " (Debian's libopenblas0-pthread) for both of ND4J's OpenBLAS libraries instead of its bundled"
+                + " OpenBLAS 0.3.19; plain 'nd4j' is whatever the ND4J backend loads by default."
+                : "No " + systemOpenBlas + ": install Debian's libopenblas0-pthread to measure ND4J on it.");
 
         Plan plan = quick ? Plan.quick() : Plan.full();
         List<Job> jobs = plan.jobs(backends, suites, systemBlas);
@@ -93,21 +91,21 @@ public final class BenchMain {
             measurements.add(m);
             System.out.println(m.ok() ? String.format(Locale.ROOT, "  median %.6g s, %.4g GFLOP/s",
                     m.timing().medianSeconds(), m.gflops()) : "  FAILED: " + m.failure());
-            BenchReport partial = report(started, command, quick, loadBefore, notes, measurements);
+            BenchReport partial = report(started, command, quick, loadBefore, notes, systemBlas, measurements);
             ReportWriter.write(partial, out);
         }
-        BenchReport report = report(started, command, quick, loadBefore, notes, measurements);
+        BenchReport report = report(started, command, quick, loadBefore, notes, systemBlas, measurements);
         ReportWriter.write(report, out);
         System.out.println("\nWrote " + out.resolve("bench.json") + " and " + out.resolve("bench.md"));
     }
 
     private static BenchReport report(String started, String command, boolean quick, String loadBefore,
-                                      List<String> notes, List<Measurement> measurements) {
+                                      List<String> notes, boolean systemBlas, List<Measurement> measurements) {
         Environment env = new Environment(started, now(), command, BenchData.threads(), quick,
                 System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")",
                 System.getProperty("os.name") + " " + System.getProperty("os.arch"), cpuModel(),
                 Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), jmhSettings(quick), notes);
-        return new BenchReport(env, measurements, Plan.OWN_GEMM);
+        return new BenchReport(env, measurements, Plan.ownGemm(systemBlas));
     }
 
     static Measurement run(Job job, boolean quick) {

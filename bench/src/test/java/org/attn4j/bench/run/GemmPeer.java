@@ -30,6 +30,7 @@ interface GemmPeer {
         return switch (name) {
             case "ejml" -> new EjmlGemm(false);
             case "ejml-mt" -> new EjmlGemm(true);
+            case "nd4j" -> new Nd4jGemm();
             default -> throw new IllegalArgumentException("GemmPeer: unknown implementation '" + name
                     + "'; expected ejml, ejml-mt or nd4j");
         };
