@@ -25,18 +25,10 @@ import org.openjdk.jmh.infra.Blackhole;
 @State(org.openjdk.jmh.annotations.Scope.Thread)
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-public class AttentionBench {
+public class AttentionBench extends AttentionShape {
     /** The provider name, as {@code -Dattn4j.backend} takes it. */
     @Param("ejml")
     public String backend;
-    @Param("12")
-    public int heads;
-    @Param("128")
-    public int length;
-    @Param("64")
-    public int headDim;
-    @Param("false")
-    public boolean causal;
 
     private Scope inputs;
     private Tensor q;

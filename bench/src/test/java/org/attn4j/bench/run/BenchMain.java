@@ -194,24 +194,21 @@ public final class BenchMain {
     }
 
     private static String loadAverage() {
-        return firstLine(Path.of("/proc/loadavg")).map(l -> String.join(" ",
-                Arrays.asList(l.split(" ")).subList(0, 3))).orElse("unknown");
+        try {
+            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+            return String.join(" ", Arrays.asList(fields).subList(0, Math.min(3, fields.length)));
+        } catch (IOException e) {
+            return "unknown (" + e + ")";
+        }
     }
 
     private static String cpuModel() {
         try (var lines = Files.lines(Path.of("/proc/cpuinfo"))) {
             return lines.filter(l -> l.startsWith("model name")).map(l -> l.substring(l.indexOf(':') + 1).trim())
-                    .findFirst().orElse(System.getProperty("os.arch"));
+                    .findFirst().orElse("unknown CPU (no model name in /proc/cpuinfo)");
         } catch (IOException e) {
-            return System.getProperty("os.arch");
+            return "unknown CPU (" + e + ")";
         }
     }
 
-    private static java.util.Optional<String> firstLine(Path file) {
-        try (var lines = Files.lines(file)) {
-            return lines.findFirst();
-        } catch (IOException e) {
-            return java.util.Optional.empty();
-        }
-    }
 }

@@ -16,7 +16,6 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -31,15 +30,7 @@ import org.openjdk.jmh.infra.Blackhole;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-public class OnnxAttentionBench {
-    @Param("12")
-    public int heads;
-    @Param("128")
-    public int length;
-    @Param("64")
-    public int headDim;
-    @Param("false")
-    public boolean causal;
+public class OnnxAttentionBench extends AttentionShape {
 
     private OrtSession session;
     private Map<String, OnnxTensor> inputs;
