@@ -8,7 +8,7 @@ import org.attn4j.api.spi.Capabilities;
 final class EjmlBackend implements Backend {
 
     /** Whether {@link HeapOps#attention} runs the fused kernel. */
-    static final boolean FUSED_ATTENTION = false;
+    static final boolean FUSED_ATTENTION = true;
 
     private final String name;
     private final Capabilities capabilities;

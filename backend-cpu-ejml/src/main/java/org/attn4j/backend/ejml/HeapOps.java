@@ -2,6 +2,8 @@ package org.attn4j.backend.ejml;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
@@ -10,6 +12,7 @@ import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.Dropout;
+import org.attn4j.api.spi.ReferenceAttention;
 import org.attn4j.api.spi.ShapeChecks;
 
 /**
@@ -283,6 +286,25 @@ final class HeapOps implements Ops {
         Dropout.checkProbability("dropout", p);
         double keepScale = Dropout.survivorScale(p);
         return unary("dropout", x, (i, v) -> Dropout.keep(seed, i, p) ? v * keepScale : 0.0);
+    }
+
+    /**
+     * Fused attention ({@link FlashAttention}); with {@code returnWeights} the composed
+     * {@link ReferenceAttention}, since the weights are then materialised anyway.
+     */
+    @Override
+    public AttentionResult attention(Tensor q, Tensor k, Tensor v, AttentionOptions options) {
+        HeapTensor tq = operand("attention", "q", q);
+        HeapTensor tk = operand("attention", "k", k);
+        HeapTensor tv = operand("attention", "v", v);
+        notNull("attention", "options", options);
+        HeapTensor additive = optional("attention", "additiveMask", options.additiveMask());
+        ShapeChecks.AttentionShape shape = ShapeChecks.attention(tq, tk, tv, options);
+        if (options.returnWeights()) {
+            return ReferenceAttention.compute(this, q, k, v, options);
+        }
+        Object out = FlashAttention.run(tq, tk, tv, additive, options, shape, parallel);
+        return new AttentionResult(scope.wrap(shape.output(), out), null);
     }
 
     @Override

@@ -90,7 +90,7 @@ class AttentionTest extends ScopedTest {
         List<Case> list = new ArrayList<>();
         int[][] dims = {
             {1, 1, 1, 1, 1, 1}, {2, 3, 7, 7, 8, 8}, {1, 2, 7, 13, 5, 3}, {2, 1, 63, 63, 16, 16},
-            {1, 2, 129, 65, 32, 24}, {1, 1, 33, 129, 7, 9}, {2, 2, 64, 64, 64, 64},
+            {1, 2, 129, 65, 32, 24}, {1, 1, 33, 129, 7, 9}, {2, 2, 64, 64, 64, 64}, {1, 1, 200, 300, 16, 8},
         };
         for (int[] d : dims) {
             list.add(new Case(d[0], d[1], d[2], d[3], d[4], d[5], false, false, false, null, 0));
@@ -194,6 +194,21 @@ class AttentionTest extends ScopedTest {
         AttentionResult r = ops.attention(in.q(), in.k(), in.v(),
                 in.options().withMask(Mask.of(Shape.of(3, 4), none)).withCausal(true));
         assertClose("all masked", new double[2 * 3 * 6], r.output(), new Tolerance(0, 0));
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void rowsWhoseFirstKeyBlocksAreMaskedStillNormalise(DType dtype) {
+        Case c = new Case(1, 1, 70, 300, 8, 8, false, false, false, null, 0);
+        Inputs in = inputs(dtype, c, false);
+        boolean[] allowed = new boolean[300];
+        for (int j = 0; j < 300; j++) {
+            allowed[j] = j >= 260 || j == 140;
+        }
+        Mask late = Mask.of(Shape.of(300), allowed);
+        AttentionOptions options = in.options().withMask(late);
+        assertClose("late keys only", ReferenceAttention.compute(ops, in.q(), in.k(), in.v(), options).output()
+                .toDoubleArray(), ops.attention(in.q(), in.k(), in.v(), options).output(), attentionTolerance(dtype));
     }
 
     @ParameterizedTest

@@ -1,0 +1,93 @@
+package org.attn4j.backend.ejml;
+
+import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.Shape;
+import org.attn4j.api.spi.Dropout;
+import org.attn4j.api.spi.ShapeChecks;
+
+/**
+ * The dtype-independent facts of one fused attention call: dimensions, scale, where each (problem, query row)
+ * finds its mask entries, and the dropout parameters. Masks are broadcast by strides, never expanded: the entry
+ * of logit {@code (p, i, j)} is at {@code rowOffset(p, i) + j · columnStride}.
+ */
+final class AttentionPlan {
+    final int problems;
+    final int queries;
+    final int keys;
+    final int keyDim;
+    final int valueDim;
+    final double scale;
+    final boolean causal;
+    final boolean[] mask;
+    final Object additive;
+    final double dropoutP;
+    final long dropoutSeed;
+    final double survivorScale;
+
+    private final MaskIndex maskIndex;
+    private final MaskIndex additiveIndex;
+
+    /** The broadcast strides of one mask against {@code [batch..., Lq, Lk]}. */
+    private record MaskIndex(int[] problemOffsets, int rowStride, int columnStride) {
+        static MaskIndex of(Shape mask, ShapeChecks.AttentionShape shape) {
+            Shape weights = shape.weights();
+            int[] strides = Strides.broadcast(mask, weights);
+            int rank = weights.rank();
+            int[] batchStrides = java.util.Arrays.copyOf(strides, rank - 2);
+            return new MaskIndex(Strides.offsets(shape.batch(), batchStrides), strides[rank - 2],
+                    strides[rank - 1]);
+        }
+
+        int rowOffset(int problem, int row) {
+            return problemOffsets[problem] + row * rowStride;
+        }
+    }
+
+    AttentionPlan(ShapeChecks.AttentionShape shape, AttentionOptions options, HeapTensor additiveMask) {
+        this.problems = shape.problems();
+        this.queries = shape.queries();
+        this.keys = shape.keys();
+        this.keyDim = shape.keyDim();
+        this.valueDim = shape.valueDim();
+        this.scale = options.scaleFor(keyDim);
+        this.causal = options.causal();
+        this.mask = options.mask() == null ? null : options.mask().toArray();
+        this.maskIndex = options.mask() == null ? null : MaskIndex.of(options.mask().shape(), shape);
+        this.additive = additiveMask == null ? null : additiveMask.data();
+        this.additiveIndex = additiveMask == null ? null : MaskIndex.of(additiveMask.shape(), shape);
+        this.dropoutP = options.dropoutP();
+        this.dropoutSeed = options.dropoutSeed();
+        this.survivorScale = dropoutP > 0 ? Dropout.survivorScale(dropoutP) : 1.0;
+    }
+
+    /** @return the first key index that no query of rows {@code [.., rowEnd)} may see: {@code Lk}, or less if causal */
+    int keyLimit(int rowEnd) {
+        return causal ? Math.min(keys, rowEnd) : keys;
+    }
+
+    int maskOffset(int problem, int row) {
+        return maskIndex.rowOffset(problem, row);
+    }
+
+    int maskColumnStride() {
+        return maskIndex.columnStride();
+    }
+
+    int additiveOffset(int problem, int row) {
+        return additiveIndex.rowOffset(problem, row);
+    }
+
+    int additiveColumnStride() {
+        return additiveIndex.columnStride();
+    }
+
+    /**
+     * @param problem the (batch × head) index
+     * @param row the query index
+     * @param key the key index
+     * @return whether dropout keeps weight {@code (problem, row, key)}, at its flat index in {@code [..., Lq, Lk]}
+     */
+    boolean keeps(int problem, int row, int key) {
+        return Dropout.keep(dropoutSeed, ((long) problem * queries + row) * keys + key, dropoutP);
+    }
+}

@@ -1,0 +1,50 @@
+package org.attn4j.backend.ejml;
+
+import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.DType;
+import org.attn4j.api.spi.ShapeChecks;
+
+/**
+ * Runs the fused attention kernels over the backend's pool: one task per (batch × head, query block), each with
+ * its own scratch space, writing disjoint rows of the output.
+ */
+final class FlashAttention {
+
+    private FlashAttention() {
+    }
+
+    /**
+     * @param q {@code [..., Lq, d_k]}, checked
+     * @param k {@code [..., Lk, d_k]}, checked
+     * @param v {@code [..., Lk, d_v]}, checked
+     * @param additive the additive mask tensor, checked, or null
+     * @param options the call's options
+     * @param shape the call's dimensions from {@link ShapeChecks#attention}
+     * @param parallel the pool
+     * @return the output {@code [..., Lq, d_v]} as a new array of q's dtype
+     */
+    static Object run(HeapTensor q, HeapTensor k, HeapTensor v, HeapTensor additive, AttentionOptions options,
+                      ShapeChecks.AttentionShape shape, Parallel parallel) {
+        AttentionPlan plan = new AttentionPlan(shape, options, additive);
+        int blocks = (plan.queries + FlashAttentionF32.QUERY_BLOCK - 1) / FlashAttentionF32.QUERY_BLOCK;
+        int tasks = plan.problems * blocks;
+        long work = (long) FlashAttentionF32.QUERY_BLOCK * plan.keys * (plan.keyDim + plan.valueDim);
+        Object out = HeapScope.allocate(q.dtype(), shape.output().size());
+        if (q.dtype() == DType.F32) {
+            parallel.forRange(tasks, work, (from, to) -> {
+                FlashAttentionF32 kernel = new FlashAttentionF32(plan, q.f32(), k.f32(), v.f32(), (float[]) out);
+                for (int t = from; t < to; t++) {
+                    kernel.block(t / blocks, (t % blocks) * FlashAttentionF32.QUERY_BLOCK);
+                }
+            });
+        } else {
+            parallel.forRange(tasks, work, (from, to) -> {
+                FlashAttentionF64 kernel = new FlashAttentionF64(plan, q.f64(), k.f64(), v.f64(), (double[]) out);
+                for (int t = from; t < to; t++) {
+                    kernel.block(t / blocks, (t % blocks) * FlashAttentionF64.QUERY_BLOCK);
+                }
+            });
+        }
+        return out;
+    }
+}
