@@ -21,7 +21,7 @@ import org.attn4j.api.spi.BackendProvider;
  * </ol>
  * A requested name that is unknown or unavailable, or no available provider at all, fails with one
  * {@link IllegalStateException} listing every provider found and why each is or is not usable. Each provider's
- * availability is checked once, and each backend created once, per class loader; the choice is logged through
+ * availability is checked once, and each backend created once, per class loader; the first choice of each backend is logged through
  * {@link System.Logger} at INFO.
  */
 public final class Backends {
@@ -117,8 +117,10 @@ public final class Backends {
                 reason = "highest priority (" + chosen.priority() + ") of the available backends; set -D"
                         + PROPERTY + " or " + ENVIRONMENT + " to choose another";
             }
-            Backend backend = created.computeIfAbsent(chosen.name(), n -> chosen.create());
-            LOG.log(Level.INFO, () -> "attn4j backend " + backend.name() + ": " + reason);
+            Backend backend = created.computeIfAbsent(chosen.name(), n -> {
+                LOG.log(Level.INFO, () -> "attn4j backend " + n + ": " + reason);
+                return chosen.create();
+            });
             return new BackendSelection(backend, reason, reports(chosen.name()));
         }
 

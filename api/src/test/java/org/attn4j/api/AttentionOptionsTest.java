@@ -1,0 +1,55 @@
+package org.attn4j.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class AttentionOptionsTest {
+
+    @Test
+    void defaultsAreUnmaskedUnscaledByChoiceAndWithoutDropout() {
+        AttentionOptions o = AttentionOptions.defaults();
+        assertFalse(o.causal());
+        assertNull(o.mask());
+        assertNull(o.additiveMask());
+        assertEquals(0.0, o.dropoutP());
+        assertFalse(o.returnWeights());
+        assertEquals(0.125, o.scaleFor(64), 0.0);
+    }
+
+    @Test
+    void explicitScaleOfOneIsKept() {
+        assertEquals(1.0, AttentionOptions.defaults().withScale(1.0).scaleFor(64), 0.0);
+    }
+
+    @Test
+    void withersChangeOnlyTheirField() {
+        Mask mask = Mask.causal(2, 2);
+        AttentionOptions o = AttentionOptions.defaults().withCausal(true).withMask(mask).withDropout(0.25, 7)
+                .withWeights(true);
+        assertTrue(o.causal());
+        assertEquals(mask, o.mask());
+        assertEquals(0.25, o.dropoutP());
+        assertEquals(7, o.dropoutSeed());
+        assertTrue(o.returnWeights());
+        assertFalse(AttentionOptions.defaults().causal());
+    }
+
+    @Test
+    void dropoutOutsideZeroToOneIsRejected() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> AttentionOptions.defaults().withDropout(1.5, 1));
+        assertTrue(e.getMessage().contains("dropoutP is 1.5"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> AttentionOptions.defaults().withDropout(Double.NaN, 1));
+    }
+
+    @Test
+    void nonFiniteScaleIsRejected() {
+        assertThrows(IllegalArgumentException.class,
+                () -> AttentionOptions.defaults().withScale(Double.POSITIVE_INFINITY));
+    }
+}

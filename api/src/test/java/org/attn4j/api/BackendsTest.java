@@ -1,0 +1,189 @@
+package org.attn4j.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.attn4j.api.spi.Availability;
+import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.spi.Capabilities;
+import org.junit.jupiter.api.Test;
+
+class BackendsTest {
+
+    @Test
+    void highestPriorityAvailableProviderIsChosen() {
+        Backends.Discovery d = new Backends.Discovery(List.of(
+                new FakeProvider("slow", 10, true), new FakeProvider("gpu", 300, false),
+                new FakeProvider("fast", 200, true)));
+        BackendSelection s = d.select(null, null);
+        assertEquals("fast", s.backend().name());
+        assertTrue(s.reason().contains("highest priority (200)"), s.reason());
+    }
+
+    @Test
+    void equalPrioritiesAreBrokenByNameWhateverTheDiscoveryOrder() {
+        List<BackendProvider> forward = List.of(new FakeProvider("beta", 5, true), new FakeProvider("alpha", 5, true));
+        List<BackendProvider> backward = List.of(forward.get(1), forward.get(0));
+        assertEquals("alpha", new Backends.Discovery(forward).select(null, null).backend().name());
+        assertEquals("alpha", new Backends.Discovery(backward).select(null, null).backend().name());
+    }
+
+    @Test
+    void requestedNameWinsOverPriorityAndIgnoresCase() {
+        Backends.Discovery d = new Backends.Discovery(List.of(
+                new FakeProvider("low", 1, true), new FakeProvider("high", 9, true)));
+        BackendSelection s = d.select("LOW", "requested by test");
+        assertEquals("low", s.backend().name());
+        assertEquals("requested by test", s.reason());
+    }
+
+    @Test
+    void unknownNameListsEveryProviderAndWhy() {
+        Backends.Discovery d = new Backends.Discovery(List.of(
+                new FakeProvider("ejml", 100, true), new FakeProvider("cuda", 300, false)));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> d.select("nope", "by property"));
+        String m = e.getMessage();
+        assertTrue(m.contains("Unknown attn4j backend 'nope'"), m);
+        assertTrue(m.contains("ejml (priority 100): available"), m);
+        assertTrue(m.contains("cuda (priority 300): unavailable — cuda is not here"), m);
+    }
+
+    @Test
+    void requestingAnUnavailableProviderSaysWhy() {
+        Backends.Discovery d = new Backends.Discovery(List.of(new FakeProvider("cuda", 300, false)));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> d.select("cuda", "by env"));
+        assertTrue(e.getMessage().contains("is not usable: cuda is not here"), e.getMessage());
+    }
+
+    @Test
+    void noProviderAtAllNamesTheJarToAdd() {
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> new Backends.Discovery(List.of()).select(null, null));
+        assertTrue(e.getMessage().contains(Backends.DEFAULT_ARTIFACT), e.getMessage());
+    }
+
+    @Test
+    void noAvailableProviderListsTheUnavailableOnes() {
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> new Backends.Discovery(List.of(new FakeProvider("cuda", 300, false))).select(null, null));
+        assertTrue(e.getMessage().startsWith("No usable attn4j backend."), e.getMessage());
+        assertTrue(e.getMessage().contains("cuda is not here"), e.getMessage());
+    }
+
+    @Test
+    void anAvailabilityCheckThatThrowsMakesTheProviderUnavailableWithTheCause() {
+        FakeProvider broken = new FakeProvider("broken", 500, true) {
+            @Override
+            public Availability availability() {
+                throw new UnsatisfiedLinkError("no libfoo.so");
+            }
+        };
+        Backends.Discovery d = new Backends.Discovery(List.of(broken, new FakeProvider("ok", 1, true)));
+        assertEquals("ok", d.select(null, null).backend().name());
+        ProviderReport report = d.reports(null).get(0);
+        assertFalse(report.availability().available());
+        assertTrue(report.availability().reason().contains("no libfoo.so"), report.availability().reason());
+    }
+
+    @Test
+    void eachBackendIsCreatedOnceAndAvailabilityCheckedOnce() {
+        FakeProvider p = new FakeProvider("one", 1, true);
+        Backends.Discovery d = new Backends.Discovery(List.of(p));
+        Backend first = d.select(null, null).backend();
+        Backend second = d.select("one", "again").backend();
+        assertSame(first, second);
+        assertEquals(1, p.created.get());
+        assertEquals(1, p.checked.get());
+    }
+
+    @Test
+    void reportsAreInNameOrderAndMarkTheSelectedProvider() {
+        Backends.Discovery d = new Backends.Discovery(List.of(
+                new FakeProvider("zeta", 1, true), new FakeProvider("alpha", 2, true)));
+        List<ProviderReport> reports = d.select(null, null).providers();
+        assertEquals(List.of("alpha", "zeta"), reports.stream().map(ProviderReport::name).toList());
+        assertTrue(reports.get(0).selected());
+        assertFalse(reports.get(1).selected());
+        assertTrue(reports.get(0).summary().startsWith("alpha (priority 2): available, selected"),
+                reports.get(0).summary());
+    }
+
+    @Test
+    void systemPropertyNamingAMissingBackendFailsThroughTheRealServiceLoader() {
+        String previous = System.getProperty(Backends.PROPERTY);
+        System.setProperty(Backends.PROPERTY, "nope");
+        try {
+            IllegalStateException e = assertThrows(IllegalStateException.class, Backends::load);
+            assertTrue(e.getMessage().contains("'nope' (requested by system property attn4j.backend)"),
+                    e.getMessage());
+        } finally {
+            if (previous == null) {
+                System.clearProperty(Backends.PROPERTY);
+            } else {
+                System.setProperty(Backends.PROPERTY, previous);
+            }
+        }
+    }
+
+    private static class FakeProvider implements BackendProvider {
+        final String name;
+        final int priority;
+        final boolean available;
+        final AtomicInteger created = new AtomicInteger();
+        final AtomicInteger checked = new AtomicInteger();
+
+        FakeProvider(String name, int priority, boolean available) {
+            this.name = name;
+            this.priority = priority;
+            this.available = available;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public int priority() {
+            return priority;
+        }
+
+        @Override
+        public Availability availability() {
+            checked.incrementAndGet();
+            return available ? Availability.available("fine") : Availability.unavailable(name + " is not here");
+        }
+
+        @Override
+        public Capabilities capabilities() {
+            return new Capabilities("test", Set.of(DType.F32), false, false, false, 1);
+        }
+
+        @Override
+        public Backend create() {
+            created.incrementAndGet();
+            return new Backend() {
+                @Override
+                public String name() {
+                    return name;
+                }
+
+                @Override
+                public Capabilities capabilities() {
+                    return FakeProvider.this.capabilities();
+                }
+
+                @Override
+                public Scope newScope() {
+                    throw new UnsupportedOperationException("selection tests open no scope");
+                }
+            };
+        }
+    }
+}
