@@ -145,8 +145,8 @@ public final class BenchMain {
             if (quick) {
                 return new Iterations(1, 2, TimeValue.milliseconds(200));
             }
-            return flops > 2e10 ? new Iterations(1, 3, TimeValue.seconds(1))
-                    : new Iterations(2, 5, TimeValue.seconds(1));
+            return flops > 2e10 ? new Iterations(1, 2, TimeValue.seconds(1))
+                    : new Iterations(1, 3, TimeValue.seconds(1));
         }
 
         String describe() {
