@@ -83,29 +83,38 @@ public final class BenchMain {
         Plan plan = quick ? Plan.quick() : Plan.full();
         List<Job> jobs = plan.jobs(backends, suites, systemBlas);
         List<Measurement> measurements = new ArrayList<>();
+        List<Double> loads = new ArrayList<>();
+        Runnable write = () -> ReportWriter.write(new BenchReport(environment(started, command, quick, loadBefore,
+                notes, loads), measurements, Plan.ownGemm(systemBlas)), out);
+        write.run();
         for (int i = 0; i < jobs.size(); i++) {
             Job job = jobs.get(i);
-            System.out.printf(Locale.ROOT, "%n[%d/%d] %s: %s on %s%n", i + 1, jobs.size(), job.suite().title(),
-                    job.implementation(), job.workload().label());
+            loads.add(oneMinuteLoad());
+            System.out.printf(Locale.ROOT, "%n[%d/%d] %s: %s on %s (load %.2f)%n", i + 1, jobs.size(),
+                    job.suite().title(), job.implementation(), job.workload().label(), loads.get(i));
             Measurement m = run(job, quick);
             measurements.add(m);
             System.out.println(m.ok() ? String.format(Locale.ROOT, "  median %.6g s, %.4g GFLOP/s",
                     m.timing().medianSeconds(), m.gflops()) : "  FAILED: " + m.failure());
-            BenchReport partial = report(started, command, quick, loadBefore, notes, systemBlas, measurements);
-            ReportWriter.write(partial, out);
+            write.run();
         }
-        BenchReport report = report(started, command, quick, loadBefore, notes, systemBlas, measurements);
-        ReportWriter.write(report, out);
         System.out.println("\nWrote " + out.resolve("bench.json") + " and " + out.resolve("bench.md"));
     }
 
-    private static BenchReport report(String started, String command, boolean quick, String loadBefore,
-                                      List<String> notes, boolean systemBlas, List<Measurement> measurements) {
-        Environment env = new Environment(started, now(), command, BenchData.threads(), quick,
+    private static Environment environment(String started, String command, boolean quick, String loadBefore,
+                                           List<String> notes, List<Double> loads) {
+        List<String> all = new ArrayList<>(notes);
+        if (!loads.isEmpty()) {
+            List<Double> sorted = loads.stream().sorted().toList();
+            all.add(String.format(Locale.ROOT, "1-minute load average at the start of each of the %d jobs: min %.2f,"
+                    + " median %.2f, max %.2f (%d processors; above that, other work competed for them).",
+                    sorted.size(), sorted.get(0), sorted.get(sorted.size() / 2), sorted.get(sorted.size() - 1),
+                    BenchData.threads()));
+        }
+        return new Environment(started, now(), command, BenchData.threads(), quick,
                 System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")",
                 System.getProperty("os.name") + " " + System.getProperty("os.arch"), cpuModel(),
-                Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), jmhSettings(quick), notes);
-        return new BenchReport(env, measurements, Plan.ownGemm(systemBlas));
+                Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), jmhSettings(quick), all);
     }
 
     static Measurement run(Job job, boolean quick) {
@@ -200,6 +209,12 @@ public final class BenchMain {
         } catch (IOException e) {
             return "unknown (" + e + ")";
         }
+    }
+
+    /** @return the 1-minute load average, or NaN where {@code /proc/loadavg} cannot be read */
+    private static double oneMinuteLoad() {
+        String first = loadAverage().split(" ")[0];
+        return first.matches("[0-9.]+") ? Double.parseDouble(first) : Double.NaN;
     }
 
     private static String cpuModel() {
