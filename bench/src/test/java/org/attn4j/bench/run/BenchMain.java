@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -73,26 +74,33 @@ public final class BenchMain {
                 + BenchData.threads() + " intra-op threads; EJML MT: EjmlConcurrency.setMaxThreads("
                 + BenchData.threads() + "); ND4J and OpenBLAS: their defaults, one thread per core).");
         Path systemOpenBlas = Path.of(Plan.SYSTEM_OPENBLAS_DIR, "libopenblas.so.0");
-        boolean systemBlas = Files.exists(systemOpenBlas);
-        notes.add(systemBlas ? "'nd4j" + Plan.WITH_SYSTEM_OPENBLAS + "' is ND4J in a JVM started with "
-                + String.join(" ", Plan.SYSTEM_OPENBLAS) + ": JavaCPP then loads " + systemOpenBlas
+        Plan.NativeOptions natives = new Plan.NativeOptions(Files.exists(systemOpenBlas), cpuFlags().contains("avx512f"));
+        notes.add(natives.systemOpenBlas() ? "'+ system OpenBLAS': ND4J in a JVM started with "
+                + String.join(" ", Plan.SYSTEM_OPENBLAS) + "; JavaCPP then loads " + systemOpenBlas
                 + " (Debian's libopenblas0-pthread) for both of ND4J's OpenBLAS libraries instead of its bundled"
-                + " OpenBLAS 0.3.19; plain 'nd4j' is whatever the ND4J backend loads by default."
-                : "No " + systemOpenBlas + ": install Debian's libopenblas0-pthread to measure ND4J on it.");
+                + " OpenBLAS 0.3.19." : "No " + systemOpenBlas + ": install Debian's libopenblas0-pthread to"
+                + " measure ND4J on it.");
+        if (natives.avx512()) {
+            notes.add("'+ AVX-512 kernels': ND4J with the environment variable " + Plan.AVX512_KERNELS
+                    + " in its forked JVM (OpenBLAS's CPU detection does not know this CPU and picks its AVX2"
+                    + " 'Haswell' kernels).");
+        }
+        notes.add("Plain 'nd4j' is the ND4J backend as it comes: bundled OpenBLAS, CPU auto-detected.");
+        Path jvms = module.resolve("target/bench-jvm");
 
         Plan plan = quick ? Plan.quick() : Plan.full();
-        List<Job> jobs = plan.jobs(backends, suites, systemBlas);
+        List<Job> jobs = plan.jobs(backends, suites, natives);
         List<Measurement> measurements = new ArrayList<>();
         List<Double> loads = new ArrayList<>();
         Runnable write = () -> ReportWriter.write(new BenchReport(environment(started, command, quick, loadBefore,
-                notes, loads), measurements, Plan.ownGemm(systemBlas)), out);
+                notes, loads), measurements, natives.ownGemm()), out);
         write.run();
         for (int i = 0; i < jobs.size(); i++) {
             Job job = jobs.get(i);
             loads.add(oneMinuteLoad());
             System.out.printf(Locale.ROOT, "%n[%d/%d] %s: %s on %s (load %.2f)%n", i + 1, jobs.size(),
                     job.suite().title(), job.implementation(), job.workload().label(), loads.get(i));
-            Measurement m = run(job, quick);
+            Measurement m = run(job, quick, jvms);
             measurements.add(m);
             System.out.println(m.ok() ? String.format(Locale.ROOT, "  median %.6g s, %.4g GFLOP/s",
                     m.timing().medianSeconds(), m.gflops()) : "  FAILED: " + m.failure());
@@ -117,7 +125,7 @@ public final class BenchMain {
                 Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), jmhSettings(quick), all);
     }
 
-    static Measurement run(Job job, boolean quick) {
+    static Measurement run(Job job, boolean quick, Path jvms) throws IOException {
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .include("^" + Pattern.quote(job.benchmark().getName() + ".") + "\\w+$")
                 .forks(1)
@@ -125,6 +133,9 @@ public final class BenchMain {
                 .timeUnit(TimeUnit.NANOSECONDS)
                 .jvmArgs(job.jvmArgs().toArray(String[]::new));
         job.params().forEach(options::param);
+        if (!job.env().isEmpty()) {
+            options.jvm(launcher(job.env(), jvms).toString());
+        }
         if (job.singleShot()) {
             options.mode(org.openjdk.jmh.annotations.Mode.SingleShotTime)
                     .warmupIterations(0).measurementIterations(1);
@@ -215,6 +226,36 @@ public final class BenchMain {
     private static double oneMinuteLoad() {
         String first = loadAverage().split(" ")[0];
         return first.matches("[0-9.]+") ? Double.parseDouble(first) : Double.NaN;
+    }
+
+    /**
+     * JMH cannot set a fork's environment, only which {@code java} it starts: this writes a script that exports the
+     * variables and runs this JVM's {@code java}.
+     */
+    private static Path launcher(Map<String, String> env, Path dir) throws IOException {
+        StringBuilder script = new StringBuilder("#!/bin/sh\n");
+        StringBuilder name = new StringBuilder("java");
+        new TreeMap<>(env).forEach((k, v) -> {
+            script.append("export ").append(k).append("='").append(v).append("'\n");
+            name.append('-').append(k).append('-').append(v);
+        });
+        script.append("exec '").append(Path.of(System.getProperty("java.home"), "bin", "java")).append("' \"$@\"\n");
+        Path file = Files.createDirectories(dir).resolve(name.toString());
+        Files.writeString(file, script);
+        if (!file.toFile().setExecutable(true)) {
+            throw new IOException("Could not make " + file + " executable; the benchmark needs it to set " + env);
+        }
+        return file;
+    }
+
+    private static String cpuFlags() throws IOException {
+        Path cpuinfo = Path.of("/proc/cpuinfo");
+        if (!Files.exists(cpuinfo)) {
+            return "";
+        }
+        try (var lines = Files.lines(cpuinfo)) {
+            return lines.filter(l -> l.startsWith("flags")).findFirst().orElse("");
+        }
     }
 
     private static String cpuModel() {

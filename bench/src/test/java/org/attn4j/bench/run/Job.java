@@ -15,13 +15,15 @@ import org.attn4j.bench.Workload;
  * @param workload what one call computes
  * @param singleShot time one cold call (no warm-up) instead of sampling warmed-up calls
  * @param jvmArgs the forked JVM's options
+ * @param env environment variables set for the forked JVM
  */
 record Job(Suite suite, String implementation, Class<?> benchmark, Map<String, String> params, Workload workload,
-           boolean singleShot, List<String> jvmArgs) {
+           boolean singleShot, List<String> jvmArgs, Map<String, String> env) {
 
     /** Copies the collections. */
     Job {
         params = Map.copyOf(params);
         jvmArgs = List.copyOf(jvmArgs);
+        env = Map.copyOf(env);
     }
 }

@@ -35,7 +35,12 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
      */
     static final List<String> SYSTEM_OPENBLAS = List.of("-Dorg.bytedeco.javacpp.pathsFirst=true",
             "-Djava.library.path=" + SYSTEM_OPENBLAS_DIR);
-    static final String WITH_SYSTEM_OPENBLAS = " + system OpenBLAS";
+    /**
+     * Makes OpenBLAS use its AVX-512 kernels: its CPU detection does not know AMD Zen 5 and falls back to the AVX2
+     * ("Haswell") kernels. OpenBLAS reads it from the environment when it loads.
+     */
+    static final Map<String, String> AVX512_KERNELS = Map.of("OPENBLAS_CORETYPE", "SkylakeX");
+    static final String ND4J = "nd4j";
 
     static Plan full() {
         return new Plan(List.of(128, 512, 2048, 4096), List.of(512, 1024, 2048), 1024, 16384);
@@ -46,48 +51,86 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
     }
 
     /**
-     * A way to run an implementation: its report name, what the benchmark is given, extra JVM options.
+     * A way to run an implementation: its report name, what the benchmark is given, the fork's options.
      *
      * @param label the report's name
      * @param name the backend's provider name or the GEMM peer's name
-     * @param jvmArgs options added to the fork's
+     * @param jvmArgs the fork's JVM options
+     * @param env environment variables set for the fork
      */
-    record Variant(String label, String name, List<String> jvmArgs) {
-    }
-
-    /**
-     * @param names backend or GEMM peer names
-     * @param systemBlas whether ND4J can also run on the system's OpenBLAS
-     * @return each name as is, plus, for {@code nd4j} when {@code systemBlas}, ND4J on the system's OpenBLAS
-     */
-    static List<Variant> variants(List<String> names, boolean systemBlas) {
-        return names.stream().flatMap(n -> n.equals("nd4j") && systemBlas
-                ? Stream.of(new Variant(n, n, JVM), new Variant(n + WITH_SYSTEM_OPENBLAS, n,
-                        Stream.concat(JVM.stream(), SYSTEM_OPENBLAS.stream()).toList()))
-                : Stream.of(new Variant(n, n, JVM))).toList();
-    }
-
-    /**
-     * @param systemBlas whether ND4J on the system's OpenBLAS is measured
-     * @return for each backend variant's label, the label of its own library's GEMM
-     */
-    static Map<String, String> ownGemm(boolean systemBlas) {
-        Map<String, String> own = new LinkedHashMap<>(Map.of("ejml", "ejml-mt", "nd4j", "nd4j"));
-        if (systemBlas) {
-            own.put("nd4j" + WITH_SYSTEM_OPENBLAS, "nd4j" + WITH_SYSTEM_OPENBLAS);
+    record Variant(String label, String name, List<String> jvmArgs, Map<String, String> env) {
+        Variant {
+            jvmArgs = List.copyOf(jvmArgs);
+            env = Map.copyOf(env);
         }
-        return own;
+
+        static Variant plain(String name) {
+            return new Variant(name, name, JVM, Map.of());
+        }
+    }
+
+    /**
+     * What this machine offers ND4J besides its bundled OpenBLAS with CPU auto-detection.
+     *
+     * @param systemOpenBlas Debian's {@code libopenblas0-pthread} is installed
+     * @param avx512 the CPU has AVX-512F, so OpenBLAS's AVX-512 kernels can run
+     */
+    record NativeOptions(boolean systemOpenBlas, boolean avx512) {
+
+        /** @return ND4J as it comes, then each available combination of the system OpenBLAS and AVX-512 kernels */
+        List<Variant> nd4jVariants() {
+            List<Variant> variants = new ArrayList<>();
+            for (boolean system : new boolean[] {false, true}) {
+                for (boolean kernels : new boolean[] {false, true}) {
+                    if ((!system || systemOpenBlas) && (!kernels || avx512)) {
+                        variants.add(nd4j(system, kernels));
+                    }
+                }
+            }
+            return variants;
+        }
+
+        /** @return ND4J as it comes and, if any option is available, ND4J with every available option */
+        List<Variant> nd4jDefaultAndTuned() {
+            List<Variant> all = nd4jVariants();
+            return all.size() == 1 ? all : List.of(all.get(0), all.get(all.size() - 1));
+        }
+
+        private static Variant nd4j(boolean system, boolean kernels) {
+            List<String> jvm = new ArrayList<>(JVM);
+            if (system) {
+                jvm.addAll(SYSTEM_OPENBLAS);
+            }
+            return new Variant(ND4J + (system ? " + system OpenBLAS" : "") + (kernels ? " + AVX-512 kernels" : ""),
+                    ND4J, jvm, kernels ? AVX512_KERNELS : Map.of());
+        }
+
+        /**
+         * @param names backend or GEMM peer names
+         * @return each name as it comes, with {@code nd4j} replaced by {@link #nd4jDefaultAndTuned()}
+         */
+        List<Variant> expand(List<String> names) {
+            return names.stream().flatMap(n -> n.equals(ND4J) ? nd4jDefaultAndTuned().stream()
+                    : Stream.of(Variant.plain(n))).toList();
+        }
+
+        /** @return for each backend variant's label, the label of its own library's attention-shaped GEMM */
+        Map<String, String> ownGemm() {
+            Map<String, String> own = new LinkedHashMap<>(Map.of("ejml", "ejml-mt"));
+            nd4jDefaultAndTuned().forEach(v -> own.put(v.label(), v.label()));
+            return own;
+        }
     }
 
     /**
      * @param backends the available CPU backends' names
      * @param suites the suites to run
-     * @param systemBlas whether ND4J also runs on the system's OpenBLAS
+     * @param natives the ND4J variants this machine allows
      * @return the jobs, in run order
      */
-    List<Job> jobs(List<String> backends, Set<Suite> suites, boolean systemBlas) {
-        List<Variant> attention = variants(backends, systemBlas);
-        List<Variant> gemm = variants(List.of("ejml-mt", "nd4j"), systemBlas);
+    List<Job> jobs(List<String> backends, Set<Suite> suites, NativeOptions natives) {
+        List<Variant> attention = natives.expand(backends);
+        List<Variant> gemm = natives.expand(List.of("ejml-mt", ND4J));
         List<Job> jobs = new ArrayList<>();
         if (suites.contains(Suite.ATTENTION)) {
             for (int length : lengths) {
@@ -103,9 +146,11 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
             attention.forEach(b -> jobs.add(attention(Suite.TOY, b, TOY, false)));
         }
         if (suites.contains(Suite.SQUARE_GEMM)) {
-            jobs.add(gemm(Suite.SQUARE_GEMM, new Variant("ejml", "ejml", JVM), GemmWorkload.square(singleThreadSize)));
+            jobs.add(gemm(Suite.SQUARE_GEMM, Variant.plain("ejml"), GemmWorkload.square(singleThreadSize)));
+            List<Variant> square = new ArrayList<>(List.of(Variant.plain("ejml-mt")));
+            square.addAll(natives.nd4jVariants());
             for (int n : squareSizes) {
-                gemm.forEach(g -> jobs.add(gemm(Suite.SQUARE_GEMM, g, GemmWorkload.square(n))));
+                square.forEach(g -> jobs.add(gemm(Suite.SQUARE_GEMM, g, GemmWorkload.square(n))));
             }
         }
         if (suites.contains(Suite.ATTENTION_GEMM)) {
@@ -120,20 +165,21 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
                 List<String> jvm = new ArrayList<>(b.jvmArgs());
                 jvm.removeAll(JVM);
                 jvm.addAll(0, JVM_LONG);
-                jobs.add(attention(Suite.LONG_SEQUENCE, new Variant(b.label(), b.name(), jvm), w, true));
+                jobs.add(attention(Suite.LONG_SEQUENCE, new Variant(b.label(), b.name(), jvm, b.env()), w, true));
             }
         }
         return jobs;
     }
 
     private static Job onnx(Suite suite, AttentionWorkload w) {
-        return new Job(suite, Measurement.ONNX_RUNTIME, OnnxAttentionBench.class, shape(w), w, false, JVM);
+        return new Job(suite, Measurement.ONNX_RUNTIME, OnnxAttentionBench.class, shape(w), w, false, JVM, Map.of());
     }
 
     private static Job attention(Suite suite, Variant backend, AttentionWorkload w, boolean singleShot) {
         Map<String, String> params = new LinkedHashMap<>(shape(w));
         params.put("backend", backend.name());
-        return new Job(suite, backend.label(), AttentionBench.class, params, w, singleShot, backend.jvmArgs());
+        return new Job(suite, backend.label(), AttentionBench.class, params, w, singleShot, backend.jvmArgs(),
+                backend.env());
     }
 
     private static Map<String, String> shape(AttentionWorkload w) {
@@ -145,6 +191,6 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
         Map<String, String> params = Map.of("impl", peer.name(),
                 "heads", Integer.toString(w.attentionShaped() ? w.count() : 0),
                 "length", Integer.toString(w.m()), "headDim", Integer.toString(w.k()));
-        return new Job(suite, peer.label(), GemmBench.class, params, w, false, peer.jvmArgs());
+        return new Job(suite, peer.label(), GemmBench.class, params, w, false, peer.jvmArgs(), peer.env());
     }
 }
