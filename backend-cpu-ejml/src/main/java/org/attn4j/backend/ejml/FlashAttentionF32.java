@@ -1,20 +1,24 @@
 package org.attn4j.backend.ejml;
 
+import java.util.Arrays;
+
 /**
  * The fused F32 attention kernel, FlashAttention-2 style, for one (problem, query block) at a time:
  * <pre>
  *   for each key block (skipping blocks wholly above the causal diagonal):
- *     S   = Q_blk · K_blkᵀ · scale + additive, -∞ where masked             [rows × cols]
- *     m'  = max(m, rowmax S);  P = e^(S - m');  c = e^(m - m')
- *     l   = l·c + rowsum P;    O = O·c + dropout(P) · V_blk
+ *     S   = scale · Q_blk · K_blkᵀ + additive, -∞ where masked             [cols × rows], transposed
+ *     m'  = max(m, colmax S);  P = e^(S - m');  c = e^(m - m')
+ *     l   = l·c + colsum P;    Oᵀ = Oᵀ·c + V_blkᵀ · dropout(P)
  *   O = O / l · 1/(1-p), or 0 for a row whose logits were all -∞
  * </pre>
- * Scores, statistics and accumulators are float; inner loops run over contiguous key or value indices with the
- * multiply-add shape the JIT vectorises. One instance is scratch space for one thread: {@code O(block · d)}.
+ * Everything is laid out transposed, query rows last, so that every inner loop — scores, running max and sum,
+ * rescale, {@code P·V} — runs over the (up to {@link #QUERY_BLOCK}) contiguous query rows with the multiply-add
+ * shape the JIT vectorises; the max is elementwise, not a reduction. Scores, statistics and accumulators are
+ * float. One instance is the scratch space of one thread: {@code O(block · (d_k + d_v + KEY_BLOCK))} floats.
  */
 final class FlashAttentionF32 {
-    static final int QUERY_BLOCK = 64;
-    static final int KEY_BLOCK = 128;
+    static final int QUERY_BLOCK = 128;
+    static final int KEY_BLOCK = 64;
 
     private final AttentionPlan plan;
     private final float[] q;
@@ -22,11 +26,17 @@ final class FlashAttentionF32 {
     private final float[] v;
     private final float[] out;
     private final float[] additive;
-    private final float[][] keysT;
-    private final float[][] scores;
-    private final float[][] acc;
+    private final float[][] queriesT;
+    private final float[][] scoresT;
+    private final float[][] outT;
     private final float[] rowMax;
+    private final float[] blockMax;
     private final float[] rowSum;
+    private final float[] correction;
+    private final float[] shift;
+    private final float[] exponents;
+    private final int[] maskRows;
+    private final int[] additiveRows;
 
     FlashAttentionF32(AttentionPlan plan, float[] q, float[] k, float[] v, float[] out) {
         this.plan = plan;
@@ -35,11 +45,17 @@ final class FlashAttentionF32 {
         this.v = v;
         this.out = out;
         this.additive = (float[]) plan.additive;
-        this.keysT = new float[plan.keyDim][KEY_BLOCK];
-        this.scores = new float[QUERY_BLOCK][KEY_BLOCK];
-        this.acc = new float[QUERY_BLOCK][plan.valueDim];
+        this.queriesT = new float[plan.keyDim][QUERY_BLOCK];
+        this.scoresT = new float[KEY_BLOCK][QUERY_BLOCK];
+        this.outT = new float[plan.valueDim][QUERY_BLOCK];
         this.rowMax = new float[QUERY_BLOCK];
+        this.blockMax = new float[QUERY_BLOCK];
         this.rowSum = new float[QUERY_BLOCK];
+        this.correction = new float[QUERY_BLOCK];
+        this.shift = new float[QUERY_BLOCK];
+        this.exponents = new float[QUERY_BLOCK];
+        this.maskRows = new int[QUERY_BLOCK];
+        this.additiveRows = new int[QUERY_BLOCK];
     }
 
     /**
@@ -50,160 +66,221 @@ final class FlashAttentionF32 {
      */
     void block(int problem, int rowStart) {
         int rows = Math.min(QUERY_BLOCK, plan.queries - rowStart);
+        start(problem, rowStart, rows);
         int keyEnd = plan.keyLimit(rowStart + rows);
-        for (int r = 0; r < rows; r++) {
-            rowMax[r] = Float.NEGATIVE_INFINITY;
-            rowSum[r] = 0f;
-            java.util.Arrays.fill(acc[r], 0f);
-        }
         for (int keyStart = 0; keyStart < keyEnd; keyStart += KEY_BLOCK) {
             int cols = Math.min(KEY_BLOCK, keyEnd - keyStart);
-            transposeKeys(problem, keyStart, cols);
-            scores(problem, rowStart, rows, cols);
-            for (int r = 0; r < rows; r++) {
-                int row = rowStart + r;
-                float[] s = scores[r];
-                adjust(problem, row, keyStart, cols, s);
-                update(problem, row, keyStart, cols, s, r);
+            scores(problem, keyStart, rows, cols);
+            mask(rowStart, keyStart, rows, cols);
+            softmaxStep(rows, cols);
+            if (plan.dropoutP > 0) {
+                dropout(problem, rowStart, keyStart, rows, cols);
             }
+            accumulate(problem, keyStart, rows, cols);
         }
-        int dv = plan.valueDim;
-        for (int r = 0; r < rows; r++) {
-            float l = rowSum[r];
-            float inv = l == 0f ? 0f : (float) (plan.survivorScale / l);
-            float[] a = acc[r];
-            int base = (problem * plan.queries + rowStart + r) * dv;
-            for (int e = 0; e < dv; e++) {
-                out[base + e] = a[e] * inv;
-            }
-        }
+        finish(problem, rowStart, rows);
     }
 
-    private void transposeKeys(int problem, int keyStart, int cols) {
+    /** Loads {@code scale · Qᵀ}, resets the statistics and the accumulator, and locates the mask rows. */
+    private void start(int problem, int rowStart, int rows) {
         int dk = plan.keyDim;
-        int base = (problem * plan.keys + keyStart) * dk;
-        for (int j = 0; j < cols; j++) {
-            int kj = base + j * dk;
-            for (int d = 0; d < dk; d++) {
-                keysT[d][j] = k[kj + d];
-            }
-        }
-    }
-
-    /** {@code scores[r][j] = q[row r] · k[key j]}, four query rows at a time to reuse each loaded key vector. */
-    private void scores(int problem, int rowStart, int rows, int cols) {
-        int dk = plan.keyDim;
-        int qBase = (problem * plan.queries + rowStart) * dk;
-        int r = 0;
-        for (; r + 4 <= rows; r += 4) {
-            float[] s0 = scores[r];
-            float[] s1 = scores[r + 1];
-            float[] s2 = scores[r + 2];
-            float[] s3 = scores[r + 3];
-            java.util.Arrays.fill(s0, 0, cols, 0f);
-            java.util.Arrays.fill(s1, 0, cols, 0f);
-            java.util.Arrays.fill(s2, 0, cols, 0f);
-            java.util.Arrays.fill(s3, 0, cols, 0f);
-            int q0 = qBase + r * dk;
-            for (int d = 0; d < dk; d++) {
-                float a0 = q[q0 + d];
-                float a1 = q[q0 + dk + d];
-                float a2 = q[q0 + 2 * dk + d];
-                float a3 = q[q0 + 3 * dk + d];
-                float[] kt = keysT[d];
-                for (int j = 0; j < cols; j++) {
-                    float kv = kt[j];
-                    s0[j] += a0 * kv;
-                    s1[j] += a1 * kv;
-                    s2[j] += a2 * kv;
-                    s3[j] += a3 * kv;
-                }
-            }
-        }
-        for (; r < rows; r++) {
-            float[] s = scores[r];
-            java.util.Arrays.fill(s, 0, cols, 0f);
-            int qr = qBase + r * dk;
-            for (int d = 0; d < dk; d++) {
-                float a = q[qr + d];
-                float[] kt = keysT[d];
-                for (int j = 0; j < cols; j++) {
-                    s[j] += a * kt[j];
-                }
-            }
-        }
-    }
-
-    /** Scale, add the additive mask, and set masked and causally hidden logits to -∞. */
-    private void adjust(int problem, int row, int keyStart, int cols, float[] s) {
         float scale = (float) plan.scale;
-        for (int j = 0; j < cols; j++) {
-            s[j] *= scale;
+        int base = (problem * plan.queries + rowStart) * dk;
+        for (int r = 0; r < rows; r++) {
+            for (int d = 0; d < dk; d++) {
+                queriesT[d][r] = q[base + r * dk + d] * scale;
+            }
         }
+        Arrays.fill(rowMax, 0, rows, Float.NEGATIVE_INFINITY);
+        Arrays.fill(rowSum, 0, rows, 0f);
+        for (float[] o : outT) {
+            Arrays.fill(o, 0, rows, 0f);
+        }
+        for (int r = 0; r < rows; r++) {
+            if (plan.mask != null) {
+                maskRows[r] = plan.maskOffset(problem, rowStart + r);
+            }
+            if (additive != null) {
+                additiveRows[r] = plan.additiveOffset(problem, rowStart + r);
+            }
+        }
+    }
+
+    /** {@code scoresT[j][r] = Σ_d k[key j][d] · queriesT[d][r]}, four keys at a time to reuse each query vector. */
+    private void scores(int problem, int keyStart, int rows, int cols) {
+        int dk = plan.keyDim;
+        int kBase = (problem * plan.keys + keyStart) * dk;
+        int j = 0;
+        for (; j + 4 <= cols; j += 4) {
+            float[] s0 = scoresT[j];
+            float[] s1 = scoresT[j + 1];
+            float[] s2 = scoresT[j + 2];
+            float[] s3 = scoresT[j + 3];
+            Arrays.fill(s0, 0, rows, 0f);
+            Arrays.fill(s1, 0, rows, 0f);
+            Arrays.fill(s2, 0, rows, 0f);
+            Arrays.fill(s3, 0, rows, 0f);
+            int k0 = kBase + j * dk;
+            for (int d = 0; d < dk; d++) {
+                float b0 = k[k0 + d];
+                float b1 = k[k0 + dk + d];
+                float b2 = k[k0 + 2 * dk + d];
+                float b3 = k[k0 + 3 * dk + d];
+                float[] qd = queriesT[d];
+                for (int r = 0; r < rows; r++) {
+                    float a = qd[r];
+                    s0[r] += b0 * a;
+                    s1[r] += b1 * a;
+                    s2[r] += b2 * a;
+                    s3[r] += b3 * a;
+                }
+            }
+        }
+        for (; j < cols; j++) {
+            float[] s = scoresT[j];
+            Arrays.fill(s, 0, rows, 0f);
+            int kj = kBase + j * dk;
+            for (int d = 0; d < dk; d++) {
+                float b = k[kj + d];
+                float[] qd = queriesT[d];
+                for (int r = 0; r < rows; r++) {
+                    s[r] += b * qd[r];
+                }
+            }
+        }
+    }
+
+    /** Adds the additive mask and sets masked and causally hidden logits to -∞. */
+    private void mask(int rowStart, int keyStart, int rows, int cols) {
         if (additive != null) {
-            int base = plan.additiveOffset(problem, row) + keyStart * plan.additiveColumnStride();
             int step = plan.additiveColumnStride();
             for (int j = 0; j < cols; j++) {
-                s[j] += additive[base + j * step];
+                float[] s = scoresT[j];
+                int column = (keyStart + j) * step;
+                for (int r = 0; r < rows; r++) {
+                    s[r] += additive[additiveRows[r] + column];
+                }
             }
         }
         if (plan.mask != null) {
-            int base = plan.maskOffset(problem, row) + keyStart * plan.maskColumnStride();
             int step = plan.maskColumnStride();
             for (int j = 0; j < cols; j++) {
-                if (!plan.mask[base + j * step]) {
-                    s[j] = Float.NEGATIVE_INFINITY;
+                float[] s = scoresT[j];
+                int column = (keyStart + j) * step;
+                for (int r = 0; r < rows; r++) {
+                    if (!plan.mask[maskRows[r] + column]) {
+                        s[r] = Float.NEGATIVE_INFINITY;
+                    }
                 }
             }
         }
         if (plan.causal) {
-            for (int j = Math.max(0, row + 1 - keyStart); j < cols; j++) {
-                s[j] = Float.NEGATIVE_INFINITY;
+            for (int j = 0; j < cols; j++) {
+                int hidden = Math.min(rows, keyStart + j - rowStart);
+                if (hidden > 0) {
+                    Arrays.fill(scoresT[j], 0, hidden, Float.NEGATIVE_INFINITY);
+                }
             }
         }
     }
 
-    /** The online-softmax step of one row: new max, rescale of the running sum and accumulator, then P·V. */
-    private void update(int problem, int row, int keyStart, int cols, float[] s, int r) {
-        float previous = rowMax[r];
-        float max = previous;
+    /**
+     * The online-softmax step: new running max per row, {@code P = e^(S - max)} in place, the running sum and the
+     * accumulator rescaled by {@code e^(old max - new max)}. A row that has seen only -∞ so far keeps a zero
+     * sum; a NaN anywhere in a row makes its max, sum and output NaN.
+     */
+    private void softmaxStep(int rows, int cols) {
+        System.arraycopy(rowMax, 0, blockMax, 0, rows);
         for (int j = 0; j < cols; j++) {
-            max = Math.max(max, s[j]);
+            float[] s = scoresT[j];
+            for (int r = 0; r < rows; r++) {
+                blockMax[r] = Math.max(blockMax[r], s[r]);
+            }
         }
-        if (max == Float.NEGATIVE_INFINITY) {
-            return;
+        for (int r = 0; r < rows; r++) {
+            float max = blockMax[r];
+            shift[r] = max == Float.NEGATIVE_INFINITY ? 0f : max;
         }
-        float sum = 0f;
+        FastExp.exp(rowMax, shift, correction, exponents, rows);
+        System.arraycopy(blockMax, 0, rowMax, 0, rows);
+        for (int r = 0; r < rows; r++) {
+            rowSum[r] *= correction[r];
+        }
         for (int j = 0; j < cols; j++) {
-            float e = (float) Math.exp(s[j] - max);
-            s[j] = e;
-            sum += e;
+            float[] s = scoresT[j];
+            FastExp.exp(s, shift, s, exponents, rows);
+            for (int r = 0; r < rows; r++) {
+                rowSum[r] += s[r];
+            }
         }
-        float correction = (float) Math.exp(previous - max);
-        rowMax[r] = max;
-        rowSum[r] = rowSum[r] * correction + sum;
-        float[] a = acc[r];
+        for (float[] o : outT) {
+            for (int r = 0; r < rows; r++) {
+                o[r] *= correction[r];
+            }
+        }
+    }
+
+    private void dropout(int problem, int rowStart, int keyStart, int rows, int cols) {
+        for (int j = 0; j < cols; j++) {
+            float[] s = scoresT[j];
+            for (int r = 0; r < rows; r++) {
+                if (!plan.keeps(problem, rowStart + r, keyStart + j)) {
+                    s[r] = 0f;
+                }
+            }
+        }
+    }
+
+    /** {@code outT[e][r] += Σ_j v[key j][e] · scoresT[j][r]}, four value columns at a time. */
+    private void accumulate(int problem, int keyStart, int rows, int cols) {
         int dv = plan.valueDim;
-        if (correction != 1f) {
-            for (int e = 0; e < dv; e++) {
-                a[e] *= correction;
-            }
-        }
-        if (plan.dropoutP > 0) {
-            for (int j = 0; j < cols; j++) {
-                if (!plan.keeps(problem, row, keyStart + j)) {
-                    s[j] = 0f;
-                }
-            }
-        }
         int vBase = (problem * plan.keys + keyStart) * dv;
-        for (int j = 0; j < cols; j++) {
-            float p = s[j];
-            if (p != 0f) {
-                int vj = vBase + j * dv;
-                for (int e = 0; e < dv; e++) {
-                    a[e] += p * v[vj + e];
+        int e = 0;
+        for (; e + 4 <= dv; e += 4) {
+            float[] o0 = outT[e];
+            float[] o1 = outT[e + 1];
+            float[] o2 = outT[e + 2];
+            float[] o3 = outT[e + 3];
+            for (int j = 0; j < cols; j++) {
+                int vj = vBase + j * dv + e;
+                float b0 = v[vj];
+                float b1 = v[vj + 1];
+                float b2 = v[vj + 2];
+                float b3 = v[vj + 3];
+                float[] p = scoresT[j];
+                for (int r = 0; r < rows; r++) {
+                    float w = p[r];
+                    o0[r] += b0 * w;
+                    o1[r] += b1 * w;
+                    o2[r] += b2 * w;
+                    o3[r] += b3 * w;
                 }
+            }
+        }
+        for (; e < dv; e++) {
+            float[] o = outT[e];
+            for (int j = 0; j < cols; j++) {
+                float b = v[vBase + j * dv + e];
+                float[] p = scoresT[j];
+                for (int r = 0; r < rows; r++) {
+                    o[r] += b * p[r];
+                }
+            }
+        }
+    }
+
+    /** {@code out[row r] = outT[·][r] / l[r] · 1/(1-p)}, or zeros for a row that saw only -∞. */
+    private void finish(int problem, int rowStart, int rows) {
+        int dv = plan.valueDim;
+        for (int r = 0; r < rows; r++) {
+            float l = rowSum[r];
+            correction[r] = l == 0f ? 0f : (float) (plan.survivorScale / l);
+        }
+        int base = (problem * plan.queries + rowStart) * dv;
+        for (int e = 0; e < dv; e++) {
+            float[] o = outT[e];
+            for (int r = 0; r < rows; r++) {
+                out[base + r * dv + e] = o[r] * correction[r];
             }
         }
     }

@@ -1,20 +1,24 @@
 package org.attn4j.backend.ejml;
 
+import java.util.Arrays;
+
 /**
  * The fused F64 attention kernel, FlashAttention-2 style, for one (problem, query block) at a time:
  * <pre>
  *   for each key block (skipping blocks wholly above the causal diagonal):
- *     S   = Q_blk · K_blkᵀ · scale + additive, -∞ where masked             [rows × cols]
- *     m'  = max(m, rowmax S);  P = e^(S - m');  c = e^(m - m')
- *     l   = l·c + rowsum P;    O = O·c + dropout(P) · V_blk
+ *     S   = scale · Q_blk · K_blkᵀ + additive, -∞ where masked             [cols × rows], transposed
+ *     m'  = max(m, colmax S);  P = e^(S - m');  c = e^(m - m')
+ *     l   = l·c + colsum P;    Oᵀ = Oᵀ·c + V_blkᵀ · dropout(P)
  *   O = O / l · 1/(1-p), or 0 for a row whose logits were all -∞
  * </pre>
- * Scores, statistics and accumulators are double; inner loops run over contiguous key or value indices with the
- * multiply-add shape the JIT vectorises. One instance is scratch space for one thread: {@code O(block · d)}.
+ * Everything is laid out transposed, query rows last, so that every inner loop — scores, running max and sum,
+ * rescale, {@code P·V} — runs over the (up to {@link #QUERY_BLOCK}) contiguous query rows with the multiply-add
+ * shape the JIT vectorises; the max is elementwise, not a reduction. Scores, statistics and accumulators are
+ * double. One instance is the scratch space of one thread: {@code O(block · (d_k + d_v + KEY_BLOCK))} doubles.
  */
 final class FlashAttentionF64 {
-    static final int QUERY_BLOCK = 64;
-    static final int KEY_BLOCK = 128;
+    static final int QUERY_BLOCK = 128;
+    static final int KEY_BLOCK = 64;
 
     private final AttentionPlan plan;
     private final double[] q;
@@ -22,11 +26,15 @@ final class FlashAttentionF64 {
     private final double[] v;
     private final double[] out;
     private final double[] additive;
-    private final double[][] keysT;
-    private final double[][] scores;
-    private final double[][] acc;
+    private final double[][] queriesT;
+    private final double[][] scoresT;
+    private final double[][] outT;
     private final double[] rowMax;
+    private final double[] blockMax;
     private final double[] rowSum;
+    private final double[] correction;
+    private final int[] maskRows;
+    private final int[] additiveRows;
 
     FlashAttentionF64(AttentionPlan plan, double[] q, double[] k, double[] v, double[] out) {
         this.plan = plan;
@@ -35,11 +43,15 @@ final class FlashAttentionF64 {
         this.v = v;
         this.out = out;
         this.additive = (double[]) plan.additive;
-        this.keysT = new double[plan.keyDim][KEY_BLOCK];
-        this.scores = new double[QUERY_BLOCK][KEY_BLOCK];
-        this.acc = new double[QUERY_BLOCK][plan.valueDim];
+        this.queriesT = new double[plan.keyDim][QUERY_BLOCK];
+        this.scoresT = new double[KEY_BLOCK][QUERY_BLOCK];
+        this.outT = new double[plan.valueDim][QUERY_BLOCK];
         this.rowMax = new double[QUERY_BLOCK];
+        this.blockMax = new double[QUERY_BLOCK];
         this.rowSum = new double[QUERY_BLOCK];
+        this.correction = new double[QUERY_BLOCK];
+        this.maskRows = new int[QUERY_BLOCK];
+        this.additiveRows = new int[QUERY_BLOCK];
     }
 
     /**
@@ -50,160 +62,222 @@ final class FlashAttentionF64 {
      */
     void block(int problem, int rowStart) {
         int rows = Math.min(QUERY_BLOCK, plan.queries - rowStart);
+        start(problem, rowStart, rows);
         int keyEnd = plan.keyLimit(rowStart + rows);
-        for (int r = 0; r < rows; r++) {
-            rowMax[r] = Double.NEGATIVE_INFINITY;
-            rowSum[r] = 0.0;
-            java.util.Arrays.fill(acc[r], 0.0);
-        }
         for (int keyStart = 0; keyStart < keyEnd; keyStart += KEY_BLOCK) {
             int cols = Math.min(KEY_BLOCK, keyEnd - keyStart);
-            transposeKeys(problem, keyStart, cols);
-            scores(problem, rowStart, rows, cols);
-            for (int r = 0; r < rows; r++) {
-                int row = rowStart + r;
-                double[] s = scores[r];
-                adjust(problem, row, keyStart, cols, s);
-                update(problem, row, keyStart, cols, s, r);
+            scores(problem, keyStart, rows, cols);
+            mask(rowStart, keyStart, rows, cols);
+            softmaxStep(rows, cols);
+            if (plan.dropoutP > 0) {
+                dropout(problem, rowStart, keyStart, rows, cols);
             }
+            accumulate(problem, keyStart, rows, cols);
         }
-        int dv = plan.valueDim;
-        for (int r = 0; r < rows; r++) {
-            double l = rowSum[r];
-            double inv = l == 0.0 ? 0.0 : (plan.survivorScale / l);
-            double[] a = acc[r];
-            int base = (problem * plan.queries + rowStart + r) * dv;
-            for (int e = 0; e < dv; e++) {
-                out[base + e] = a[e] * inv;
-            }
-        }
+        finish(problem, rowStart, rows);
     }
 
-    private void transposeKeys(int problem, int keyStart, int cols) {
+    /** Loads {@code scale · Qᵀ}, resets the statistics and the accumulator, and locates the mask rows. */
+    private void start(int problem, int rowStart, int rows) {
         int dk = plan.keyDim;
-        int base = (problem * plan.keys + keyStart) * dk;
-        for (int j = 0; j < cols; j++) {
-            int kj = base + j * dk;
-            for (int d = 0; d < dk; d++) {
-                keysT[d][j] = k[kj + d];
-            }
-        }
-    }
-
-    /** {@code scores[r][j] = q[row r] · k[key j]}, four query rows at a time to reuse each loaded key vector. */
-    private void scores(int problem, int rowStart, int rows, int cols) {
-        int dk = plan.keyDim;
-        int qBase = (problem * plan.queries + rowStart) * dk;
-        int r = 0;
-        for (; r + 4 <= rows; r += 4) {
-            double[] s0 = scores[r];
-            double[] s1 = scores[r + 1];
-            double[] s2 = scores[r + 2];
-            double[] s3 = scores[r + 3];
-            java.util.Arrays.fill(s0, 0, cols, 0.0);
-            java.util.Arrays.fill(s1, 0, cols, 0.0);
-            java.util.Arrays.fill(s2, 0, cols, 0.0);
-            java.util.Arrays.fill(s3, 0, cols, 0.0);
-            int q0 = qBase + r * dk;
-            for (int d = 0; d < dk; d++) {
-                double a0 = q[q0 + d];
-                double a1 = q[q0 + dk + d];
-                double a2 = q[q0 + 2 * dk + d];
-                double a3 = q[q0 + 3 * dk + d];
-                double[] kt = keysT[d];
-                for (int j = 0; j < cols; j++) {
-                    double kv = kt[j];
-                    s0[j] += a0 * kv;
-                    s1[j] += a1 * kv;
-                    s2[j] += a2 * kv;
-                    s3[j] += a3 * kv;
-                }
-            }
-        }
-        for (; r < rows; r++) {
-            double[] s = scores[r];
-            java.util.Arrays.fill(s, 0, cols, 0.0);
-            int qr = qBase + r * dk;
-            for (int d = 0; d < dk; d++) {
-                double a = q[qr + d];
-                double[] kt = keysT[d];
-                for (int j = 0; j < cols; j++) {
-                    s[j] += a * kt[j];
-                }
-            }
-        }
-    }
-
-    /** Scale, add the additive mask, and set masked and causally hidden logits to -∞. */
-    private void adjust(int problem, int row, int keyStart, int cols, double[] s) {
         double scale = plan.scale;
-        for (int j = 0; j < cols; j++) {
-            s[j] *= scale;
+        int base = (problem * plan.queries + rowStart) * dk;
+        for (int r = 0; r < rows; r++) {
+            for (int d = 0; d < dk; d++) {
+                queriesT[d][r] = q[base + r * dk + d] * scale;
+            }
         }
+        Arrays.fill(rowMax, 0, rows, Double.NEGATIVE_INFINITY);
+        Arrays.fill(rowSum, 0, rows, 0.0);
+        for (double[] o : outT) {
+            Arrays.fill(o, 0, rows, 0.0);
+        }
+        for (int r = 0; r < rows; r++) {
+            if (plan.mask != null) {
+                maskRows[r] = plan.maskOffset(problem, rowStart + r);
+            }
+            if (additive != null) {
+                additiveRows[r] = plan.additiveOffset(problem, rowStart + r);
+            }
+        }
+    }
+
+    /** {@code scoresT[j][r] = Σ_d k[key j][d] · queriesT[d][r]}, four keys at a time to reuse each query vector. */
+    private void scores(int problem, int keyStart, int rows, int cols) {
+        int dk = plan.keyDim;
+        int kBase = (problem * plan.keys + keyStart) * dk;
+        int j = 0;
+        for (; j + 4 <= cols; j += 4) {
+            double[] s0 = scoresT[j];
+            double[] s1 = scoresT[j + 1];
+            double[] s2 = scoresT[j + 2];
+            double[] s3 = scoresT[j + 3];
+            Arrays.fill(s0, 0, rows, 0.0);
+            Arrays.fill(s1, 0, rows, 0.0);
+            Arrays.fill(s2, 0, rows, 0.0);
+            Arrays.fill(s3, 0, rows, 0.0);
+            int k0 = kBase + j * dk;
+            for (int d = 0; d < dk; d++) {
+                double b0 = k[k0 + d];
+                double b1 = k[k0 + dk + d];
+                double b2 = k[k0 + 2 * dk + d];
+                double b3 = k[k0 + 3 * dk + d];
+                double[] qd = queriesT[d];
+                for (int r = 0; r < rows; r++) {
+                    double a = qd[r];
+                    s0[r] += b0 * a;
+                    s1[r] += b1 * a;
+                    s2[r] += b2 * a;
+                    s3[r] += b3 * a;
+                }
+            }
+        }
+        for (; j < cols; j++) {
+            double[] s = scoresT[j];
+            Arrays.fill(s, 0, rows, 0.0);
+            int kj = kBase + j * dk;
+            for (int d = 0; d < dk; d++) {
+                double b = k[kj + d];
+                double[] qd = queriesT[d];
+                for (int r = 0; r < rows; r++) {
+                    s[r] += b * qd[r];
+                }
+            }
+        }
+    }
+
+    /** Adds the additive mask and sets masked and causally hidden logits to -∞. */
+    private void mask(int rowStart, int keyStart, int rows, int cols) {
         if (additive != null) {
-            int base = plan.additiveOffset(problem, row) + keyStart * plan.additiveColumnStride();
             int step = plan.additiveColumnStride();
             for (int j = 0; j < cols; j++) {
-                s[j] += additive[base + j * step];
+                double[] s = scoresT[j];
+                int column = (keyStart + j) * step;
+                for (int r = 0; r < rows; r++) {
+                    s[r] += additive[additiveRows[r] + column];
+                }
             }
         }
         if (plan.mask != null) {
-            int base = plan.maskOffset(problem, row) + keyStart * plan.maskColumnStride();
             int step = plan.maskColumnStride();
             for (int j = 0; j < cols; j++) {
-                if (!plan.mask[base + j * step]) {
-                    s[j] = Double.NEGATIVE_INFINITY;
+                double[] s = scoresT[j];
+                int column = (keyStart + j) * step;
+                for (int r = 0; r < rows; r++) {
+                    if (!plan.mask[maskRows[r] + column]) {
+                        s[r] = Double.NEGATIVE_INFINITY;
+                    }
                 }
             }
         }
         if (plan.causal) {
-            for (int j = Math.max(0, row + 1 - keyStart); j < cols; j++) {
-                s[j] = Double.NEGATIVE_INFINITY;
+            for (int j = 0; j < cols; j++) {
+                int hidden = Math.min(rows, keyStart + j - rowStart);
+                if (hidden > 0) {
+                    Arrays.fill(scoresT[j], 0, hidden, Double.NEGATIVE_INFINITY);
+                }
             }
         }
     }
 
-    /** The online-softmax step of one row: new max, rescale of the running sum and accumulator, then P·V. */
-    private void update(int problem, int row, int keyStart, int cols, double[] s, int r) {
-        double previous = rowMax[r];
-        double max = previous;
+    /**
+     * The online-softmax step: new running max per row, {@code P = e^(S - max)} in place, the running sum and the
+     * accumulator rescaled by {@code e^(old max - new max)}. A row that has seen only -∞ so far keeps a zero
+     * sum; a NaN anywhere in a row makes its max, sum and output NaN.
+     */
+    private void softmaxStep(int rows, int cols) {
+        System.arraycopy(rowMax, 0, blockMax, 0, rows);
         for (int j = 0; j < cols; j++) {
-            max = Math.max(max, s[j]);
+            double[] s = scoresT[j];
+            for (int r = 0; r < rows; r++) {
+                blockMax[r] = Math.max(blockMax[r], s[r]);
+            }
         }
-        if (max == Double.NEGATIVE_INFINITY) {
-            return;
+        for (int r = 0; r < rows; r++) {
+            double max = blockMax[r];
+            double shift = max == Double.NEGATIVE_INFINITY ? 0.0 : max;
+            correction[r] = Math.exp(rowMax[r] - shift);
+            rowMax[r] = max;
+            blockMax[r] = shift;
+            rowSum[r] *= correction[r];
         }
-        double sum = 0.0;
         for (int j = 0; j < cols; j++) {
-            double e = Math.exp(s[j] - max);
-            s[j] = e;
-            sum += e;
+            double[] s = scoresT[j];
+            for (int r = 0; r < rows; r++) {
+                s[r] = Math.exp(s[r] - blockMax[r]);
+            }
+            for (int r = 0; r < rows; r++) {
+                rowSum[r] += s[r];
+            }
         }
-        double correction = Math.exp(previous - max);
-        rowMax[r] = max;
-        rowSum[r] = rowSum[r] * correction + sum;
-        double[] a = acc[r];
+        for (double[] o : outT) {
+            for (int r = 0; r < rows; r++) {
+                o[r] *= correction[r];
+            }
+        }
+    }
+
+    private void dropout(int problem, int rowStart, int keyStart, int rows, int cols) {
+        for (int j = 0; j < cols; j++) {
+            double[] s = scoresT[j];
+            for (int r = 0; r < rows; r++) {
+                if (!plan.keeps(problem, rowStart + r, keyStart + j)) {
+                    s[r] = 0.0;
+                }
+            }
+        }
+    }
+
+    /** {@code outT[e][r] += Σ_j v[key j][e] · scoresT[j][r]}, four value columns at a time. */
+    private void accumulate(int problem, int keyStart, int rows, int cols) {
         int dv = plan.valueDim;
-        if (correction != 1.0) {
-            for (int e = 0; e < dv; e++) {
-                a[e] *= correction;
-            }
-        }
-        if (plan.dropoutP > 0) {
-            for (int j = 0; j < cols; j++) {
-                if (!plan.keeps(problem, row, keyStart + j)) {
-                    s[j] = 0.0;
-                }
-            }
-        }
         int vBase = (problem * plan.keys + keyStart) * dv;
-        for (int j = 0; j < cols; j++) {
-            double p = s[j];
-            if (p != 0.0) {
-                int vj = vBase + j * dv;
-                for (int e = 0; e < dv; e++) {
-                    a[e] += p * v[vj + e];
+        int e = 0;
+        for (; e + 4 <= dv; e += 4) {
+            double[] o0 = outT[e];
+            double[] o1 = outT[e + 1];
+            double[] o2 = outT[e + 2];
+            double[] o3 = outT[e + 3];
+            for (int j = 0; j < cols; j++) {
+                int vj = vBase + j * dv + e;
+                double b0 = v[vj];
+                double b1 = v[vj + 1];
+                double b2 = v[vj + 2];
+                double b3 = v[vj + 3];
+                double[] p = scoresT[j];
+                for (int r = 0; r < rows; r++) {
+                    double w = p[r];
+                    o0[r] += b0 * w;
+                    o1[r] += b1 * w;
+                    o2[r] += b2 * w;
+                    o3[r] += b3 * w;
                 }
+            }
+        }
+        for (; e < dv; e++) {
+            double[] o = outT[e];
+            for (int j = 0; j < cols; j++) {
+                double b = v[vBase + j * dv + e];
+                double[] p = scoresT[j];
+                for (int r = 0; r < rows; r++) {
+                    o[r] += b * p[r];
+                }
+            }
+        }
+    }
+
+    /** {@code out[row r] = outT[·][r] / l[r] · 1/(1-p)}, or zeros for a row that saw only -∞. */
+    private void finish(int problem, int rowStart, int rows) {
+        int dv = plan.valueDim;
+        for (int r = 0; r < rows; r++) {
+            double l = rowSum[r];
+            correction[r] = l == 0.0 ? 0.0 : (plan.survivorScale / l);
+        }
+        int base = (problem * plan.queries + rowStart) * dv;
+        for (int e = 0; e < dv; e++) {
+            double[] o = outT[e];
+            for (int r = 0; r < rows; r++) {
+                out[base + r * dv + e] = o[r] * correction[r];
             }
         }
     }
