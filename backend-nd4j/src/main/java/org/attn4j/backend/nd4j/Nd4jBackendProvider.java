@@ -43,7 +43,7 @@ public final class Nd4jBackendProvider implements BackendProvider {
 
     @Override
     public Capabilities capabilities() {
-        return new Capabilities("cpu", Set.of(DType.F32, DType.F64), false, true, true,
+        return new Capabilities("cpu", Set.of(DType.F32, DType.F64), true, true, true,
                 Runtime.getRuntime().availableProcessors());
     }
 

@@ -1,0 +1,75 @@
+package org.attn4j.models;
+
+import java.util.SplittableRandom;
+import org.attn4j.api.DType;
+import org.attn4j.api.Scope;
+import org.attn4j.api.Shape;
+import org.attn4j.api.Tensor;
+
+/**
+ * PyTorch's {@code nn.Embedding(numEmbeddings, dim)}: a lookup table {@code weight [V, d]} whose rows are gathered
+ * by token id; state_dict name {@code weight}.
+ */
+public final class Embedding {
+    private final HostTensor weight;
+
+    /** @param weight {@code [V, d]} */
+    public Embedding(HostTensor weight) {
+        if (weight.shape().rank() != 2) {
+            throw new IllegalArgumentException("Embedding: argument weight has shape " + weight.shape()
+                    + "; it must be [numEmbeddings, dim]");
+        }
+        this.weight = weight;
+    }
+
+    /**
+     * @param params {@code weight [numEmbeddings, dim]}
+     * @param numEmbeddings {@code V}
+     * @param dim {@code d}
+     * @return the layer
+     */
+    public static Embedding load(StateDict params, int numEmbeddings, int dim) {
+        return new Embedding(params.get("weight", Shape.of(numEmbeddings, dim)));
+    }
+
+    /**
+     * A table of uniform random values in {@code [-1, 1)}, for demos without trained weights.
+     *
+     * @param numEmbeddings {@code V}
+     * @param dim {@code d}
+     * @param seed the seed of {@link java.util.SplittableRandom}
+     * @return the layer
+     */
+    public static Embedding random(int numEmbeddings, int dim, long seed) {
+        double[] w = new SplittableRandom(seed).doubles((long) numEmbeddings * dim, -1, 1).toArray();
+        return new Embedding(new HostTensor(Shape.of(numEmbeddings, dim), w));
+    }
+
+    /** @return {@code V} */
+    public int numEmbeddings() {
+        return weight.shape().dim(0);
+    }
+
+    /** @return {@code d} */
+    public int dim() {
+        return weight.shape().dim(1);
+    }
+
+    /** @return {@code weight} */
+    public StateDict stateDict() {
+        return StateDict.of("weight", weight);
+    }
+
+    /**
+     * @param scope receives the result
+     * @param ids token ids in {@code [0, V)}, row-major; not modified
+     * @param idsShape their shape, for example {@code [B, L]}
+     * @param dtype the result's element type
+     * @return {@code idsShape + [d]}: row {@code ids[i]} of the table at position {@code i}
+     */
+    public Tensor forward(Scope scope, int[] ids, Shape idsShape, DType dtype) {
+        try (Scope work = scope.backend().newScope()) {
+            return scope.adopt(work.ops().embedding(weight.toTensor(work, dtype), ids, idsShape));
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package org.attn4j.models;
+
+import org.attn4j.api.Scope;
+import org.attn4j.api.Shape;
+import org.attn4j.api.Tensor;
+
+/**
+ * PyTorch's {@code nn.LayerNorm(d, eps, elementwise_affine)}: {@code (x - mean) / sqrt(var + eps) · weight + bias}
+ * over the last axis with the biased variance; state_dict names {@code weight [d]} and {@code bias [d]} (absent
+ * without affine parameters).
+ */
+public final class LayerNorm {
+    /** PyTorch's default epsilon. */
+    public static final double DEFAULT_EPS = 1e-5;
+
+    private final int dim;
+    private final double eps;
+    private final HostTensor weight;
+    private final HostTensor bias;
+
+    /**
+     * @param dim {@code d}
+     * @param eps added to the variance
+     * @param weight {@code [d]} or null (ones)
+     * @param bias {@code [d]} or null (zeros)
+     */
+    public LayerNorm(int dim, double eps, HostTensor weight, HostTensor bias) {
+        Shape s = Shape.of(dim);
+        if ((weight != null && !weight.shape().equals(s)) || (bias != null && !bias.shape().equals(s))) {
+            throw new IllegalArgumentException("LayerNorm: weight " + (weight == null ? null : weight.shape())
+                    + " and bias " + (bias == null ? null : bias.shape()) + " must be " + s);
+        }
+        if (!(eps >= 0)) {
+            throw new IllegalArgumentException("LayerNorm: argument eps is " + eps + "; it must be at least 0");
+        }
+        this.dim = dim;
+        this.eps = eps;
+        this.weight = weight;
+        this.bias = bias;
+    }
+
+    /**
+     * @param params {@code weight} and {@code bias} when {@code affine}
+     * @param dim {@code d}
+     * @param eps added to the variance
+     * @param affine whether the parameters are present
+     * @return the layer
+     */
+    public static LayerNorm load(StateDict params, int dim, double eps, boolean affine) {
+        Shape s = Shape.of(dim);
+        return affine ? new LayerNorm(dim, eps, params.get("weight", s), params.get("bias", s))
+                : new LayerNorm(dim, eps, null, null);
+    }
+
+    /** @return {@code d} */
+    public int dim() {
+        return dim;
+    }
+
+    /** @return the affine parameters, empty without them */
+    public StateDict stateDict() {
+        StateDict sd = weight == null ? StateDict.empty() : StateDict.of("weight", weight);
+        return bias == null ? sd : sd.with("bias", bias);
+    }
+
+    /**
+     * @param scope receives the result
+     * @param x {@code [..., d]}
+     * @return {@code [..., d]}
+     */
+    public Tensor forward(Scope scope, Tensor x) {
+        try (Scope work = scope.backend().newScope()) {
+            Tensor g = weight == null ? null : weight.toTensor(work, x.dtype());
+            Tensor b = bias == null ? null : bias.toTensor(work, x.dtype());
+            return scope.adopt(work.ops().layerNorm(x, g, b, eps));
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package org.attn4j.models;
+
+import org.attn4j.api.Scope;
+import org.attn4j.api.Shape;
+import org.attn4j.api.Tensor;
+
+/**
+ * PyTorch's {@code nn.Linear}: {@code y = x·Wᵀ + b} with {@code weight [out, in]} and {@code bias [out]} (optional),
+ * state_dict names {@code weight} and {@code bias}.
+ */
+public final class Linear {
+    private final HostTensor weight;
+    private final HostTensor bias;
+
+    /**
+     * @param weight {@code [out, in]}
+     * @param bias {@code [out]}, or null for none
+     */
+    public Linear(HostTensor weight, HostTensor bias) {
+        if (weight.shape().rank() != 2) {
+            throw new IllegalArgumentException("Linear: argument weight has shape " + weight.shape()
+                    + "; it must be [out, in]");
+        }
+        if (bias != null && !bias.shape().equals(Shape.of(weight.shape().dim(0)))) {
+            throw new IllegalArgumentException("Linear: argument bias has shape " + bias.shape()
+                    + " but weight has shape " + weight.shape() + "; bias must be [" + weight.shape().dim(0) + "]");
+        }
+        this.weight = weight;
+        this.bias = bias;
+    }
+
+    /**
+     * @param params {@code weight [out, in]} and, when {@code bias}, {@code bias [out]}
+     * @param in input features
+     * @param out output features
+     * @param bias whether a bias is expected
+     * @return the layer
+     */
+    public static Linear load(StateDict params, int in, int out, boolean bias) {
+        return new Linear(params.get("weight", Shape.of(out, in)), bias ? params.get("bias", Shape.of(out)) : null);
+    }
+
+    /** @return {@code in} */
+    public int inFeatures() {
+        return weight.shape().dim(1);
+    }
+
+    /** @return {@code out} */
+    public int outFeatures() {
+        return weight.shape().dim(0);
+    }
+
+    /** @return {@code weight} and, if present, {@code bias} */
+    public StateDict stateDict() {
+        StateDict sd = StateDict.of("weight", weight);
+        return bias == null ? sd : sd.with("bias", bias);
+    }
+
+    /**
+     * @param scope receives the result
+     * @param x {@code [..., in]}
+     * @return {@code [..., out]}
+     */
+    public Tensor forward(Scope scope, Tensor x) {
+        try (Scope work = scope.backend().newScope()) {
+            Tensor w = weight.toTensor(work, x.dtype());
+            Tensor b = bias == null ? null : bias.toTensor(work, x.dtype());
+            return scope.adopt(work.ops().linear(x, w, b));
+        }
+    }
+}

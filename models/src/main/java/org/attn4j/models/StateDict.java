@@ -1,0 +1,182 @@
+package org.attn4j.models;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.attn4j.api.Shape;
+
+/**
+ * Named parameters in PyTorch {@code state_dict} form: an ordered, immutable map from names such as
+ * {@code self_attn.in_proj_weight} or {@code layers.0.norm1.bias} to {@link HostTensor}s. Layers are built from
+ * one and give theirs back with {@code stateDict()}; {@link org.attn4j.models.io.SafeTensors} reads and writes it.
+ */
+public final class StateDict {
+    private static final StateDict EMPTY = new StateDict(Map.of());
+
+    private final Map<String, HostTensor> entries;
+
+    private StateDict(Map<String, HostTensor> entries) {
+        this.entries = entries;
+    }
+
+    /** @return a state dict with no entries */
+    public static StateDict empty() {
+        return EMPTY;
+    }
+
+    /**
+     * @param entries names and values, kept in iteration order; not modified (copied)
+     * @return the state dict
+     */
+    public static StateDict of(Map<String, HostTensor> entries) {
+        Map<String, HostTensor> copy = new LinkedHashMap<>();
+        entries.forEach((k, v) -> {
+            if (k == null || k.isEmpty() || v == null) {
+                throw new IllegalArgumentException("StateDict.of: entry '" + k + "' has an empty name or no value");
+            }
+            copy.put(k, v);
+        });
+        return new StateDict(Collections.unmodifiableMap(copy));
+    }
+
+    /**
+     * @param name a parameter name
+     * @param value its value
+     * @return a one-entry state dict
+     */
+    public static StateDict of(String name, HostTensor value) {
+        return of(Map.of(name, value));
+    }
+
+    /** @return the names, in order */
+    public List<String> names() {
+        return List.copyOf(entries.keySet());
+    }
+
+    /** @return the entries as an unmodifiable ordered map */
+    public Map<String, HostTensor> asMap() {
+        return entries;
+    }
+
+    /** @return the number of entries */
+    public int size() {
+        return entries.size();
+    }
+
+    /**
+     * @param name a parameter name
+     * @return whether it is present
+     */
+    public boolean contains(String name) {
+        return entries.containsKey(name);
+    }
+
+    /**
+     * @param name a parameter name
+     * @return its value
+     * @throws IllegalArgumentException naming the missing parameter and those present
+     */
+    public HostTensor get(String name) {
+        HostTensor t = entries.get(name);
+        if (t == null) {
+            throw new IllegalArgumentException("StateDict: parameter '" + name + "' is missing; present: "
+                    + entries.keySet());
+        }
+        return t;
+    }
+
+    /**
+     * @param name a parameter name
+     * @param expected the shape the layer needs
+     * @return its value
+     * @throws IllegalArgumentException if it is missing or has another shape
+     */
+    public HostTensor get(String name, Shape expected) {
+        HostTensor t = get(name);
+        if (!t.shape().equals(expected)) {
+            throw new IllegalArgumentException("StateDict: parameter '" + name + "' has shape " + t.shape()
+                    + " but the layer needs " + expected);
+        }
+        return t;
+    }
+
+    /**
+     * @param name a parameter name
+     * @param expected the shape the layer needs
+     * @return its value, or null if absent
+     * @throws IllegalArgumentException if present with another shape
+     */
+    public HostTensor optional(String name, Shape expected) {
+        return entries.containsKey(name) ? get(name, expected) : null;
+    }
+
+    /**
+     * Selects a submodule's parameters, as PyTorch's {@code load_state_dict} does for a child module.
+     *
+     * @param prefix for example {@code "self_attn."} or {@code "layers.0."}
+     * @return the entries whose names start with {@code prefix}, with the prefix removed
+     */
+    public StateDict select(String prefix) {
+        Map<String, HostTensor> out = new LinkedHashMap<>();
+        entries.forEach((k, v) -> {
+            if (k.startsWith(prefix) && k.length() > prefix.length()) {
+                out.put(k.substring(prefix.length()), v);
+            }
+        });
+        return new StateDict(Collections.unmodifiableMap(out));
+    }
+
+    /**
+     * @param prefix for example {@code "layers.0."}
+     * @return every entry with {@code prefix} put in front of its name
+     */
+    public StateDict prefixed(String prefix) {
+        Map<String, HostTensor> out = new LinkedHashMap<>();
+        entries.forEach((k, v) -> out.put(prefix + k, v));
+        return new StateDict(Collections.unmodifiableMap(out));
+    }
+
+    /**
+     * @param other more entries, appended after these
+     * @return the union
+     * @throws IllegalArgumentException if a name occurs in both
+     */
+    public StateDict plus(StateDict other) {
+        Map<String, HostTensor> out = new LinkedHashMap<>(entries);
+        other.entries.forEach((k, v) -> {
+            if (out.putIfAbsent(k, v) != null) {
+                throw new IllegalArgumentException("StateDict.plus: parameter '" + k + "' occurs in both");
+            }
+        });
+        return new StateDict(Collections.unmodifiableMap(out));
+    }
+
+    /**
+     * @param name a parameter name
+     * @param value its value
+     * @return a copy with that entry added or replaced
+     */
+    public StateDict with(String name, HostTensor value) {
+        Map<String, HostTensor> out = new LinkedHashMap<>(entries);
+        out.put(name, value);
+        return of(out);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof StateDict s && entries.equals(s.entries);
+    }
+
+    @Override
+    public int hashCode() {
+        return entries.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder b = new StringBuilder("StateDict{");
+        entries.forEach((k, v) -> b.append(b.length() > 10 ? ", " : "").append(k).append(v.shape()));
+        return b.append('}').toString();
+    }
+}

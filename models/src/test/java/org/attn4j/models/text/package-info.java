@@ -1,0 +1,2 @@
+/** Tests of the tutorial-style word vocabulary. */
+package org.attn4j.models.text;

@@ -1,0 +1,78 @@
+package org.attn4j.tck;
+
+import com.google.inject.Module;
+import com.google.inject.util.Modules;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.stream.Stream;
+import org.attn4j.api.spi.BackendProvider;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.DynamicNode;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The kit as a JUnit 5 test class: extend it, name your provider, and every conformance case runs as a test named
+ * {@code required_…[F32]} or {@code optional_…[F64]}. A case the backend cannot run (it is unavailable here, or
+ * declares it lacks an optional feature) is reported skipped with the reason. After the run the conformance table
+ * is printed and written as JSON to {@link #reportDirectory()}.
+ * <pre>{@code
+ * class MyBackendConformanceTest extends BackendTck {
+ *     @Override
+ *     protected BackendProvider provider() {
+ *         return new MyBackendProvider();
+ *     }
+ * }
+ * }</pre>
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class BackendTck {
+    private final List<CaseResult> results = Collections.synchronizedList(new ArrayList<>());
+    private TckRunner runner;
+
+    /** @return the provider of the backend under test */
+    protected abstract BackendProvider provider();
+
+    /**
+     * Override to change the kit's wiring: bind a {@link FixtureSource}, {@link PeerBackends} or
+     * {@link TckSettings}, or contribute {@link ToleranceOverride}s (each is printed in the report).
+     *
+     * @return a module whose bindings replace {@link TckModule}'s; none by default
+     */
+    protected Module overrides() {
+        return Modules.EMPTY_MODULE;
+    }
+
+    /**
+     * @return where the JSON report goes: the system property {@code attn4j.tck.reportDir}, else
+     *     {@code target/attn4j-tck}
+     */
+    protected Path reportDirectory() {
+        return Path.of(System.getProperty("attn4j.tck.reportDir", "target/attn4j-tck"));
+    }
+
+    /** @return every conformance case, grouped by kind and op */
+    @TestFactory
+    public final Stream<DynamicNode> conformance() {
+        runner = TckRunner.create(provider(), overrides());
+        return Tck.dynamicTests(runner, results::add);
+    }
+
+    /**
+     * Prints the conformance table and writes it as JSON.
+     *
+     * @throws IOException if the JSON cannot be written
+     */
+    @AfterAll
+    public final void report() throws IOException {
+        if (runner == null) {
+            return;
+        }
+        TckReport report = new TckReport(results, runner.notes());
+        System.out.print(report.toTable());
+        report.writeJson(reportDirectory().resolve(runner.backendName() + ".json"));
+    }
+}

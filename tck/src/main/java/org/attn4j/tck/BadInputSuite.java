@@ -1,0 +1,135 @@
+package org.attn4j.tck;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.Backend;
+import org.attn4j.api.DType;
+import org.attn4j.api.Mask;
+import org.attn4j.api.Ops;
+import org.attn4j.api.Scope;
+import org.attn4j.api.Shape;
+import org.attn4j.api.Tensor;
+
+/**
+ * A caller's mistakes and the exception every backend must throw for each: {@link IllegalArgumentException} for
+ * a bad shape, dtype, axis, id or probability, {@link IllegalStateException} for a closed tensor or scope. The
+ * message must name the op, so that the same mistake reads the same on every backend.
+ */
+final class BadInputSuite {
+
+    private BadInputSuite() {
+    }
+
+    /** Makes the mistake in a fresh scope; must throw. */
+    private interface Mistake {
+        void make(Scope scope, DType dtype);
+    }
+
+    private record Case(String id, String op, Class<? extends RuntimeException> expected, Set<Feature> needs,
+                        Mistake mistake) {
+    }
+
+    static List<TckCase> plan() {
+        Class<IllegalArgumentException> iae = IllegalArgumentException.class;
+        Class<IllegalStateException> ise = IllegalStateException.class;
+        List<Case> mistakes = List.of(
+                new Case("matmul_inner_dims_differ", "matmul", iae, Set.of(),
+                        (s, t) -> s.ops().matmul(ones(s, t, 2, 3), ones(s, t, 4, 5))),
+                new Case("matmul_rank1_operand", "matmul", iae, Set.of(),
+                        (s, t) -> s.ops().matmul(ones(s, t, 3), ones(s, t, 3, 2))),
+                new Case("add_shapes_do_not_broadcast", "add", iae, Set.of(),
+                        (s, t) -> s.ops().add(ones(s, t, 2, 3), ones(s, t, 4))),
+                new Case("add_dtypes_differ", "add", iae, Set.of(Feature.OPTIONAL_F64),
+                        (s, t) -> s.ops().add(ones(s, DType.F32, 2, 3), ones(s, DType.F64, 2, 3))),
+                new Case("softmax_axis_out_of_range", "softmax", iae, Set.of(),
+                        (s, t) -> s.ops().softmax(ones(s, t, 2, 3), 2)),
+                new Case("sum_axis_out_of_range", "sum", iae, Set.of(),
+                        (s, t) -> s.ops().sum(ones(s, t, 2, 3), -3, false)),
+                new Case("reshape_to_another_size", "reshape", iae, Set.of(),
+                        (s, t) -> s.ops().reshape(ones(s, t, 2, 3), 4, 2)),
+                new Case("permute_not_a_permutation", "permute", iae, Set.of(),
+                        (s, t) -> s.ops().permute(ones(s, t, 2, 3, 4), 0, 0, 1)),
+                new Case("concat_shapes_differ", "concat", iae, Set.of(),
+                        (s, t) -> s.ops().concat(List.of(ones(s, t, 2, 3), ones(s, t, 2, 4)), 0)),
+                new Case("split_sizes_do_not_sum", "split", iae, Set.of(),
+                        (s, t) -> s.ops().split(ones(s, t, 5, 2), new int[] {2, 2}, 0)),
+                new Case("chunk_zero_pieces", "chunk", iae, Set.of(),
+                        (s, t) -> s.ops().chunk(ones(s, t, 5, 2), 0, 0)),
+                new Case("linear_weight_shape", "linear", iae, Set.of(),
+                        (s, t) -> s.ops().linear(ones(s, t, 2, 3), ones(s, t, 4, 5), null)),
+                new Case("layerNorm_gamma_shape", "layerNorm", iae, Set.of(),
+                        (s, t) -> s.ops().layerNorm(ones(s, t, 2, 3), ones(s, t, 4), null, 1e-5)),
+                new Case("embedding_id_out_of_range", "embedding", iae, Set.of(),
+                        (s, t) -> s.ops().embedding(ones(s, t, 4, 3), new int[] {1, 4}, Shape.of(2))),
+                new Case("dropout_probability_above_one", "dropout", iae, Set.of(Feature.OPTIONAL_DROPOUT),
+                        (s, t) -> s.ops().dropout(ones(s, t, 2, 3), 1.5, 0)),
+                new Case("attention_key_dim_differs", "attention", iae, Set.of(),
+                        (s, t) -> s.ops().attention(ones(s, t, 1, 1, 3, 4), ones(s, t, 1, 1, 5, 6),
+                                ones(s, t, 1, 1, 5, 4), AttentionOptions.defaults())),
+                new Case("attention_mask_does_not_broadcast", "attention", iae, Set.of(),
+                        (s, t) -> s.ops().attention(ones(s, t, 1, 1, 3, 4), ones(s, t, 1, 1, 5, 4),
+                                ones(s, t, 1, 1, 5, 4), AttentionOptions.defaults()
+                                        .withMask(Mask.causal(4, 4)))),
+                new Case("attention_null_options", "attention", iae, Set.of(),
+                        (s, t) -> s.ops().attention(ones(s, t, 1, 1, 3, 4), ones(s, t, 1, 1, 5, 4),
+                                ones(s, t, 1, 1, 5, 4), null)),
+                new Case("tensor_data_length", "tensor", iae, Set.of(),
+                        (s, t) -> s.tensor(new double[5], Shape.of(2, 3), t)),
+                new Case("op_on_a_closed_tensor", "relu", ise, Set.of(), (s, t) -> {
+                    Tensor closed;
+                    try (Scope other = s.backend().newScope()) {
+                        closed = ones(other, t, 2, 2);
+                    }
+                    s.ops().relu(closed);
+                }),
+                new Case("op_on_a_closed_scope", "relu", ise, Set.of(), (s, t) -> {
+                    Tensor live = ones(s, t, 2, 2);
+                    Scope other = s.backend().newScope();
+                    Ops ops = other.ops();
+                    other.close();
+                    ops.relu(live);
+                }),
+                new Case("read_a_closed_tensor", "toFloatArray", ise, Set.of(), (s, t) -> {
+                    Tensor closed;
+                    try (Scope other = s.backend().newScope()) {
+                        closed = ones(other, t, 2, 2);
+                    }
+                    closed.toFloatArray();
+                }));
+        List<TckCase> cases = new ArrayList<>();
+        for (DType dtype : DType.values()) {
+            for (Case c : mistakes) {
+                cases.add(new TckCase("bad_input_" + c.id(), Kind.BAD_INPUT, c.op(), dtype, dtype.name(), c.needs(),
+                        backend -> check(backend, c, dtype)));
+            }
+        }
+        return cases;
+    }
+
+    private static Tensor ones(Scope scope, DType dtype, int... dims) {
+        Shape shape = Shape.of(dims);
+        double[] data = new double[(int) shape.size()];
+        Arrays.fill(data, 1.0);
+        return scope.tensor(data, shape, dtype);
+    }
+
+    private static Measurement check(Backend backend, Case c, DType dtype) {
+        String what = c.op() + " case bad_input_" + c.id() + " [" + dtype + "] on " + backend.name();
+        try (Scope scope = backend.newScope()) {
+            c.mistake().make(scope, dtype);
+            return Measurement.failed(what + ": returned normally, expected " + c.expected().getSimpleName());
+        } catch (RuntimeException e) {
+            if (!c.expected().isInstance(e)) {
+                return Measurement.failed(what + ": threw " + e + ", expected " + c.expected().getSimpleName());
+            }
+            if (e.getMessage() == null || !e.getMessage().contains(c.op())) {
+                return Measurement.failed(what + ": threw " + c.expected().getSimpleName() + " as expected, but its"
+                        + " message does not name the op '" + c.op() + "': " + e.getMessage());
+            }
+            return Measurement.EXACT;
+        }
+    }
+}

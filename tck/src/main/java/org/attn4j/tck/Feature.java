@@ -1,0 +1,68 @@
+package org.attn4j.tck;
+
+import java.util.Optional;
+import org.attn4j.api.DType;
+import org.attn4j.api.spi.Capabilities;
+
+/**
+ * What a case needs from a backend. A required feature is part of the contract: a backend that lacks it fails.
+ * An optional feature is asked of {@link Capabilities}: a backend that declares it lacks one gets the cases that
+ * need it reported {@link Status#SKIPPED} with the reason, never passed.
+ */
+public enum Feature {
+    /** F32 tensors and every op on them. Every backend computes F32. */
+    REQUIRED_F32(true, "F32"),
+    /** F64 tensors ({@link Capabilities#dtypes()} contains F64). */
+    OPTIONAL_F64(false, "F64"),
+    /** Dropout as an op and as an attention option ({@link Capabilities#dropout()}). */
+    OPTIONAL_DROPOUT(false, "dropout"),
+    /** Attention that returns its weights ({@link Capabilities#attentionWeights()}). */
+    OPTIONAL_RETURNED_WEIGHTS(false, "returned attention weights"),
+    /** A fused attention kernel that overrides the reference composition ({@link Capabilities#fusedAttention()}). */
+    OPTIONAL_FUSED_ATTENTION(false, "fused attention");
+
+    private final boolean required;
+    private final String description;
+
+    Feature(boolean required, String description) {
+        this.required = required;
+        this.description = description;
+    }
+
+    /** @return true if every backend must have it */
+    public boolean required() {
+        return required;
+    }
+
+    /** @return a short human name */
+    public String description() {
+        return description;
+    }
+
+    /**
+     * @param dtype an element type
+     * @return the feature that covers it
+     */
+    public static Feature of(DType dtype) {
+        return dtype == DType.F64 ? OPTIONAL_F64 : REQUIRED_F32;
+    }
+
+    /**
+     * @param capabilities what a backend declares
+     * @return empty if the backend has this feature, else why it is skipped
+     */
+    public Optional<String> lackedBy(Capabilities capabilities) {
+        String declared = switch (this) {
+            case REQUIRED_F32 -> null;
+            case OPTIONAL_F64 -> capabilities.supports(DType.F64) ? null
+                    : "Capabilities.dtypes() is " + capabilities.dtypes();
+            case OPTIONAL_DROPOUT -> capabilities.dropout() ? null : "Capabilities.dropout() is false";
+            case OPTIONAL_RETURNED_WEIGHTS -> capabilities.attentionWeights() ? null
+                    : "Capabilities.attentionWeights() is false";
+            case OPTIONAL_FUSED_ATTENTION -> capabilities.fusedAttention() ? null
+                    : "Capabilities.fusedAttention() is false, so its attention is the reference composition";
+        };
+        return declared == null ? Optional.empty()
+                : Optional.of("the backend declares no " + description + " support (" + declared + ")");
+    }
+}

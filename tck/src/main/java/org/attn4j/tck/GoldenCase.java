@@ -1,0 +1,83 @@
+package org.attn4j.tck;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One case of the golden manifest ({@code tck/src/golden/README.md} describes every op's params, inputs and
+ * outputs).
+ *
+ * @param group {@code ops}, {@code attention} or {@code models}
+ * @param name unique over all groups
+ * @param op the api op (or, in group {@code models}, the layer)
+ * @param params the op's arguments as parsed JSON: {@link Long}, {@link Double}, {@link Boolean}, {@link String},
+ *     {@link List} or null
+ * @param inputs tensor names {@code <case>/<role>}, in call order
+ * @param outputs tensor names {@code <case>/<role>}, in result order
+ * @param file the safetensors file holding the tensors
+ */
+public record GoldenCase(String group, String name, String op, Map<String, Object> params, List<String> inputs,
+                         List<String> outputs, String file) {
+
+    /** Copies the collections. */
+    public GoldenCase {
+        params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
+        inputs = List.copyOf(inputs);
+        outputs = List.copyOf(outputs);
+    }
+
+    /**
+     * @param tensorName {@code <case>/<role>}
+     * @return the role, the part after {@code <case>/}
+     */
+    public static String role(String tensorName) {
+        return tensorName.substring(tensorName.indexOf('/') + 1);
+    }
+
+    /**
+     * @param role an input role such as {@code "mask"}
+     * @return whether the case has that input
+     */
+    public boolean hasInput(String role) {
+        return inputs.contains(name + "/" + role);
+    }
+
+    Object param(String key) {
+        if (!params.containsKey(key)) {
+            throw new IllegalArgumentException("golden case " + name + " (" + op + ") has no param '" + key
+                    + "'; params: " + params.keySet());
+        }
+        return params.get(key);
+    }
+
+    boolean bool(String key) {
+        return (Boolean) param(key);
+    }
+
+    int integer(String key) {
+        return Math.toIntExact((Long) param(key));
+    }
+
+    long longValue(String key) {
+        return (Long) param(key);
+    }
+
+    double number(String key) {
+        return ((Number) param(key)).doubleValue();
+    }
+
+    String string(String key) {
+        return (String) param(key);
+    }
+
+    int[] integers(String key) {
+        List<?> list = (List<?>) param(key);
+        int[] out = new int[list.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = Math.toIntExact((Long) list.get(i));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,81 @@
+package org.attn4j.tck;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.attn4j.api.Backend;
+import org.attn4j.api.DType;
+import org.attn4j.api.Scope;
+import org.attn4j.models.HostTensor;
+
+/**
+ * The backend against PyTorch float64: every case of groups {@code ops} and {@code attention}, in F32 (required)
+ * and F64 (optional). An attention case that returns weights becomes two checks: its output (which needs no
+ * optional feature) and its weights ({@link Feature#OPTIONAL_RETURNED_WEIGHTS}).
+ */
+final class GoldenSuite {
+    static final Set<String> GROUPS = Set.of("ops", "attention");
+
+    private GoldenSuite() {
+    }
+
+    static List<TckCase> plan(FixtureSource fixtures, ToleranceTable tolerances) {
+        List<TckCase> cases = new ArrayList<>();
+        for (DType dtype : DType.values()) {
+            for (GoldenCase golden : fixtures.cases()) {
+                if (!GROUPS.contains(golden.group())) {
+                    continue;
+                }
+                boolean dropout = golden.op().equals("dropout")
+                        || golden.op().equals("attention") && golden.number("dropoutP") > 0;
+                Set<Feature> needs = dropout ? Set.of(Feature.OPTIONAL_DROPOUT) : Set.of();
+                if (golden.op().equals("attention")) {
+                    cases.add(new TckCase(golden.name(), Kind.GOLDEN, "attention", dtype, dtype.name(), needs,
+                            backend -> run(backend, golden, fixtures, tolerances, dtype, false)));
+                    if (golden.bool("returnWeights")) {
+                        Set<Feature> withWeights = new HashSet<>(needs);
+                        withWeights.add(Feature.OPTIONAL_RETURNED_WEIGHTS);
+                        cases.add(new TckCase(golden.name() + "_weights", Kind.GOLDEN, "attention.weights", dtype,
+                                dtype.name(), withWeights,
+                                backend -> run(backend, golden, fixtures, tolerances, dtype, true)));
+                    }
+                } else {
+                    cases.add(new TckCase(golden.name(), Kind.GOLDEN, golden.op(), dtype, dtype.name(), needs,
+                            backend -> run(backend, golden, fixtures, tolerances, dtype, false)));
+                }
+            }
+        }
+        return cases;
+    }
+
+    /**
+     * @param weights for attention: check the returned weights instead of the output
+     */
+    private static Measurement run(Backend backend, GoldenCase golden, FixtureSource fixtures,
+                                   ToleranceTable tolerances, DType dtype, boolean weights) {
+        boolean attention = golden.op().equals("attention");
+        String op = attention && weights ? "attention.weights" : golden.op();
+        Tolerance tolerance = tolerances.lookup(op, golden.name(), dtype);
+        List<String> expectedNames = attention ? List.of(golden.outputs().get(weights ? 1 : 0)) : golden.outputs();
+        try (Scope scope = backend.newScope()) {
+            List<HostTensor> actual = GoldenCall.run(golden, fixtures, scope, dtype, weights);
+            if (attention) {
+                actual = List.of(actual.get(weights ? 1 : 0));
+            }
+            String what = op + " case " + golden.name() + " [" + dtype + "] on " + backend.name();
+            if (actual.size() != expectedNames.size()) {
+                return Measurement.failed(what + ": returned " + actual.size() + " tensors, expected "
+                        + expectedNames.size() + " (" + expectedNames + ")");
+            }
+            Measurement m = Measurement.EXACT;
+            for (int i = 0; i < actual.size(); i++) {
+                HostTensor expected = fixtures.tensor(golden, expectedNames.get(i));
+                m = m.and(Comparison.compare(what + ", output " + GoldenCase.role(expectedNames.get(i)),
+                        expected.shape(), expected.data(), actual.get(i).shape(), actual.get(i).data(), dtype,
+                        tolerance));
+            }
+            return m;
+        }
+    }
+}

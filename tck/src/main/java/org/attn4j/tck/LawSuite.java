@@ -1,0 +1,157 @@
+package org.attn4j.tck;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.DType;
+import org.attn4j.api.Mask;
+import org.attn4j.api.Ops;
+import org.attn4j.api.Scope;
+import org.attn4j.api.Shape;
+import org.attn4j.api.Tensor;
+import org.attn4j.models.HostTensor;
+
+/**
+ * Properties every correct attention has, checked on the backend alone with seeded random inputs: both sides of
+ * each law come from the same backend and dtype, so they may differ by rounding only.
+ */
+final class LawSuite {
+    private static final int B = 2;
+    private static final int H = 3;
+    private static final int L = 24;
+    private static final int D = 8;
+
+    private LawSuite() {
+    }
+
+    static List<TckCase> plan(ToleranceTable tolerances, long seed) {
+        List<TckCase> cases = new ArrayList<>();
+        for (DType dtype : DType.values()) {
+            add(cases, tolerances, dtype, "law_softmax_rows_sum_to_one", "softmax", Set.of(), seed,
+                    LawSuite::softmaxRowsSumToOne);
+            add(cases, tolerances, dtype, "law_softmax_shift_invariance", "softmax", Set.of(), seed,
+                    LawSuite::softmaxShiftInvariance);
+            add(cases, tolerances, dtype, "law_attention_weights_rows_sum_to_one", "attention",
+                    Set.of(Feature.OPTIONAL_RETURNED_WEIGHTS), seed, LawSuite::weightsRowsSumToOne);
+            add(cases, tolerances, dtype, "law_causal_prefix_invariance", "attention", Set.of(), seed,
+                    LawSuite::causalPrefixInvariance);
+            add(cases, tolerances, dtype, "law_key_value_permutation_invariance", "attention", Set.of(), seed,
+                    LawSuite::keyPermutationInvariance);
+            add(cases, tolerances, dtype, "law_query_permutation_equivariance", "attention", Set.of(), seed,
+                    LawSuite::queryPermutationEquivariance);
+            add(cases, tolerances, dtype, "law_all_true_mask_equals_no_mask", "attention", Set.of(), seed,
+                    LawSuite::allTrueMaskEqualsNoMask);
+            add(cases, tolerances, dtype, "law_zero_additive_mask_equals_no_mask", "attention", Set.of(), seed,
+                    LawSuite::zeroAdditiveMaskEqualsNoMask);
+            add(cases, tolerances, dtype, "law_causal_flag_equals_causal_mask", "attention", Set.of(), seed,
+                    LawSuite::causalFlagEqualsCausalMask);
+        }
+        return cases;
+    }
+
+    /** Both sides of a law, computed from a seeded source: what must hold, and what the backend gave. */
+    private interface Sides {
+        HostTensor[] compute(Run run, Random random);
+    }
+
+    private static void add(List<TckCase> cases, ToleranceTable tolerances, DType dtype, String id, String op,
+                            Set<Feature> needs, long seed, Sides sides) {
+        Tolerance tolerance = tolerances.lookup("law", id, dtype);
+        cases.add(new TckCase(id, Kind.LAW, op, dtype, dtype.name(), needs, backend -> {
+            try (Scope scope = backend.newScope()) {
+                HostTensor[] both = sides.compute(new Run(scope, dtype), HostArrays.random(id, seed));
+                return Comparison.compare(op + " " + id + " [" + dtype + "] on " + backend.name(), both[0], both[1],
+                        dtype, tolerance);
+            }
+        }));
+    }
+
+    private static HostTensor[] softmaxRowsSumToOne(Run run, Random random) {
+        Ops ops = run.ops();
+        Tensor x = run.in(HostArrays.randn(random, 3.0, 4, 7, 33));
+        Tensor sums = ops.sum(ops.softmax(x, -1), -1, false);
+        return new HostTensor[] {HostArrays.filled(1.0, sums.shape()), HostTensor.copyOf(sums)};
+    }
+
+    private static HostTensor[] softmaxShiftInvariance(Run run, Random random) {
+        Ops ops = run.ops();
+        Tensor x = run.in(HostArrays.randn(random, 3.0, 4, 7, 33));
+        Tensor shift = run.in(HostArrays.filled(8.0, Shape.scalar()));
+        return new HostTensor[] {HostTensor.copyOf(ops.softmax(x, -1)),
+            HostTensor.copyOf(ops.softmax(ops.add(x, shift), -1))};
+    }
+
+    private static HostTensor[] weightsRowsSumToOne(Run run, Random random) {
+        Ops ops = run.ops();
+        Tensor[] qkv = qkv(run, random, L, L);
+        AttentionOptions options = AttentionOptions.defaults().withCausal(true).withWeights(true)
+                .withMask(Mask.keyPadding(new int[] {L, L / 2}, L));
+        Tensor sums = ops.sum(ops.attention(qkv[0], qkv[1], qkv[2], options).weights(), -1, false);
+        return new HostTensor[] {HostArrays.filled(1.0, sums.shape()), HostTensor.copyOf(sums)};
+    }
+
+    private static HostTensor[] causalPrefixInvariance(Run run, Random random) {
+        int prefix = L / 2 - 1;
+        HostTensor q = HostArrays.randn(random, 1.0, B, H, L, D);
+        HostTensor k = HostArrays.randn(random, 1.0, B, H, L, D);
+        HostTensor v = HostArrays.randn(random, 1.0, B, H, L, D);
+        AttentionOptions causal = AttentionOptions.defaults().withCausal(true);
+        HostTensor full = run.attend(q, k, v, causal);
+        int[] first = HostArrays.range(prefix);
+        HostTensor cut = run.attend(HostArrays.take(q, 2, first), HostArrays.take(k, 2, first),
+                HostArrays.take(v, 2, first), causal);
+        return new HostTensor[] {HostArrays.take(full, 2, first), cut};
+    }
+
+    private static HostTensor[] keyPermutationInvariance(Run run, Random random) {
+        HostTensor q = HostArrays.randn(random, 1.0, B, H, L, D);
+        HostTensor k = HostArrays.randn(random, 1.0, B, H, L + 5, D);
+        HostTensor v = HostArrays.randn(random, 1.0, B, H, L + 5, D + 3);
+        int[] p = HostArrays.permutation(random, L + 5);
+        AttentionOptions none = AttentionOptions.defaults();
+        return new HostTensor[] {run.attend(q, k, v, none),
+            run.attend(q, HostArrays.take(k, 2, p), HostArrays.take(v, 2, p), none)};
+    }
+
+    private static HostTensor[] queryPermutationEquivariance(Run run, Random random) {
+        HostTensor q = HostArrays.randn(random, 1.0, B, H, L, D);
+        HostTensor k = HostArrays.randn(random, 1.0, B, H, L - 3, D);
+        HostTensor v = HostArrays.randn(random, 1.0, B, H, L - 3, D);
+        int[] p = HostArrays.permutation(random, L);
+        AttentionOptions none = AttentionOptions.defaults();
+        return new HostTensor[] {HostArrays.take(run.attend(q, k, v, none), 2, p),
+            run.attend(HostArrays.take(q, 2, p), k, v, none)};
+    }
+
+    private static HostTensor[] allTrueMaskEqualsNoMask(Run run, Random random) {
+        Tensor[] qkv = qkv(run, random, L, L + 7);
+        boolean[] all = new boolean[L * (L + 7)];
+        Arrays.fill(all, true);
+        AttentionOptions none = AttentionOptions.defaults();
+        AttentionOptions masked = none.withMask(Mask.of(Shape.of(L, L + 7), all));
+        return new HostTensor[] {run.attend(qkv, none), run.attend(qkv, masked)};
+    }
+
+    private static HostTensor[] zeroAdditiveMaskEqualsNoMask(Run run, Random random) {
+        Tensor[] qkv = qkv(run, random, L, L);
+        AttentionOptions none = AttentionOptions.defaults().withCausal(true);
+        AttentionOptions zeros = none.withAdditiveMask(run.in(HostArrays.filled(0.0, Shape.of(B, 1, L, L))));
+        return new HostTensor[] {run.attend(qkv, none), run.attend(qkv, zeros)};
+    }
+
+    private static HostTensor[] causalFlagEqualsCausalMask(Run run, Random random) {
+        Tensor[] qkv = qkv(run, random, L - 5, L);
+        AttentionOptions flag = AttentionOptions.defaults().withCausal(true);
+        AttentionOptions mask = AttentionOptions.defaults().withMask(Mask.causal(L - 5, L));
+        return new HostTensor[] {run.attend(qkv, flag), run.attend(qkv, mask)};
+    }
+
+    private static Tensor[] qkv(Run run, Random random, int queries, int keys) {
+        return new Tensor[] {run.in(HostArrays.randn(random, 1.0, B, H, queries, D)),
+            run.in(HostArrays.randn(random, 1.0, B, H, keys, D)),
+            run.in(HostArrays.randn(random, 1.0, B, H, keys, D))};
+    }
+}

@@ -1,0 +1,186 @@
+package org.attn4j.tck;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.attn4j.models.io.Json;
+
+/**
+ * The outcome of a kit run: every case's result, plus notes on what was and was not compared (peers unavailable,
+ * tolerance overrides in force). {@link #toTable()} prints the conformance table, {@link #toJson()} the same as
+ * JSON.
+ *
+ * @param results every case, in run order
+ * @param notes human sentences about the run
+ */
+public record TckReport(List<CaseResult> results, List<String> notes) {
+
+    /** Copies the lists. */
+    public TckReport {
+        results = List.copyOf(results);
+        notes = List.copyOf(notes);
+    }
+
+    /**
+     * @param reports reports of several backends
+     * @return one report holding them all
+     */
+    public static TckReport merge(List<TckReport> reports) {
+        List<CaseResult> results = new ArrayList<>();
+        Set<String> notes = new LinkedHashSet<>();
+        for (TckReport r : reports) {
+            results.addAll(r.results());
+            notes.addAll(r.notes());
+        }
+        return new TckReport(results, new ArrayList<>(notes));
+    }
+
+    /** @return true if no case failed (skipped ones are not failures, and not passes either) */
+    public boolean passed() {
+        return count(Status.FAILED) == 0;
+    }
+
+    /**
+     * @param status an outcome
+     * @return how many cases had it
+     */
+    public long count(Status status) {
+        return results.stream().filter(r -> r.status() == status).count();
+    }
+
+    /** @return the failed cases */
+    public List<CaseResult> failures() {
+        return results.stream().filter(r -> r.status() == Status.FAILED).toList();
+    }
+
+    /**
+     * One row of the conformance table: a backend, a kind of check, an op and a variant.
+     *
+     * @param backend the backend's name
+     * @param kind the kind of check
+     * @param op the op
+     * @param variant the dtype, or for differential checks the pair compared
+     * @param passed how many cases passed
+     * @param skipped how many were skipped
+     * @param failed how many failed
+     * @param maxAbsError the largest absolute error among the cases that ran
+     * @param maxRelError the largest relative error among the cases that ran
+     */
+    public record Row(String backend, Kind kind, String op, String variant, int passed, int skipped, int failed,
+                      double maxAbsError, double maxRelError) {
+    }
+
+    /** @return the table's rows, grouped by backend × kind × op × variant in first-seen order */
+    public List<Row> rows() {
+        Map<String, Row> rows = new LinkedHashMap<>();
+        for (CaseResult r : results) {
+            String key = r.backend() + "\u0000" + r.kind() + "\u0000" + r.op() + "\u0000" + r.variant();
+            Row old = rows.getOrDefault(key, new Row(r.backend(), r.kind(), r.op(), r.variant(), 0, 0, 0, 0, 0));
+            rows.put(key, new Row(old.backend(), old.kind(), old.op(), old.variant(),
+                    old.passed() + (r.status() == Status.PASSED ? 1 : 0),
+                    old.skipped() + (r.status() == Status.SKIPPED ? 1 : 0),
+                    old.failed() + (r.status() == Status.FAILED ? 1 : 0),
+                    Math.max(old.maxAbsError(), r.maxAbsError()), Math.max(old.maxRelError(), r.maxRelError())));
+        }
+        return List.copyOf(rows.values());
+    }
+
+    /**
+     * @return the conformance table (backend × kind × op × variant: passed, skipped, failed, max abs and rel error),
+     *     then the notes, the skip reasons and every failure message
+     */
+    public String toTable() {
+        StringBuilder b = new StringBuilder();
+        List<Row> rows = rows();
+        int backendWidth = Math.max(7, rows.stream().mapToInt(r -> r.backend().length()).max().orElse(0));
+        int opWidth = Math.max(2, rows.stream().mapToInt(r -> r.op().length()).max().orElse(0));
+        int variantWidth = Math.max(7, rows.stream().mapToInt(r -> r.variant().length()).max().orElse(0));
+        String format = "%-" + backendWidth + "s  %-12s  %-" + opWidth + "s  %-" + variantWidth
+                + "s  %6s  %7s  %6s  %11s  %11s%n";
+        b.append(String.format(Locale.ROOT, format, "backend", "kind", "op", "variant", "passed", "skipped", "failed",
+                "max abs err", "max rel err"));
+        for (Row r : rows) {
+            b.append(String.format(Locale.ROOT, format, r.backend(), r.kind().label(), r.op(), r.variant(),
+                    r.passed(), r.skipped(), r.failed(), error(r.maxAbsError()), error(r.maxRelError())));
+        }
+        b.append(String.format(Locale.ROOT, "total: %d passed, %d skipped, %d failed%n", count(Status.PASSED),
+                count(Status.SKIPPED), count(Status.FAILED)));
+        for (String note : notes) {
+            b.append("note: ").append(note).append('\n');
+        }
+        Map<String, Integer> skipReasons = new LinkedHashMap<>();
+        for (CaseResult r : results) {
+            if (r.status() == Status.SKIPPED) {
+                skipReasons.merge(r.backend() + ": " + r.message(), 1, Integer::sum);
+            }
+        }
+        skipReasons.forEach((reason, n) -> b.append("skipped ").append(n).append(" × ").append(reason).append('\n'));
+        for (CaseResult r : failures()) {
+            b.append("FAILED ").append(r.testName()).append(" on ").append(r.backend()).append(": ")
+                    .append(r.message()).append('\n');
+        }
+        return b.toString();
+    }
+
+    private static String error(double e) {
+        return e == 0 ? "0" : String.format(Locale.ROOT, "%.2e", e);
+    }
+
+    /** @return {@code {"summary": {...}, "notes": [...], "rows": [...], "results": [...]}} */
+    public String toJson() {
+        StringBuilder b = new StringBuilder("{\n  \"summary\": {\"passed\": ").append(count(Status.PASSED))
+                .append(", \"skipped\": ").append(count(Status.SKIPPED)).append(", \"failed\": ")
+                .append(count(Status.FAILED)).append("},\n  \"notes\": [");
+        for (int i = 0; i < notes.size(); i++) {
+            b.append(i == 0 ? "\n    " : ",\n    ").append(Json.quote(notes.get(i)));
+        }
+        b.append("\n  ],\n  \"rows\": [");
+        List<Row> rows = rows();
+        for (int i = 0; i < rows.size(); i++) {
+            Row r = rows.get(i);
+            b.append(i == 0 ? "\n    " : ",\n    ").append("{\"backend\": ").append(Json.quote(r.backend()))
+                    .append(", \"kind\": ").append(Json.quote(r.kind().label())).append(", \"op\": ")
+                    .append(Json.quote(r.op())).append(", \"variant\": ").append(Json.quote(r.variant()))
+                    .append(", \"passed\": ").append(r.passed()).append(", \"skipped\": ").append(r.skipped())
+                    .append(", \"failed\": ").append(r.failed()).append(", \"maxAbsError\": ")
+                    .append(number(r.maxAbsError())).append(", \"maxRelError\": ").append(number(r.maxRelError()))
+                    .append('}');
+        }
+        b.append("\n  ],\n  \"results\": [");
+        for (int i = 0; i < results.size(); i++) {
+            CaseResult r = results.get(i);
+            b.append(i == 0 ? "\n    " : ",\n    ").append("{\"backend\": ").append(Json.quote(r.backend()))
+                    .append(", \"kind\": ").append(Json.quote(r.kind().label())).append(", \"op\": ")
+                    .append(Json.quote(r.op())).append(", \"test\": ").append(Json.quote(r.testName()))
+                    .append(", \"dtype\": ").append(Json.quote(r.dtype().name())).append(", \"variant\": ")
+                    .append(Json.quote(r.variant())).append(", \"status\": ")
+                    .append(Json.quote(r.status().name())).append(", \"maxAbsError\": ")
+                    .append(number(r.maxAbsError())).append(", \"maxRelError\": ").append(number(r.maxRelError()))
+                    .append(", \"message\": ").append(Json.quote(r.message())).append('}');
+        }
+        return b.append("\n  ]\n}\n").toString();
+    }
+
+    private static String number(double d) {
+        return Double.isFinite(d) ? Double.toString(d) : Json.quote(Double.toString(d));
+    }
+
+    /**
+     * @param file where to write {@link #toJson()}; parent folders are created
+     * @throws IOException if it cannot be written
+     */
+    public void writeJson(Path file) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Files.writeString(file, toJson());
+    }
+}

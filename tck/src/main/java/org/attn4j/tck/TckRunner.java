@@ -1,0 +1,184 @@
+package org.attn4j.tck;
+
+import com.google.inject.Guice;
+import com.google.inject.Module;
+import com.google.inject.util.Modules;
+import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import org.attn4j.api.Backend;
+import org.attn4j.api.spi.BackendProvider;
+
+/**
+ * The kit's engine, usable without JUnit: plans every case for one backend, runs them and returns a
+ * {@link TckReport}. The quickest calls:
+ * <pre>{@code
+ * TckReport report = TckRunner.run("ejml");          // a provider on the class path, by name
+ * System.out.print(report.toTable());
+ * Files.writeString(Path.of("tck.json"), report.toJson());
+ * }</pre>
+ * To change the wiring, pass Guice modules: they override {@link TckModule}'s bindings.
+ */
+public final class TckRunner {
+    private final BackendUnderTest underTest;
+    private final FixtureSource fixtures;
+    private final ToleranceTable tolerances;
+    private final PeerBackends peers;
+    private final TckSettings settings;
+    private final List<String> notes = new ArrayList<>();
+    private List<TckCase> plan;
+
+    @Inject
+    TckRunner(BackendUnderTest underTest, FixtureSource fixtures, ToleranceTable tolerances, PeerBackends peers,
+              TckSettings settings) {
+        this.underTest = underTest;
+        this.fixtures = fixtures;
+        this.tolerances = tolerances;
+        this.peers = peers;
+        this.settings = settings;
+    }
+
+    /**
+     * @param provider the provider of the backend under test
+     * @param overrides modules whose bindings replace {@link TckModule}'s
+     * @return a runner wired by Guice
+     */
+    public static TckRunner create(BackendProvider provider, Module... overrides) {
+        Module wiring = Modules.override(new TckModule(provider)).with(overrides);
+        return Guice.createInjector(wiring).getInstance(TckRunner.class);
+    }
+
+    /**
+     * @param provider the provider of the backend under test
+     * @return the report of every case
+     */
+    public static TckReport run(BackendProvider provider) {
+        return create(provider).run();
+    }
+
+    /**
+     * @param providerName the name of a provider on the class path, as {@code -Dattn4j.backend} takes it
+     * @return the report of every case
+     * @throws IllegalArgumentException if no provider has that name; the message lists those found
+     */
+    public static TckReport run(String providerName) {
+        return run(provider(providerName));
+    }
+
+    /**
+     * @param backend a backend created by other means, reported as available
+     * @return the report of every case
+     */
+    public static TckReport run(Backend backend) {
+        return Guice.createInjector(new TckModule(BackendUnderTest.of(backend))).getInstance(TckRunner.class).run();
+    }
+
+    /** @return one report covering every provider on the class path, unavailable ones reported as skipped */
+    public static TckReport runAll() {
+        List<TckReport> reports = new ArrayList<>();
+        for (BackendUnderTest b : PeerBackends.discovered().backends()) {
+            reports.add(run(provider(b.name())));
+        }
+        return TckReport.merge(reports);
+    }
+
+    /**
+     * @param name a provider name, case-insensitive
+     * @return the provider of that name on the context class path
+     * @throws IllegalArgumentException if there is none; the message lists the providers found
+     */
+    public static BackendProvider provider(String name) {
+        List<BackendProvider> found = new ArrayList<>();
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        ServiceLoader.load(BackendProvider.class, loader != null ? loader : TckRunner.class.getClassLoader())
+                .forEach(found::add);
+        Optional<BackendProvider> match = found.stream().filter(p -> p.name().equalsIgnoreCase(name)).findFirst();
+        return match.orElseThrow(() -> new IllegalArgumentException("tck: no backend provider named '" + name
+                + "' on the class path; found " + Arrays.toString(found.stream().map(BackendProvider::name)
+                .toArray()) + ". Add the backend's jar to the class path."));
+    }
+
+    /** @return the name of the backend under test */
+    public String backendName() {
+        return underTest.name();
+    }
+
+    /** @return every planned case, in order: golden, laws, differential, bad input */
+    synchronized List<TckCase> cases() {
+        if (plan == null) {
+            List<TckCase> all = new ArrayList<>();
+            if (settings.kinds().contains(Kind.GOLDEN)) {
+                all.addAll(GoldenSuite.plan(fixtures, tolerances));
+                notes.add("golden: " + fixtures.description() + "; groups " + GoldenSuite.GROUPS
+                        + " (group models exercises the models module's layers, not a backend's ops)");
+            }
+            if (settings.kinds().contains(Kind.LAW)) {
+                all.addAll(LawSuite.plan(tolerances, settings.seed()));
+            }
+            if (settings.kinds().contains(Kind.DIFFERENTIAL)) {
+                all.addAll(DifferentialSuite.plan(underTest, peers, tolerances, settings.seed(), notes));
+            }
+            if (settings.kinds().contains(Kind.BAD_INPUT)) {
+                all.addAll(BadInputSuite.plan());
+            }
+            for (ToleranceOverride o : tolerances.overrides()) {
+                notes.add("tolerance override for " + o.op() + " " + o.dtype() + " cases " + o.casePattern() + ": "
+                        + o.tolerance().rule() + " — " + o.reason());
+            }
+            plan = List.copyOf(all);
+        }
+        return plan;
+    }
+
+    /**
+     * Runs one case: skipped if the backend is unavailable or lacks an optional feature the case needs, else
+     * passed or failed. An exception thrown by the backend fails the case with its stack trace's first frame.
+     *
+     * @param c a case of {@link #cases()}
+     * @return its outcome
+     */
+    CaseResult execute(TckCase c) {
+        if (!underTest.availability().available()) {
+            return result(c, Status.SKIPPED, Measurement.EXACT, "backend " + underTest.name()
+                    + " is unavailable here: " + underTest.availability().reason());
+        }
+        for (Feature f : c.features()) {
+            Optional<String> lacking = f.required() ? Optional.empty() : f.lackedBy(underTest.capabilities());
+            if (lacking.isPresent()) {
+                return result(c, Status.SKIPPED, Measurement.EXACT, lacking.get());
+            }
+        }
+        try {
+            Measurement m = c.body().run(underTest.backend());
+            return result(c, m.failure() == null ? Status.PASSED : Status.FAILED, m,
+                    m.failure() == null ? "" : m.failure());
+        } catch (RuntimeException | LinkageError | AssertionError e) {
+            StackTraceElement[] trace = e.getStackTrace();
+            return result(c, Status.FAILED, Measurement.EXACT, c.op() + " case " + c.id() + " [" + c.variant()
+                    + "] on " + underTest.name() + " threw " + e + (trace.length > 0 ? " at " + trace[0] : ""));
+        }
+    }
+
+    private CaseResult result(TckCase c, Status status, Measurement m, String message) {
+        return new CaseResult(underTest.name(), c.kind(), c.op(), c.testName(), c.dtype(), c.variant(), status,
+                m.maxAbsError(), m.maxRelError(), message);
+    }
+
+    /** @return notes on what was and was not compared, gathered while planning */
+    synchronized List<String> notes() {
+        cases();
+        return List.copyOf(notes);
+    }
+
+    /** @return the report of every planned case */
+    public TckReport run() {
+        List<CaseResult> results = new ArrayList<>();
+        for (TckCase c : cases()) {
+            results.add(execute(c));
+        }
+        return new TckReport(results, notes());
+    }
+}

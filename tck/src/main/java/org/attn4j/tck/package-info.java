@@ -1,0 +1,16 @@
+/**
+ * The attn4j technology compatibility kit: it makes "pluggable backends" a promise by checking that a backend gives
+ * the same numbers as PyTorch float64 and as every other backend.
+ *
+ * <p>Four kinds of checks ({@link org.attn4j.tck.Kind}): golden (every api op and attention option against
+ * committed PyTorch float64 files, in F32 and F64, under the {@link org.attn4j.tck.ToleranceTable}), differential
+ * (against peer backends, F32 against F64, fused against reference attention, on seeded random inputs), laws
+ * (weights sum to one, causal prefix invariance, permutation equivariance, shift invariance of softmax, all-true
+ * mask equals no mask) and bad input (the same exception types for the same mistakes).
+ *
+ * <p>Entry points: {@link org.attn4j.tck.BackendTck} (extend it in a test), {@link org.attn4j.tck.Tck#dynamicTests}
+ * (a {@code @TestFactory}), {@link org.attn4j.tck.TckRunner} (no JUnit: returns a {@link org.attn4j.tck.TckReport})
+ * and {@link org.attn4j.tck.Tck#main(String[])}. Guice wires the kit ({@link org.attn4j.tck.TckModule}); a backend
+ * author overrides a binding with a module instead of forking the kit.
+ */
+package org.attn4j.tck;

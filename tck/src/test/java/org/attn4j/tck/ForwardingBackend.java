@@ -1,0 +1,274 @@
+package org.attn4j.tck;
+
+import java.util.List;
+import java.util.function.UnaryOperator;
+import org.attn4j.api.Backend;
+import org.attn4j.api.DType;
+import org.attn4j.api.GeluApproximation;
+import org.attn4j.api.Mask;
+import org.attn4j.api.Ops;
+import org.attn4j.api.Scope;
+import org.attn4j.api.Shape;
+import org.attn4j.api.Tensor;
+import org.attn4j.api.spi.Availability;
+import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.spi.Capabilities;
+
+/**
+ * A test backend that runs on a real one but lets a test change its name, its capabilities or some of its ops.
+ * Attention is always the api's default composition over this backend's (possibly changed) primitives, so a
+ * broken softmax or mask shows up in attention too.
+ */
+final class ForwardingBackend implements Backend {
+    private final String name;
+    private final Backend delegate;
+    private final Capabilities capabilities;
+    private final UnaryOperator<Ops> decorate;
+
+    /**
+     * @param name the name to report
+     * @param delegate the real backend
+     * @param capabilities what to declare
+     * @param decorate wraps the forwarding ops, to replace some of them
+     */
+    ForwardingBackend(String name, Backend delegate, Capabilities capabilities, UnaryOperator<Ops> decorate) {
+        this.name = name;
+        this.delegate = delegate;
+        this.capabilities = capabilities;
+        this.decorate = decorate;
+    }
+
+    /** @return a provider that is always available and creates this backend */
+    BackendProvider provider() {
+        ForwardingBackend self = this;
+        return new BackendProvider() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public int priority() {
+                return 0;
+            }
+
+            @Override
+            public Availability availability() {
+                return Availability.available("test backend over " + delegate.name());
+            }
+
+            @Override
+            public Capabilities capabilities() {
+                return capabilities;
+            }
+
+            @Override
+            public Backend create() {
+                return self;
+            }
+        };
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public Scope newScope() {
+        return new ForwardingScope(delegate.newScope());
+    }
+
+    private final class ForwardingScope implements Scope {
+        private final Scope scope;
+
+        ForwardingScope(Scope scope) {
+            this.scope = scope;
+        }
+
+        @Override
+        public Backend backend() {
+            return ForwardingBackend.this;
+        }
+
+        @Override
+        public Ops ops() {
+            return decorate.apply(new ForwardingOps(this, scope.ops()));
+        }
+
+        @Override
+        public Tensor tensor(float[] data, Shape shape) {
+            return scope.tensor(data, shape);
+        }
+
+        @Override
+        public Tensor tensor(double[] data, Shape shape) {
+            return scope.tensor(data, shape);
+        }
+
+        @Override
+        public Tensor zeros(Shape shape, DType dtype) {
+            return scope.zeros(shape, dtype);
+        }
+
+        @Override
+        public Tensor adopt(Tensor tensor) {
+            return scope.adopt(tensor);
+        }
+
+        @Override
+        public boolean isOpen() {
+            return scope.isOpen();
+        }
+
+        @Override
+        public void close() {
+            scope.close();
+        }
+    }
+
+    /** Every op of the real backend, with results in the real scope; attention stays the api's default. */
+    static class ForwardingOps implements Ops {
+        private final Scope scope;
+        private final Ops ops;
+
+        ForwardingOps(Scope scope, Ops ops) {
+            this.scope = scope;
+            this.ops = ops;
+        }
+
+        ForwardingOps(ForwardingOps other) {
+            this(other.scope, other.ops);
+        }
+
+        @Override
+        public Scope scope() {
+            return scope;
+        }
+
+        @Override
+        public Tensor matmul(Tensor a, Tensor b, boolean transposeA, boolean transposeB) {
+            return ops.matmul(a, b, transposeA, transposeB);
+        }
+
+        @Override
+        public Tensor add(Tensor a, Tensor b) {
+            return ops.add(a, b);
+        }
+
+        @Override
+        public Tensor sub(Tensor a, Tensor b) {
+            return ops.sub(a, b);
+        }
+
+        @Override
+        public Tensor mul(Tensor a, Tensor b) {
+            return ops.mul(a, b);
+        }
+
+        @Override
+        public Tensor div(Tensor a, Tensor b) {
+            return ops.div(a, b);
+        }
+
+        @Override
+        public Tensor scale(Tensor x, double factor) {
+            return ops.scale(x, factor);
+        }
+
+        @Override
+        public Tensor exp(Tensor x) {
+            return ops.exp(x);
+        }
+
+        @Override
+        public Tensor max(Tensor x, int axis, boolean keepDims) {
+            return ops.max(x, axis, keepDims);
+        }
+
+        @Override
+        public Tensor sum(Tensor x, int axis, boolean keepDims) {
+            return ops.sum(x, axis, keepDims);
+        }
+
+        @Override
+        public Tensor mean(Tensor x, int axis, boolean keepDims) {
+            return ops.mean(x, axis, keepDims);
+        }
+
+        @Override
+        public Tensor variance(Tensor x, int axis, boolean keepDims) {
+            return ops.variance(x, axis, keepDims);
+        }
+
+        @Override
+        public Tensor softmax(Tensor x, int axis) {
+            return ops.softmax(x, axis);
+        }
+
+        @Override
+        public Tensor layerNorm(Tensor x, Tensor gamma, Tensor beta, double eps) {
+            return ops.layerNorm(x, gamma, beta, eps);
+        }
+
+        @Override
+        public Tensor relu(Tensor x) {
+            return ops.relu(x);
+        }
+
+        @Override
+        public Tensor gelu(Tensor x, GeluApproximation approximation) {
+            return ops.gelu(x, approximation);
+        }
+
+        @Override
+        public Tensor linear(Tensor x, Tensor weight, Tensor bias) {
+            return ops.linear(x, weight, bias);
+        }
+
+        @Override
+        public Tensor embedding(Tensor weight, int[] ids, Shape idsShape) {
+            return ops.embedding(weight, ids, idsShape);
+        }
+
+        @Override
+        public Tensor reshape(Tensor x, int... shape) {
+            return ops.reshape(x, shape);
+        }
+
+        @Override
+        public Tensor permute(Tensor x, int... axes) {
+            return ops.permute(x, axes);
+        }
+
+        @Override
+        public Tensor concat(List<Tensor> parts, int axis) {
+            return ops.concat(parts, axis);
+        }
+
+        @Override
+        public List<Tensor> split(Tensor x, int[] sizes, int axis) {
+            return ops.split(x, sizes, axis);
+        }
+
+        @Override
+        public Tensor cast(Tensor x, DType dtype) {
+            return ops.cast(x, dtype);
+        }
+
+        @Override
+        public Tensor dropout(Tensor x, double p, long seed) {
+            return ops.dropout(x, p, seed);
+        }
+
+        @Override
+        public Tensor additiveMask(Mask mask, DType dtype) {
+            return ops.additiveMask(mask, dtype);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package org.attn4j.tck;
+
+import com.google.inject.Module;
+import java.util.EnumSet;
+import java.util.Set;
+import org.attn4j.api.Backend;
+import org.attn4j.api.DType;
+import org.attn4j.api.Mask;
+import org.attn4j.api.Tensor;
+import org.attn4j.api.spi.Availability;
+import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.spi.Capabilities;
+import org.attn4j.backend.ejml.EjmlBackendProvider;
+
+/** Backends with known defects or gaps, built on the EJML backend, for testing the kit itself. */
+final class TestBackends {
+    static final Backend EJML = new EjmlBackendProvider().create();
+    static final Capabilities FULL = new Capabilities("cpu", Set.of(DType.F32, DType.F64), false, true, true, 1);
+
+    private TestBackends() {
+    }
+
+    /** @return a module that plans only the given kinds of checks, to keep the kit's own tests short */
+    static Module only(Kind first, Kind... rest) {
+        return binder -> binder.bind(TckSettings.class).toInstance(
+                new TckSettings(TckSettings.defaults().seed(), EnumSet.of(first, rest)));
+    }
+
+    /** @return a backend whose softmax computes {@code e^x / Σ e^x}, forgetting to subtract the max */
+    static ForwardingBackend softmaxWithoutMax() {
+        return new ForwardingBackend("broken-softmax", EJML, FULL, ops -> new ForwardingBackend.ForwardingOps(
+                (ForwardingBackend.ForwardingOps) ops) {
+            @Override
+            public Tensor softmax(Tensor x, int axis) {
+                Tensor e = exp(x);
+                return div(e, sum(e, axis, true));
+            }
+        });
+    }
+
+    /** @return a backend whose masks let every query also see the key just past the mask's edge */
+    static ForwardingBackend maskOffByOne() {
+        return new ForwardingBackend("broken-mask", EJML, FULL, ops -> new ForwardingBackend.ForwardingOps(
+                (ForwardingBackend.ForwardingOps) ops) {
+            @Override
+            public Tensor additiveMask(Mask mask, DType dtype) {
+                boolean[] allowed = mask.toArray();
+                boolean[] shifted = allowed.clone();
+                int keys = mask.shape().rank() == 0 ? 1 : mask.shape().dim(-1);
+                for (int i = 0; i < allowed.length; i++) {
+                    if (i % keys > 0 && allowed[i - 1]) {
+                        shifted[i] = true;
+                    }
+                }
+                return super.additiveMask(Mask.of(mask.shape(), shifted), dtype);
+            }
+        });
+    }
+
+    /** @return EJML declaring only F32, no dropout and no returned weights */
+    static ForwardingBackend minimal() {
+        return new ForwardingBackend("minimal", EJML,
+                new Capabilities("cpu", Set.of(DType.F32), false, false, false, 1), ops -> ops);
+    }
+
+    /** @return a provider that is never available, like CUDA without a GPU */
+    static BackendProvider unavailable() {
+        return new BackendProvider() {
+            @Override
+            public String name() {
+                return "nogpu";
+            }
+
+            @Override
+            public int priority() {
+                return 0;
+            }
+
+            @Override
+            public Availability availability() {
+                return Availability.unavailable("libcuda.so.1 not found; install the NVIDIA driver");
+            }
+
+            @Override
+            public Capabilities capabilities() {
+                return FULL;
+            }
+
+            @Override
+            public Backend create() {
+                throw new IllegalStateException("create() called on an unavailable provider");
+            }
+        };
+    }
+}
