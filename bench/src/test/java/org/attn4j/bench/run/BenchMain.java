@@ -38,8 +38,9 @@ import org.openjdk.jmh.util.Statistics;
  *
  * <p>System properties: {@code bench.quick} ({@code true} for the smoke-test plan, written to {@code
  * target/bench-quick}), {@code bench.include} (a comma-separated list of {@link Suite} names, all if blank),
- * {@code bench.module} (the module directory; full runs write to its {@code results}), {@code bench.command}
- * (the command recorded in the report).
+ * {@code bench.lengths} (a comma-separated list of attention lengths replacing the plan's), {@code bench.module}
+ * (the module directory; a full, unrestricted run writes to its {@code results}, a restricted one to {@code
+ * target/bench-partial}), {@code bench.command} (the command recorded in the report).
  */
 public final class BenchMain {
     private BenchMain() {
@@ -51,10 +52,15 @@ public final class BenchMain {
      */
     public static void main(String[] args) throws IOException {
         boolean quick = Boolean.parseBoolean(System.getProperty("bench.quick", "false"));
-        Set<Suite> suites = suites(System.getProperty("bench.include", ""));
+        String include = System.getProperty("bench.include", "").trim();
+        String lengths = System.getProperty("bench.lengths", "").trim();
+        Set<Suite> suites = suites(include);
         Path module = Path.of(System.getProperty("bench.module", "bench"));
-        Path out = quick ? module.resolve("target/bench-quick") : module.resolve("results");
-        String command = System.getProperty("bench.command", "BenchMain") + (quick ? " -Dbench.quick" : "");
+        boolean partial = !include.isEmpty() || !lengths.isEmpty();
+        Path out = module.resolve(quick ? "target/bench-quick" : partial ? "target/bench-partial" : "results");
+        String command = System.getProperty("bench.command", "BenchMain") + (quick ? " -Dbench.quick" : "")
+                + (include.isEmpty() ? "" : " -Dbench.include=" + include)
+                + (lengths.isEmpty() ? "" : " -Dbench.lengths=" + lengths);
 
         String started = now();
         String loadBefore = loadAverage();
@@ -89,6 +95,9 @@ public final class BenchMain {
         Path jvms = module.resolve("target/bench-jvm");
 
         Plan plan = quick ? Plan.quick() : Plan.full();
+        if (!lengths.isEmpty()) {
+            plan = plan.withLengths(Arrays.stream(lengths.split(",")).map(String::trim).map(Integer::valueOf).toList());
+        }
         List<Job> jobs = plan.jobs(backends, suites, natives);
         List<Measurement> measurements = new ArrayList<>();
         List<Double> loads = new ArrayList<>();

@@ -51,6 +51,14 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
     }
 
     /**
+     * @param chosen the attention lengths to run instead
+     * @return this plan with other lengths
+     */
+    Plan withLengths(List<Integer> chosen) {
+        return new Plan(List.copyOf(chosen), squareSizes, singleThreadSize, longLength);
+    }
+
+    /**
      * A way to run an implementation: its report name, what the benchmark is given, the fork's options.
      *
      * @param label the report's name
