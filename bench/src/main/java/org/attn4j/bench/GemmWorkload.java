@@ -34,7 +34,8 @@ public record GemmWorkload(int count, int m, int n, int k, boolean attentionShap
      * @param heads the number of heads {@code H} (batch 1)
      * @param length {@code L}
      * @param headDim {@code d}
-     * @return the products of attention without the softmax: per head {@code [L, d]·[d, L]} then {@code [L, L]·[L, d]}
+     * @return the products of attention without the softmax: per head {@code [L, d]·[d, L]} then
+     *     {@code [L, L]·[L, d]}
      */
     public static GemmWorkload attentionShaped(int heads, int length, int headDim) {
         return new GemmWorkload(heads, length, length, headDim, true);

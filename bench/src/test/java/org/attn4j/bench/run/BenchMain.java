@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -17,6 +18,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.attn4j.api.Backends;
 import org.attn4j.api.ProviderReport;
 import org.attn4j.bench.BenchReport;
@@ -65,38 +67,17 @@ public final class BenchMain {
         String started = now();
         String loadBefore = loadAverage();
         List<String> notes = new ArrayList<>();
-        List<String> backends = new ArrayList<>();
-        for (ProviderReport p : Backends.describe()) {
-            boolean cpu = "cpu".equals(p.capabilities().device());
-            if (cpu && p.availability().available()) {
-                backends.add(p.name());
-            } else {
-                notes.add("Backend " + p.name() + " not measured: " + (cpu ? p.availability().reason()
-                        : "its device is " + p.capabilities().device() + ", not the CPU"));
-            }
-        }
-        notes.add("CPU backends measured: " + (backends.isEmpty() ? "none found on the class path" : backends)
-                + "; each implementation uses all " + BenchData.threads() + " processors (ONNX Runtime: "
-                + BenchData.threads() + " intra-op threads; EJML MT: EjmlConcurrency.setMaxThreads("
-                + BenchData.threads() + "); ND4J and OpenBLAS: their defaults, one thread per core).");
+        List<String> backends = cpuBackends(notes);
         Path systemOpenBlas = Path.of(Plan.SYSTEM_OPENBLAS_DIR, "libopenblas.so.0");
-        Plan.NativeOptions natives = new Plan.NativeOptions(Files.exists(systemOpenBlas), cpuFlags().contains("avx512f"));
-        notes.add(natives.systemOpenBlas() ? "'+ system OpenBLAS': ND4J in a JVM started with "
-                + String.join(" ", Plan.SYSTEM_OPENBLAS) + "; JavaCPP then loads " + systemOpenBlas
-                + " (Debian's libopenblas0-pthread) for both of ND4J's OpenBLAS libraries instead of its bundled"
-                + " OpenBLAS 0.3.19." : "No " + systemOpenBlas + ": install Debian's libopenblas0-pthread to"
-                + " measure ND4J on it.");
-        if (natives.avx512()) {
-            notes.add("'+ AVX-512 kernels': ND4J with the environment variable " + Plan.AVX512_KERNELS
-                    + " in its forked JVM (OpenBLAS's CPU detection does not know this CPU and picks its AVX2"
-                    + " 'Haswell' kernels).");
-        }
-        notes.add("Plain 'nd4j' is the ND4J backend as it comes: bundled OpenBLAS, CPU auto-detected.");
+        Plan.NativeOptions natives = new Plan.NativeOptions(Files.exists(systemOpenBlas),
+                cpuFlags().contains("avx512f"));
+        notes.addAll(nativeNotes(natives, systemOpenBlas));
         Path jvms = module.resolve("target/bench-jvm");
 
         Plan plan = quick ? Plan.quick() : Plan.full();
         if (!lengths.isEmpty()) {
-            plan = plan.withLengths(Arrays.stream(lengths.split(",")).map(String::trim).map(Integer::valueOf).toList());
+            plan = plan.withLengths(Arrays.stream(lengths.split(",")).map(String::trim).map(Integer::valueOf)
+                    .toList());
         }
         List<Job> jobs = plan.jobs(backends, suites, natives);
         List<Measurement> measurements = new ArrayList<>();
@@ -116,6 +97,42 @@ public final class BenchMain {
             write.run();
         }
         System.out.println("\nWrote " + out.resolve("bench.json") + " and " + out.resolve("bench.md"));
+    }
+
+    /** @return the names of the available CPU backends; the others go into {@code notes} with the reason */
+    private static List<String> cpuBackends(List<String> notes) {
+        List<String> backends = new ArrayList<>();
+        for (ProviderReport p : Backends.describe()) {
+            boolean cpu = "cpu".equals(p.capabilities().device());
+            if (cpu && p.availability().available()) {
+                backends.add(p.name());
+            } else {
+                notes.add("Backend " + p.name() + " not measured: " + (cpu ? p.availability().reason()
+                        : "its device is " + p.capabilities().device() + ", not the CPU"));
+            }
+        }
+        notes.add("CPU backends measured: " + (backends.isEmpty() ? "none found on the class path" : backends)
+                + "; each implementation uses all " + BenchData.threads() + " processors (ONNX Runtime: "
+                + BenchData.threads() + " intra-op threads; EJML MT: EjmlConcurrency.setMaxThreads("
+                + BenchData.threads() + "); ND4J and OpenBLAS: their defaults, one thread per core).");
+        return backends;
+    }
+
+    private static List<String> nativeNotes(Plan.NativeOptions natives, Path systemOpenBlas) {
+        List<String> notes = new ArrayList<>();
+        notes.add("Plain 'nd4j' is the ND4J backend as it comes: bundled OpenBLAS 0.3.19, CPU auto-detected.");
+        notes.add(natives.systemOpenBlas() ? "'+ system OpenBLAS': ND4J in a JVM started with "
+                + String.join(" ", Plan.SYSTEM_OPENBLAS) + "; JavaCPP then loads " + systemOpenBlas
+                + " (Debian's libopenblas0-pthread) for both of ND4J's OpenBLAS libraries instead of its bundled"
+                + " copies." : "No " + systemOpenBlas + ": install Debian's libopenblas0-pthread to measure ND4J on"
+                + " it.");
+        if (natives.avx512()) {
+            notes.add("'+ AVX-512 kernels': ND4J with the environment variable " + Plan.AVX512_KERNELS.entrySet()
+                    .stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" "))
+                    + " in its forked JVM (OpenBLAS's CPU detection does not know this CPU and picks its AVX2"
+                    + " 'Haswell' kernels).");
+        }
+        return notes;
     }
 
     private static Environment environment(String started, String command, boolean quick, String loadBefore,
@@ -257,23 +274,36 @@ public final class BenchMain {
         return file;
     }
 
-    private static String cpuFlags() throws IOException {
+    /** @return the first processor's fields of {@code /proc/cpuinfo}, or an empty map where there is none */
+    private static Map<String, String> cpuInfo() throws IOException {
         Path cpuinfo = Path.of("/proc/cpuinfo");
-        if (!Files.exists(cpuinfo)) {
-            return "";
+        Map<String, String> fields = new HashMap<>();
+        if (Files.exists(cpuinfo)) {
+            for (String line : Files.readAllLines(cpuinfo)) {
+                int colon = line.indexOf(':');
+                if (colon > 0) {
+                    fields.putIfAbsent(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
+                }
+            }
         }
-        try (var lines = Files.lines(cpuinfo)) {
-            return lines.filter(l -> l.startsWith("flags")).findFirst().orElse("");
-        }
+        return fields;
     }
 
+    private static String cpuFlags() throws IOException {
+        return cpuInfo().getOrDefault("flags", "");
+    }
+
+    /** @return the model name, family and model numbers and the vector extensions */
     private static String cpuModel() {
-        try (var lines = Files.lines(Path.of("/proc/cpuinfo"))) {
-            return lines.filter(l -> l.startsWith("model name")).map(l -> l.substring(l.indexOf(':') + 1).trim())
-                    .findFirst().orElse("unknown CPU (no model name in /proc/cpuinfo)");
+        Map<String, String> fields;
+        try {
+            fields = cpuInfo();
         } catch (IOException e) {
             return "unknown CPU (" + e + ")";
         }
+        List<String> flags = Arrays.asList(fields.getOrDefault("flags", "").split(" "));
+        String vector = Stream.of("avx2", "fma", "avx512f").filter(flags::contains).collect(Collectors.joining(", "));
+        return fields.getOrDefault("model name", "unknown CPU") + " (family " + fields.getOrDefault("cpu family", "?")
+                + ", model " + fields.getOrDefault("model", "?") + (vector.isEmpty() ? "" : "; " + vector) + ")";
     }
-
 }
