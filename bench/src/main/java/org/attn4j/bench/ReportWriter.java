@@ -103,6 +103,8 @@ public final class ReportWriter {
             timing.put("medianSeconds", t.medianSeconds());
             timing.put("minSeconds", t.minSeconds());
             timing.put("maxSeconds", t.maxSeconds());
+            timing.put("p10Seconds", t.p10Seconds());
+            timing.put("p90Seconds", t.p90Seconds());
             timing.put("spread", t.spread());
             o.put("timing", timing);
             o.put("gflops", m.gflops());
@@ -157,8 +159,8 @@ public final class ReportWriter {
         md.append("- Operations counted: ").append(FLOP_FORMULA).append('\n');
         report.sgemmPeak().ifPresent(p -> md.append("- SGEMM peak of this run: ").append(p.implementation())
                 .append(' ').append(p.workload().label()).append(", ").append(Format.gflops(p)).append('\n'));
-        md.append("- Spread = (slowest − fastest call) / median; × ONNX Runtime = its GFLOP/s over ONNX Runtime's on")
-                .append(" the same shape (= ONNX Runtime's time over its time).\n");
+        md.append("- Spread = (90th − 10th percentile of the call times) / median; × ONNX Runtime = its GFLOP/s over")
+                .append(" ONNX Runtime's on the same shape (= ONNX Runtime's time over its time).\n");
         for (String note : e.notes()) {
             md.append("- ").append(note).append('\n');
         }

@@ -19,7 +19,7 @@ class ReportWriterTest {
     private static final AttentionWorkload TOY = AttentionWorkload.selfAttention(1, 6, 16, false);
 
     private static Timing median(double seconds) {
-        return new Timing(5, seconds, seconds * 0.9, seconds * 1.2);
+        return new Timing(5, seconds, seconds * 0.8, seconds * 1.5, seconds * 0.9, seconds * 1.2);
     }
 
     private static BenchReport report() {
@@ -39,7 +39,7 @@ class ReportWriterTest {
                 Measurement.of(Suite.ATTENTION_GEMM, "ejml-mt", GemmWorkload.attentionShaped(12, 2048, 64),
                         median(0.25)),
                 Measurement.of(Suite.LONG_SEQUENCE, "ejml", AttentionWorkload.selfAttention(12, 16384, 64, false),
-                        new Timing(1, 30, 30, 30)),
+                        Timing.single(30)),
                 Measurement.failed(Suite.LONG_SEQUENCE, "nd4j", AttentionWorkload.selfAttention(12, 16384, 64, false),
                         "java.lang.OutOfMemoryError: Java heap space"));
         return new BenchReport(env, ms, Map.of("ejml", "ejml-mt", "nd4j", "nd4j"));

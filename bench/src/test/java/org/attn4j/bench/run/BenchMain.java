@@ -179,7 +179,8 @@ public final class BenchMain {
             }
             Statistics s = results.iterator().next().getPrimaryResult().getStatistics();
             return Measurement.of(job.suite(), job.implementation(), job.workload(), new Timing(s.getN(),
-                    s.getPercentile(50) * 1e-9, s.getMin() * 1e-9, s.getMax() * 1e-9));
+                    s.getPercentile(50) * 1e-9, s.getMin() * 1e-9, s.getMax() * 1e-9, s.getPercentile(10) * 1e-9,
+                    s.getPercentile(90) * 1e-9));
         } catch (RunnerException e) {
             return Measurement.failed(job.suite(), job.implementation(), job.workload(), rootCause(e));
         }
