@@ -263,11 +263,14 @@ public interface Ops {
     /**
      * Scaled dot-product attention:
      * <pre>
-     *   logits  = q·kᵀ·scale + additiveMask, set to -∞ where the mask is false or (causal and j &gt; i)
+     *   logits  = q·kᵀ·scale + additiveMask, plus -∞ where the mask is false or (causal and j &gt; i)
      *   weights = softmax(logits, -1)          a row with every logit -∞ gives zero weights and a zero output
      *   weights = dropout(weights, p, seed)    only when p &gt; 0
      *   output  = weights·v
      * </pre>
+     * NaN and infinities in unmasked positions follow IEEE 754 (a NaN logit makes its row NaN). Whether a NaN or
+     * infinity in a masked-out position of {@code k} or {@code v} reaches the output is unspecified: a fused kernel
+     * may skip masked keys entirely while the composed form multiplies them by zero.
      * The default implementation composes the primitives above ({@link ReferenceAttention}); a backend overrides
      * it with a fused kernel where it has one, with the same results within the TCK's tolerances.
      *

@@ -62,6 +62,10 @@ final class BadInputSuite {
                         (s, t) -> s.ops().linear(ones(s, t, 2, 3), ones(s, t, 4, 5), null)),
                 new Case("layerNorm_gamma_shape", "layerNorm", iae, Set.of(),
                         (s, t) -> s.ops().layerNorm(ones(s, t, 2, 3), ones(s, t, 4), null, 1e-5)),
+                new Case("layerNorm_negative_eps", "layerNorm", iae, Set.of(),
+                        (s, t) -> s.ops().layerNorm(ones(s, t, 2, 3), null, null, -1e-5)),
+                new Case("concat_no_parts", "concat", iae, Set.of(),
+                        (s, t) -> s.ops().concat(List.of(), 0)),
                 new Case("embedding_id_out_of_range", "embedding", iae, Set.of(),
                         (s, t) -> s.ops().embedding(ones(s, t, 4, 3), new int[] {1, 4}, Shape.of(2))),
                 new Case("dropout_probability_above_one", "dropout", iae, Set.of(Feature.OPTIONAL_DROPOUT),
@@ -73,6 +77,10 @@ final class BadInputSuite {
                         (s, t) -> s.ops().attention(ones(s, t, 1, 1, 3, 4), ones(s, t, 1, 1, 5, 4),
                                 ones(s, t, 1, 1, 5, 4), AttentionOptions.defaults()
                                         .withMask(Mask.causal(4, 4)))),
+                new Case("attention_additive_mask_dtype_differs", "attention", iae, Set.of(Feature.OPTIONAL_F64),
+                        (s, t) -> s.ops().attention(ones(s, DType.F32, 1, 1, 3, 4), ones(s, DType.F32, 1, 1, 5, 4),
+                                ones(s, DType.F32, 1, 1, 5, 4), AttentionOptions.defaults()
+                                        .withAdditiveMask(ones(s, DType.F64, 3, 5)))),
                 new Case("attention_null_options", "attention", iae, Set.of(),
                         (s, t) -> s.ops().attention(ones(s, t, 1, 1, 3, 4), ones(s, t, 1, 1, 5, 4),
                                 ones(s, t, 1, 1, 5, 4), null)),

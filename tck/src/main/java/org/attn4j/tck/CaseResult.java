@@ -17,8 +17,10 @@ import org.attn4j.api.DType;
  * @param maxRelError the largest {@code |actual − expected| / |expected|} over expected values larger in magnitude
  *     than the tolerance's absolute slack (below that, relative error says nothing); 0 if none
  * @param message why it failed or was skipped; empty when passed
+ * @param cause what the backend threw, when that failed the case; else null
  */
 public record CaseResult(String backend, Kind kind, String op, String testName, DType dtype, String variant,
                          Status status,
-                         double maxAbsError, double maxRelError, String message) {
+                         double maxAbsError, double maxRelError, String message,
+                         Throwable cause) {
 }

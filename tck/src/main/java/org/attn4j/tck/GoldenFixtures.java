@@ -97,14 +97,34 @@ public final class GoldenFixtures implements FixtureSource {
     }
 
     @SuppressWarnings("unchecked")
-    private static List<GoldenCase> parseManifest(String json) {
+    private List<GoldenCase> parseManifest(String json) {
         List<GoldenCase> out = new ArrayList<>();
-        for (Object item : (List<Object>) Json.parse(json)) {
-            Map<String, Object> c = (Map<String, Object>) item;
-            out.add(new GoldenCase((String) c.get("group"), (String) c.get("name"), (String) c.get("op"),
-                    (Map<String, Object>) c.get("params"), (List<String>) c.get("inputs"),
-                    (List<String>) c.get("outputs"), (String) c.get("file")));
+        if (!(Json.parse(json) instanceof List<?> items)) {
+            throw malformed("it is not a JSON array of cases");
+        }
+        for (int i = 0; i < items.size(); i++) {
+            if (!(items.get(i) instanceof Map<?, ?> c)) {
+                throw malformed("case #" + i + " is not an object");
+            }
+            out.add(new GoldenCase(field(c, i, "group", String.class), field(c, i, "name", String.class),
+                    field(c, i, "op", String.class), field(c, i, "params", Map.class),
+                    field(c, i, "inputs", List.class), field(c, i, "outputs", List.class),
+                    field(c, i, "file", String.class)));
         }
         return List.copyOf(out);
+    }
+
+    private <T> T field(Map<?, ?> c, int index, String key, Class<T> type) {
+        Object value = c.get(key);
+        if (!type.isInstance(value)) {
+            throw malformed("case #" + index + " " + c.get("name") + " has " + key + " = " + value + ", not a "
+                    + type.getSimpleName());
+        }
+        return type.cast(value);
+    }
+
+    private IllegalArgumentException malformed(String problem) {
+        return new IllegalArgumentException("golden manifest.json in " + description + " is malformed: " + problem
+                + "; regenerate it with tck/src/golden/generate_goldens.py");
     }
 }

@@ -49,9 +49,7 @@ final class GoldenSuite {
         return cases;
     }
 
-    /**
-     * @param weights for attention: check the returned weights instead of the output
-     */
+    /** Runs one golden case; for attention, {@code weights} checks the returned weights instead of the output. */
     private static Measurement run(Backend backend, GoldenCase golden, FixtureSource fixtures,
                                    ToleranceTable tolerances, DType dtype, boolean weights) {
         boolean attention = golden.op().equals("attention");

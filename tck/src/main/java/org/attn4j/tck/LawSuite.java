@@ -5,7 +5,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
@@ -16,7 +21,8 @@ import org.attn4j.models.HostTensor;
 
 /**
  * Properties every correct attention has, checked on the backend alone with seeded random inputs: both sides of
- * each law come from the same backend and dtype, so they may differ by rounding only.
+ * each law come from the same backend and dtype, so they may differ by rounding only. The scope laws (copies in and
+ * out, zeros, adoption) are exact.
  */
 final class LawSuite {
     private static final int B = 2;
@@ -48,6 +54,17 @@ final class LawSuite {
                     LawSuite::zeroAdditiveMaskEqualsNoMask);
             add(cases, tolerances, dtype, "law_causal_flag_equals_causal_mask", "attention", Set.of(), seed,
                     LawSuite::causalFlagEqualsCausalMask);
+            add(cases, tolerances, dtype, "law_nan_in_a_query_stays_in_its_row", "attention", Set.of(), seed,
+                    LawSuite::nanInAQueryStaysInItsRow);
+            add(cases, tolerances, dtype, "law_nan_in_an_unmasked_key_reaches_every_row", "attention", Set.of(),
+                    seed, LawSuite::nanInAnUnmaskedKeyReachesEveryRow);
+            add(cases, tolerances, dtype, "law_threads_with_own_scopes_agree", "attention", Set.of(), seed,
+                    LawSuite::threadsWithOwnScopesAgree);
+            add(cases, tolerances, dtype, "law_copies_in_and_out_round_trip", "scope", Set.of(), seed,
+                    LawSuite::copiesRoundTrip);
+            add(cases, tolerances, dtype, "law_zeros_are_zero", "scope", Set.of(), seed, LawSuite::zerosAreZero);
+            add(cases, tolerances, dtype, "law_adopted_tensor_outlives_its_first_scope", "scope", Set.of(), seed,
+                    LawSuite::adoptedTensorOutlivesItsFirstScope);
         }
         return cases;
     }
@@ -59,7 +76,7 @@ final class LawSuite {
 
     private static void add(List<TckCase> cases, ToleranceTable tolerances, DType dtype, String id, String op,
                             Set<Feature> needs, long seed, Sides sides) {
-        Tolerance tolerance = tolerances.lookup("law", id, dtype);
+        Tolerance tolerance = tolerances.lookup(op.equals("scope") ? "scope" : "law", id, dtype);
         cases.add(new TckCase(id, Kind.LAW, op, dtype, dtype.name(), needs, backend -> {
             try (Scope scope = backend.newScope()) {
                 HostTensor[] both = sides.compute(new Run(scope, dtype), HostArrays.random(id, seed));
@@ -147,6 +164,106 @@ final class LawSuite {
         AttentionOptions flag = AttentionOptions.defaults().withCausal(true);
         AttentionOptions mask = AttentionOptions.defaults().withMask(Mask.causal(L - 5, L));
         return new HostTensor[] {run.attend(qkv, flag), run.attend(qkv, mask)};
+    }
+
+    private static HostTensor[] nanInAQueryStaysInItsRow(Run run, Random random) {
+        HostTensor q = HostArrays.randn(random, 1.0, B, H, L, D);
+        HostTensor k = HostArrays.randn(random, 1.0, B, H, L, D);
+        HostTensor v = HostArrays.randn(random, 1.0, B, H, L, D);
+        int row = 1 + random.nextInt(L - 1);
+        double[] poisoned = q.data();
+        poisoned[row * D + random.nextInt(D)] = Double.NaN;
+        double[] expected = run.attend(q, k, v, AttentionOptions.defaults()).data();
+        Arrays.fill(expected, row * D, (row + 1) * D, Double.NaN);
+        HostTensor actual = run.attend(new HostTensor(q.shape(), poisoned), k, v, AttentionOptions.defaults());
+        return new HostTensor[] {new HostTensor(actual.shape(), expected), actual};
+    }
+
+    private static HostTensor[] nanInAnUnmaskedKeyReachesEveryRow(Run run, Random random) {
+        HostTensor q = HostArrays.randn(random, 1.0, 1, 1, L, D);
+        double[] k = HostArrays.randn(random, 1.0, 1, 1, L, D).data();
+        HostTensor v = HostArrays.randn(random, 1.0, 1, 1, L, D);
+        k[(1 + random.nextInt(L - 1)) * D + random.nextInt(D)] = Double.NaN;
+        HostTensor actual = run.attend(q, new HostTensor(q.shape(), k), v, AttentionOptions.defaults());
+        return new HostTensor[] {HostArrays.filled(Double.NaN, actual.shape()), actual};
+    }
+
+    private static HostTensor[] threadsWithOwnScopesAgree(Run run, Random random) {
+        int threads = 4;
+        HostTensor q = HostArrays.randn(random, 1.0, B, H, L, D);
+        HostTensor k = HostArrays.randn(random, 1.0, B, H, L, D);
+        HostTensor v = HostArrays.randn(random, 1.0, B, H, L, D);
+        AttentionOptions causal = AttentionOptions.defaults().withCausal(true);
+        HostTensor serial = run.attend(q, k, v, causal);
+        Backend backend = run.scope().backend();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<HostTensor>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                futures.add(pool.submit(() -> {
+                    try (Scope own = backend.newScope()) {
+                        return new Run(own, run.dtype()).attend(q, k, v, causal);
+                    }
+                }));
+            }
+            double[] expected = new double[0];
+            double[] actual = new double[0];
+            for (Future<HostTensor> f : futures) {
+                expected = concat(expected, serial.data());
+                actual = concat(actual, f.get().data());
+            }
+            Shape shape = Shape.of(threads, (int) serial.shape().size());
+            return new HostTensor[] {new HostTensor(shape, expected), new HostTensor(shape, actual)};
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the attention threads", e);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static HostTensor[] copiesRoundTrip(Run run, Random random) {
+        double[] special = {0.0, -0.0, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Double.NaN, 1e-40, 3e38,
+            -1e-300, 1.0 + 0x1p-30};
+        double[] data = HostArrays.randn(random, 100.0, 3, 7).data();
+        System.arraycopy(special, 0, data, 0, special.length);
+        Tensor t = run.in(new HostTensor(Shape.of(3, 7), data));
+        float[] f = t.toFloatArray();
+        double[] widened = new double[f.length];
+        double[] narrowed = new double[f.length];
+        for (int i = 0; i < f.length; i++) {
+            widened[i] = f[i];
+            narrowed[i] = (float) data[i];
+        }
+        return new HostTensor[] {new HostTensor(Shape.of(2, 3, 7), concat(data, narrowed)),
+            new HostTensor(Shape.of(2, 3, 7), concat(t.toDoubleArray(), widened))};
+    }
+
+    private static HostTensor[] zerosAreZero(Run run, Random random) {
+        Shape shape = Shape.of(2, 1 + random.nextInt(5), 3);
+        return new HostTensor[] {HostArrays.filled(0.0, shape),
+            HostTensor.copyOf(run.scope().zeros(shape, run.dtype()))};
+    }
+
+    private static HostTensor[] adoptedTensorOutlivesItsFirstScope(Run run, Random random) {
+        HostTensor data = HostArrays.randn(random, 1.0, 4, 5);
+        Tensor adopted;
+        Tensor dropped;
+        try (Scope first = run.scope().backend().newScope()) {
+            adopted = run.scope().adopt(data.toTensor(first, run.dtype()));
+            dropped = data.toTensor(first, run.dtype());
+        }
+        double[] flags = {adopted.isOpen() ? 1 : 0, dropped.isOpen() ? 1 : 0};
+        return new HostTensor[] {new HostTensor(Shape.of(22), concat(data.data(), new double[] {1, 0})),
+            new HostTensor(Shape.of(22), concat(adopted.toDoubleArray(), flags))};
+    }
+
+    private static double[] concat(double[] a, double[] b) {
+        double[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 
     private static Tensor[] qkv(Run run, Random random, int queries, int keys) {

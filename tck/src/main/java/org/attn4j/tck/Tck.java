@@ -117,7 +117,7 @@ public final class Tck {
         sink.accept(result);
         switch (result.status()) {
             case SKIPPED -> throw new TestAbortedException(result.message());
-            case FAILED -> throw new AssertionFailedError(result.message());
+            case FAILED -> throw new AssertionFailedError(result.message(), result.cause());
             default -> {
             }
         }

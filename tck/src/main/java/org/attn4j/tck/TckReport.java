@@ -55,6 +55,29 @@ public record TckReport(List<CaseResult> results, List<String> notes) {
         return results.stream().filter(r -> r.status() == status).count();
     }
 
+    /** What a run says about one backend. */
+    public enum Verdict {
+        /** Every case it ran passed; skipped ones were optional features it declares it lacks. */
+        CONFORMANT,
+        /** At least one case failed. */
+        NOT_CONFORMANT,
+        /** Nothing ran: the backend is unavailable here. */
+        NOT_RUN
+    }
+
+    /** @return each backend's verdict, in first-seen order */
+    public Map<String, Verdict> verdicts() {
+        Map<String, Verdict> verdicts = new LinkedHashMap<>();
+        for (CaseResult r : results) {
+            Verdict now = r.status() == Status.FAILED ? Verdict.NOT_CONFORMANT
+                    : r.status() == Status.PASSED ? Verdict.CONFORMANT : Verdict.NOT_RUN;
+            verdicts.merge(r.backend(), now, (a, b) -> a == Verdict.NOT_CONFORMANT || b == Verdict.NOT_CONFORMANT
+                    ? Verdict.NOT_CONFORMANT : a == Verdict.CONFORMANT || b == Verdict.CONFORMANT
+                    ? Verdict.CONFORMANT : Verdict.NOT_RUN);
+        }
+        return verdicts;
+    }
+
     /** @return the failed cases */
     public List<CaseResult> failures() {
         return results.stream().filter(r -> r.status() == Status.FAILED).toList();
@@ -112,6 +135,8 @@ public record TckReport(List<CaseResult> results, List<String> notes) {
         }
         b.append(String.format(Locale.ROOT, "total: %d passed, %d skipped, %d failed%n", count(Status.PASSED),
                 count(Status.SKIPPED), count(Status.FAILED)));
+        verdicts().forEach((backend, verdict) -> b.append("verdict: ").append(backend).append(' ')
+                .append(verdict.name().toLowerCase(Locale.ROOT).replace('_', ' ')).append('\n'));
         for (String note : notes) {
             b.append("note: ").append(note).append('\n');
         }
@@ -133,11 +158,19 @@ public record TckReport(List<CaseResult> results, List<String> notes) {
         return e == 0 ? "0" : String.format(Locale.ROOT, "%.2e", e);
     }
 
-    /** @return {@code {"summary": {...}, "notes": [...], "rows": [...], "results": [...]}} */
+    /**
+     * @return {@code {"summary": {...}, "verdicts": {...}, "notes": [...], "rows": [...], "results": [...]}}
+     */
     public String toJson() {
         StringBuilder b = new StringBuilder("{\n  \"summary\": {\"passed\": ").append(count(Status.PASSED))
                 .append(", \"skipped\": ").append(count(Status.SKIPPED)).append(", \"failed\": ")
-                .append(count(Status.FAILED)).append("},\n  \"notes\": [");
+                .append(count(Status.FAILED)).append("},\n  \"verdicts\": {");
+        List<Map.Entry<String, Verdict>> verdicts = new ArrayList<>(verdicts().entrySet());
+        for (int i = 0; i < verdicts.size(); i++) {
+            b.append(i == 0 ? "" : ", ").append(Json.quote(verdicts.get(i).getKey())).append(": ")
+                    .append(Json.quote(verdicts.get(i).getValue().name()));
+        }
+        b.append("},\n  \"notes\": [");
         for (int i = 0; i < notes.size(); i++) {
             b.append(i == 0 ? "\n    " : ",\n    ").append(Json.quote(notes.get(i)));
         }

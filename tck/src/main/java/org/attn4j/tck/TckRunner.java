@@ -5,10 +5,8 @@ import com.google.inject.Module;
 import com.google.inject.util.Modules;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.ServiceLoader;
 import org.attn4j.api.Backend;
 import org.attn4j.api.spi.BackendProvider;
 
@@ -61,11 +59,17 @@ public final class TckRunner {
 
     /**
      * @param providerName the name of a provider on the class path, as {@code -Dattn4j.backend} takes it
+     *     (case-insensitive)
      * @return the report of every case
      * @throws IllegalArgumentException if no provider has that name; the message lists those found
      */
     public static TckReport run(String providerName) {
-        return run(provider(providerName));
+        PeerBackends all = PeerBackends.discovered();
+        BackendUnderTest named = all.backends().stream().filter(b -> b.name().equalsIgnoreCase(providerName))
+                .findFirst().orElseThrow(() -> new IllegalArgumentException("tck: no backend provider named '"
+                        + providerName + "' on the class path; found " + all.backends().stream()
+                        .map(BackendUnderTest::name).toList() + ". Add the backend's jar to the class path."));
+        return run(named, all);
     }
 
     /**
@@ -76,29 +80,25 @@ public final class TckRunner {
         return Guice.createInjector(new TckModule(BackendUnderTest.of(backend))).getInstance(TckRunner.class).run();
     }
 
-    /** @return one report covering every provider on the class path, unavailable ones reported as skipped */
+    /**
+     * Runs the kit on every provider on the class path, each compared with the others; each backend is created
+     * once and shared by all the runs.
+     *
+     * @return one report covering them all, unavailable ones reported as skipped
+     */
     public static TckReport runAll() {
+        PeerBackends all = PeerBackends.discovered();
         List<TckReport> reports = new ArrayList<>();
-        for (BackendUnderTest b : PeerBackends.discovered().backends()) {
-            reports.add(run(provider(b.name())));
+        for (BackendUnderTest b : all.backends()) {
+            reports.add(run(b, all));
         }
         return TckReport.merge(reports);
     }
 
-    /**
-     * @param name a provider name, case-insensitive
-     * @return the provider of that name on the context class path
-     * @throws IllegalArgumentException if there is none; the message lists the providers found
-     */
-    public static BackendProvider provider(String name) {
-        List<BackendProvider> found = new ArrayList<>();
-        ClassLoader loader = Thread.currentThread().getContextClassLoader();
-        ServiceLoader.load(BackendProvider.class, loader != null ? loader : TckRunner.class.getClassLoader())
-                .forEach(found::add);
-        Optional<BackendProvider> match = found.stream().filter(p -> p.name().equalsIgnoreCase(name)).findFirst();
-        return match.orElseThrow(() -> new IllegalArgumentException("tck: no backend provider named '" + name
-                + "' on the class path; found " + Arrays.toString(found.stream().map(BackendProvider::name)
-                .toArray()) + ". Add the backend's jar to the class path."));
+    private static TckReport run(BackendUnderTest underTest, PeerBackends peers) {
+        Module wiring = Modules.override(new TckModule(underTest))
+                .with(binder -> binder.bind(PeerBackends.class).toInstance(peers));
+        return Guice.createInjector(wiring).getInstance(TckRunner.class).run();
     }
 
     /** @return the name of the backend under test */
@@ -113,7 +113,7 @@ public final class TckRunner {
             if (settings.kinds().contains(Kind.GOLDEN)) {
                 all.addAll(GoldenSuite.plan(fixtures, tolerances));
                 notes.add("golden: " + fixtures.description() + "; groups " + GoldenSuite.GROUPS
-                        + " (group models exercises the models module's layers, not a backend's ops)");
+                        + " (group models is checked by the models module's own tests)");
             }
             if (settings.kinds().contains(Kind.LAW)) {
                 all.addAll(LawSuite.plan(tolerances, settings.seed()));
@@ -135,7 +135,7 @@ public final class TckRunner {
 
     /**
      * Runs one case: skipped if the backend is unavailable or lacks an optional feature the case needs, else
-     * passed or failed. An exception thrown by the backend fails the case with its stack trace's first frame.
+     * passed or failed. An exception thrown by the backend fails the case; the result keeps it as its cause.
      *
      * @param c a case of {@link #cases()}
      * @return its outcome
@@ -143,28 +143,28 @@ public final class TckRunner {
     CaseResult execute(TckCase c) {
         if (!underTest.availability().available()) {
             return result(c, Status.SKIPPED, Measurement.EXACT, "backend " + underTest.name()
-                    + " is unavailable here: " + underTest.availability().reason());
+                    + " is unavailable here: " + underTest.availability().reason(), null);
         }
         for (Feature f : c.features()) {
             Optional<String> lacking = f.required() ? Optional.empty() : f.lackedBy(underTest.capabilities());
             if (lacking.isPresent()) {
-                return result(c, Status.SKIPPED, Measurement.EXACT, lacking.get());
+                return result(c, Status.SKIPPED, Measurement.EXACT, lacking.get(), null);
             }
         }
         try {
             Measurement m = c.body().run(underTest.backend());
             return result(c, m.failure() == null ? Status.PASSED : Status.FAILED, m,
-                    m.failure() == null ? "" : m.failure());
+                    m.failure() == null ? "" : m.failure(), null);
         } catch (RuntimeException | LinkageError | AssertionError e) {
             StackTraceElement[] trace = e.getStackTrace();
             return result(c, Status.FAILED, Measurement.EXACT, c.op() + " case " + c.id() + " [" + c.variant()
-                    + "] on " + underTest.name() + " threw " + e + (trace.length > 0 ? " at " + trace[0] : ""));
+                    + "] on " + underTest.name() + " threw " + e + (trace.length > 0 ? " at " + trace[0] : ""), e);
         }
     }
 
-    private CaseResult result(TckCase c, Status status, Measurement m, String message) {
+    private CaseResult result(TckCase c, Status status, Measurement m, String message, Throwable cause) {
         return new CaseResult(underTest.name(), c.kind(), c.op(), c.testName(), c.dtype(), c.variant(), status,
-                m.maxAbsError(), m.maxRelError(), message);
+                m.maxAbsError(), m.maxRelError(), message, cause);
     }
 
     /** @return notes on what was and was not compared, gathered while planning */

@@ -2,6 +2,7 @@ package org.attn4j.tck;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -49,5 +50,17 @@ class BrokenBackendTest {
         assertEquals("additiveMask", failure(report, "required_additiveMask_causal_4x4[F32]").op());
         assertTrue(failure(report, "required_law_causal_prefix_invariance[F32]").message()
                 .startsWith("attention law_causal_prefix_invariance [F32] on broken-mask"));
+    }
+
+    @Test
+    void anOpThatThrowsFailsItsCasesKeepingTheExceptionAsTheCause() {
+        TckReport report = TckRunner.create(TestBackends.withoutGelu().provider(), TestBackends.only(Kind.GOLDEN))
+                .run();
+
+        CaseResult gelu = failure(report, "required_gelu_none[F32]");
+        assertTrue(gelu.message().startsWith("gelu case gelu_none [F32] on no-gelu threw"
+                + " java.lang.UnsupportedOperationException: gelu is not implemented yet at "), gelu.message());
+        assertInstanceOf(UnsupportedOperationException.class, gelu.cause());
+        assertEquals(4, report.failures().size(), report.toTable());
     }
 }

@@ -16,7 +16,7 @@ class ReportTest {
 
     private static CaseResult result(String op, Status status, double abs, String message) {
         return new CaseResult("b", Kind.GOLDEN, op, "required_" + op + "_x[F32]", DType.F32, "F32", status, abs,
-                abs * 10, message);
+                abs * 10, message, null);
     }
 
     @Test
@@ -43,6 +43,22 @@ class ReportTest {
         assertEquals(3e-3, (Double) rows.get(0).get("maxAbsError"), 0);
         assertEquals(3, ((List<?>) json.get("results")).size());
         assertEquals(List.of("a note"), json.get("notes"));
+        assertEquals(Map.of("b", "NOT_CONFORMANT"), json.get("verdicts"));
+        assertTrue(table.contains("verdict: b not conformant"), table);
+    }
+
+    @Test
+    void aBackendIsConformantWhenNothingFailedAndNotRunWhenNothingRan() {
+        TckReport report = new TckReport(List.of(
+                new CaseResult("ok", Kind.LAW, "softmax", "required_x[F32]", DType.F32, "F32", Status.PASSED, 0, 0,
+                        "", null),
+                new CaseResult("ok", Kind.LAW, "softmax", "optional_x[F64]", DType.F64, "F64", Status.SKIPPED, 0, 0,
+                        "the backend declares no F64 support", null),
+                new CaseResult("gpu", Kind.LAW, "softmax", "required_x[F32]", DType.F32, "F32", Status.SKIPPED, 0, 0,
+                        "backend gpu is unavailable here: no device", null)), List.of());
+
+        assertEquals(Map.of("ok", TckReport.Verdict.CONFORMANT, "gpu", TckReport.Verdict.NOT_RUN), report.verdicts());
+        assertTrue(report.passed());
     }
 
     @Test

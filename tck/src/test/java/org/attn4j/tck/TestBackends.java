@@ -5,6 +5,7 @@ import java.util.EnumSet;
 import java.util.Set;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
+import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.Availability;
@@ -53,6 +54,17 @@ final class TestBackends {
                     }
                 }
                 return super.additiveMask(Mask.of(mask.shape(), shifted), dtype);
+            }
+        });
+    }
+
+    /** @return a backend whose gelu is not implemented */
+    static ForwardingBackend withoutGelu() {
+        return new ForwardingBackend("no-gelu", EJML, FULL, ops -> new ForwardingBackend.ForwardingOps(
+                (ForwardingBackend.ForwardingOps) ops) {
+            @Override
+            public Tensor gelu(Tensor x, GeluApproximation approximation) {
+                throw new UnsupportedOperationException("gelu is not implemented yet");
             }
         });
     }

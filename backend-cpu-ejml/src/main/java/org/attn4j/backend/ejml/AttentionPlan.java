@@ -1,5 +1,6 @@
 package org.attn4j.backend.ejml;
 
+import java.util.Arrays;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.Shape;
 import org.attn4j.api.spi.Dropout;
@@ -33,7 +34,7 @@ final class AttentionPlan {
             Shape weights = shape.weights();
             int[] strides = Strides.broadcast(mask, weights);
             int rank = weights.rank();
-            int[] batchStrides = java.util.Arrays.copyOf(strides, rank - 2);
+            int[] batchStrides = Arrays.copyOf(strides, rank - 2);
             return new MaskIndex(Strides.offsets(shape.batch(), batchStrides), strides[rank - 2],
                     strides[rank - 1]);
         }

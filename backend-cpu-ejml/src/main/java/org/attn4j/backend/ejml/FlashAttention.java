@@ -26,25 +26,24 @@ final class FlashAttention {
     static Object run(HeapTensor q, HeapTensor k, HeapTensor v, HeapTensor additive, AttentionOptions options,
                       ShapeChecks.AttentionShape shape, Parallel parallel) {
         AttentionPlan plan = new AttentionPlan(shape, options, additive);
-        int blocks = (plan.queries + FlashAttentionF32.QUERY_BLOCK - 1) / FlashAttentionF32.QUERY_BLOCK;
-        int tasks = plan.problems * blocks;
-        long work = (long) FlashAttentionF32.QUERY_BLOCK * plan.keys * (plan.keyDim + plan.valueDim);
+        boolean f32 = q.dtype() == DType.F32;
+        int block = f32 ? FlashAttentionF32.QUERY_BLOCK : FlashAttentionF64.QUERY_BLOCK;
+        int blocks = (plan.queries + block - 1) / block;
+        long work = (long) block * plan.keys * (plan.keyDim + plan.valueDim);
         Object out = HeapScope.allocate(q.dtype(), shape.output().size());
-        if (q.dtype() == DType.F32) {
-            parallel.forRange(tasks, work, (from, to) -> {
+        parallel.forRange(plan.problems * blocks, work, (from, to) -> {
+            if (f32) {
                 FlashAttentionF32 kernel = new FlashAttentionF32(plan, q.f32(), k.f32(), v.f32(), (float[]) out);
                 for (int t = from; t < to; t++) {
-                    kernel.block(t / blocks, (t % blocks) * FlashAttentionF32.QUERY_BLOCK);
+                    kernel.block(t / blocks, (t % blocks) * block);
                 }
-            });
-        } else {
-            parallel.forRange(tasks, work, (from, to) -> {
+            } else {
                 FlashAttentionF64 kernel = new FlashAttentionF64(plan, q.f64(), k.f64(), v.f64(), (double[]) out);
                 for (int t = from; t < to; t++) {
-                    kernel.block(t / blocks, (t % blocks) * FlashAttentionF64.QUERY_BLOCK);
+                    kernel.block(t / blocks, (t % blocks) * block);
                 }
-            });
-        }
+            }
+        });
         return out;
     }
 }

@@ -106,8 +106,12 @@ final class FlashAttentionF32 {
         }
     }
 
-    /** {@code scoresT[j][r] = Σ_d k[key j][d] · queriesT[d][r]}, four keys at a time to reuse each query vector. */
+    /** {@code scoresT[j][r] = Σ_d k[key j][d] · queriesT[d][r]} for any number of rows, four keys per pass. */
     private void scores(int problem, int keyStart, int rows, int cols) {
+        if (rows == QUERY_BLOCK) {
+            scoresFullBlock(k, (problem * plan.keys + keyStart) * plan.keyDim, plan.keyDim, queriesT, scoresT, cols);
+            return;
+        }
         int dk = plan.keyDim;
         int kBase = (problem * plan.keys + keyStart) * dk;
         int j = 0;
@@ -141,12 +145,69 @@ final class FlashAttentionF32 {
             Arrays.fill(s, 0, rows, 0f);
             int kj = kBase + j * dk;
             for (int d = 0; d < dk; d++) {
-                float b = k[kj + d];
-                float[] qd = queriesT[d];
-                for (int r = 0; r < rows; r++) {
-                    s[r] += b * qd[r];
+                axpy(k[kj + d], queriesT[d], s, rows);
+            }
+        }
+    }
+
+    /**
+     * {@code scoresT[j][r] = Σ_d k[key j][d] · queriesT[d][r]}: two keys and four dims per pass, the register
+     * tile that C2 still vectorises (eight key scalars, four query vectors, two accumulator rows), but only with
+     * a constant trip count and with the arrays as parameters rather than fields: used for full query blocks.
+     */
+    private static void scoresFullBlock(float[] k, int kBase, int dk, float[][] queriesT, float[][] scoresT,
+                                        int cols) {
+        int rows = QUERY_BLOCK;
+        int j = 0;
+        for (; j + 2 <= cols; j += 2) {
+            float[] s0 = scoresT[j];
+            float[] s1 = scoresT[j + 1];
+            Arrays.fill(s0, 0, rows, 0f);
+            Arrays.fill(s1, 0, rows, 0f);
+            int k0 = kBase + j * dk;
+            int k1 = k0 + dk;
+            int d = 0;
+            for (; d + 4 <= dk; d += 4) {
+                float b0 = k[k0 + d];
+                float b1 = k[k0 + d + 1];
+                float b2 = k[k0 + d + 2];
+                float b3 = k[k0 + d + 3];
+                float c0 = k[k1 + d];
+                float c1 = k[k1 + d + 1];
+                float c2 = k[k1 + d + 2];
+                float c3 = k[k1 + d + 3];
+                float[] q0 = queriesT[d];
+                float[] q1 = queriesT[d + 1];
+                float[] q2 = queriesT[d + 2];
+                float[] q3 = queriesT[d + 3];
+                for (int r = 0; r < QUERY_BLOCK; r++) {
+                    float a0 = q0[r];
+                    float a1 = q1[r];
+                    float a2 = q2[r];
+                    float a3 = q3[r];
+                    s0[r] += b0 * a0 + b1 * a1 + b2 * a2 + b3 * a3;
+                    s1[r] += c0 * a0 + c1 * a1 + c2 * a2 + c3 * a3;
                 }
             }
+            for (; d < dk; d++) {
+                axpy(k[k0 + d], queriesT[d], s0, rows);
+                axpy(k[k1 + d], queriesT[d], s1, rows);
+            }
+        }
+        if (j < cols) {
+            float[] s = scoresT[j];
+            Arrays.fill(s, 0, rows, 0f);
+            int kj = kBase + j * dk;
+            for (int d = 0; d < dk; d++) {
+                axpy(k[kj + d], queriesT[d], s, rows);
+            }
+        }
+    }
+
+    /** {@code y[r] += a · x[r]} for {@code r < n}. */
+    private static void axpy(float a, float[] x, float[] y, int n) {
+        for (int r = 0; r < n; r++) {
+            y[r] += a * x[r];
         }
     }
 
@@ -231,8 +292,13 @@ final class FlashAttentionF32 {
         }
     }
 
-    /** {@code outT[e][r] += Σ_j v[key j][e] · scoresT[j][r]}, four value columns at a time. */
+    /** {@code outT[e][r] += Σ_j v[key j][e] · scoresT[j][r]} for any number of rows, four value columns per pass. */
     private void accumulate(int problem, int keyStart, int rows, int cols) {
+        if (rows == QUERY_BLOCK) {
+            accumulateFullBlock(v, (problem * plan.keys + keyStart) * plan.valueDim, plan.valueDim, scoresT, outT,
+                    cols);
+            return;
+        }
         int dv = plan.valueDim;
         int vBase = (problem * plan.keys + keyStart) * dv;
         int e = 0;
@@ -258,13 +324,59 @@ final class FlashAttentionF32 {
             }
         }
         for (; e < dv; e++) {
-            float[] o = outT[e];
             for (int j = 0; j < cols; j++) {
-                float b = v[vBase + j * dv + e];
-                float[] p = scoresT[j];
-                for (int r = 0; r < rows; r++) {
-                    o[r] += b * p[r];
+                axpy(v[vBase + j * dv + e], scoresT[j], outT[e], rows);
+            }
+        }
+    }
+
+    /**
+     * {@code outT[e][r] += Σ_j v[key j][e] · scoresT[j][r]}: two value columns and four keys per pass, the same
+     * register tile as {@link #scoresFullBlock}, for full query blocks.
+     */
+    private static void accumulateFullBlock(float[] v, int vBase, int dv, float[][] scoresT, float[][] outT,
+                                            int cols) {
+        int rows = QUERY_BLOCK;
+        int e = 0;
+        for (; e + 2 <= dv; e += 2) {
+            float[] o0 = outT[e];
+            float[] o1 = outT[e + 1];
+            int j = 0;
+            for (; j + 4 <= cols; j += 4) {
+                int v0 = vBase + j * dv + e;
+                int v1 = v0 + dv;
+                int v2 = v1 + dv;
+                int v3 = v2 + dv;
+                float b0 = v[v0];
+                float b1 = v[v1];
+                float b2 = v[v2];
+                float b3 = v[v3];
+                float c0 = v[v0 + 1];
+                float c1 = v[v1 + 1];
+                float c2 = v[v2 + 1];
+                float c3 = v[v3 + 1];
+                float[] p0 = scoresT[j];
+                float[] p1 = scoresT[j + 1];
+                float[] p2 = scoresT[j + 2];
+                float[] p3 = scoresT[j + 3];
+                for (int r = 0; r < QUERY_BLOCK; r++) {
+                    float w0 = p0[r];
+                    float w1 = p1[r];
+                    float w2 = p2[r];
+                    float w3 = p3[r];
+                    o0[r] += b0 * w0 + b1 * w1 + b2 * w2 + b3 * w3;
+                    o1[r] += c0 * w0 + c1 * w1 + c2 * w2 + c3 * w3;
                 }
+            }
+            for (; j < cols; j++) {
+                int vj = vBase + j * dv + e;
+                axpy(v[vj], scoresT[j], o0, rows);
+                axpy(v[vj + 1], scoresT[j], o1, rows);
+            }
+        }
+        if (e < dv) {
+            for (int j = 0; j < cols; j++) {
+                axpy(v[vBase + j * dv + e], scoresT[j], outT[e], rows);
             }
         }
     }

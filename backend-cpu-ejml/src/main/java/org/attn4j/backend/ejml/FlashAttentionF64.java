@@ -15,6 +15,10 @@ import java.util.Arrays;
  * rescale, {@code P·V} — runs over the (up to {@link #QUERY_BLOCK}) contiguous query rows with the multiply-add
  * shape the JIT vectorises; the max is elementwise, not a reduction. Scores, statistics and accumulators are
  * double. One instance is the scratch space of one thread: {@code O(block · (d_k + d_v + KEY_BLOCK))} doubles.
+ *
+ * <p>This is {@link FlashAttentionF32} with {@code float} replaced by {@code double} and {@code FastExp} by
+ * {@code Math.exp} (Java has no generics over primitives, and boxing would defeat vectorisation); change the two
+ * together.
  */
 final class FlashAttentionF64 {
     static final int QUERY_BLOCK = 128;
@@ -33,6 +37,7 @@ final class FlashAttentionF64 {
     private final double[] blockMax;
     private final double[] rowSum;
     private final double[] correction;
+    private final double[] shift;
     private final int[] maskRows;
     private final int[] additiveRows;
 
@@ -50,6 +55,7 @@ final class FlashAttentionF64 {
         this.blockMax = new double[QUERY_BLOCK];
         this.rowSum = new double[QUERY_BLOCK];
         this.correction = new double[QUERY_BLOCK];
+        this.shift = new double[QUERY_BLOCK];
         this.maskRows = new int[QUERY_BLOCK];
         this.additiveRows = new int[QUERY_BLOCK];
     }
@@ -102,8 +108,12 @@ final class FlashAttentionF64 {
         }
     }
 
-    /** {@code scoresT[j][r] = Σ_d k[key j][d] · queriesT[d][r]}, four keys at a time to reuse each query vector. */
+    /** {@code scoresT[j][r] = Σ_d k[key j][d] · queriesT[d][r]} for any number of rows, four keys per pass. */
     private void scores(int problem, int keyStart, int rows, int cols) {
+        if (rows == QUERY_BLOCK) {
+            scoresFullBlock(k, (problem * plan.keys + keyStart) * plan.keyDim, plan.keyDim, queriesT, scoresT, cols);
+            return;
+        }
         int dk = plan.keyDim;
         int kBase = (problem * plan.keys + keyStart) * dk;
         int j = 0;
@@ -137,12 +147,69 @@ final class FlashAttentionF64 {
             Arrays.fill(s, 0, rows, 0.0);
             int kj = kBase + j * dk;
             for (int d = 0; d < dk; d++) {
-                double b = k[kj + d];
-                double[] qd = queriesT[d];
-                for (int r = 0; r < rows; r++) {
-                    s[r] += b * qd[r];
+                axpy(k[kj + d], queriesT[d], s, rows);
+            }
+        }
+    }
+
+    /**
+     * {@code scoresT[j][r] = Σ_d k[key j][d] · queriesT[d][r]}: two keys and four dims per pass, the register
+     * tile that C2 still vectorises (eight key scalars, four query vectors, two accumulator rows), but only with
+     * a constant trip count and with the arrays as parameters rather than fields: used for full query blocks.
+     */
+    private static void scoresFullBlock(double[] k, int kBase, int dk, double[][] queriesT, double[][] scoresT,
+                                        int cols) {
+        int rows = QUERY_BLOCK;
+        int j = 0;
+        for (; j + 2 <= cols; j += 2) {
+            double[] s0 = scoresT[j];
+            double[] s1 = scoresT[j + 1];
+            Arrays.fill(s0, 0, rows, 0.0);
+            Arrays.fill(s1, 0, rows, 0.0);
+            int k0 = kBase + j * dk;
+            int k1 = k0 + dk;
+            int d = 0;
+            for (; d + 4 <= dk; d += 4) {
+                double b0 = k[k0 + d];
+                double b1 = k[k0 + d + 1];
+                double b2 = k[k0 + d + 2];
+                double b3 = k[k0 + d + 3];
+                double c0 = k[k1 + d];
+                double c1 = k[k1 + d + 1];
+                double c2 = k[k1 + d + 2];
+                double c3 = k[k1 + d + 3];
+                double[] q0 = queriesT[d];
+                double[] q1 = queriesT[d + 1];
+                double[] q2 = queriesT[d + 2];
+                double[] q3 = queriesT[d + 3];
+                for (int r = 0; r < QUERY_BLOCK; r++) {
+                    double a0 = q0[r];
+                    double a1 = q1[r];
+                    double a2 = q2[r];
+                    double a3 = q3[r];
+                    s0[r] += b0 * a0 + b1 * a1 + b2 * a2 + b3 * a3;
+                    s1[r] += c0 * a0 + c1 * a1 + c2 * a2 + c3 * a3;
                 }
             }
+            for (; d < dk; d++) {
+                axpy(k[k0 + d], queriesT[d], s0, rows);
+                axpy(k[k1 + d], queriesT[d], s1, rows);
+            }
+        }
+        if (j < cols) {
+            double[] s = scoresT[j];
+            Arrays.fill(s, 0, rows, 0.0);
+            int kj = kBase + j * dk;
+            for (int d = 0; d < dk; d++) {
+                axpy(k[kj + d], queriesT[d], s, rows);
+            }
+        }
+    }
+
+    /** {@code y[r] += a · x[r]} for {@code r < n}. */
+    private static void axpy(double a, double[] x, double[] y, int n) {
+        for (int r = 0; r < n; r++) {
+            y[r] += a * x[r];
         }
     }
 
@@ -195,17 +262,16 @@ final class FlashAttentionF64 {
         }
         for (int r = 0; r < rows; r++) {
             double max = blockMax[r];
-            double shift = max == Double.NEGATIVE_INFINITY ? 0.0 : max;
-            correction[r] = Math.exp(rowMax[r] - shift);
-            rowMax[r] = max;
-            blockMax[r] = shift;
+            shift[r] = max == Double.NEGATIVE_INFINITY ? 0.0 : max;
+        }
+        exp(rowMax, shift, correction, rows);
+        System.arraycopy(blockMax, 0, rowMax, 0, rows);
+        for (int r = 0; r < rows; r++) {
             rowSum[r] *= correction[r];
         }
         for (int j = 0; j < cols; j++) {
             double[] s = scoresT[j];
-            for (int r = 0; r < rows; r++) {
-                s[r] = Math.exp(s[r] - blockMax[r]);
-            }
+            exp(s, shift, s, rows);
             for (int r = 0; r < rows; r++) {
                 rowSum[r] += s[r];
             }
@@ -214,6 +280,13 @@ final class FlashAttentionF64 {
             for (int r = 0; r < rows; r++) {
                 o[r] *= correction[r];
             }
+        }
+    }
+
+    /** {@code out[r] = e^(x[r] - shift[r])} for {@code r < rows}. */
+    private static void exp(double[] x, double[] shift, double[] out, int rows) {
+        for (int r = 0; r < rows; r++) {
+            out[r] = Math.exp(x[r] - shift[r]);
         }
     }
 
@@ -228,8 +301,13 @@ final class FlashAttentionF64 {
         }
     }
 
-    /** {@code outT[e][r] += Σ_j v[key j][e] · scoresT[j][r]}, four value columns at a time. */
+    /** {@code outT[e][r] += Σ_j v[key j][e] · scoresT[j][r]} for any number of rows, four value columns per pass. */
     private void accumulate(int problem, int keyStart, int rows, int cols) {
+        if (rows == QUERY_BLOCK) {
+            accumulateFullBlock(v, (problem * plan.keys + keyStart) * plan.valueDim, plan.valueDim, scoresT, outT,
+                    cols);
+            return;
+        }
         int dv = plan.valueDim;
         int vBase = (problem * plan.keys + keyStart) * dv;
         int e = 0;
@@ -255,13 +333,59 @@ final class FlashAttentionF64 {
             }
         }
         for (; e < dv; e++) {
-            double[] o = outT[e];
             for (int j = 0; j < cols; j++) {
-                double b = v[vBase + j * dv + e];
-                double[] p = scoresT[j];
-                for (int r = 0; r < rows; r++) {
-                    o[r] += b * p[r];
+                axpy(v[vBase + j * dv + e], scoresT[j], outT[e], rows);
+            }
+        }
+    }
+
+    /**
+     * {@code outT[e][r] += Σ_j v[key j][e] · scoresT[j][r]}: two value columns and four keys per pass, the same
+     * register tile as {@link #scoresFullBlock}, for full query blocks.
+     */
+    private static void accumulateFullBlock(double[] v, int vBase, int dv, double[][] scoresT, double[][] outT,
+                                            int cols) {
+        int rows = QUERY_BLOCK;
+        int e = 0;
+        for (; e + 2 <= dv; e += 2) {
+            double[] o0 = outT[e];
+            double[] o1 = outT[e + 1];
+            int j = 0;
+            for (; j + 4 <= cols; j += 4) {
+                int v0 = vBase + j * dv + e;
+                int v1 = v0 + dv;
+                int v2 = v1 + dv;
+                int v3 = v2 + dv;
+                double b0 = v[v0];
+                double b1 = v[v1];
+                double b2 = v[v2];
+                double b3 = v[v3];
+                double c0 = v[v0 + 1];
+                double c1 = v[v1 + 1];
+                double c2 = v[v2 + 1];
+                double c3 = v[v3 + 1];
+                double[] p0 = scoresT[j];
+                double[] p1 = scoresT[j + 1];
+                double[] p2 = scoresT[j + 2];
+                double[] p3 = scoresT[j + 3];
+                for (int r = 0; r < QUERY_BLOCK; r++) {
+                    double w0 = p0[r];
+                    double w1 = p1[r];
+                    double w2 = p2[r];
+                    double w3 = p3[r];
+                    o0[r] += b0 * w0 + b1 * w1 + b2 * w2 + b3 * w3;
+                    o1[r] += c0 * w0 + c1 * w1 + c2 * w2 + c3 * w3;
                 }
+            }
+            for (; j < cols; j++) {
+                int vj = vBase + j * dv + e;
+                axpy(v[vj], scoresT[j], o0, rows);
+                axpy(v[vj + 1], scoresT[j], o1, rows);
+            }
+        }
+        if (e < dv) {
+            for (int j = 0; j < cols; j++) {
+                axpy(v[vBase + j * dv + e], scoresT[j], outT[e], rows);
             }
         }
     }

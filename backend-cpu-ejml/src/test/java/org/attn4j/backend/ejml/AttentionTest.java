@@ -90,7 +90,7 @@ class AttentionTest extends ScopedTest {
         List<Case> list = new ArrayList<>();
         int[][] dims = {
             {1, 1, 1, 1, 1, 1}, {2, 3, 7, 7, 8, 8}, {1, 2, 7, 13, 5, 3}, {2, 1, 63, 63, 16, 16},
-            {1, 2, 129, 65, 32, 24}, {1, 1, 33, 129, 7, 9}, {2, 2, 64, 64, 64, 64}, {1, 1, 200, 300, 16, 8},
+            {1, 2, 129, 65, 32, 24}, {1, 1, 33, 129, 7, 9}, {2, 2, 64, 64, 64, 64}, {1, 1, 200, 300, 16, 8}, {1, 1, 130, 67, 7, 5},
         };
         for (int[] d : dims) {
             list.add(new Case(d[0], d[1], d[2], d[3], d[4], d[5], false, false, false, null, 0));
@@ -194,6 +194,32 @@ class AttentionTest extends ScopedTest {
         AttentionResult r = ops.attention(in.q(), in.k(), in.v(),
                 in.options().withMask(Mask.of(Shape.of(3, 4), none)).withCausal(true));
         assertClose("all masked", new double[2 * 3 * 6], r.output(), new Tolerance(0, 0));
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void rowMaskedByAnAdditiveMaskOfMinusInfinityGivesZeros(DType dtype) {
+        Case c = new Case(1, 1, 130, 70, 4, 3, false, false, false, null, 0);
+        Inputs in = inputs(dtype, c, false);
+        double[] add = new double[130];
+        add[129] = Double.NEGATIVE_INFINITY;
+        add[5] = Double.NEGATIVE_INFINITY;
+        Tensor mask = tensor(scope, dtype, add, 130, 1);
+        double[] out = ops.attention(in.q(), in.k(), in.v(), in.options().withAdditiveMask(mask)).output()
+                .toDoubleArray();
+        assertClose("row 5", new double[3], Arrays.copyOfRange(out, 5 * 3, 6 * 3), new Tolerance(0, 0));
+        assertClose("row 129", new double[3], Arrays.copyOfRange(out, 129 * 3, 130 * 3), new Tolerance(0, 0));
+        assertClose("other rows", Arrays.copyOfRange(in.expected()[0], 0, 15), Arrays.copyOfRange(out, 0, 15),
+                attentionTolerance(dtype));
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void dropoutOfOneGivesZeros(DType dtype) {
+        Case c = new Case(1, 2, 130, 9, 4, 3, true, false, false, null, 0);
+        Inputs in = inputs(dtype, c, false);
+        AttentionResult r = ops.attention(in.q(), in.k(), in.v(), in.options().withDropout(1.0, 3));
+        assertClose("p = 1", new double[2 * 130 * 3], r.output(), new Tolerance(0, 0));
     }
 
     @ParameterizedTest

@@ -90,6 +90,14 @@ class BadInputTest extends ScopedTest {
         assertMessage(IllegalStateException.class, () -> ops.add(x, t(2, 2)), "add", "closed");
         assertMessage(IllegalStateException.class, x::toFloatArray, "toFloatArray", "closed");
         assertEquals(Shape.of(2, 2), x.shape());
+        Tensor q = scope.zeros(Shape.of(1, 1, 2, 2), DType.F32);
+        assertMessage(IllegalStateException.class, () -> ops.attention(q, q, ops.reshape(x, 1, 1, 2, 2),
+                AttentionOptions.defaults()), "reshape", "closed");
+        Scope third = BACKEND.newScope();
+        Tensor k = third.zeros(Shape.of(1, 1, 2, 2), DType.F32);
+        third.close();
+        assertMessage(IllegalStateException.class, () -> ops.attention(q, k, q, AttentionOptions.defaults()),
+                "attention", "closed");
         Tensor y = t(2, 2);
         scope.close();
         assertMessage(IllegalStateException.class, () -> ops.add(y, y), "add", "scope is closed");

@@ -15,6 +15,7 @@ import java.util.function.DoubleUnaryOperator;
 import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
+import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.backend.ejml.Oracle.Tolerance;
@@ -346,6 +347,17 @@ class OpsTest extends ScopedTest {
             te[flat] = a[ravelBroadcast(new int[] {idx[2], idx[1], idx[0]}, dims)];
         }
         assertClose("transpose", te, t, new Tolerance(0, 0));
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void reshapedTensorOutlivesTheScopeOfItsSource(DType dtype) {
+        double[] a = values(dtype, 6, random);
+        Tensor r;
+        try (Scope source = BACKEND.newScope()) {
+            r = ops.reshape(tensor(source, dtype, a, 2, 3), 3, 2);
+        }
+        assertClose("reshape after its source closed", a, r, new Tolerance(0, 0));
     }
 
     @ParameterizedTest
