@@ -9,7 +9,7 @@ import org.nd4j.linalg.api.buffer.DataBuffer;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.api.ops.impl.reduce.Mmul;
-import org.nd4j.linalg.api.ops.impl.reduce.longer.MatchCondition;
+import org.nd4j.linalg.api.ops.impl.transforms.custom.SoftMax;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.indexing.BooleanIndexing;
 import org.nd4j.linalg.indexing.conditions.Conditions;
@@ -38,8 +38,8 @@ final class Kernels {
 
     /**
      * The maximum along {@code axis}, NaN wherever the slice holds a NaN. libnd4j's max reduction skips NaN, so
-     * when {@code x} holds any, {@code sqrt(-n)} is added to each result, where {@code n} counts the slice's NaNs:
-     * {@code sqrt(-0) = -0} leaves the maximum unchanged, {@code sqrt(-n) = NaN} for {@code n ≥ 1}.
+     * when {@code x} may hold any ({@link #surelyFinite}), {@code sqrt(-n)} is added to each result, where
+     * {@code n} counts the slice's NaNs: {@code sqrt(-0) = -0} leaves the maximum unchanged, {@code sqrt(-n) = NaN} for {@code n ≥ 1}.
      *
      * @param x any shape, rank at least 1; not modified
      * @param axis the reduced axis in {@code [0, rank)}
@@ -49,7 +49,7 @@ final class Kernels {
      */
     static INDArray maxPropagatingNaN(INDArray x, int axis, boolean keepDims, Intermediates t) {
         INDArray max = x.max(keepDims, axis);
-        if (Nd4j.getExecutioner().exec(new MatchCondition(x, Conditions.isNan())).getDouble(0) > 0) {
+        if (!surelyFinite(x)) {
             INDArray nanCount = t.add(t.add(t.add(x.isNaN()).castTo(x.dataType())).sum(keepDims, axis));
             max.addi(Transforms.sqrt(nanCount.negi(), false));
         }
@@ -57,7 +57,37 @@ final class Kernels {
     }
 
     /**
-     * Numerically stable softmax along {@code axis} with attn4j's answers at the edges:
+     * Softmax along {@code axis} by libnd4j's native kernel, which already subtracts the maximum. The native kernel
+     * answers NaN for a slice whose entries are all -∞ where attn4j wants zeros, and NaN is also its answer for a
+     * slice holding NaN or +∞; so when its output holds any NaN, the whole softmax is computed again by
+     * {@link #stableSoftmax}, which gives both answers as attn4j defines them.
+     *
+     * @param x any shape; not modified
+     * @param z the same shape as {@code x}, another array; modified (overwritten)
+     * @param axis the axis in {@code [0, rank)}
+     * @param t receives the intermediates
+     */
+    static void softmax(INDArray x, INDArray z, int axis, Intermediates t) {
+        if (!softmaxIfFinite(x, z, axis)) {
+            stableSoftmax(x, z, axis, t);
+        }
+    }
+
+    /**
+     * @param x any shape; not modified unless it is {@code z}
+     * @param z the same shape as {@code x}, may be {@code x}; modified (overwritten)
+     * @param axis the axis in {@code [0, rank)}
+     * @return true if the native softmax produced no NaN, so {@code z} is attn4j's softmax of {@code x}; false if
+     *     {@code z} must be recomputed with {@link #stableSoftmax}
+     */
+    static boolean softmaxIfFinite(INDArray x, INDArray z, int axis) {
+        Nd4j.exec(new SoftMax(x, z, axis));
+        return surelyFinite(z);
+    }
+
+    /**
+     * Numerically stable softmax along {@code axis} composed from native reductions and broadcasts, with attn4j's
+     * answers at the edges:
      * <pre>
      *   m = max(x)  (-∞ replaced by 0, so an all -∞ slice gives e = 0 instead of NaN)
      *   e = exp(x - m)
@@ -71,7 +101,7 @@ final class Kernels {
      * @param axis the axis in {@code [0, rank)}
      * @param t receives the intermediates
      */
-    static void softmax(INDArray x, INDArray z, int axis, Intermediates t) {
+    static void stableSoftmax(INDArray x, INDArray z, int axis, Intermediates t) {
         INDArray max = t.add(x.max(true, axis));
         double lowestFinite = x.dataType() == DataType.DOUBLE ? -Double.MAX_VALUE : -Float.MAX_VALUE;
         BooleanIndexing.replaceWhere(max, 0.0, Conditions.lessThan(lowestFinite));
@@ -83,9 +113,22 @@ final class Kernels {
     }
 
     /**
+     * One fast native sum decides whether an array may hold NaN or ±∞: a finite sum proves every element finite.
+     * An infinite or NaN sum may also come from overflow of large finite values; callers then take their slower,
+     * exact path, which is correct either way. (libnd4j's condition-matching count is several times slower than
+     * the whole softmax on large arrays.)
+     *
+     * @param x any array; not modified
+     * @return true if every element of {@code x} is finite; false if some element may not be
+     */
+    static boolean surelyFinite(INDArray x) {
+        return Double.isFinite(x.sumNumber().doubleValue());
+    }
+
+    /**
      * Inverted dropout with the {@link Dropout} hash of the flat row-major index: the mask of factors
      * {@code 1/(1-p)} and 0 is built on the host and multiplied natively. A dropped NaN or ∞ times 0 would stay NaN,
-     * so when {@code z} holds any, the dropped elements are then set to 0 one by one.
+     * so when {@code z} may hold any ({@link #surelyFinite}), the dropped elements are then set to 0 one by one.
      *
      * @param z a C-ordered array that owns its buffer; modified
      * @param p the drop probability in {@code [0, 1]}
@@ -102,8 +145,7 @@ final class Kernels {
         for (int i = 0; i < n; i++) {
             factors[i] = Dropout.keep(seed, i, p) ? survivor : 0.0;
         }
-        boolean nonFinite = Nd4j.getExecutioner().exec(new MatchCondition(z, Conditions.isNan())).getDouble(0) > 0
-                || Nd4j.getExecutioner().exec(new MatchCondition(z, Conditions.isInfinite())).getDouble(0) > 0;
+        boolean nonFinite = !surelyFinite(z);
         DType dtype = z.dataType() == DataType.DOUBLE ? DType.F64 : DType.F32;
         z.reshape(n).muli(t.add(NdArrays.fromHost(factors, dtype, Shape.of(n))));
         if (nonFinite) {

@@ -2,11 +2,9 @@ package org.attn4j.backend.nd4j;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.Locale;
 import org.attn4j.api.spi.Availability;
 import org.nd4j.context.Nd4jContext;
 import org.nd4j.linalg.api.buffer.DataType;
-import org.nd4j.linalg.api.memory.MemoryWorkspace;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.factory.Nd4jBackend;
@@ -18,10 +16,6 @@ import org.nd4j.nativeblas.NativeOpsHolder;
  * inside a guard that turns any {@link LinkageError} or {@link RuntimeException} into an unavailable result.
  */
 final class NativeRuntime {
-    private static final String FIX = " Add org.nd4j:nd4j-native:1.0.0-M2.1 with the classifier of this machine"
-            + " (with org.bytedeco:openblas and org.bytedeco:javacpp of the same classifier) to the class path;"
-            + " see the README of attn4j-backend-nd4j.";
-
     private NativeRuntime() {
     }
 
@@ -38,7 +32,7 @@ final class NativeRuntime {
         try (InputStream configuration = Nd4jBackend.load().getConfigurationResource().getInputStream()) {
             Nd4jContext.getInstance().updateProperties(configuration);
         } catch (Nd4jBackend.NoAvailableBackendException | IOException e) {
-            return Availability.unavailable(explain(e));
+            return Availability.unavailable(NativeFailure.explain(e));
         }
         NativeOps ops = NativeOpsHolder.getInstance().getDeviceNativeOps();
         if (!ops.isMinimalRequirementsMet()) {
@@ -46,33 +40,17 @@ final class NativeRuntime {
                     + " but this CPU supports only " + level(ops.optimalLevel()) + "; use the classifier "
                     + suggestedClassifier(ops.optimalLevel()) + " of org.nd4j:nd4j-native instead");
         }
-        try (MemoryWorkspace outside = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces();
-             INDArray one = Nd4j.createUninitializedDetached(DataType.FLOAT, 1, 1).assign(1.0f);
-             INDArray product = one.mmul(one)) {
+        try (INDArray one = Nd4j.createUninitializedDetached(DataType.FLOAT, 1, 1).assign(1.0f);
+             INDArray product = Nd4j.gemm(one, one, Nd4j.createUninitializedDetached(DataType.FLOAT, 1, 1),
+                     false, false, 1.0, 0.0)) {
             if (product.getFloat(0) != 1.0f) {
                 return Availability.unavailable("ND4J's native matrix product returned " + product.getFloat(0)
-                        + " for 1·1; the native library is broken." + FIX);
+                        + " for 1·1; the native library is broken." + NativeFailure.FIX);
             }
         }
         return Availability.available("ND4J " + Nd4j.getBackend().getClass().getSimpleName() + " on "
                 + Nd4j.getExecutioner().getEnvironmentInformation().getProperty("blas.vendor", "BLAS") + ", "
                 + ops.ompGetMaxThreads() + " threads, " + level(ops.binaryLevel()) + " binary");
-    }
-
-    /**
-     * @param failure what loading ND4J threw
-     * @return a sentence naming the failure, the platform and the fix
-     */
-    static String explain(Throwable failure) {
-        Throwable root = failure;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String platform = System.getProperty("os.name") + " " + System.getProperty("os.arch");
-        String what = failure instanceof NoClassDefFoundError
-                ? "ND4J's classes are missing (" + failure.getMessage() + ")"
-                : "ND4J's native library failed to load on " + platform + ": " + root;
-        return what + "." + FIX + " This platform's classifier is probably " + platformClassifier() + ".";
     }
 
     /** Keeps ND4J's start-up quiet unless the user asked otherwise. */
@@ -99,18 +77,5 @@ final class NativeRuntime {
             case 2 -> "linux-x86_64-avx2";
             default -> "linux-x86_64";
         };
-    }
-
-    static String platformClassifier() {
-        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-        String osPart = os.contains("win") ? "windows" : os.contains("mac") ? "macosx" : "linux";
-        String archPart = switch (arch) {
-            case "amd64", "x86_64" -> "x86_64";
-            case "aarch64", "arm64" -> "arm64";
-            case "ppc64le" -> "ppc64le";
-            default -> arch;
-        };
-        return osPart + "-" + archPart;
     }
 }

@@ -14,7 +14,9 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  *   logits  = scale · q·kᵀ          one batched GEMM into a [..., Lq, Lk] array, scale applied as GEMM's alpha
  *   logits += additiveMask          broadcast add, in place
  *   logits += -∞ where mask is false, then where causal and j &gt; i   (host-built additive masks)
- *   weights = softmax(logits)       in place; a fully masked row gives zeros ({@link Kernels#softmax})
+ *   weights = softmax(logits)       libnd4j's native softmax, in place; if it answers NaN anywhere (a fully
+ *                                   masked row, or NaN/∞ in the logits) the logits are computed again and
+ *                                   {@link Kernels#stableSoftmax} gives attn4j's zeros and NaNs
  *   weights = dropout(weights)      the {@link org.attn4j.api.spi.Dropout} hash, not ND4J's random generator
  *   output  = weights·v             one batched GEMM
  * </pre>
@@ -46,25 +48,34 @@ final class Nd4jAttention {
         int last = shape.weights().rank() - 1;
         try (Intermediates t = new Intermediates()) {
             INDArray logits = t.add(NdArrays.uninitialized(dtype, shape.weights()));
-            Kernels.matmul(q, k, logits, false, true, options.scaleFor(shape.keyDim()));
-            if (additive != null) {
-                Nd4jOps.Kind.ADD.exec(logits, additive, logits);
+            logits(q, k, additive, options, shape, dtype, logits, t);
+            if (!Kernels.softmaxIfFinite(logits, logits, last)) {
+                logits(q, k, additive, options, shape, dtype, logits, t);
+                Kernels.stableSoftmax(logits, logits, last, t);
             }
-            if (options.mask() != null) {
-                Nd4jOps.Kind.ADD.exec(logits, t.add(Kernels.additive(options.mask(), dtype)), logits);
-            }
-            if (options.causal()) {
-                Mask causal = Mask.causal(shape.queries(), shape.keys());
-                Nd4jOps.Kind.ADD.exec(logits, t.add(Kernels.additive(causal, dtype)), logits);
-            }
-            Kernels.softmax(logits, logits, last, t);
             Kernels.dropoutInPlace(logits, options.dropoutP(), options.dropoutSeed(), t);
-            INDArray output = NdArrays.uninitialized(dtype, shape.output());
+            INDArray output = t.add(NdArrays.uninitialized(dtype, shape.output()));
             Kernels.matmul(logits, v, output, false, false, 1.0);
-            Tensor out = scope.wrap(output, shape.output(), dtype);
+            Tensor out = scope.wrap(t.keep(output), shape.output(), dtype);
             Tensor weights = options.returnWeights()
                     ? scope.wrap(t.keep(logits), shape.weights(), dtype) : null;
             return new AttentionResult(out, weights);
+        }
+    }
+
+    /** Fills {@code logits} with {@code scale·q·kᵀ + additiveMask}, -∞ where the mask or causality forbids. */
+    private static void logits(INDArray q, INDArray k, INDArray additive, AttentionOptions options,
+                               ShapeChecks.AttentionShape shape, DType dtype, INDArray logits, Intermediates t) {
+        Kernels.matmul(q, k, logits, false, true, options.scaleFor(shape.keyDim()));
+        if (additive != null) {
+            Nd4jOps.Kind.ADD.exec(logits, additive, logits);
+        }
+        if (options.mask() != null) {
+            Nd4jOps.Kind.ADD.exec(logits, t.add(Kernels.additive(options.mask(), dtype)), logits);
+        }
+        if (options.causal()) {
+            Mask causal = Mask.causal(shape.queries(), shape.keys());
+            Nd4jOps.Kind.ADD.exec(logits, t.add(Kernels.additive(causal, dtype)), logits);
         }
     }
 }

@@ -64,7 +64,7 @@ public final class Nd4jBackendProvider implements BackendProvider {
             try {
                 return NativeRuntime.check();
             } catch (LinkageError | RuntimeException e) {
-                return Availability.unavailable(NativeRuntime.explain(e));
+                return Availability.unavailable(NativeFailure.explain(e));
             }
         }
     }

@@ -54,12 +54,12 @@ final class Nd4jOps implements Ops {
         INDArray y = in("matmul", "b", b);
         ShapeChecks.sameDType("matmul", "a", a, "b", b);
         Shape out = ShapeChecks.matmul(a.shape(), b.shape(), transposeA, transposeB);
-        try (Intermediates t = new Intermediates()) {
-            INDArray z = NdArrays.uninitialized(a.dtype(), out);
+        return scope.fresh(out, a.dtype(), t -> {
+            INDArray z = t.add(NdArrays.uninitialized(a.dtype(), out));
             Kernels.matmul(broadcastBatch(x, a.shape(), out, t), broadcastBatch(y, b.shape(), out, t), z,
                     transposeA, transposeB, 1.0);
-            return scope.wrap(z, out, a.dtype());
-        }
+            return z;
+        });
     }
 
     /** Copies an operand up to the result's batch dims when they differ (numpy broadcasting of matmul). */
@@ -116,27 +116,23 @@ final class Nd4jOps implements Ops {
         INDArray y = in(op, "b", b);
         ShapeChecks.sameDType(op, "a", a, "b", b);
         Shape out = ShapeChecks.broadcast(op, a.shape(), b.shape());
-        try (Intermediates t = new Intermediates()) {
-            INDArray z = NdArrays.uninitialized(a.dtype(), out);
+        return scope.fresh(out, a.dtype(), t -> {
+            INDArray z = t.add(NdArrays.uninitialized(a.dtype(), out));
             kind.exec(x, y, z);
-            return scope.wrap(z, out, a.dtype());
-        }
+            return z;
+        });
     }
 
     @Override
     public Tensor scale(Tensor x, double factor) {
         INDArray a = in("scale", "x", x);
-        try (Intermediates t = new Intermediates()) {
-            return scope.wrap(a.mul(factor), x.shape(), x.dtype());
-        }
+        return scope.fresh(x.shape(), x.dtype(), t -> a.mul(factor));
     }
 
     @Override
     public Tensor exp(Tensor x) {
         INDArray a = in("exp", "x", x);
-        try (Intermediates t = new Intermediates()) {
-            return scope.wrap(Transforms.exp(a, true), x.shape(), x.dtype());
-        }
+        return scope.fresh(x.shape(), x.dtype(), t -> Transforms.exp(a, true));
     }
 
     @Override
@@ -144,9 +140,7 @@ final class Nd4jOps implements Ops {
         INDArray a = in("max", "x", x);
         Shape out = ShapeChecks.reduce("max", x.shape(), axis, keepDims);
         int ax = ShapeChecks.axis("max", x.shape(), axis);
-        try (Intermediates t = new Intermediates()) {
-            return scope.wrap(Kernels.maxPropagatingNaN(a, ax, keepDims, t), out, x.dtype());
-        }
+        return scope.fresh(out, x.dtype(), t -> Kernels.maxPropagatingNaN(a, ax, keepDims, t));
     }
 
     @Override
@@ -154,9 +148,7 @@ final class Nd4jOps implements Ops {
         INDArray a = in("sum", "x", x);
         Shape out = ShapeChecks.reduce("sum", x.shape(), axis, keepDims);
         int ax = ShapeChecks.axis("sum", x.shape(), axis);
-        try (Intermediates t = new Intermediates()) {
-            return scope.wrap(a.sum(keepDims, ax), out, x.dtype());
-        }
+        return scope.fresh(out, x.dtype(), t -> a.sum(keepDims, ax));
     }
 
     @Override
@@ -164,9 +156,7 @@ final class Nd4jOps implements Ops {
         INDArray a = in("mean", "x", x);
         Shape out = ShapeChecks.reduce("mean", x.shape(), axis, keepDims);
         int ax = ShapeChecks.axis("mean", x.shape(), axis);
-        try (Intermediates t = new Intermediates()) {
-            return scope.wrap(a.mean(keepDims, ax), out, x.dtype());
-        }
+        return scope.fresh(out, x.dtype(), t -> a.mean(keepDims, ax));
     }
 
     @Override
@@ -174,20 +164,18 @@ final class Nd4jOps implements Ops {
         INDArray a = in("variance", "x", x);
         Shape out = ShapeChecks.reduce("variance", x.shape(), axis, keepDims);
         int ax = ShapeChecks.axis("variance", x.shape(), axis);
-        try (Intermediates t = new Intermediates()) {
-            return scope.wrap(a.var(false, ax), out, x.dtype());
-        }
+        return scope.fresh(out, x.dtype(), t -> a.var(false, ax));
     }
 
     @Override
     public Tensor softmax(Tensor x, int axis) {
         INDArray a = in("softmax", "x", x);
         int ax = ShapeChecks.axis("softmax", x.shape(), axis);
-        try (Intermediates t = new Intermediates()) {
-            INDArray z = NdArrays.uninitialized(x.dtype(), x.shape());
+        return scope.fresh(x.shape(), x.dtype(), t -> {
+            INDArray z = t.add(NdArrays.uninitialized(x.dtype(), x.shape()));
             Kernels.softmax(a, z, ax, t);
-            return scope.wrap(z, x.shape(), x.dtype());
-        }
+            return z;
+        });
     }
 
     @Override
@@ -199,8 +187,8 @@ final class Nd4jOps implements Ops {
         ShapeChecks.layerNorm(x.shape(), gamma == null ? null : gamma.shape(), beta == null ? null : beta.shape(),
                 eps);
         int last = x.shape().rank() - 1;
-        try (Intermediates t = new Intermediates()) {
-            INDArray centred = NdArrays.uninitialized(x.dtype(), x.shape());
+        return scope.fresh(x.shape(), x.dtype(), t -> {
+            INDArray centred = t.add(NdArrays.uninitialized(x.dtype(), x.shape()));
             Kind.SUB.exec(a, t.add(a.mean(true, last)), centred);
             INDArray squares = t.add(centred.mul(centred));
             INDArray std = t.add(squares.mean(true, last));
@@ -212,20 +200,19 @@ final class Nd4jOps implements Ops {
             if (b != null) {
                 Kind.ADD.exec(centred, b, centred);
             }
-            return scope.wrap(centred, x.shape(), x.dtype());
-        }
+            return centred;
+        });
     }
 
     @Override
     public Tensor relu(Tensor x) {
         INDArray a = in("relu", "x", x);
-        try (Intermediates t = new Intermediates()) {
-            return scope.wrap(Transforms.relu(a, true), x.shape(), x.dtype());
-        }
+        return scope.fresh(x.shape(), x.dtype(), t -> Transforms.relu(a, true));
     }
 
     /**
-     * {@code NONE}: {@code 0.5·x·(1 + erf(x/√2))}; {@code TANH}: {@code 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))}.
+     * {@code NONE}: {@code 0.5·x·(1 + erf(x/√2))} with libnd4j's erf;
+     * {@code TANH}: {@code 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))}.
      */
     @Override
     public Tensor gelu(Tensor x, GeluApproximation approximation) {
@@ -233,7 +220,7 @@ final class Nd4jOps implements Ops {
         if (approximation == null) {
             throw new IllegalArgumentException("gelu: argument approximation is null; use GeluApproximation.NONE");
         }
-        try (Intermediates t = new Intermediates()) {
+        return scope.fresh(x.shape(), x.dtype(), t -> {
             INDArray z;
             if (approximation == GeluApproximation.NONE) {
                 z = a.mul(SQRT_HALF);
@@ -244,8 +231,8 @@ final class Nd4jOps implements Ops {
                 Transforms.tanh(z, false);
             }
             z.addi(1.0).muli(0.5).muli(a);
-            return scope.wrap(z, x.shape(), x.dtype());
-        }
+            return z;
+        });
     }
 
     @Override
@@ -257,14 +244,14 @@ final class Nd4jOps implements Ops {
         Shape out = ShapeChecks.linear(x.shape(), weight.shape(), bias == null ? null : bias.shape());
         int features = weight.shape().dim(1);
         long rows = x.shape().size() / features;
-        try (Intermediates t = new Intermediates()) {
-            INDArray z = Nd4j.createUninitializedDetached(a.dataType(), rows, weight.shape().dim(0));
+        return scope.fresh(out, x.dtype(), t -> {
+            INDArray z = t.add(Nd4j.createUninitializedDetached(a.dataType(), rows, weight.shape().dim(0)));
             Kernels.matmul(a.reshape('c', rows, features), w, z, false, true, 1.0);
             if (b != null) {
                 Kind.ADD.exec(z, b, z);
             }
-            return scope.wrap(z, out, x.dtype());
-        }
+            return z;
+        });
     }
 
     @Override
@@ -274,18 +261,14 @@ final class Nd4jOps implements Ops {
             throw new IllegalArgumentException("embedding: arguments ids and idsShape must not be null");
         }
         Shape out = ShapeChecks.embedding(weight.shape(), ids, idsShape);
-        try (Intermediates t = new Intermediates()) {
-            return scope.wrap(Nd4j.pullRows(w, 1, ids), out, weight.dtype());
-        }
+        return scope.fresh(out, weight.dtype(), t -> Nd4j.pullRows(w, 1, ids));
     }
 
     @Override
     public Tensor reshape(Tensor x, int... shape) {
         INDArray a = in("reshape", "x", x);
         Shape out = ShapeChecks.reshape(x.shape(), shape);
-        try (Intermediates t = new Intermediates()) {
-            return scope.wrap(a.dup('c'), out, x.dtype());
-        }
+        return scope.fresh(out, x.dtype(), t -> a.dup('c'));
     }
 
     @Override
@@ -296,10 +279,7 @@ final class Nd4jOps implements Ops {
         for (int i = 0; i < axes.length; i++) {
             normalized[i] = axes[i] < 0 ? axes[i] + axes.length : axes[i];
         }
-        try (Intermediates t = new Intermediates()) {
-            INDArray copy = axes.length == 0 ? a.dup('c') : a.permute(normalized).dup('c');
-            return scope.wrap(copy, out, x.dtype());
-        }
+        return scope.fresh(out, x.dtype(), t -> axes.length == 0 ? a.dup('c') : a.permute(normalized).dup('c'));
     }
 
     @Override
@@ -316,10 +296,8 @@ final class Nd4jOps implements Ops {
         }
         Shape out = ShapeChecks.concat(shapes, axis);
         int ax = ShapeChecks.axis("concat", shapes.get(0), axis);
-        try (Intermediates t = new Intermediates()) {
-            INDArray z = arrays.length == 1 ? arrays[0].dup('c') : Nd4j.concat(ax, arrays);
-            return scope.wrap(z, out, parts.get(0).dtype());
-        }
+        return scope.fresh(out, parts.get(0).dtype(),
+                t -> arrays.length == 1 ? arrays[0].dup('c') : Nd4j.concat(ax, arrays));
     }
 
     @Override
@@ -331,16 +309,14 @@ final class Nd4jOps implements Ops {
         List<Shape> shapes = ShapeChecks.split(x.shape(), sizes, axis);
         int ax = ShapeChecks.axis("split", x.shape(), axis);
         List<Tensor> pieces = new ArrayList<>(sizes.length);
-        try (Intermediates t = new Intermediates()) {
-            long start = 0;
-            for (int p = 0; p < sizes.length; p++) {
-                INDArrayIndex[] index = new INDArrayIndex[x.shape().rank()];
-                for (int i = 0; i < index.length; i++) {
-                    index[i] = i == ax ? NDArrayIndex.interval(start, start + sizes[p]) : NDArrayIndex.all();
-                }
-                pieces.add(scope.wrap(a.get(index).dup('c'), shapes.get(p), x.dtype()));
-                start += sizes[p];
+        long start = 0;
+        for (int p = 0; p < sizes.length; p++) {
+            INDArrayIndex[] index = new INDArrayIndex[x.shape().rank()];
+            for (int i = 0; i < index.length; i++) {
+                index[i] = i == ax ? NDArrayIndex.interval(start, start + sizes[p]) : NDArrayIndex.all();
             }
+            pieces.add(scope.fresh(shapes.get(p), x.dtype(), t -> a.get(index).dup('c')));
+            start += sizes[p];
         }
         return pieces;
     }
@@ -351,21 +327,19 @@ final class Nd4jOps implements Ops {
         if (dtype == null) {
             throw new IllegalArgumentException("cast: argument dtype is null");
         }
-        try (Intermediates t = new Intermediates()) {
-            INDArray z = dtype == x.dtype() ? a.dup('c') : a.castTo(NdArrays.type(dtype));
-            return scope.wrap(z, x.shape(), dtype);
-        }
+        return scope.fresh(x.shape(), dtype,
+                t -> dtype == x.dtype() ? a.dup('c') : a.castTo(NdArrays.type(dtype)));
     }
 
     @Override
     public Tensor dropout(Tensor x, double p, long seed) {
         INDArray a = in("dropout", "x", x);
         Dropout.checkProbability("dropout", p);
-        try (Intermediates t = new Intermediates()) {
-            INDArray z = a.dup('c');
+        return scope.fresh(x.shape(), x.dtype(), t -> {
+            INDArray z = t.add(a.dup('c'));
             Kernels.dropoutInPlace(z, p, seed, t);
-            return scope.wrap(z, x.shape(), x.dtype());
-        }
+            return z;
+        });
     }
 
     @Override
@@ -374,9 +348,7 @@ final class Nd4jOps implements Ops {
         if (mask == null || dtype == null) {
             throw new IllegalArgumentException("additiveMask: arguments mask and dtype must not be null");
         }
-        try (Intermediates t = new Intermediates()) {
-            return scope.wrap(Kernels.additive(mask, dtype), mask.shape(), dtype);
-        }
+        return scope.fresh(mask.shape(), dtype, t -> Kernels.additive(mask, dtype));
     }
 
     @Override

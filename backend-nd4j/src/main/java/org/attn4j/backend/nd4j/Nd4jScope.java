@@ -1,12 +1,12 @@
 package org.attn4j.backend.nd4j;
 
+import java.util.function.Function;
 import org.attn4j.api.DType;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.AbstractScope;
 import org.attn4j.api.spi.ShapeChecks;
-import org.nd4j.linalg.api.memory.MemoryWorkspace;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
@@ -35,25 +35,35 @@ final class Nd4jScope extends AbstractScope {
     public Tensor tensor(float[] data, Shape shape) {
         checkOpen("tensor");
         ShapeChecks.dataLength("tensor", data.length, shape);
-        try (MemoryWorkspace outside = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
-            return wrap(Nd4j.create(data, NdArrays.dims(shape), NdArrays.type(DType.F32)), shape, DType.F32);
-        }
+        return fresh(shape, DType.F32, t -> Nd4j.create(data, NdArrays.dims(shape), NdArrays.type(DType.F32)));
     }
 
     @Override
     public Tensor tensor(double[] data, Shape shape) {
         checkOpen("tensor");
         ShapeChecks.dataLength("tensor", data.length, shape);
-        try (MemoryWorkspace outside = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
-            return wrap(Nd4j.create(data, NdArrays.dims(shape), NdArrays.type(DType.F64)), shape, DType.F64);
-        }
+        return fresh(shape, DType.F64, t -> Nd4j.create(data, NdArrays.dims(shape), NdArrays.type(DType.F64)));
     }
 
     @Override
     public Tensor zeros(Shape shape, DType dtype) {
         checkOpen("zeros");
-        try (MemoryWorkspace outside = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
-            return wrap(Nd4j.create(NdArrays.type(dtype), NdArrays.dims(shape)), shape, dtype);
+        return fresh(shape, dtype, t -> Nd4j.create(NdArrays.type(dtype), NdArrays.dims(shape)));
+    }
+
+    /**
+     * Runs an op's body outside any ND4J workspace of the calling thread and makes its result a tensor of this
+     * scope. Every array the body added to the intermediates is closed, whether it succeeds or not, except the
+     * one it returns; so a body that adds its output array as soon as it allocates it leaks nothing when it fails.
+     *
+     * @param shape the result's shape
+     * @param dtype the result's element type
+     * @param body computes the result into a new array, adding any other array it creates to the intermediates
+     * @return the new tensor
+     */
+    Nd4jTensor fresh(Shape shape, DType dtype, Function<Intermediates, INDArray> body) {
+        try (Intermediates t = new Intermediates()) {
+            return wrap(t.keep(body.apply(t)), shape, dtype);
         }
     }
 

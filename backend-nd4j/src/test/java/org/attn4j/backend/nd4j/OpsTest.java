@@ -63,24 +63,19 @@ class OpsTest {
     @ParameterizedTest
     @EnumSource(DType.class)
     void matmulMatchesOracleWithTransposesAndBroadcastBatch(DType dtype) {
-        Shape as = Shape.of(2, 1, 4, 5);
-        Shape bs = Shape.of(3, 6, 4);
+        Shape out = Shape.of(2, 3, 4, 6);
         for (boolean ta : new boolean[] {false, true}) {
             for (boolean tb : new boolean[] {false, true}) {
-                Shape a2 = ta ? Shape.of(2, 1, 5, 4) : as;
-                Shape b2 = tb ? Shape.of(3, 5, 6) : Shape.of(3, 5, 6).slice(0, 1).append(5, 6);
-                b2 = tb ? Shape.of(3, 6, 5) : Shape.of(3, 5, 6);
-                double[] a = data(1, a2, dtype);
-                double[] b = data(2, b2, dtype);
-                Tensor r = ops.matmul(tensor(a, a2, dtype), tensor(b, b2, dtype), ta, tb);
-                Shape out = Shape.of(2, 3, 4, 6);
+                Shape as = ta ? Shape.of(2, 1, 5, 4) : Shape.of(2, 1, 4, 5);
+                Shape bs = tb ? Shape.of(3, 6, 5) : Shape.of(3, 5, 6);
+                double[] a = data(1, as, dtype);
+                double[] b = data(2, bs, dtype);
+                Tensor r = ops.matmul(tensor(a, as, dtype), tensor(b, bs, dtype), ta, tb);
                 assertEquals(out, r.shape());
-                assertClose("matmul ta=" + ta + " tb=" + tb, Oracle.matmul(a, a2, b, b2, ta, tb, out),
+                assertClose("matmul ta=" + ta + " tb=" + tb, Oracle.matmul(a, as, b, bs, ta, tb, out),
                         r.toDoubleArray(), tolerance(dtype));
             }
         }
-        assertEquals(Shape.of(2, 3, 4, 6), ops.matmul(tensor(data(1, as, dtype), as, dtype),
-                tensor(data(2, bs.slice(0, 1).append(5, 6), dtype), Shape.of(3, 5, 6), dtype)).shape());
     }
 
     @ParameterizedTest

@@ -37,12 +37,12 @@ class ProviderTest {
 
     @Test
     void failureExplanationNamesTheCauseAndTheClassifier() {
-        String reason = NativeRuntime.explain(new RuntimeException("ND4J is probably missing dependencies",
+        String reason = NativeFailure.explain(new RuntimeException("ND4J is probably missing dependencies",
                 new UnsatisfiedLinkError("no jnind4jcpu in java.library.path")));
         assertTrue(reason.contains("no jnind4jcpu"), reason);
         assertTrue(reason.contains("classifier"), reason);
-        assertTrue(reason.contains(NativeRuntime.platformClassifier()), reason);
-        String missing = NativeRuntime.explain(new NoClassDefFoundError("org/nd4j/linalg/factory/Nd4j"));
+        assertTrue(reason.contains(NativeFailure.platformClassifier()), reason);
+        String missing = NativeFailure.explain(new NoClassDefFoundError("org/nd4j/linalg/factory/Nd4j"));
         assertTrue(missing.contains("classes are missing"), missing);
     }
 }
