@@ -171,14 +171,11 @@ final class Elementwise {
     }
 
     /**
-     * {@code gelu(x) = x·Φ(x)}; for negative x written as {@code x/2 · erfc(-x/√2)} so that the tail keeps its
-     * relative accuracy instead of cancelling in {@code 1 + erf}.
-     *
      * @param x any double
-     * @return the exact GELU
+     * @return {@code gelu(x) = x·Φ(x) = x/2 · (1 + erf(x/√2))}, in PyTorch's form
      */
     static double geluExact(double x) {
-        return x >= 0 ? 0.5 * x * (1.0 + Erf.erf(x * SQRT_HALF)) : 0.5 * x * Erf.erfc(-x * SQRT_HALF);
+        return 0.5 * x * (1.0 + Erf.erf(x * SQRT_HALF));
     }
 
     /**
