@@ -1,5 +1,6 @@
 package org.attn4j.backend.nd4j;
 
+import java.util.function.LongUnaryOperator;
 import org.attn4j.api.DType;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Shape;
@@ -136,6 +137,20 @@ final class Kernels {
      * @param t receives the intermediates
      */
     static void dropoutInPlace(INDArray z, double p, long seed, Intermediates t) {
+        dropoutInPlace(z, p, seed, i -> i, t);
+    }
+
+    /**
+     * Dropout on part of a larger tensor: element {@code i} of {@code z} draws the mask of element
+     * {@code flatIndex(i)} of the whole.
+     *
+     * @param z a C-ordered array that owns its buffer; modified
+     * @param p the drop probability in {@code [0, 1]}
+     * @param seed the mask's seed
+     * @param flatIndex maps an index of {@code z} to the row-major index in the whole tensor
+     * @param t receives the intermediates
+     */
+    static void dropoutInPlace(INDArray z, double p, long seed, LongUnaryOperator flatIndex, Intermediates t) {
         if (p == 0.0) {
             return;
         }
@@ -143,7 +158,7 @@ final class Kernels {
         int n = Math.toIntExact(z.length());
         double[] factors = new double[n];
         for (int i = 0; i < n; i++) {
-            factors[i] = Dropout.keep(seed, i, p) ? survivor : 0.0;
+            factors[i] = Dropout.keep(seed, flatIndex.applyAsLong(i), p) ? survivor : 0.0;
         }
         boolean nonFinite = !surelyFinite(z);
         DType dtype = z.dataType() == DataType.DOUBLE ? DType.F64 : DType.F32;

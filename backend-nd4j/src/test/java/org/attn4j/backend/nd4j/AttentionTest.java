@@ -35,6 +35,12 @@ class AttentionTest {
 
     /** Runs one configuration on ND4J and on the oracle and compares output and weights. */
     private static void check(DType dtype, AttentionOptions options, boolean[] expandedMask, String what) {
+        check(dtype, options, expandedMask, what, Nd4jAttention.LOGITS_PER_BLOCK);
+    }
+
+    /** As above, with at most {@code logitsPerBlock} logits per block of query rows. */
+    private static void check(DType dtype, AttentionOptions options, boolean[] expandedMask, String what,
+                              long logitsPerBlock) {
         double[] q = data(21, B * H * LQ * DK, dtype);
         double[] k = data(22, B * H * LK * DK, dtype);
         double[] v = data(23, B * H * LK * DV, dtype);
@@ -42,13 +48,21 @@ class AttentionTest {
         double[][] expected = Oracle.attention(q, k, v, B * H, LQ, LK, DK, DV, scale, expandedMask,
                 options.causal(), options.dropoutP(), options.dropoutSeed());
         try (Scope scope = BACKEND.newScope()) {
-            AttentionResult r = scope.ops().attention(scope.tensor(q, Shape.of(B, H, LQ, DK), dtype),
-                    scope.tensor(k, Shape.of(B, H, LK, DK), dtype), scope.tensor(v, Shape.of(B, H, LK, DV), dtype),
-                    options.withWeights(true));
+            Tensor qt = scope.tensor(q, Shape.of(B, H, LQ, DK), dtype);
+            Tensor kt = scope.tensor(k, Shape.of(B, H, LK, DK), dtype);
+            Tensor vt = scope.tensor(v, Shape.of(B, H, LK, DV), dtype);
+            Nd4jOps ops = (Nd4jOps) scope.ops();
+            AttentionResult r = ops.attention(qt, kt, vt, options.withWeights(true));
             assertEquals(Shape.of(B, H, LQ, DV), r.output().shape(), what);
             assertEquals(Shape.of(B, H, LQ, LK), r.weights().shape(), what);
             assertClose(what + " output", expected[0], r.output().toDoubleArray(), tolerance(dtype));
             assertClose(what + " weights", expected[1], r.weights().toDoubleArray(), tolerance(dtype));
+            Tensor am = options.additiveMask();
+            AttentionResult blocked = Nd4jAttention.compute((Nd4jScope) scope, ((Nd4jTensor) qt).array(what),
+                    ((Nd4jTensor) kt).array(what), ((Nd4jTensor) vt).array(what),
+                    am == null ? null : ((Nd4jTensor) am).array(what), qt, kt, vt, options, logitsPerBlock);
+            assertEquals(Shape.of(B, H, LQ, DV), blocked.output().shape(), what);
+            assertClose(what + " output in blocks", expected[0], blocked.output().toDoubleArray(), tolerance(dtype));
         }
     }
 
@@ -100,6 +114,35 @@ class AttentionTest {
         try (Scope masks = BACKEND.newScope()) {
             Tensor am = masks.tensor(additive, Shape.of(B, 1, 1, LK), dtype);
             check(dtype, AttentionOptions.defaults().withAdditiveMask(am), expandPadding(lengths), "additive");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void blocksOfQueryRowsSliceEveryMaskAndKeepTheDropoutIndex(DType dtype) {
+        long twoRows = 2L * B * H * LK;
+        int[] lengths = {4, 6};
+        boolean[] rowMask = new boolean[B * LQ * LK];
+        boolean[] expanded = new boolean[B * H * LQ * LK];
+        for (int i = 0; i < rowMask.length; i++) {
+            rowMask[i] = (i * 7 + i / LK) % 5 != 0;
+        }
+        for (int i = 0; i < expanded.length; i++) {
+            int b = i / (H * LQ * LK);
+            int rowCol = i % (LQ * LK);
+            expanded[i] = rowMask[b * LQ * LK + rowCol] && rowCol % LK < lengths[b];
+        }
+        double[] additive = new double[B * LK];
+        boolean[] padding = Mask.keyPadding(lengths, LK).toArray();
+        for (int i = 0; i < additive.length; i++) {
+            additive[i] = padding[i] ? 0 : Double.NEGATIVE_INFINITY;
+        }
+        try (Scope masks = BACKEND.newScope()) {
+            Tensor am = masks.tensor(additive, Shape.of(B, 1, 1, LK), dtype);
+            AttentionOptions options = AttentionOptions.defaults().withCausal(true).withDropout(0.2, 17)
+                    .withMask(Mask.of(Shape.of(B, 1, LQ, LK), rowMask)).withAdditiveMask(am);
+            check(dtype, options, expanded, "blocks of two rows", twoRows);
+            check(dtype, options, expanded, "blocks of one row", 1);
         }
     }
 
