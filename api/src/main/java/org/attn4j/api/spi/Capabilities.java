@@ -8,7 +8,8 @@ import org.attn4j.api.DType;
  *
  * @param device where the data lives, for example {@code "cpu"} or {@code "cuda"}
  * @param dtypes the element types its tensors support; always contains {@link DType#F32}
- * @param fusedAttention true if attention runs as one fused kernel rather than the composed reference
+ * @param fusedAttention true if {@code Ops.attention} is the backend's own implementation (a fused kernel or a
+ *     native path) rather than the inherited {@link ReferenceAttention}; the TCK then checks the two agree
  * @param dropout true if dropout (op and attention option) is supported
  * @param attentionWeights true if attention can return its weights
  * @param maxThreads how many threads one op may use

@@ -1,0 +1,111 @@
+// Elementwise kernels: broadcasting binary ops, unary ops, strided copy, dropout and embedding gather.
+// Every kernel is a grid-stride loop over the n elements of its contiguous output.
+#include "attn4j_common.cuh"
+
+#define ATTN4J_GRID_STRIDE(i, n) \
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < (n); \
+         i += (long long) blockDim.x * gridDim.x)
+
+template <typename Op>
+__device__ __forceinline__ void attn4j_binary(Attn4jShape shape, Attn4jStrides sa, Attn4jStrides sb,
+                                              const float* __restrict__ a, const float* __restrict__ b,
+                                              float* __restrict__ out, long long n, Op op) {
+    ATTN4J_GRID_STRIDE(i, n) {
+        out[i] = op(a[attn4j_offset(shape, sa, (int) i)], b[attn4j_offset(shape, sb, (int) i)]);
+    }
+}
+
+struct Attn4jAdd { __device__ float operator()(float x, float y) const { return x + y; } };
+struct Attn4jSub { __device__ float operator()(float x, float y) const { return x - y; } };
+struct Attn4jMul { __device__ float operator()(float x, float y) const { return x * y; } };
+struct Attn4jDiv { __device__ float operator()(float x, float y) const { return x / y; } };
+
+// out[i] = a[i] + b[i] over the broadcast shape; sa and sb are the operands' strides (0 where broadcast).
+extern "C" __global__ void attn4j_add_f32(Attn4jShape shape, Attn4jStrides sa, Attn4jStrides sb,
+                                          const float* a, const float* b, float* out, long long n) {
+    attn4j_binary(shape, sa, sb, a, b, out, n, Attn4jAdd());
+}
+
+extern "C" __global__ void attn4j_sub_f32(Attn4jShape shape, Attn4jStrides sa, Attn4jStrides sb,
+                                          const float* a, const float* b, float* out, long long n) {
+    attn4j_binary(shape, sa, sb, a, b, out, n, Attn4jSub());
+}
+
+extern "C" __global__ void attn4j_mul_f32(Attn4jShape shape, Attn4jStrides sa, Attn4jStrides sb,
+                                          const float* a, const float* b, float* out, long long n) {
+    attn4j_binary(shape, sa, sb, a, b, out, n, Attn4jMul());
+}
+
+extern "C" __global__ void attn4j_div_f32(Attn4jShape shape, Attn4jStrides sa, Attn4jStrides sb,
+                                          const float* a, const float* b, float* out, long long n) {
+    attn4j_binary(shape, sa, sb, a, b, out, n, Attn4jDiv());
+}
+
+// y = x * s
+extern "C" __global__ void attn4j_scale_f32(const float* __restrict__ x, float* __restrict__ y, float s,
+                                            long long n) {
+    ATTN4J_GRID_STRIDE(i, n) { y[i] = x[i] * s; }
+}
+
+// y = e^x
+extern "C" __global__ void attn4j_exp_f32(const float* __restrict__ x, float* __restrict__ y, long long n) {
+    ATTN4J_GRID_STRIDE(i, n) { y[i] = expf(x[i]); }
+}
+
+// y = max(x, 0); NaN stays NaN.
+extern "C" __global__ void attn4j_relu_f32(const float* __restrict__ x, float* __restrict__ y, long long n) {
+    ATTN4J_GRID_STRIDE(i, n) {
+        float v = x[i];
+        y[i] = v > 0.0f ? v : (v != v ? v : 0.0f);
+    }
+}
+
+// y = x/2 * (1 + erf(x / sqrt(2))), evaluated as x/2 * erfc(-x / sqrt(2)) so that large negative x does not
+// lose its small result to the cancellation in 1 + erf.
+extern "C" __global__ void attn4j_gelu_erf_f32(const float* __restrict__ x, float* __restrict__ y,
+                                               long long n) {
+    ATTN4J_GRID_STRIDE(i, n) {
+        float v = x[i];
+        y[i] = 0.5f * v * erfcf(-v * 0.70710678118654752f);
+    }
+}
+
+// y = x/2 * (1 + tanh(u)), u = sqrt(2/pi) * (x + 0.044715 x^3), evaluated as x / (1 + e^(-2u)), the same
+// value without the cancellation in 1 + tanh(u) for large negative x.
+extern "C" __global__ void attn4j_gelu_tanh_f32(const float* __restrict__ x, float* __restrict__ y,
+                                                long long n) {
+    ATTN4J_GRID_STRIDE(i, n) {
+        float v = x[i];
+        float u = 0.79788456080286536f * (v + 0.044715f * v * v * v);
+        y[i] = v / (1.0f + expf(-2.0f * u));
+    }
+}
+
+// y[dstBase + dst offset of i] = x[srcBase + src offset of i] for every flat index i of `shape`
+// (permute, and concat/split through the slab of the larger tensor that starts at an element offset).
+extern "C" __global__ void attn4j_copy_strided_f32(Attn4jShape shape, Attn4jStrides src, Attn4jStrides dst,
+                                                   const float* __restrict__ x, long long srcBase,
+                                                   float* __restrict__ y, long long dstBase, long long n) {
+    ATTN4J_GRID_STRIDE(i, n) {
+        y[dstBase + attn4j_offset(shape, dst, (int) i)] = x[srcBase + attn4j_offset(shape, src, (int) i)];
+    }
+}
+
+// y[i] = x[i] * keepScale if u(seed, i) >= p else 0, with u the hash of SEMANTICS.md.
+extern "C" __global__ void attn4j_dropout_f32(const float* __restrict__ x, float* __restrict__ y,
+                                              long long n, unsigned long long seed, double p,
+                                              float keepScale) {
+    ATTN4J_GRID_STRIDE(i, n) {
+        y[i] = attn4j_dropout_u(seed, (unsigned long long) i) >= p ? x[i] * keepScale : 0.0f;
+    }
+}
+
+// out[t, c] = w[ids[t], c] for t < tokens, c < d; ids are checked on the host to lie in [0, V).
+extern "C" __global__ void attn4j_embedding_f32(const float* __restrict__ w, const int* __restrict__ ids,
+                                                float* __restrict__ out, int tokens, int d) {
+    long long n = (long long) tokens * d;
+    ATTN4J_GRID_STRIDE(i, n) {
+        int t = (int) i / d;
+        out[i] = w[(long long) ids[t] * d + ((int) i - t * d)];
+    }
+}

@@ -1,0 +1,90 @@
+// Row-wise kernels: numerically stable softmax (with optional masks) and layer norm.
+// One thread block handles one row at a time; blocks stride over the rows.
+#include "attn4j_common.cuh"
+
+// Masked logit of element j of row r: x + additive mask, or -inf where the boolean mask is false or
+// (causal and j > i), i being the row's index along dim rank-2 of `shape`.
+__device__ __forceinline__ float attn4j_masked_logit(float v, int j, int i, long long maskBase,
+                                                     long long addBase, const unsigned char* mask,
+                                                     const Attn4jStrides& maskStrides, const float* addMask,
+                                                     const Attn4jStrides& addStrides, int lastDim,
+                                                     int causal) {
+    if (addMask) v += addMask[addBase + (long long) j * addStrides.v[lastDim]];
+    if (mask && !mask[maskBase + (long long) j * maskStrides.v[lastDim]]) v = -INFINITY;
+    if (causal && j > i) v = -INFINITY;
+    return v;
+}
+
+// Softmax over the middle axis of x viewed as [outer, n, inner]:
+//   y[o, j, t] = exp(l_j - max_k l_k) / sum_k exp(l_k - max_k l_k),  l_j = masked logit of x[o, j, t].
+// Masks are allowed only when inner == 1; `shape` is then the full shape of x and maskStrides/addStrides
+// the strides of the broadcast boolean mask (1 = may attend) and additive mask over it, either pointer may
+// be null. A row whose logits are all -inf yields zeros; NaN anywhere in a row makes the row NaN.
+extern "C" __global__ void attn4j_softmax_f32(const float* __restrict__ x, float* __restrict__ y, int outer,
+                                              int n, int inner, Attn4jShape shape,
+                                              const unsigned char* __restrict__ mask,
+                                              Attn4jStrides maskStrides, const float* __restrict__ addMask,
+                                              Attn4jStrides addStrides, int causal) {
+    __shared__ float scratch[32];
+    const int rows = outer * inner;
+    int last = shape.rank - 1;
+    for (int r = blockIdx.x; r < rows; r += gridDim.x) {
+        const int base = (r / inner) * n * inner + (r % inner);
+        const long long maskBase = mask ? attn4j_lead_offset(shape, maskStrides, last, r) : 0;
+        const long long addBase = addMask ? attn4j_lead_offset(shape, addStrides, last, r) : 0;
+        const int i = causal ? r % shape.dims[last - 1] : 0;
+        float m = -INFINITY;
+        for (int j = threadIdx.x; j < n; j += blockDim.x) {
+            float l = attn4j_masked_logit(x[base + j * inner], j, i, maskBase, addBase, mask,
+                                          maskStrides, addMask, addStrides, last, causal);
+            m = attn4j_nanmax(m, l);
+        }
+        m = attn4j_block_max(m, scratch);
+        if (m == -INFINITY) {
+            for (int j = threadIdx.x; j < n; j += blockDim.x) y[base + j * inner] = 0.0f;
+            continue;
+        }
+        float s = 0.0f;
+        for (int j = threadIdx.x; j < n; j += blockDim.x) {
+            float l = attn4j_masked_logit(x[base + j * inner], j, i, maskBase, addBase, mask,
+                                          maskStrides, addMask, addStrides, last, causal);
+            s += expf(l - m);
+        }
+        s = attn4j_block_sum(s, scratch);
+        for (int j = threadIdx.x; j < n; j += blockDim.x) {
+            float l = attn4j_masked_logit(x[base + j * inner], j, i, maskBase, addBase, mask,
+                                          maskStrides, addMask, addStrides, last, causal);
+            y[base + j * inner] = expf(l - m) / s;
+        }
+    }
+}
+
+// Layer norm over the last dim of x [rows, d]:
+//   y = (x - mean) / sqrt(var + eps) * gamma + beta,  var the biased variance;
+// gamma and beta [d] may be null (1 and 0). Deviations are taken from the row's first element, then from the
+// mean of those, so that rows far from zero (values near 1000) keep the precision of their spread.
+extern "C" __global__ void attn4j_layer_norm_f32(const float* __restrict__ x, const float* __restrict__ gamma,
+                                                 const float* __restrict__ beta, float* __restrict__ y,
+                                                 int rows, int d, float eps) {
+    __shared__ float scratch[32];
+    for (int r = blockIdx.x; r < rows; r += gridDim.x) {
+        const float* xr = x + (long long) r * d;
+        float* yr = y + (long long) r * d;
+        const float shift = xr[0];
+        float s = 0.0f;
+        for (int c = threadIdx.x; c < d; c += blockDim.x) s += xr[c] - shift;
+        const float meanShifted = attn4j_block_sum(s, scratch) / (float) d;
+        float q = 0.0f;
+        for (int c = threadIdx.x; c < d; c += blockDim.x) {
+            float dlt = (xr[c] - shift) - meanShifted;
+            q += dlt * dlt;
+        }
+        const float rstd = 1.0f / sqrtf(attn4j_block_sum(q, scratch) / (float) d + eps);
+        for (int c = threadIdx.x; c < d; c += blockDim.x) {
+            float v = ((xr[c] - shift) - meanShifted) * rstd;
+            if (gamma) v *= gamma[c];
+            if (beta) v += beta[c];
+            yr[c] = v;
+        }
+    }
+}

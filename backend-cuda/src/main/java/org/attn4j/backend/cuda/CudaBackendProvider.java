@@ -1,0 +1,88 @@
+package org.attn4j.backend.cuda;
+
+import java.util.Set;
+import org.attn4j.api.Backend;
+import org.attn4j.api.DType;
+import org.attn4j.api.spi.Availability;
+import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.spi.Capabilities;
+
+/**
+ * The CUDA backend, {@value #NAME}: F32 tensors in the memory of one NVIDIA GPU (compute capability 7.5 or newer,
+ * driver 580 or newer), ops run by the kernels of this module, attention by one fused FlashAttention-2 style
+ * kernel. Priority {@value #PRIORITY}, above the CPU backends, so it is the default wherever it is available.
+ *
+ * <p>{@link #availability()} loads nothing before it is called and never throws: a missing
+ * {@code libcuda.so.1}, no device, a device older than 7.5 or a driver that rejects PTX ISA 9.0 each become the
+ * reason. The device is 0 unless the system property {@code attn4j.cuda.device} names another.
+ */
+public final class CudaBackendProvider implements BackendProvider {
+    /** The name users select this backend by. */
+    public static final String NAME = "cuda";
+    /** Above the CPU backends. */
+    public static final int PRIORITY = 300;
+
+    private static final Capabilities CAPABILITIES = new Capabilities("cuda", Set.of(DType.F32), true, true, true, 1);
+
+    private Availability availability;
+
+    /** Creates the provider; loads nothing. */
+    public CudaBackendProvider() {
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int priority() {
+        return PRIORITY;
+    }
+
+    /**
+     * Probes once per provider: JCuda's driver binding and {@code libcuda.so.1}, a device, its compute capability,
+     * the driver version, and whether the driver loads the shipped PTX.
+     *
+     * @return available with the device's description, or unavailable with the reason
+     */
+    @Override
+    public synchronized Availability availability() {
+        if (availability == null) {
+            availability = probe(deviceOrdinal());
+        }
+        return availability;
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return CAPABILITIES;
+    }
+
+    /**
+     * @return a backend with its own CUDA context on the probed device
+     * @throws IllegalStateException with the availability reason if the backend is unavailable
+     */
+    @Override
+    public Backend create() {
+        Availability a = availability();
+        if (!a.available()) {
+            throw new IllegalStateException("backend cuda is unavailable: " + a.reason());
+        }
+        return new CudaBackend(CudaContext.open(deviceOrdinal()), CAPABILITIES);
+    }
+
+    private static Availability probe(int ordinal) {
+        try {
+            return CudaProbe.probe(ordinal);
+        } catch (LinkageError e) {
+            return ProbeDiagnosis.linkFailure(e);
+        } catch (RuntimeException e) {
+            return Availability.unavailable("probing CUDA failed: " + e.getMessage());
+        }
+    }
+
+    private static int deviceOrdinal() {
+        return Integer.getInteger("attn4j.cuda.device", 0);
+    }
+}

@@ -1,0 +1,82 @@
+package org.attn4j.backend.cuda;
+
+import static org.attn4j.backend.cuda.ParamType.DOUBLE;
+import static org.attn4j.backend.cuda.ParamType.FLOAT;
+import static org.attn4j.backend.cuda.ParamType.INT;
+import static org.attn4j.backend.cuda.ParamType.LONG;
+import static org.attn4j.backend.cuda.ParamType.POINTER;
+import static org.attn4j.backend.cuda.ParamType.SHAPE;
+import static org.attn4j.backend.cuda.ParamType.STRIDES;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every kernel the backend launches: the PTX module ({@code src/main/cuda/<module>.cu}) that defines it, its
+ * {@code extern "C"} symbol and its parameter list, which {@link PtxModule#requireSignature} checks against the
+ * PTX before any launch.
+ */
+enum Kernel {
+    ADD("elementwise", "attn4j_add_f32", SHAPE, STRIDES, STRIDES, POINTER, POINTER, POINTER, LONG),
+    SUB("elementwise", "attn4j_sub_f32", SHAPE, STRIDES, STRIDES, POINTER, POINTER, POINTER, LONG),
+    MUL("elementwise", "attn4j_mul_f32", SHAPE, STRIDES, STRIDES, POINTER, POINTER, POINTER, LONG),
+    DIV("elementwise", "attn4j_div_f32", SHAPE, STRIDES, STRIDES, POINTER, POINTER, POINTER, LONG),
+    SCALE("elementwise", "attn4j_scale_f32", POINTER, POINTER, FLOAT, LONG),
+    EXP("elementwise", "attn4j_exp_f32", POINTER, POINTER, LONG),
+    RELU("elementwise", "attn4j_relu_f32", POINTER, POINTER, LONG),
+    GELU_ERF("elementwise", "attn4j_gelu_erf_f32", POINTER, POINTER, LONG),
+    GELU_TANH("elementwise", "attn4j_gelu_tanh_f32", POINTER, POINTER, LONG),
+    COPY_STRIDED("elementwise", "attn4j_copy_strided_f32",
+            SHAPE, STRIDES, STRIDES, POINTER, LONG, POINTER, LONG, LONG),
+    DROPOUT("elementwise", "attn4j_dropout_f32", POINTER, POINTER, LONG, LONG, DOUBLE, FLOAT),
+    EMBEDDING("elementwise", "attn4j_embedding_f32", POINTER, POINTER, POINTER, INT, INT),
+    REDUCE_MAX("reduce", "attn4j_reduce_max_f32", POINTER, POINTER, INT, INT, INT),
+    REDUCE_SUM("reduce", "attn4j_reduce_sum_f32", POINTER, POINTER, INT, INT, INT),
+    REDUCE_MEAN("reduce", "attn4j_reduce_mean_f32", POINTER, POINTER, INT, INT, INT),
+    REDUCE_VAR("reduce", "attn4j_reduce_var_f32", POINTER, POINTER, INT, INT, INT),
+    SOFTMAX("norm", "attn4j_softmax_f32",
+            POINTER, POINTER, INT, INT, INT, SHAPE, POINTER, STRIDES, POINTER, STRIDES, INT),
+    LAYER_NORM("norm", "attn4j_layer_norm_f32", POINTER, POINTER, POINTER, POINTER, INT, INT, FLOAT),
+    GEMM("gemm", "attn4j_gemm_f32",
+            POINTER, POINTER, POINTER, POINTER, INT, INT, INT, INT, INT, FLOAT, SHAPE, STRIDES, STRIDES, INT),
+    FLASH_ATTENTION("attention", "attn4j_flash_attention_f32",
+            POINTER, POINTER, POINTER, POINTER, INT, INT, INT, INT, FLOAT, SHAPE, POINTER, STRIDES, POINTER,
+            STRIDES, INT, LONG, DOUBLE, FLOAT);
+
+    private final String module;
+    private final String symbol;
+    private final List<ParamType> params;
+
+    Kernel(String module, String symbol, ParamType... params) {
+        this.module = module;
+        this.symbol = symbol;
+        this.params = List.of(params);
+    }
+
+    /** @return the PTX module name, the {@code .cu} file name without extension */
+    String module() {
+        return module;
+    }
+
+    /** @return the kernel's {@code .entry} name */
+    String symbol() {
+        return symbol;
+    }
+
+    /** @return the parameter types in declaration order */
+    List<ParamType> params() {
+        return params;
+    }
+
+    /** @return the kernels grouped by module, modules in first-use order */
+    static Map<String, List<Kernel>> byModule() {
+        Map<String, List<Kernel>> map = new LinkedHashMap<>();
+        Arrays.stream(values()).forEach(k -> map.computeIfAbsent(k.module, m -> new ArrayList<>()).add(k));
+        map.replaceAll((m, ks) -> Collections.unmodifiableList(ks));
+        return Collections.unmodifiableMap(map);
+    }
+}

@@ -1,0 +1,391 @@
+// CPU-emulated checks of the attn4j kernels against double-precision references written from SEMANTICS.md.
+// Built and run by run.sh; prints one line per case and "N passed, M failed".
+#include "cuda_emu.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "gen/attention.cu"
+#include "gen/elementwise.cu"
+#include "gen/gemm.cu"
+#include "gen/norm.cu"
+#include "gen/reduce.cu"
+
+float smem[65536];
+
+static int passed = 0, failed = 0;
+static std::mt19937 rng(42);
+
+static std::vector<float> randn(size_t n) {
+    std::normal_distribution<float> d(0.0f, 1.0f);
+    std::vector<float> v(n);
+    for (auto& x : v) x = d(rng);
+    return v;
+}
+
+// Passes when every |got - want| / (1 + |want|) <= tol, or |got - want| / |want| <= tol with `relative`.
+static void check(const std::string& name, const std::vector<float>& got, const std::vector<double>& want,
+                  double tol = 2e-5, bool relative = false) {
+    double worst = 0;
+    size_t at = 0;
+    bool ok = got.size() == want.size();
+    for (size_t i = 0; ok && i < got.size(); ++i) {
+        double g = got[i], w = want[i];
+        if (std::isnan(w) || std::isnan(g)) {
+            if (std::isnan(w) != std::isnan(g)) { ok = false; at = i; }
+            continue;
+        }
+        double err = std::fabs(g - w) / ((relative ? 0.0 : 1.0) + std::fabs(w));
+        if (relative && w == 0.0) err = std::fabs(g);
+        if (err > worst) { worst = err; at = i; }
+    }
+    ok = ok && worst <= tol;
+    std::printf("%-4s %-52s max rel err %.2e at %zu\n", ok ? "ok" : "FAIL", name.c_str(), worst, at);
+    if (!ok && at < got.size()) std::printf("     got %.9g want %.9g\n", got[at], want[at]);
+    (ok ? passed : failed)++;
+}
+
+static Attn4jShape shape_of(std::vector<int> dims) {
+    Attn4jShape s{};
+    s.rank = (int) dims.size();
+    for (size_t i = 0; i < dims.size(); ++i) s.dims[i] = dims[i];
+    return s;
+}
+
+static Attn4jStrides strides_of(std::vector<int> v) {
+    Attn4jStrides s{};
+    for (size_t i = 0; i < v.size(); ++i) s.v[i] = v[i];
+    return s;
+}
+
+static double dropout_u(uint64_t seed, uint64_t i) {
+    uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z = z ^ (z >> 31);
+    return (double) (z >> 11) * 0x1.0p-53;
+}
+
+static void test_elementwise() {
+    auto a = randn(2 * 3 * 4), b = randn(3);
+    std::vector<float> out(24);
+    Attn4jShape s = shape_of({2, 3, 4});
+    emu::launch({1}, {64}, [&] {
+        attn4j_div_f32(s, strides_of({12, 4, 1}), strides_of({0, 1, 0}), a.data(), b.data(), out.data(), 24);
+    });
+    std::vector<double> want(24);
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 3; ++j)
+            for (int k = 0; k < 4; ++k) want[i * 12 + j * 4 + k] = (double) a[i * 12 + j * 4 + k] / b[j];
+    check("div broadcasting [2,3,4] / [3,1]", out, want);
+
+    std::vector<float> x = {-3.0f, -0.5f, 0.0f, 0.5f, 2.0f, NAN, -5.0f, -9.0f, 12.0f}, y(9);
+    std::vector<double> ge(9), gt(9), re(9);
+    for (int i = 0; i < 9; ++i) {
+        double v = x[i];
+        ge[i] = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+        gt[i] = 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+        re[i] = std::isnan(v) ? NAN : std::max(v, 0.0);
+    }
+    emu::launch({1}, {32}, [&] { attn4j_gelu_erf_f32(x.data(), y.data(), 9); });
+    check("gelu exact erf, relative error also for large negative x", y, ge, 1e-6, true);
+    emu::launch({1}, {32}, [&] { attn4j_gelu_tanh_f32(x.data(), y.data(), 9); });
+    check("gelu tanh, relative error also for large negative x", y, gt, 1e-6, true);
+    emu::launch({1}, {32}, [&] { attn4j_relu_f32(x.data(), y.data(), 9); });
+    check("relu keeps NaN", y, re);
+
+    std::vector<float> p(24);
+    emu::launch({1}, {32}, [&] {
+        attn4j_copy_strided_f32(shape_of({4, 2, 3}), strides_of({1, 12, 4}), strides_of({6, 3, 1}), a.data(), 0,
+                                p.data(), 0, 24);
+    });
+    std::vector<double> pw(24);
+    for (int k = 0; k < 4; ++k)
+        for (int i = 0; i < 2; ++i)
+            for (int j = 0; j < 3; ++j) pw[k * 6 + i * 3 + j] = a[i * 12 + j * 4 + k];
+    check("copy_strided permute(2, 0, 1)", p, pw);
+
+    std::vector<float> whole(2 * 7, -1.0f), part = randn(2 * 3);
+    emu::launch({1}, {32}, [&] {
+        attn4j_copy_strided_f32(shape_of({2, 3}), strides_of({3, 1}), strides_of({7, 1}), part.data(), 0,
+                                whole.data(), 4, 6);
+    });
+    std::vector<double> ww(14, -1.0);
+    for (int r = 0; r < 2; ++r)
+        for (int c = 0; c < 3; ++c) ww[r * 7 + 4 + c] = part[r * 3 + c];
+    check("copy_strided into the slab of a concat at offset 4", whole, ww);
+
+    auto d = randn(1000);
+    std::vector<float> dout(1000);
+    uint64_t seed = 0xDEADBEEFCAFEULL;
+    emu::launch({2}, {256}, [&] { attn4j_dropout_f32(d.data(), dout.data(), 1000, seed, 0.3, 1.0f / 0.7f); });
+    std::vector<double> dw(1000);
+    for (int i = 0; i < 1000; ++i) dw[i] = dropout_u(seed, i) >= 0.3 ? d[i] * (1 / 0.7) : 0.0;
+    check("dropout p=0.3 splitmix mask", dout, dw);
+
+    std::vector<float> w = randn(5 * 3), e(4 * 3);
+    std::vector<int> ids = {4, 0, 2, 4};
+    emu::launch({1}, {32}, [&] { attn4j_embedding_f32(w.data(), ids.data(), e.data(), 4, 3); });
+    std::vector<double> ew(12);
+    for (int t = 0; t < 4; ++t)
+        for (int c = 0; c < 3; ++c) ew[t * 3 + c] = w[ids[t] * 3 + c];
+    check("embedding gather", e, ew);
+}
+
+static void test_reduce() {
+    int outer = 3, n = 45, inner = 5;
+    auto x = randn(outer * n * inner);
+    x[7 * inner + 1] = NAN;
+    std::vector<float> out(outer * inner);
+    std::vector<double> mx(15), sm(15), mn(15), vr(15);
+    for (int o = 0; o < outer; ++o)
+        for (int t = 0; t < inner; ++t) {
+            double m = -INFINITY, s = 0, q = 0;
+            bool nan = false;
+            for (int k = 0; k < n; ++k) {
+                double v = x[(o * n + k) * inner + t];
+                nan |= std::isnan(v);
+                m = std::max(m, v);
+                s += v;
+            }
+            for (int k = 0; k < n; ++k) q += std::pow(x[(o * n + k) * inner + t] - s / n, 2);
+            mx[o * inner + t] = nan ? NAN : m;
+            sm[o * inner + t] = s;
+            mn[o * inner + t] = s / n;
+            vr[o * inner + t] = q / n;
+        }
+    emu::launch({1}, {64}, [&] { attn4j_reduce_max_f32(x.data(), out.data(), outer, n, inner); });
+    check("reduce max over middle axis, NaN propagates", out, mx);
+    emu::launch({1}, {64}, [&] { attn4j_reduce_sum_f32(x.data(), out.data(), outer, n, inner); });
+    check("reduce sum", out, sm);
+    emu::launch({1}, {64}, [&] { attn4j_reduce_mean_f32(x.data(), out.data(), outer, n, inner); });
+    check("reduce mean", out, mn);
+    emu::launch({1}, {64}, [&] { attn4j_reduce_var_f32(x.data(), out.data(), outer, n, inner); });
+    check("reduce population variance", out, vr);
+}
+
+static void test_norm() {
+    int B = 2, L = 5, N = 7;
+    auto x = randn(B * L * N), add = randn(L * N);
+    std::vector<unsigned char> mask(B * N, 1);
+    mask[0 * N + 6] = 0;
+    for (int j = 0; j < N; ++j) mask[1 * N + j] = j < 3;
+    x[(1 * L + 4) * N + 1] = NAN;
+    std::vector<float> y(B * L * N);
+    Attn4jShape s = shape_of({B, L, N});
+    emu::launch({3}, {64}, [&] {
+        attn4j_softmax_f32(x.data(), y.data(), B * L, N, 1, s, mask.data(), strides_of({N, 0, 1}), add.data(),
+                           strides_of({0, N, 1}), 1);
+    });
+    std::vector<double> want(B * L * N);
+    for (int b = 0; b < B; ++b)
+        for (int i = 0; i < L; ++i) {
+            std::vector<double> l(N);
+            double m = -INFINITY, sum = 0;
+            bool nan = false;
+            for (int j = 0; j < N; ++j) {
+                double v = (double) x[(b * L + i) * N + j] + add[i * N + j];
+                if (!mask[b * N + j] || j > i) v = -INFINITY;
+                nan |= std::isnan(v);
+                l[j] = v;
+                m = std::max(m, v);
+            }
+            for (int j = 0; j < N; ++j) sum += std::exp(l[j] - m);
+            for (int j = 0; j < N; ++j)
+                want[(b * L + i) * N + j] = nan ? NAN : m == -INFINITY ? 0.0 : std::exp(l[j] - m) / sum;
+        }
+    check("softmax with key mask, additive mask, causal, NaN row", y, want);
+
+    std::vector<float> allMasked = {-INFINITY, -INFINITY, -INFINITY}, z(3, 1.0f);
+    emu::launch({1}, {32}, [&] {
+        attn4j_softmax_f32(allMasked.data(), z.data(), 1, 3, 1, shape_of({3}), nullptr, {}, nullptr, {}, 0);
+    });
+    check("softmax of an all -inf row is zeros", z, {0, 0, 0});
+
+    int outer = 2, n = 4, inner = 3;
+    auto u = randn(outer * n * inner);
+    std::vector<float> v(u.size());
+    emu::launch({2}, {32}, [&] {
+        attn4j_softmax_f32(u.data(), v.data(), outer, n, inner, shape_of({outer, n, inner}), nullptr, {}, nullptr,
+                           {}, 0);
+    });
+    std::vector<double> vw(u.size());
+    for (int o = 0; o < outer; ++o)
+        for (int t = 0; t < inner; ++t) {
+            double m = -INFINITY, sum = 0;
+            for (int k = 0; k < n; ++k) m = std::max(m, (double) u[(o * n + k) * inner + t]);
+            for (int k = 0; k < n; ++k) sum += std::exp(u[(o * n + k) * inner + t] - m);
+            for (int k = 0; k < n; ++k) vw[(o * n + k) * inner + t] = std::exp(u[(o * n + k) * inner + t] - m) / sum;
+        }
+    check("softmax over a middle axis", v, vw);
+
+    int rows = 3, d = 300;
+    auto h = randn(rows * d), gamma = randn(d), beta = randn(d);
+    std::vector<float> ln(rows * d), lnPlain(rows * d);
+    emu::launch({2}, {256}, [&] {
+        attn4j_layer_norm_f32(h.data(), gamma.data(), beta.data(), ln.data(), rows, d, 1e-5f);
+    });
+    emu::launch({2}, {256}, [&] { attn4j_layer_norm_f32(h.data(), nullptr, nullptr, lnPlain.data(), rows, d, 1e-5f); });
+    std::vector<double> lw(rows * d), lp(rows * d);
+    for (int r = 0; r < rows; ++r) {
+        double mean = 0, var = 0;
+        for (int c = 0; c < d; ++c) mean += h[r * d + c];
+        mean /= d;
+        for (int c = 0; c < d; ++c) var += std::pow(h[r * d + c] - mean, 2);
+        var /= d;
+        for (int c = 0; c < d; ++c) {
+            double nrm = (h[r * d + c] - mean) / std::sqrt(var + 1e-5);
+            lp[r * d + c] = nrm;
+            lw[r * d + c] = nrm * gamma[c] + beta[c];
+        }
+    }
+    check("layer norm with gamma and beta", ln, lw);
+    check("layer norm without gamma and beta", lnPlain, lp);
+
+    std::vector<float> far(64), farOut(64);
+    std::vector<double> farWant(64);
+    auto noise = randn(64);
+    double fm = 0, fv = 0;
+    for (int c = 0; c < 64; ++c) fm += far[c] = 1000.0f + noise[c];
+    fm /= 64;
+    for (int c = 0; c < 64; ++c) fv += std::pow(far[c] - fm, 2);
+    fv /= 64;
+    for (int c = 0; c < 64; ++c) farWant[c] = (far[c] - fm) / std::sqrt(fv + 1e-5);
+    emu::launch({1}, {64}, [&] { attn4j_layer_norm_f32(far.data(), nullptr, nullptr, farOut.data(), 1, 64, 1e-5f); });
+    check("layer norm of a row near 1000 (the TCK allows 1e-4)", farOut, farWant, 1e-5);
+}
+
+static void test_gemm() {
+    int M = 70, N = 45, K = 33;
+    for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb) {
+            // batch dims [2, 3]: A varies over dim 0 only, B over dim 1 only
+            auto A = randn(2 * M * K), B = randn(3 * K * N), bias = randn(N);
+            std::vector<float> C(6 * M * N);
+            Attn4jShape batch = shape_of({2, 3});
+            auto grid = dim3{(unsigned) ((N + 63) / 64), (unsigned) ((M + 63) / 64), 4};
+            emu::launch(grid, {256}, [&] {
+                attn4j_gemm_f32(A.data(), B.data(), bias.data(), C.data(), M, N, K, ta, tb, 0.5f, batch,
+                                strides_of({M * K, 0}), strides_of({0, K * N}), 6);
+            });
+            std::vector<double> want(6 * M * N);
+            for (int b0 = 0; b0 < 2; ++b0)
+                for (int b1 = 0; b1 < 3; ++b1)
+                    for (int m = 0; m < M; ++m)
+                        for (int n = 0; n < N; ++n) {
+                            double s = 0;
+                            for (int k = 0; k < K; ++k) {
+                                double a = ta ? A[b0 * M * K + k * M + m] : A[b0 * M * K + m * K + k];
+                                double bb = tb ? B[b1 * K * N + n * K + k] : B[b1 * K * N + k * N + n];
+                                s += a * bb;
+                            }
+                            want[((b0 * 3 + b1) * M + m) * N + n] = 0.5 * s + bias[n];
+                        }
+            check("gemm transA=" + std::to_string(ta) + " transB=" + std::to_string(tb) +
+                      " broadcast batch, bias, alpha, z-loop", C, want);
+        }
+}
+
+struct AttnCase {
+    std::string name;
+    std::vector<int> lead;
+    int lq, lk, dk, dv, warps;
+    bool causal;
+    float scale;
+    bool boolMask, addMask;
+    double p;
+    bool nanQ;
+};
+
+static void test_attention(const AttnCase& c) {
+    int bh = 1;
+    for (int d : c.lead) bh *= d;
+    auto q = randn((size_t) bh * c.lq * c.dk), k = randn((size_t) bh * c.lk * c.dk), v = randn((size_t) bh * c.lk * c.dv);
+    if (c.nanQ) q[(size_t) c.dk * 1 + 2] = NAN;
+    std::vector<int> full = c.lead;
+    full.push_back(c.lq);
+    full.push_back(c.lk);
+    int rank = (int) full.size();
+    // boolean key-padding mask [lead0, 1, ..., 1, Lk]: lead0 index 1 is fully masked, others keep a prefix
+    std::vector<unsigned char> mask((size_t) c.lead[0] * c.lk);
+    for (int b = 0; b < c.lead[0]; ++b)
+        for (int j = 0; j < c.lk; ++j) mask[b * c.lk + j] = b == 1 ? 0 : j < c.lk - b - 1;
+    std::vector<int> ms(8, 0), as(8, 0);
+    ms[0] = c.lk;
+    ms[rank - 1] = 1;
+    // additive mask [Lq, Lk]
+    auto add = randn((size_t) c.lq * c.lk);
+    as[rank - 2] = c.lk;
+    as[rank - 1] = 1;
+    std::vector<float> out((size_t) bh * c.lq * c.dv, 7.0f);
+    int bm = 4 * c.warps;
+    int qBlocks = (c.lq + bm - 1) / bm;
+    float keep = c.p < 1 ? (float) (1 / (1 - c.p)) : 0.0f;
+    uint64_t seed = 1234567;
+    emu::launch({(unsigned) (bh * qBlocks)}, {(unsigned) (32 * c.warps)}, [&] {
+        attn4j_flash_attention_f32(q.data(), k.data(), v.data(), out.data(), c.lq, c.lk, c.dk, c.dv, c.scale,
+                                   shape_of(full), c.boolMask ? mask.data() : nullptr, strides_of(ms),
+                                   c.addMask ? add.data() : nullptr, strides_of(as), c.causal, seed, c.p, keep);
+    });
+    std::vector<double> want((size_t) bh * c.lq * c.dv);
+    int inner = bh / c.lead[0];
+    for (int b = 0; b < bh; ++b)
+        for (int i = 0; i < c.lq; ++i) {
+            std::vector<double> l(c.lk), w(c.lk);
+            double m = -INFINITY, sum = 0;
+            bool nan = false;
+            for (int j = 0; j < c.lk; ++j) {
+                double s = 0;
+                for (int t = 0; t < c.dk; ++t)
+                    s += (double) q[((size_t) b * c.lq + i) * c.dk + t] * k[((size_t) b * c.lk + j) * c.dk + t];
+                s *= c.scale;
+                if (c.addMask) s += add[i * c.lk + j];
+                if (c.boolMask && !mask[(b / inner) * c.lk + j]) s = -INFINITY;
+                if (c.causal && j > i) s = -INFINITY;
+                nan |= std::isnan(s);
+                l[j] = s;
+                m = std::max(m, s);
+            }
+            for (int j = 0; j < c.lk; ++j) sum += l[j] == -INFINITY ? 0 : std::exp(l[j] - m);
+            for (int j = 0; j < c.lk; ++j) {
+                w[j] = nan ? NAN : m == -INFINITY ? 0.0 : (l[j] == -INFINITY ? 0 : std::exp(l[j] - m)) / sum;
+                if (c.p > 0) {
+                    uint64_t flat = ((uint64_t) b * c.lq + i) * c.lk + j;
+                    w[j] = dropout_u(seed, flat) >= c.p ? w[j] / (1 - c.p) : 0.0;
+                }
+            }
+            for (int t = 0; t < c.dv; ++t) {
+                double o = 0;
+                for (int j = 0; j < c.lk; ++j) o += w[j] * v[((size_t) b * c.lk + j) * c.dv + t];
+                want[((size_t) b * c.lq + i) * c.dv + t] = o;
+            }
+        }
+    check("attention " + c.name, out, want, 5e-5);
+}
+
+int main() {
+    test_elementwise();
+    test_reduce();
+    test_norm();
+    test_gemm();
+    std::vector<AttnCase> cases = {
+        {"cross Lq=37 Lk=53 dk=24 dv=40", {2, 3}, 37, 53, 24, 40, 4, false, 0.2f, false, false, 0, false},
+        {"causal square L=70 d=64", {1, 2}, 70, 70, 64, 64, 4, true, 0.125f, false, false, 0, false},
+        {"causal Lq=40 > Lk=20", {1, 1}, 40, 20, 16, 16, 4, true, 0.25f, false, false, 0, false},
+        {"key padding mask, one batch fully masked -> zeros", {3, 2}, 9, 33, 8, 8, 4, false, 0.3f, true, false, 0,
+         false},
+        {"additive mask and causal, scale 1", {2, 1}, 17, 17, 8, 12, 4, true, 1.0f, false, true, 0, false},
+        {"dropout p=0.25 on the weights", {2, 2}, 21, 45, 16, 16, 4, false, 0.25f, false, false, 0.25, false},
+        {"dropout p=1 gives zeros", {1, 1}, 5, 5, 4, 4, 4, false, 0.5f, false, false, 1.0, false},
+        {"dk=dv=256 with 3 warps", {1, 2}, 13, 40, 256, 256, 3, true, 0.0625f, true, true, 0, false},
+        {"dk=256 dv=64, 2 warps", {2, 1}, 11, 35, 256, 64, 2, false, 0.0625f, false, false, 0, false},
+        {"single query and key", {1, 1}, 1, 1, 3, 5, 1, false, 0.5f, false, false, 0, false},
+        {"causal Lq=7 < Lk=40 with key mask, 1 warp", {2, 1}, 7, 40, 8, 8, 1, true, 0.3f, true, false, 0, false},
+        {"NaN in a query row makes that row NaN", {1, 1}, 6, 8, 4, 4, 1, false, 0.5f, false, false, 0, true},
+    };
+    for (const auto& c : cases) test_attention(c);
+    std::printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,191 @@
+package org.attn4j.backend.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.AttentionResult;
+import org.attn4j.api.DType;
+import org.attn4j.api.GeluApproximation;
+import org.attn4j.api.Mask;
+import org.attn4j.api.Ops;
+import org.attn4j.api.Scope;
+import org.attn4j.api.Shape;
+import org.attn4j.api.Tensor;
+import org.attn4j.api.spi.Capabilities;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every op on a {@link RecordingDevice}: result shapes, which kernels run, that each launch's arguments match
+ * the kernel's PTX parameter list, and that closing the scope frees every allocation. Numbers are not checked
+ * here (no GPU); the kernels' numerics are checked by the CPU emulation in {@code src/test/emulation}.
+ */
+class CudaOpsTest {
+    private RecordingDevice device;
+    private CudaBackend backend;
+
+    @BeforeEach
+    void setUp() {
+        device = new RecordingDevice();
+        backend = new CudaBackend(device, new Capabilities("cuda", Set.of(DType.F32), true, true, true, 1));
+    }
+
+    private static Tensor t(Scope s, int... dims) {
+        return s.zeros(Shape.of(dims), DType.F32);
+    }
+
+    @Test
+    void everyPrimitiveLaunchesMatchingArgumentsAndFreesAllMemoryOnClose() {
+        try (Scope s = backend.newScope()) {
+            Ops ops = s.ops();
+            assertEquals(Shape.of(2, 3, 5), ops.matmul(t(s, 2, 3, 4), t(s, 4, 5)).shape());
+            assertEquals(Shape.of(2, 3, 5), ops.matmul(t(s, 1, 4, 3), t(s, 2, 5, 4), true, true).shape());
+            assertEquals(Shape.of(2, 3, 4), ops.add(t(s, 2, 3, 4), t(s, 4)).shape());
+            assertEquals(Shape.of(2, 3, 4), ops.sub(t(s, 3, 1), t(s, 2, 1, 4)).shape());
+            assertEquals(Shape.of(3), ops.mul(t(s, 3), t(s)).shape());
+            assertEquals(Shape.of(3), ops.div(t(s, 3), t(s, 3)).shape());
+            assertEquals(Shape.of(2, 3), ops.scale(t(s, 2, 3), 0.5).shape());
+            assertEquals(Shape.of(2, 3), ops.exp(t(s, 2, 3)).shape());
+            assertEquals(Shape.of(2, 1), ops.max(t(s, 2, 3), -1, true).shape());
+            assertEquals(Shape.of(3), ops.sum(t(s, 2, 3), 0, false).shape());
+            assertEquals(Shape.of(2), ops.mean(t(s, 2, 3), 1, false).shape());
+            assertEquals(Shape.of(2), ops.variance(t(s, 2, 3), 1, false).shape());
+            assertEquals(Shape.of(2, 3, 4), ops.softmax(t(s, 2, 3, 4), 1).shape());
+            assertEquals(Shape.of(2, 8), ops.layerNorm(t(s, 2, 8), t(s, 8), null, 1e-5).shape());
+            assertEquals(Shape.of(2, 8), ops.relu(t(s, 2, 8)).shape());
+            assertEquals(Shape.of(2, 8), ops.gelu(t(s, 2, 8), GeluApproximation.TANH).shape());
+            assertEquals(Shape.of(2, 3, 6), ops.linear(t(s, 2, 3, 4), t(s, 6, 4), t(s, 6)).shape());
+            assertEquals(Shape.of(2, 2, 4), ops.embedding(t(s, 10, 4), new int[] {1, 2, 3, 9}, Shape.of(2, 2)).shape());
+            assertEquals(Shape.of(6, 4), ops.reshape(t(s, 2, 3, 4), -1, 4).shape());
+            assertEquals(Shape.of(4, 2, 3), ops.permute(t(s, 2, 3, 4), 2, 0, 1).shape());
+            assertEquals(Shape.of(2, 7), ops.concat(List.of(t(s, 2, 3), t(s, 2, 4)), 1).shape());
+            assertEquals(List.of(Shape.of(1, 4), Shape.of(3, 4)),
+                    ops.split(t(s, 4, 4), new int[] {1, 3}, 0).stream().map(Tensor::shape).toList());
+            assertEquals(Shape.of(2, 3), ops.cast(t(s, 2, 3), DType.F32).shape());
+            assertEquals(Shape.of(2, 3), ops.dropout(t(s, 2, 3), 0.5, 7).shape());
+            assertEquals(Shape.of(3, 3), ops.additiveMask(Mask.causal(3, 3), DType.F32).shape());
+        }
+        assertEquals(0, device.liveAllocations(), "every allocation, temporaries included, is freed");
+        assertTrue(device.kernels().containsAll(List.of(Kernel.GEMM, Kernel.ADD, Kernel.SUB, Kernel.MUL, Kernel.DIV,
+                Kernel.SCALE, Kernel.EXP, Kernel.REDUCE_MAX, Kernel.REDUCE_SUM, Kernel.REDUCE_MEAN, Kernel.REDUCE_VAR,
+                Kernel.SOFTMAX, Kernel.LAYER_NORM, Kernel.RELU, Kernel.GELU_TANH, Kernel.EMBEDDING,
+                Kernel.COPY_STRIDED, Kernel.DROPOUT)));
+    }
+
+    @Test
+    void attentionWithoutWeightsIsOneFusedLaunch() {
+        try (Scope s = backend.newScope()) {
+            AttentionResult r = s.ops().attention(t(s, 2, 4, 100, 64), t(s, 2, 4, 70, 64), t(s, 2, 4, 70, 32),
+                    AttentionOptions.defaults().withCausal(true).withMask(Mask.keyPadding(new int[] {70, 3}, 70))
+                            .withDropout(0.1, 3));
+            assertEquals(Shape.of(2, 4, 100, 32), r.output().shape());
+            assertNull(r.weights());
+        }
+        assertEquals(List.of(Kernel.FLASH_ATTENTION), device.kernels());
+        LaunchConfig config = device.launches.get(0).config();
+        assertEquals(AttentionPlan.of(8, 100, 70, 64, 32, true).launch(), config);
+        assertEquals(0, device.liveAllocations());
+    }
+
+    @Test
+    void attentionWithWeightsMaterialisesLogitsSoftmaxDropoutAndProduct() {
+        try (Scope s = backend.newScope()) {
+            Tensor add = t(s, 5, 7);
+            AttentionResult r = s.ops().attention(t(s, 3, 5, 8), t(s, 3, 7, 8), t(s, 3, 7, 4),
+                    AttentionOptions.defaults().withAdditiveMask(add).withDropout(0.2, 1).withWeights(true));
+            assertEquals(Shape.of(3, 5, 4), r.output().shape());
+            assertEquals(Shape.of(3, 5, 7), r.weights().shape());
+        }
+        assertEquals(List.of(Kernel.GEMM, Kernel.SOFTMAX, Kernel.DROPOUT, Kernel.GEMM), device.kernels());
+        assertEquals(0, device.liveAllocations());
+    }
+
+    @Test
+    void attentionRejectsHeadDimsAboveTheKernelLimitNamingBoth() {
+        try (Scope s = backend.newScope()) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> s.ops().attention(t(s, 1, 4, 300), t(s, 1, 4, 300), t(s, 1, 4, 8), AttentionOptions.defaults()));
+            assertTrue(e.getMessage().contains("dk=300, dv=8"), e.getMessage());
+        }
+        assertEquals(0, device.liveAllocations());
+    }
+
+    @Test
+    void f64IsRejectedWithTheOpAndTheSupportedDtypes() {
+        try (Scope s = backend.newScope()) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> s.tensor(new double[] {1, 2}, Shape.of(2)));
+            assertEquals("tensor: dtype F64 is not supported by backend cuda (capabilities().dtypes() = [F32])",
+                    e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> s.zeros(Shape.of(2), DType.F64));
+            assertThrows(IllegalArgumentException.class, () -> s.ops().cast(t(s, 2), DType.F64));
+            assertEquals(Shape.of(2), s.tensor(new double[] {1, 2}, Shape.of(2), DType.F32).shape());
+        }
+    }
+
+    @Test
+    void shapeMismatchesAreReportedBeforeAnythingIsAllocated() {
+        try (Scope s = backend.newScope()) {
+            Tensor a = t(s, 2, 3);
+            Tensor b = t(s, 4);
+            int before = device.liveAllocations();
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> s.ops().add(a, b));
+            assertTrue(e.getMessage().startsWith("add"), e.getMessage());
+            assertEquals(before, device.liveAllocations());
+        }
+    }
+
+    @Test
+    void closedScopesAndTheirTensorsThrowIllegalState() {
+        Scope s = backend.newScope();
+        Tensor a = t(s, 2);
+        s.close();
+        assertThrows(IllegalStateException.class, a::toFloatArray);
+        assertThrows(IllegalStateException.class, () -> s.zeros(Shape.of(1), DType.F32));
+        try (Scope other = backend.newScope()) {
+            assertThrows(IllegalStateException.class, () -> other.ops().exp(a));
+        }
+    }
+
+    @Test
+    void scopesOnManyThreadsShareTheBackendAndFreeEverything() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Shape>> results = new ArrayList<>();
+            for (int task = 0; task < 16; task++) {
+                results.add(pool.submit(() -> {
+                    try (Scope s = backend.newScope()) {
+                        Tensor x = t(s, 2, 3, 8, 16);
+                        return s.ops().layerNorm(s.ops().attention(x, x, x, AttentionOptions.defaults()).output(),
+                                null, null, 1e-5).shape();
+                    }
+                }));
+            }
+            for (Future<Shape> r : results) {
+                assertEquals(Shape.of(2, 3, 8, 16), r.get());
+            }
+        } finally {
+            pool.shutdown();
+        }
+        assertEquals(0, device.liveAllocations());
+        assertEquals(32, device.launches.size());
+    }
+
+    @Test
+    void copiesOutAreExplicitWholeTensorDownloads() {
+        try (Scope s = backend.newScope()) {
+            Tensor a = s.tensor(new float[] {1, 2, 3}, Shape.of(3));
+            assertEquals(3, a.toFloatArray().length);
+            assertEquals(3, a.toDoubleArray().length);
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package org.attn4j.backend.cuda;
+
+import java.nio.file.Path;
+import java.util.Set;
+import org.attn4j.api.Backend;
+import org.attn4j.api.DType;
+import org.attn4j.api.spi.Availability;
+import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.spi.Capabilities;
+import org.attn4j.tck.BackendTck;
+
+/**
+ * The TCK on this backend's host side: the real scopes, tensors and ops, with every launch interpreted on the
+ * Java heap by {@link InterpretingDevice} instead of run on a GPU. It proves the shape plans, argument lists,
+ * masks and offsets against the golden files; it says nothing about the CUDA kernels' own arithmetic.
+ */
+class HostEmulatedConformanceTest extends BackendTck {
+
+    @Override
+    protected BackendProvider provider() {
+        return new BackendProvider() {
+            private final Capabilities capabilities = new Capabilities("cuda", Set.of(DType.F32), true, true, true, 1);
+
+            @Override
+            public String name() {
+                return "cuda-host-emulated";
+            }
+
+            @Override
+            public int priority() {
+                return 0;
+            }
+
+            @Override
+            public Availability availability() {
+                return Availability.available("host side of backend cuda, launches interpreted in Java");
+            }
+
+            @Override
+            public Capabilities capabilities() {
+                return capabilities;
+            }
+
+            @Override
+            public Backend create() {
+                return new CudaBackend(new InterpretingDevice(), capabilities);
+            }
+        };
+    }
+
+    @Override
+    protected Path reportDirectory() {
+        return Path.of("target/attn4j-tck-host-emulated");
+    }
+}

@@ -1,0 +1,379 @@
+package org.attn4j.backend.cuda;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import jcuda.driver.CUdeviceptr;
+import org.apache.commons.math3.special.Erf;
+import org.attn4j.api.spi.Dropout;
+
+/**
+ * A {@link Device} whose memory is on the Java heap and whose launches are interpreted in Java, one plain loop per
+ * kernel that reads its arguments exactly as the CUDA kernel declares them (shapes, strides, base offsets, flags).
+ * It runs the host side of the backend (shape plans, argument lists, masks, offsets, scopes) end to end without a
+ * GPU, so that the TCK's golden cases can check it. The kernels' own parallel arithmetic is checked separately, on
+ * the CPU emulation of {@code src/test/emulation}.
+ */
+final class InterpretingDevice implements Device {
+    private final Map<CUdeviceptr, ByteBuffer> memory = Collections.synchronizedMap(new IdentityHashMap<>());
+
+    @Override
+    public CUdeviceptr alloc(String op, long bytes) {
+        CUdeviceptr ptr = new CUdeviceptr();
+        memory.put(ptr, ByteBuffer.allocate(Math.toIntExact(bytes)).order(ByteOrder.LITTLE_ENDIAN));
+        return ptr;
+    }
+
+    @Override
+    public void free(CUdeviceptr ptr) {
+        if (memory.remove(ptr) == null) {
+            throw new AssertionError("freeing memory that is not live");
+        }
+    }
+
+    @Override
+    public void upload(String op, CUdeviceptr dst, float[] src) {
+        ByteBuffer b = mem(dst);
+        for (int i = 0; i < src.length; i++) {
+            b.putFloat(4 * i, src[i]);
+        }
+    }
+
+    @Override
+    public void upload(String op, CUdeviceptr dst, int[] src) {
+        ByteBuffer b = mem(dst);
+        for (int i = 0; i < src.length; i++) {
+            b.putInt(4 * i, src[i]);
+        }
+    }
+
+    @Override
+    public void upload(String op, CUdeviceptr dst, byte[] src) {
+        ByteBuffer b = mem(dst);
+        for (int i = 0; i < src.length; i++) {
+            b.put(i, src[i]);
+        }
+    }
+
+    @Override
+    public float[] download(String op, CUdeviceptr src, int n) {
+        ByteBuffer b = mem(src);
+        float[] out = new float[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = b.getFloat(4 * i);
+        }
+        return out;
+    }
+
+    @Override
+    public void copy(String op, CUdeviceptr dst, CUdeviceptr src, long bytes) {
+        ByteBuffer d = mem(dst);
+        ByteBuffer s = mem(src);
+        for (int i = 0; i < bytes; i++) {
+            d.put(i, s.get(i));
+        }
+    }
+
+    @Override
+    public void zero(String op, CUdeviceptr dst, long n) {
+        ByteBuffer d = mem(dst);
+        for (int i = 0; i < 4 * n; i++) {
+            d.put(i, (byte) 0);
+        }
+    }
+
+    int liveAllocations() {
+        return memory.size();
+    }
+
+    @Override
+    public void launch(Kernel kernel, LaunchConfig config, KernelArgs args) {
+        args.requireMatches(kernel);
+        List<Object> a = args.values();
+        switch (kernel) {
+            case ADD, SUB, MUL, DIV -> binary(kernel, a);
+            case SCALE -> {
+                float s = (Float) a.get(2);
+                map(a, (long) a.get(3), v -> v * s);
+            }
+            case EXP -> map(a, (long) a.get(2), v -> (float) Math.exp(v));
+            case RELU -> map(a, (long) a.get(2), v -> v > 0 || Float.isNaN(v) ? v : 0f);
+            case GELU_ERF -> map(a, (long) a.get(2), v -> (float) (0.5 * v * Erf.erfc(-v / Math.sqrt(2))));
+            case GELU_TANH -> map(a, (long) a.get(2),
+                    v -> (float) (v / (1 + Math.exp(-2 * Math.sqrt(2 / Math.PI) * (v + 0.044715 * v * v * v)))));
+            case COPY_STRIDED -> copyStrided(a);
+            case DROPOUT -> dropout(a);
+            case EMBEDDING -> embedding(a);
+            case REDUCE_MAX, REDUCE_SUM, REDUCE_MEAN, REDUCE_VAR -> reduce(kernel, a);
+            case SOFTMAX -> softmax(a);
+            case LAYER_NORM -> layerNorm(a);
+            case GEMM -> gemm(a);
+            case FLASH_ATTENTION -> attention(a);
+        }
+    }
+
+    private interface FloatOp {
+        float apply(float v);
+    }
+
+    private ByteBuffer mem(Object ptr) {
+        ByteBuffer b = memory.get(ptr);
+        if (b == null) {
+            throw new AssertionError("access to memory that is not live");
+        }
+        return b;
+    }
+
+    private float f(Object ptr, long i) {
+        return mem(ptr).getFloat(Math.toIntExact(4 * i));
+    }
+
+    private void put(Object ptr, long i, float v) {
+        mem(ptr).putFloat(Math.toIntExact(4 * i), v);
+    }
+
+    private static long offset(int[] shape, int[] strides, int lead, long flat) {
+        long off = 0;
+        for (int d = lead - 1; d >= 0; d--) {
+            int n = shape[1 + d];
+            off += (flat % n) * strides[d];
+            flat /= n;
+        }
+        return off;
+    }
+
+    private void map(List<Object> a, long n, FloatOp op) {
+        for (long i = 0; i < n; i++) {
+            put(a.get(1), i, op.apply(f(a.get(0), i)));
+        }
+    }
+
+    private void binary(Kernel kernel, List<Object> a) {
+        int[] shape = (int[]) a.get(0);
+        int[] sa = (int[]) a.get(1);
+        int[] sb = (int[]) a.get(2);
+        for (long i = 0; i < (long) a.get(6); i++) {
+            float x = f(a.get(3), offset(shape, sa, shape[0], i));
+            float y = f(a.get(4), offset(shape, sb, shape[0], i));
+            put(a.get(5), i, switch (kernel) {
+                case ADD -> x + y;
+                case SUB -> x - y;
+                case MUL -> x * y;
+                default -> x / y;
+            });
+        }
+    }
+
+    private void copyStrided(List<Object> a) {
+        int[] shape = (int[]) a.get(0);
+        for (long i = 0; i < (long) a.get(7); i++) {
+            float v = f(a.get(3), (long) a.get(4) + offset(shape, (int[]) a.get(1), shape[0], i));
+            put(a.get(5), (long) a.get(6) + offset(shape, (int[]) a.get(2), shape[0], i), v);
+        }
+    }
+
+    private void dropout(List<Object> a) {
+        long seed = (long) a.get(3);
+        double p = (double) a.get(4);
+        float keep = (float) a.get(5);
+        for (long i = 0; i < (long) a.get(2); i++) {
+            put(a.get(1), i, Dropout.uniform(seed, i) >= p ? f(a.get(0), i) * keep : 0f);
+        }
+    }
+
+    private void embedding(List<Object> a) {
+        int tokens = (int) a.get(3);
+        int d = (int) a.get(4);
+        for (int t = 0; t < tokens; t++) {
+            int id = mem(a.get(1)).getInt(4 * t);
+            for (int c = 0; c < d; c++) {
+                put(a.get(2), (long) t * d + c, f(a.get(0), (long) id * d + c));
+            }
+        }
+    }
+
+    private void reduce(Kernel kernel, List<Object> a) {
+        int outer = (int) a.get(2);
+        int n = (int) a.get(3);
+        int inner = (int) a.get(4);
+        for (int o = 0; o < outer * inner; o++) {
+            long base = (long) (o / inner) * n * inner + o % inner;
+            float r;
+            if (kernel == Kernel.REDUCE_MAX) {
+                r = Float.NEGATIVE_INFINITY;
+                for (int k = 0; k < n; k++) {
+                    float v = f(a.get(0), base + (long) k * inner);
+                    r = Float.isNaN(v) || v > r ? v : r;
+                }
+            } else {
+                float s = 0f;
+                for (int k = 0; k < n; k++) {
+                    s += f(a.get(0), base + (long) k * inner);
+                }
+                r = kernel == Kernel.REDUCE_SUM ? s : s / n;
+                if (kernel == Kernel.REDUCE_VAR) {
+                    float q = 0f;
+                    for (int k = 0; k < n; k++) {
+                        float dlt = f(a.get(0), base + (long) k * inner) - r;
+                        q += dlt * dlt;
+                    }
+                    r = q / n;
+                }
+            }
+            put(a.get(1), o, r);
+        }
+    }
+
+    private float maskedLogit(float v, List<Object> a, int[] shape, long r, int j, int maskIdx, int addIdx,
+                              int causalIdx, int lead, int i) {
+        int last = shape[0] - 1;
+        if (a.get(addIdx) != null) {
+            int[] s = (int[]) a.get(addIdx + 1);
+            v += f(a.get(addIdx), offset(shape, s, lead, r) + (long) i * s[last - 1] * (lead == last ? 0 : 1)
+                    + (long) j * s[last]);
+        }
+        if (a.get(maskIdx) != null) {
+            int[] s = (int[]) a.get(maskIdx + 1);
+            long off = offset(shape, s, lead, r) + (long) i * s[last - 1] * (lead == last ? 0 : 1) + (long) j * s[last];
+            if (mem(a.get(maskIdx)).get(Math.toIntExact(off)) == 0) {
+                v = Float.NEGATIVE_INFINITY;
+            }
+        }
+        if ((int) a.get(causalIdx) != 0 && j > i) {
+            v = Float.NEGATIVE_INFINITY;
+        }
+        return v;
+    }
+
+    private void softmax(List<Object> a) {
+        int outer = (int) a.get(2);
+        int n = (int) a.get(3);
+        int inner = (int) a.get(4);
+        int[] shape = (int[]) a.get(5);
+        boolean causal = (int) a.get(10) != 0;
+        for (long r = 0; r < (long) outer * inner; r++) {
+            long base = (r / inner) * n * inner + r % inner;
+            int i = causal ? (int) (r % shape[shape[0] - 1]) : 0;
+            float[] l = new float[n];
+            float m = Float.NEGATIVE_INFINITY;
+            for (int j = 0; j < n; j++) {
+                l[j] = maskedLogit(f(a.get(0), base + (long) j * inner), a, shape, r, j, 6, 8, 10, shape[0] - 1, i);
+                m = Float.isNaN(l[j]) || l[j] > m ? l[j] : m;
+            }
+            float s = 0f;
+            for (int j = 0; j < n; j++) {
+                s += (float) Math.exp(l[j] - m);
+            }
+            for (int j = 0; j < n; j++) {
+                put(a.get(1), base + (long) j * inner, m == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(l[j] - m) / s);
+            }
+        }
+    }
+
+    private void layerNorm(List<Object> a) {
+        int rows = (int) a.get(4);
+        int d = (int) a.get(5);
+        float eps = (float) a.get(6);
+        for (int r = 0; r < rows; r++) {
+            long base = (long) r * d;
+            float shift = f(a.get(0), base);
+            float s = 0f;
+            for (int c = 0; c < d; c++) {
+                s += f(a.get(0), base + c) - shift;
+            }
+            float mean = s / d;
+            float q = 0f;
+            for (int c = 0; c < d; c++) {
+                float dlt = f(a.get(0), base + c) - shift - mean;
+                q += dlt * dlt;
+            }
+            float rstd = (float) (1 / Math.sqrt(q / d + eps));
+            for (int c = 0; c < d; c++) {
+                float v = (f(a.get(0), base + c) - shift - mean) * rstd;
+                if (a.get(1) != null) {
+                    v *= f(a.get(1), c);
+                }
+                if (a.get(2) != null) {
+                    v += f(a.get(2), c);
+                }
+                put(a.get(3), base + c, v);
+            }
+        }
+    }
+
+    private void gemm(List<Object> a) {
+        int m = (int) a.get(4);
+        int n = (int) a.get(5);
+        int k = (int) a.get(6);
+        boolean ta = (int) a.get(7) != 0;
+        boolean tb = (int) a.get(8) != 0;
+        float alpha = (float) a.get(9);
+        int[] batch = (int[]) a.get(10);
+        for (int b = 0; b < (int) a.get(13); b++) {
+            long oa = offset(batch, (int[]) a.get(11), batch[0], b);
+            long ob = offset(batch, (int[]) a.get(12), batch[0], b);
+            for (int i = 0; i < m; i++) {
+                for (int j = 0; j < n; j++) {
+                    float acc = 0f;
+                    for (int t = 0; t < k; t++) {
+                        float x = f(a.get(0), oa + (ta ? (long) t * m + i : (long) i * k + t));
+                        float y = f(a.get(1), ob + (tb ? (long) j * k + t : (long) t * n + j));
+                        acc = Math.fma(x, y, acc);
+                    }
+                    float bias = a.get(2) == null ? 0f : f(a.get(2), j);
+                    put(a.get(3), (long) b * m * n + (long) i * n + j, alpha * acc + bias);
+                }
+            }
+        }
+    }
+
+    private void attention(List<Object> a) {
+        int lq = (int) a.get(4);
+        int lk = (int) a.get(5);
+        int dk = (int) a.get(6);
+        int dv = (int) a.get(7);
+        float scale = (float) a.get(8);
+        int[] shape = (int[]) a.get(9);
+        long seed = (long) a.get(15);
+        double p = (double) a.get(16);
+        float keep = (float) a.get(17);
+        int lead = shape[0] - 2;
+        long bh = 1;
+        for (int d = 0; d < lead; d++) {
+            bh *= shape[1 + d];
+        }
+        for (long b = 0; b < bh; b++) {
+            for (int i = 0; i < lq; i++) {
+                float[] l = new float[lk];
+                float m = Float.NEGATIVE_INFINITY;
+                for (int j = 0; j < lk; j++) {
+                    float s = 0f;
+                    for (int t = 0; t < dk; t++) {
+                        s = Math.fma(f(a.get(0), (b * lq + i) * dk + t), f(a.get(1), (b * lk + j) * dk + t), s);
+                    }
+                    l[j] = maskedLogit(s * scale, a, shape, b, j, 10, 12, 14, lead, i);
+                    m = Float.isNaN(l[j]) || l[j] > m ? l[j] : m;
+                }
+                float sum = 0f;
+                float[] w = new float[lk];
+                for (int j = 0; j < lk; j++) {
+                    w[j] = l[j] == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(l[j] - m);
+                    sum += w[j];
+                    if (p > 0 && Dropout.uniform(seed, (b * lq + i) * lk + j) < p) {
+                        w[j] = 0f;
+                    }
+                }
+                for (int c = 0; c < dv; c++) {
+                    float o = 0f;
+                    for (int j = 0; j < lk; j++) {
+                        o = Math.fma(w[j], f(a.get(2), (b * lk + j) * dv + c), o);
+                    }
+                    put(a.get(3), (b * lq + i) * dv + c, sum == 0f ? 0f : o / sum * keep);
+                }
+            }
+        }
+    }
+}
