@@ -120,7 +120,12 @@ public final class BenchMain {
 
     private static List<String> nativeNotes(Plan.NativeOptions natives, Path systemOpenBlas) {
         List<String> notes = new ArrayList<>();
-        notes.add("Plain 'nd4j' is the ND4J backend as it comes: bundled OpenBLAS 0.3.19, CPU auto-detected.");
+        String inherited = System.getenv().entrySet().stream()
+                .filter(e -> e.getKey().matches("(OPENBLAS|GOTO|OMP|GOMP|MKL)_.*")).sorted(Map.Entry.comparingByKey())
+                .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" "));
+        notes.add("Plain 'nd4j' is the ND4J backend as it comes: its bundled OpenBLAS 0.3.19, under the environment"
+                + " every fork inherits: " + (inherited.isEmpty() ? "no OpenBLAS or OpenMP variables" : inherited)
+                + ".");
         notes.add(natives.systemOpenBlas() ? "'+ system OpenBLAS': ND4J in a JVM started with "
                 + String.join(" ", Plan.SYSTEM_OPENBLAS) + "; JavaCPP then loads " + systemOpenBlas
                 + " (Debian's libopenblas0-pthread) for both of ND4J's OpenBLAS libraries instead of its bundled"
@@ -129,8 +134,8 @@ public final class BenchMain {
         if (natives.avx512()) {
             notes.add("'+ AVX-512 kernels': ND4J with the environment variable " + Plan.AVX512_KERNELS.entrySet()
                     .stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" "))
-                    + " in its forked JVM (OpenBLAS's CPU detection does not know this CPU and picks its AVX2"
-                    + " 'Haswell' kernels).");
+                    + " in its forked JVM, so that OpenBLAS uses its AVX-512 kernels whatever the inherited"
+                    + " environment says.");
         }
         return notes;
     }

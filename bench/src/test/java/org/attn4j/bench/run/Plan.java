@@ -36,8 +36,10 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
     static final List<String> SYSTEM_OPENBLAS = List.of("-Dorg.bytedeco.javacpp.pathsFirst=true",
             "-Djava.library.path=" + SYSTEM_OPENBLAS_DIR);
     /**
-     * Makes OpenBLAS use its AVX-512 kernels: its CPU detection does not know AMD Zen 5 and falls back to the AVX2
-     * ("Haswell") kernels. OpenBLAS reads it from the environment when it loads.
+     * Makes OpenBLAS use its AVX-512 kernels whatever the environment says. On AMD Zen 5 the bundled 0.3.19
+     * otherwise falls back to SSE ("Barcelona") and Debian's 0.3.21 picks AVX-512 ("Cooperlake"), unless the
+     * environment forces a core type, as this machine's does ({@code Haswell}, AVX2). OpenBLAS reads it when it
+     * loads.
      */
     static final Map<String, String> AVX512_KERNELS = Map.of("OPENBLAS_CORETYPE", "SkylakeX");
     static final String ND4J = "nd4j";
