@@ -38,6 +38,17 @@ final class Kernels {
     }
 
     /**
+     * {@code z = x·y + z} with libnd4j's batched matmul (GEMM with beta = 1).
+     *
+     * @param x {@code [..., m, k]}; not modified
+     * @param y {@code [..., k, n]}, same batch dims; not modified
+     * @param z {@code [..., m, n]}; modified (the product is added)
+     */
+    static void matmulAccumulate(INDArray x, INDArray y, INDArray z) {
+        Nd4j.exec(new Mmul(x, y, z, 1.0, 1.0, MMulTranspose.allFalse()));
+    }
+
+    /**
      * The maximum along {@code axis}, NaN wherever the slice holds a NaN. libnd4j's max reduction skips NaN, so
      * when {@code x} may hold any ({@link #surelyFinite}), {@code sqrt(-n)} is added to each result, where
      * {@code n} counts the slice's NaNs: {@code sqrt(-0) = -0} leaves the maximum unchanged, {@code sqrt(-n) = NaN} for {@code n ≥ 1}.

@@ -358,7 +358,6 @@ final class Nd4jOps implements Ops {
         INDArray va = in("attention", "v", v);
         INDArray additive = options == null || options.additiveMask() == null
                 ? null : in("attention", "additiveMask", options.additiveMask());
-        return Nd4jAttention.compute(scope, qa, ka, va, additive, q, k, v, options,
-                Nd4jAttention.LOGITS_PER_BLOCK);
+        return Nd4jAttention.attention(scope, qa, ka, va, additive, q, k, v, options);
     }
 }

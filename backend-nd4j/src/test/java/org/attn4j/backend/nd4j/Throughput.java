@@ -10,8 +10,9 @@ import org.attn4j.api.Tensor;
 
 /**
  * A rough timing tool behind the numbers in the README, not a test and not a benchmark harness (the JMH benchmarks
- * live in their own module): the per-call time of a tiny attention, the attention rate in GFLOP/s counted as
- * {@code 4·B·H·Lq·Lk·d}, and a 1024³ matmul in GFLOP/s ({@code 2·n³}). Run with
+ * live in their own module): the per-call time of a tiny attention (by its host loops and forced through the native
+ * tiles), the attention rate in GFLOP/s counted as {@code 4·B·H·Lq·Lk·d} (for causal attention too, so its rate
+ * shows the time saved by skipped tiles), and a 1024³ matmul in GFLOP/s ({@code 2·n³}). Run with
  * {@code mvn -B -o -q -pl backend-nd4j exec:java -Dexec.mainClass=org.attn4j.backend.nd4j.Throughput
  * -Dexec.classpathScope=test}.
  */
@@ -23,8 +24,11 @@ public final class Throughput {
 
     public static void main(String[] args) {
         tinyAttention(20_000);
-        attention(512, 20);
-        attention(2048, 3);
+        for (boolean causal : new boolean[] {false, true}) {
+            attention(512, 20, causal);
+            attention(2048, 3, causal);
+            attention(4096, 1, causal);
+        }
         matmul(1024, 10);
     }
 
@@ -48,10 +52,23 @@ public final class Throughput {
                 double micros = (System.nanoTime() - start) / 1e3 / calls;
                 System.out.printf(Locale.ROOT, "attention 1x1x6x16 F32, own scope per call: %.1f us/call%n", micros);
             }
+            for (int round = 0; round < 3; round++) {
+                long start = System.nanoTime();
+                for (int i = 0; i < calls / 10; i++) {
+                    try (Scope scope = BACKEND.newScope()) {
+                        Nd4jAttention.compute((Nd4jScope) scope, ((Nd4jTensor) q).array("q"),
+                                ((Nd4jTensor) k).array("k"), ((Nd4jTensor) v).array("v"), null, q, k, v,
+                                AttentionOptions.defaults(), Nd4jAttention.LOGITS_PER_BLOCK);
+                    }
+                }
+                double micros = (System.nanoTime() - start) / 1e3 / (calls / 10);
+                System.out.printf(Locale.ROOT, "attention 1x1x6x16 F32 forced through the native tiles: %.1f us/call%n",
+                        micros);
+            }
         }
     }
 
-    private static void attention(int length, int calls) {
+    private static void attention(int length, int calls, boolean causal) {
         int heads = 12;
         int dim = 64;
         try (Scope inputs = BACKEND.newScope()) {
@@ -60,16 +77,17 @@ public final class Throughput {
             Tensor k = random(inputs, 5, s);
             Tensor v = random(inputs, 6, s);
             double flops = 4.0 * heads * length * (double) length * dim;
+            AttentionOptions options = AttentionOptions.defaults().withCausal(causal);
             for (int round = 0; round < 2; round++) {
                 long start = System.nanoTime();
                 for (int i = 0; i < calls; i++) {
                     try (Scope scope = BACKEND.newScope()) {
-                        scope.ops().attention(q, k, v, AttentionOptions.defaults());
+                        scope.ops().attention(q, k, v, options);
                     }
                 }
                 double seconds = (System.nanoTime() - start) / 1e9 / calls;
-                System.out.printf(Locale.ROOT, "attention B=1 H=12 L=%d d=64 F32: %.2f ms/call, %.2f GFLOP/s%n",
-                        length, seconds * 1e3, flops / seconds / 1e9);
+                System.out.printf(Locale.ROOT, "attention B=1 H=12 L=%d d=64 F32%s: %.2f ms/call, %.2f GFLOP/s%n",
+                        length, causal ? " causal" : "", seconds * 1e3, flops / seconds / 1e9);
             }
         }
     }
