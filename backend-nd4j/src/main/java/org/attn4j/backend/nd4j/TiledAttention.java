@@ -8,7 +8,6 @@ import org.attn4j.api.DType;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Shape;
 import org.attn4j.api.spi.ShapeChecks;
-import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.indexing.BooleanIndexing;
@@ -36,9 +35,12 @@ import org.nd4j.nativeblas.NativeOpsHolder;
  * A NaN or +∞ logit makes its row's sum NaN and so the row NaN, as the softmax would. Causal tiles whose first key
  * lies after the block's last query are skipped; tiles crossing the diagonal get a causal -∞ tile.
  * <p>
- * Memory: besides the inputs and the output, a tile set holds {@code S} (at most {@code budget} elements:
- * {@code P·Bq·Bk ≤ budget}), one mask tile of at most that size, the key and value blocks (one copy of {@code k}
- * and {@code v}) and {@code acc, m, l} of one query block — O(P·(Lk·(d_k + d_v) + Bq·d_v)), never O(Lq·Lk).
+ * Memory: besides the inputs and the output, a call holds one logits buffer {@code S} of {@code P·Bq·Bk ≤ budget}
+ * elements reused by every tile, one mask window of at most that size at a time, the causal tiles of the diagonal
+ * ({@code Bq·Bk} each, one per distinct offset {@code q0 - k0}: a single one for aligned square blocks, never more
+ * than {@code Lq·(Bq + 2·Bk)} elements in all, with no factor {@code P}), contiguous
+ * copies of the key and value blocks (one copy of {@code k} and {@code v}) and {@code acc, m, l} of one query block:
+ * O(budget + P·(Lk·(d_k + d_v) + Bq·d_v)), never O(Lq·Lk).
  * Threads: every GEMM goes to OpenBLAS, whose own pthreads split it over all cores (batch × heads × rows). The
  * calls in between run on the calling thread alone: libnd4j's OpenMP workers, left running, spin after each call
  * and take the cores from OpenBLAS's threads (measured on 2 cores: a 10 µs reduction took 8 ms, the attention fell
@@ -46,8 +48,6 @@ import org.nd4j.nativeblas.NativeOpsHolder;
  * restores it at the end.
  */
 final class TiledAttention {
-    /** The most logits one tile set {@code [P, Bq, Bk]} holds: 2^23 elements, 32 MB in F32. */
-    static final long BUDGET = 1L << 23;
     /** The largest query or key block: large enough to amortise each call's launch cost, small enough to skip
      * most of the causal triangle. */
     static final int MAX_BLOCK = 512;

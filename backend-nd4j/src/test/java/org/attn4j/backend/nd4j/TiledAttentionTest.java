@@ -2,11 +2,17 @@ package org.attn4j.backend.nd4j;
 
 import static org.attn4j.backend.nd4j.Close.assertClose;
 import static org.attn4j.backend.nd4j.Close.tolerance;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Backend;
@@ -186,6 +192,58 @@ class TiledAttentionTest {
         check(dtype, Problem.of(17, 1, dtype), AttentionOptions.defaults(), null, budget(4, 1), "one key");
     }
 
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void inputsWithoutBatchDimsAreOneProblem(DType dtype) {
+        int lq = 21;
+        int lk = 18;
+        double[] q = data(41, lq * DK, dtype);
+        double[] k = data(42, lk * DK, dtype);
+        double[] v = data(43, lk * DV, dtype);
+        boolean[] allowed = new boolean[lq * lk];
+        for (int i = 0; i < allowed.length; i++) {
+            allowed[i] = i % 3 != 1;
+        }
+        AttentionOptions options = AttentionOptions.defaults().withCausal(true)
+                .withMask(Mask.of(Shape.of(lq, lk), allowed));
+        double[][] expected = Oracle.attention(q, k, v, 1, lq, lk, DK, DV, options.scaleFor(DK), allowed, true, 0, 0);
+        try (Scope scope = BACKEND.newScope()) {
+            Tensor qt = scope.tensor(q, Shape.of(lq, DK), dtype);
+            Tensor kt = scope.tensor(k, Shape.of(lk, DK), dtype);
+            Tensor vt = scope.tensor(v, Shape.of(lk, DV), dtype);
+            AttentionResult r = Nd4jAttention.compute((Nd4jScope) scope, array(qt), array(kt), array(vt), null,
+                    qt, kt, vt, options, 5 * 4);
+            assertEquals(Shape.of(lq, DV), r.output().shape());
+            assertClose("rank 2 in 5x4 tiles", expected[0], r.output().toDoubleArray(), tolerance(dtype));
+        }
+    }
+
+    @Test
+    void concurrentTiledCallsGiveBitIdenticalResults() throws Exception {
+        Problem p = Problem.of(41, 53, DType.F32);
+        AttentionOptions options = AttentionOptions.defaults().withCausal(true).withDropout(0.1, 3);
+        double[] expected;
+        try (Scope scope = BACKEND.newScope()) {
+            expected = tiled(scope, DType.F32, p, options, budget(8, 16)).output().toDoubleArray();
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<double[]>> results = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                results.add(pool.submit(() -> {
+                    try (Scope scope = BACKEND.newScope()) {
+                        return tiled(scope, DType.F32, p, options, budget(8, 16)).output().toDoubleArray();
+                    }
+                }));
+            }
+            for (int i = 0; i < results.size(); i++) {
+                assertArrayEquals(expected, results.get(i).get(), "call " + i);
+            }
+        } finally {
+            pool.shutdown();
+        }
+    }
+
     @Test
     void tilesStayWithinTheBudgetAndUseItWhenTheyCan() {
         ShapeChecks.AttentionShape shape = new ShapeChecks.AttentionShape(Shape.of(1, 12), 16384, 16384, 64, 64);
@@ -199,7 +257,7 @@ class TiledAttentionTest {
     @ParameterizedTest
     @EnumSource(DType.class)
     void weightsOfAProblemTooLargeForTheHostLoopsComeFromTheNativePath(DType dtype) {
-        int l = 70;
+        int l = 130;
         Problem p = Problem.of(l, l, dtype);
         ShapeChecks.AttentionShape shape = new ShapeChecks.AttentionShape(Shape.of(B, H), l, l, DK, DV);
         assertFalse(HostAttention.suits(shape), "the problem is above the host loops' limit");
