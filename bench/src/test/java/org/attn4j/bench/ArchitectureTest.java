@@ -1,0 +1,17 @@
+package org.attn4j.bench;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+
+@AnalyzeClasses(packages = "org.attn4j.bench", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+
+    @ArchTest
+    static final ArchRule THE_JAR_DEPENDS_ON_THE_JDK_ALONE = classes()
+            .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.attn4j.bench")
+            .because("ONNX Runtime, JMH and the backends are test-scoped: the published jar must not need them");
+}
