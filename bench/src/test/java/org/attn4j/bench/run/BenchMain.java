@@ -67,7 +67,7 @@ public final class BenchMain {
         String started = now();
         String loadBefore = loadAverage();
         List<String> notes = new ArrayList<>();
-        List<String> backends = cpuBackends(notes);
+        List<String> backends = availableBackends(notes);
         Path systemOpenBlas = Path.of(Plan.SYSTEM_OPENBLAS_DIR, "libopenblas.so.0");
         Plan.NativeOptions natives = new Plan.NativeOptions(Files.exists(systemOpenBlas),
                 cpuFlags().contains("avx512f"));
@@ -99,20 +99,21 @@ public final class BenchMain {
         System.out.println("\nWrote " + out.resolve("bench.json") + " and " + out.resolve("bench.md"));
     }
 
-    /** @return the names of the available CPU backends; the others go into {@code notes} with the reason */
-    private static List<String> cpuBackends(List<String> notes) {
+    /**
+     * @return the names of the available backends (the CUDA one only where a GPU and driver are present); the
+     *     others go into {@code notes} with the reason
+     */
+    private static List<String> availableBackends(List<String> notes) {
         List<String> backends = new ArrayList<>();
         for (ProviderReport p : Backends.describe()) {
-            boolean cpu = "cpu".equals(p.capabilities().device());
-            if (cpu && p.availability().available()) {
+            if (p.availability().available()) {
                 backends.add(p.name());
             } else {
-                notes.add("Backend " + p.name() + " not measured: " + (cpu ? p.availability().reason()
-                        : "its device is " + p.capabilities().device() + ", not the CPU"));
+                notes.add("Backend " + p.name() + " not measured: " + p.availability().reason());
             }
         }
-        notes.add("CPU backends measured: " + (backends.isEmpty() ? "none found on the class path" : backends)
-                + "; each implementation uses all " + BenchData.threads() + " processors (ONNX Runtime: "
+        notes.add("Backends measured: " + (backends.isEmpty() ? "none found on the class path" : backends)
+                + "; each CPU implementation uses all " + BenchData.threads() + " processors (ONNX Runtime: "
                 + BenchData.threads() + " intra-op threads; EJML MT: EjmlConcurrency.setMaxThreads("
                 + BenchData.threads() + "); ND4J and OpenBLAS: their defaults, one thread per core).");
         return backends;
