@@ -32,12 +32,17 @@ import picocli.CommandLine.Spec;
 final class DemoCommand implements Callable<Integer> {
     static final String HEATMAP = "attention-heatmap.png";
     static final String SIDECAR = "attention-heatmap.json";
+    /** Limits that keep the tables readable and the picture a sensible size. */
+    static final int MAX_WORDS = 64;
+    static final int MAX_DIM = 1024;
+    static final int MAX_HEADS = 16;
 
     @Spec
     private CommandSpec spec;
 
     @Option(names = "--text", paramLabel = "TEXT", defaultValue = Walkthrough.DEFAULT_TEXT,
-            description = "The sentence; words are split on white space and punctuation (default: ${DEFAULT-VALUE}).")
+            description = "The sentence, 1 to " + MAX_WORDS + " words; punctuation is dropped (default: "
+                    + "${DEFAULT-VALUE}).")
     private String text;
 
     @Option(names = "--backend", paramLabel = "NAME",
@@ -46,12 +51,12 @@ final class DemoCommand implements Callable<Integer> {
     private String backend;
 
     @Option(names = "--heads", paramLabel = "N", defaultValue = "4",
-            description = "Heads of the multi-head step and the transformer block; must divide --dim "
-                    + "(default: ${DEFAULT-VALUE}).")
+            description = "Heads of the multi-head step and the transformer block, 1 to " + MAX_HEADS
+                    + "; must divide --dim (default: ${DEFAULT-VALUE}).")
     private int heads;
 
     @Option(names = "--dim", paramLabel = "D", defaultValue = "16",
-            description = "The embedding (model) dimension (default: ${DEFAULT-VALUE}).")
+            description = "The embedding (model) dimension, 1 to " + MAX_DIM + " (default: ${DEFAULT-VALUE}).")
     private int dim;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "123",
@@ -90,15 +95,23 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     private void validate() {
-        if (Walkthrough.words(text).isEmpty()) {
+        int words = Walkthrough.words(text).size();
+        if (words == 0) {
             throw bad("--text is empty: give a sentence with at least one word");
         }
-        if (dim < 1) {
-            throw bad("--dim is " + dim + ": it must be at least 1");
+        if (words > MAX_WORDS) {
+            throw bad("--text has " + words + " words; the demo shows at most " + MAX_WORDS);
+        }
+        if (dim < 1 || dim > MAX_DIM) {
+            throw bad("--dim is " + dim + ": use 1 to " + MAX_DIM);
         }
         if (heads < 1 || heads > dim) {
             throw bad("--heads " + heads + " is not possible with --dim " + dim + ": each head needs at least one "
                     + "dimension, so use 1 to " + dim);
+        }
+        if (heads > MAX_HEADS) {
+            throw bad("--heads " + heads + " is more than the demo draws: use at most " + MAX_HEADS
+                    + " (one heatmap panel per head)");
         }
         if (dim % heads != 0) {
             throw bad("--heads " + heads + " does not divide --dim " + dim + ": use one of "

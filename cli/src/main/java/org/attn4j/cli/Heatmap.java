@@ -22,11 +22,11 @@ import org.attn4j.models.io.Json;
  *
  * <p>Layout, top to bottom: a title and a legend line; then one horizontal band per {@link Row} (for the demo: the
  * single-head steps, then one panel per head of multi-head attention, then one per head of the transformer block),
- * each with a caption; a {@link Viridis} colour scale from 0 to 1 on the right. In a panel of weights
- * {@code w[i][j]}, row {@code i} is the query word (labelled on the left) and column {@code j} the key word
- * (labelled underneath, rotated); each cell is coloured by {@code w[i][j]} on the fixed scale 0 to 1 (so panels are
- * comparable) and, when cells are large enough, shows the value with two decimals. Cells shrink as sentences grow:
- * {@code cell = clamp(320 / words, 12, 44)} pixels.
+ * each with a caption and at most {@value #PANELS_PER_LINE} panels per line; a {@link Viridis} colour scale from 0
+ * to 1 on the right. In a panel of weights {@code w[i][j]}, row {@code i} is the query word (labelled on the left)
+ * and column {@code j} the key word (labelled underneath, rotated); each cell is coloured by {@code w[i][j]} on the
+ * fixed scale 0 to 1 (so panels are comparable) and, when cells are large enough, shows the value with two
+ * decimals. Cells shrink as sentences grow: {@code cell = clamp(320 / words, 12, 44)} pixels.
  */
 final class Heatmap {
 
@@ -95,6 +95,8 @@ final class Heatmap {
         }
     }
 
+    /** A band with more panels continues on the next line. */
+    static final int PANELS_PER_LINE = 4;
     private static final int MARGIN = 16;
     private static final int GAP = 28;
     private static final int LABEL_PAD = 6;
@@ -234,8 +236,14 @@ final class Heatmap {
                 }
                 y += text(g, measureOnly, CAPTION, row.caption(), MARGIN, y) + 4;
                 int x = MARGIN;
-                int bandHeight = 0;
-                for (Panel p : row.panels()) {
+                int lineHeight = 0;
+                for (int k = 0; k < row.panels().size(); k++) {
+                    if (k > 0 && k % PANELS_PER_LINE == 0) {
+                        x = MARGIN;
+                        y += lineHeight;
+                        lineHeight = 0;
+                    }
+                    Panel p = row.panels().get(k);
                     int titleHeight = text(g, true, PANEL_TITLE, p.title(), 0, 0) + 2;
                     int gx = x + labelSpace;
                     int gy = y + titleHeight;
@@ -247,10 +255,10 @@ final class Heatmap {
                     }
                     grids.add(grid);
                     x = gx + grid.width() + GAP;
-                    bandHeight = Math.max(bandHeight, titleHeight + grid.height() + labelSpace);
+                    right = Math.max(right, x - GAP);
+                    lineHeight = Math.max(lineHeight, titleHeight + grid.height() + labelSpace);
                 }
-                right = Math.max(right, x - GAP);
-                y += bandHeight + GAP / 2;
+                y += lineHeight + GAP / 2;
             }
             Box bar = new Box("attention weight", right + GAP, contentTop, BAR_WIDTH, BAR_HEIGHT);
             int barRight = bar.x() + BAR_WIDTH + 6 + g.getFontMetrics(LABEL).stringWidth("0.75");

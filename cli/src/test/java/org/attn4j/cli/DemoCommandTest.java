@@ -151,6 +151,17 @@ class DemoCommandTest {
     }
 
     @Test
+    void limitsKeepTheTablesReadableAndThePictureASensibleSize() {
+        String words = "w ".repeat(DemoCommand.MAX_WORDS + 1);
+        assertUsageError(Cli.run("demo", "--text", words, "--out", dir.toString()),
+                "attn4j demo: --text has 65 words; the demo shows at most 64");
+        assertUsageError(Cli.run("demo", "--dim", "4096", "--out", dir.toString()),
+                "attn4j demo: --dim is 4096: use 1 to 1024");
+        assertUsageError(Cli.run("demo", "--dim", "64", "--heads", "32", "--out", dir.toString()),
+                "attn4j demo: --heads 32 is more than the demo draws: use at most 16 (one heatmap panel per head)");
+    }
+
+    @Test
     void anUnknownBackendIsAOneLineUsageErrorListingTheKnownOnes() {
         String known = Backends.describe().stream().map(ProviderReport::name).collect(Collectors.joining(", "));
         assertTrue(known.contains(EJML), known);

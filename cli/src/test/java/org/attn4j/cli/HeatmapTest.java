@@ -118,6 +118,21 @@ class HeatmapTest {
     }
 
     @Test
+    void aBandWithManyPanelsWrapsAfterFourPerLine() throws IOException {
+        Heatmap.Layout layout = Heatmap.write("wrap", List.of(new Heatmap.Row("heads", panels("head", 6, 7))),
+                dir.resolve("wrap.png"));
+        List<Heatmap.Box> g = layout.grids();
+        assertEquals(6, g.size());
+        for (int k = 1; k < Heatmap.PANELS_PER_LINE; k++) {
+            assertEquals(g.get(0).y(), g.get(k).y(), "panel " + k + " is on the first line");
+            assertTrue(g.get(k).x() > g.get(k - 1).x() + g.get(k - 1).width(), "panel " + k + " overlaps");
+        }
+        assertEquals(g.get(0).x(), g.get(4).x(), "the fifth panel starts the second line");
+        assertTrue(g.get(4).y() > g.get(0).y() + g.get(0).height(), "the second line overlaps the first");
+        assertTrue(layout.height() >= g.get(5).y() + g.get(5).height());
+    }
+
+    @Test
     void cellsShrinkForLongSentences() throws IOException {
         List<String> many = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
