@@ -11,7 +11,7 @@ final class Targets {
     /** Heads and head size of the attention shapes the goals name. */
     static final int HEADS = 12;
     static final int HEAD_DIM = 64;
-    /** The backend whose attention is held against its own library's GEMM. */
+    /** The backend whose attention, in each of its variants, is held against its own library's GEMM. */
     static final String EJML = "ejml";
 
     private Targets() {
@@ -26,7 +26,7 @@ final class Targets {
         targets.add(versusOnnxRuntime(report, Suite.ATTENTION,
                 AttentionWorkload.selfAttention(HEADS, 2048, HEAD_DIM, true), 1.4));
         report.in(Suite.ATTENTION).stream()
-                .filter(m -> m.implementation().equals(EJML) && !((AttentionWorkload) m.workload()).causal())
+                .filter(m -> m.implementation().startsWith(EJML) && !((AttentionWorkload) m.workload()).causal())
                 .forEach(m -> targets.add(versusOwnGemm(report, m, 0.8)));
         report.in(Suite.TOY).stream().filter(m -> m.isOnnxRuntime()).findFirst()
                 .ifPresent(o -> targets.add(versusOnnxRuntime(report, Suite.TOY, o.workload(), 1.0)));

@@ -35,10 +35,10 @@ public final class EjmlBackendProvider implements BackendProvider {
         return PRIORITY;
     }
 
-    /** @return always available: pure Java on EJML, with the number of threads an op may use */
+    /** @return always available: pure Java on EJML, with the number of threads an op may use and the F32 kernel */
     @Override
     public Availability availability() {
-        return Availability.available("pure Java on EJML, " + threads() + " threads");
+        return Availability.available("pure Java on EJML, " + threads() + " threads; " + Simd.describe());
     }
 
     @Override

@@ -6,7 +6,9 @@ import org.attn4j.api.spi.ShapeChecks;
 
 /**
  * Runs the fused attention kernels over the backend's pool: one task per (batch × head, query block), each with
- * its own scratch space, writing disjoint rows of the output.
+ * its own scratch space, writing disjoint rows of the output. F32 runs on {@link VectorFlashAttentionF32} when
+ * {@link Simd#enabled()} and there are at least a quarter block of query rows (one full vector), else on
+ * {@link FlashAttentionF32}; F64 runs on {@link FlashAttentionF64}.
  */
 final class FlashAttention {
 
@@ -27,12 +29,20 @@ final class FlashAttention {
                       ShapeChecks.AttentionShape shape, Parallel parallel) {
         AttentionPlan plan = new AttentionPlan(shape, options, additive);
         boolean f32 = q.dtype() == DType.F32;
-        int block = f32 ? FlashAttentionF32.QUERY_BLOCK : FlashAttentionF64.QUERY_BLOCK;
+        boolean simd = f32 && Simd.enabled() && 4 * plan.queries >= VectorFlashAttentionF32.QUERY_BLOCK;
+        int block = simd ? VectorFlashAttentionF32.QUERY_BLOCK
+                : f32 ? FlashAttentionF32.QUERY_BLOCK : FlashAttentionF64.QUERY_BLOCK;
         int blocks = (plan.queries + block - 1) / block;
         long work = (long) block * plan.keys * (plan.keyDim + plan.valueDim);
         Object out = HeapScope.allocate(q.dtype(), shape.output().size());
         parallel.forRange(plan.problems * blocks, work, (from, to) -> {
-            if (f32) {
+            if (simd) {
+                VectorFlashAttentionF32 kernel =
+                        new VectorFlashAttentionF32(plan, q.f32(), k.f32(), v.f32(), (float[]) out);
+                for (int t = from; t < to; t++) {
+                    kernel.block(t / blocks, (t % blocks) * block);
+                }
+            } else if (f32) {
                 FlashAttentionF32 kernel = new FlashAttentionF32(plan, q.f32(), k.f32(), v.f32(), (float[]) out);
                 for (int t = from; t < to; t++) {
                     kernel.block(t / blocks, (t % blocks) * block);

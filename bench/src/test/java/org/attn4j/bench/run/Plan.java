@@ -42,6 +42,9 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
      * loads.
      */
     static final Map<String, String> AVX512_KERNELS = Map.of("OPENBLAS_CORETYPE", "SkylakeX");
+    /** Resolves the incubating Vector API, which the EJML backend's SIMD attention kernel needs. */
+    static final List<String> VECTOR_MODULE = List.of("--add-modules", "jdk.incubator.vector");
+    static final String EJML = "ejml";
     static final String ND4J = "nd4j";
 
     static Plan full() {
@@ -76,6 +79,13 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
 
         static Variant plain(String name) {
             return new Variant(name, name, JVM, Map.of());
+        }
+
+        /** @return the EJML backend in a JVM with the Vector API, so that F32 attention runs its SIMD kernel */
+        static Variant ejmlSimd() {
+            List<String> jvm = new ArrayList<>(JVM);
+            jvm.addAll(VECTOR_MODULE);
+            return new Variant(EJML + " + SIMD kernel", EJML, jvm, Map.of());
         }
     }
 
@@ -117,16 +127,19 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
 
         /**
          * @param names backend or GEMM peer names
-         * @return each name as it comes, with {@code nd4j} replaced by {@link #nd4jDefaultAndTuned()}
+         * @return each name as it comes, with {@code nd4j} replaced by {@link #nd4jDefaultAndTuned()} and the
+         *     backend {@code ejml} by itself without and with {@link Variant#ejmlSimd()}
          */
         List<Variant> expand(List<String> names) {
             return names.stream().flatMap(n -> n.equals(ND4J) ? nd4jDefaultAndTuned().stream()
+                    : n.equals(EJML) ? Stream.of(Variant.plain(n), Variant.ejmlSimd())
                     : Stream.of(Variant.plain(n))).toList();
         }
 
         /** @return for each backend variant's label, the label of its own library's attention-shaped GEMM */
         Map<String, String> ownGemm() {
-            Map<String, String> own = new LinkedHashMap<>(Map.of("ejml", "ejml-mt"));
+            Map<String, String> own = new LinkedHashMap<>(Map.of(EJML, "ejml-mt",
+                    Variant.ejmlSimd().label(), "ejml-mt"));
             nd4jDefaultAndTuned().forEach(v -> own.put(v.label(), v.label()));
             return own;
         }

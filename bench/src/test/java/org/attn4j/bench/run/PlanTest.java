@@ -16,13 +16,14 @@ class PlanTest {
     private static final Plan.NativeOptions ALL = new Plan.NativeOptions(true, true);
     private static final Plan.NativeOptions NONE = new Plan.NativeOptions(false, false);
     private static final String TUNED = "nd4j + system OpenBLAS + AVX-512 kernels";
+    private static final String SIMD = "ejml + SIMD kernel";
 
     @Test
-    void everyAttentionShapeRunsOnOnnxRuntimeAndOnNd4jAsItComesAndTuned() {
+    void everyAttentionShapeRunsOnOnnxRuntimeAndOnEachBackendAsItComesAndTuned() {
         List<Job> jobs = Plan.full().jobs(List.of("ejml", "nd4j"), EnumSet.of(Suite.ATTENTION), ALL);
-        assertEquals(4 * 2 * 4, jobs.size(), "4 lengths × causal or not × (ONNX Runtime + ejml + nd4j twice)");
+        assertEquals(4 * 2 * 5, jobs.size(), "4 lengths × causal or not × (ONNX Runtime + ejml twice + nd4j twice)");
         AttentionWorkload w = AttentionWorkload.selfAttention(12, 2048, 64, true);
-        assertEquals(List.of(Measurement.ONNX_RUNTIME, "ejml", "nd4j", TUNED),
+        assertEquals(List.of(Measurement.ONNX_RUNTIME, "ejml", SIMD, "nd4j", TUNED),
                 jobs.stream().filter(j -> j.workload().equals(w)).map(Job::implementation).toList());
     }
 
@@ -34,6 +35,16 @@ class PlanTest {
                 "-Djava.library.path=/usr/lib/x86_64-linux-gnu/openblas-pthread"), job.jvmArgs());
         assertEquals(Map.of("OPENBLAS_CORETYPE", "SkylakeX"), job.env());
         assertEquals("nd4j", job.params().get("backend"));
+    }
+
+    @Test
+    void simdEjmlForksWithTheVectorModuleAndPlainEjmlWithout() {
+        List<Job> jobs = Plan.quick().jobs(List.of("ejml"), EnumSet.of(Suite.ATTENTION), NONE);
+        Job simd = jobs.stream().filter(j -> j.implementation().equals(SIMD)).findFirst().orElseThrow();
+        assertEquals(List.of("-Xms512m", "-Xmx4g", "--add-modules", "jdk.incubator.vector"), simd.jvmArgs());
+        assertEquals("ejml", simd.params().get("backend"));
+        Job plain = jobs.stream().filter(j -> j.implementation().equals("ejml")).findFirst().orElseThrow();
+        assertEquals(List.of("-Xms512m", "-Xmx4g"), plain.jvmArgs());
     }
 
     @Test
@@ -49,7 +60,7 @@ class PlanTest {
     @Test
     void longSequenceRunsOnceColdInTwoGigabytesPerBackendVariant() {
         List<Job> jobs = Plan.full().jobs(List.of("ejml", "nd4j"), EnumSet.of(Suite.LONG_SEQUENCE), ALL);
-        assertEquals(3, jobs.size());
+        assertEquals(4, jobs.size());
         for (Job job : jobs) {
             assertTrue(job.singleShot(), job.toString());
             assertEquals("-Xmx2g", job.jvmArgs().get(0), job.toString());
@@ -68,6 +79,6 @@ class PlanTest {
 
     @Test
     void eachBackendVariantIsComparedWithItsOwnLibrarysGemm() {
-        assertEquals(Map.of("ejml", "ejml-mt", "nd4j", "nd4j", TUNED, TUNED), ALL.ownGemm());
+        assertEquals(Map.of("ejml", "ejml-mt", SIMD, "ejml-mt", "nd4j", "nd4j", TUNED, TUNED), ALL.ownGemm());
     }
 }

@@ -1,0 +1,394 @@
+package org.attn4j.backend.ejml;
+
+import java.util.Arrays;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The fused F32 attention kernel on explicit SIMD vectors ({@code jdk.incubator.vector}), the same
+ * FlashAttention-2 step as {@link FlashAttentionF32} for one (problem, query block) at a time:
+ * <pre>
+ *   for each key block (skipping blocks wholly above the causal diagonal):
+ *     S   = scale · Q_blk · K_blkᵀ + additive, -∞ where masked             [keys × rows], transposed
+ *     m'  = max(m, colmax S);  P = e^(S - m');  c = e^(m - m')
+ *     l   = l·c + colsum P;    Oᵀ = Oᵀ·c + V_blkᵀ · dropout(P)
+ *   O = O / l · 1/(1-p), or 0 for a row whose logits were all -∞
+ * </pre>
+ * A query block is four vectors of query rows ({@link #QUERY_BLOCK} = 4 · lanes, 64 with AVX-512); a block
+ * shorter than that is padded with zero queries whose results are dropped. Both products run as register tiles
+ * of four keys (or four value columns) by four row vectors: sixteen accumulators that stay in registers for the
+ * whole inner loop, fed by four vector loads and four broadcasts per step. {@code e^x} is
+ * {@link FastExp}'s polynomial in vector form. Statistics and accumulators are float. Only {@link Simd} may
+ * load this class: without the {@code jdk.incubator.vector} module it cannot be linked.
+ */
+final class VectorFlashAttentionF32 {
+    private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+    private static final int LANES = SPECIES.length();
+    static final int QUERY_BLOCK = 4 * LANES;
+    static final int KEY_BLOCK = 128;
+
+    private static final float LOG2E = 1.4426950408889634f;
+    private static final float LN2_HIGH = 0.693359375f;
+    private static final float LN2_LOW = -2.12194440e-4f;
+    private static final float ROUND = 12582912f;
+    private static final float LOWEST = -88f;
+
+    private final AttentionPlan plan;
+    private final float[] q;
+    private final float[] k;
+    private final float[] v;
+    private final float[] out;
+    private final float[] additive;
+    private final float[] queriesT;
+    private final float[] scoresT;
+    private final float[] outT;
+    private final float[] rowMax;
+    private final float[] rowSum;
+    private final int[] maskRows;
+    private final int[] additiveRows;
+
+    VectorFlashAttentionF32(AttentionPlan plan, float[] q, float[] k, float[] v, float[] out) {
+        this.plan = plan;
+        this.q = q;
+        this.k = k;
+        this.v = v;
+        this.out = out;
+        this.additive = (float[]) plan.additive;
+        this.queriesT = new float[plan.keyDim * QUERY_BLOCK];
+        this.scoresT = new float[KEY_BLOCK * QUERY_BLOCK];
+        this.outT = new float[plan.valueDim * QUERY_BLOCK];
+        this.rowMax = new float[QUERY_BLOCK];
+        this.rowSum = new float[QUERY_BLOCK];
+        this.maskRows = new int[QUERY_BLOCK];
+        this.additiveRows = new int[QUERY_BLOCK];
+    }
+
+    /**
+     * Computes output rows {@code [rowStart, min(rowStart + QUERY_BLOCK, Lq))} of one problem.
+     *
+     * @param problem the (batch × head) index
+     * @param rowStart the first query row, a multiple of {@link #QUERY_BLOCK}
+     */
+    void block(int problem, int rowStart) {
+        int rows = Math.min(QUERY_BLOCK, plan.queries - rowStart);
+        start(problem, rowStart, rows);
+        int keyEnd = plan.keyLimit(rowStart + rows);
+        for (int keyStart = 0; keyStart < keyEnd; keyStart += KEY_BLOCK) {
+            int cols = Math.min(KEY_BLOCK, keyEnd - keyStart);
+            scores((problem * plan.keys + keyStart) * plan.keyDim, cols);
+            mask(rowStart, keyStart, rows, cols);
+            softmaxStep(cols);
+            if (plan.dropoutP > 0) {
+                dropout(problem, rowStart, keyStart, rows, cols);
+            }
+            accumulate((problem * plan.keys + keyStart) * plan.valueDim, cols);
+        }
+        finish(problem, rowStart, rows);
+    }
+
+    /** Loads {@code scale · Qᵀ} with zero padding rows, resets the statistics and accumulator, finds mask rows. */
+    private void start(int problem, int rowStart, int rows) {
+        int dk = plan.keyDim;
+        float scale = (float) plan.scale;
+        int base = (problem * plan.queries + rowStart) * dk;
+        if (rows < QUERY_BLOCK) {
+            Arrays.fill(queriesT, 0f);
+        }
+        for (int r = 0; r < rows; r++) {
+            for (int d = 0; d < dk; d++) {
+                queriesT[d * QUERY_BLOCK + r] = q[base + r * dk + d] * scale;
+            }
+        }
+        Arrays.fill(rowMax, Float.NEGATIVE_INFINITY);
+        Arrays.fill(rowSum, 0f);
+        Arrays.fill(outT, 0f);
+        for (int r = 0; r < rows; r++) {
+            if (plan.mask != null) {
+                maskRows[r] = plan.maskOffset(problem, rowStart + r);
+            }
+            if (additive != null) {
+                additiveRows[r] = plan.additiveOffset(problem, rowStart + r);
+            }
+        }
+    }
+
+    /** {@code scoresT[j][r] = Σ_d k[key j][d] · queriesT[d][r]}: four keys by four row vectors per pass. */
+    private void scores(int kBase, int cols) {
+        int dk = plan.keyDim;
+        float[] queries = queriesT;
+        float[] keys = k;
+        int j = 0;
+        for (; j + 4 <= cols; j += 4) {
+            FloatVector a00 = FloatVector.zero(SPECIES);
+            FloatVector a01 = a00;
+            FloatVector a02 = a00;
+            FloatVector a03 = a00;
+            FloatVector a10 = a00;
+            FloatVector a11 = a00;
+            FloatVector a12 = a00;
+            FloatVector a13 = a00;
+            FloatVector a20 = a00;
+            FloatVector a21 = a00;
+            FloatVector a22 = a00;
+            FloatVector a23 = a00;
+            FloatVector a30 = a00;
+            FloatVector a31 = a00;
+            FloatVector a32 = a00;
+            FloatVector a33 = a00;
+            int k0 = kBase + j * dk;
+            int k1 = k0 + dk;
+            int k2 = k1 + dk;
+            int k3 = k2 + dk;
+            for (int d = 0; d < dk; d++) {
+                int at = d * QUERY_BLOCK;
+                FloatVector q0 = FloatVector.fromArray(SPECIES, queries, at);
+                FloatVector q1 = FloatVector.fromArray(SPECIES, queries, at + LANES);
+                FloatVector q2 = FloatVector.fromArray(SPECIES, queries, at + 2 * LANES);
+                FloatVector q3 = FloatVector.fromArray(SPECIES, queries, at + 3 * LANES);
+                FloatVector b = FloatVector.broadcast(SPECIES, keys[k0 + d]);
+                a00 = q0.fma(b, a00);
+                a01 = q1.fma(b, a01);
+                a02 = q2.fma(b, a02);
+                a03 = q3.fma(b, a03);
+                b = FloatVector.broadcast(SPECIES, keys[k1 + d]);
+                a10 = q0.fma(b, a10);
+                a11 = q1.fma(b, a11);
+                a12 = q2.fma(b, a12);
+                a13 = q3.fma(b, a13);
+                b = FloatVector.broadcast(SPECIES, keys[k2 + d]);
+                a20 = q0.fma(b, a20);
+                a21 = q1.fma(b, a21);
+                a22 = q2.fma(b, a22);
+                a23 = q3.fma(b, a23);
+                b = FloatVector.broadcast(SPECIES, keys[k3 + d]);
+                a30 = q0.fma(b, a30);
+                a31 = q1.fma(b, a31);
+                a32 = q2.fma(b, a32);
+                a33 = q3.fma(b, a33);
+            }
+            store(scoresT, j * QUERY_BLOCK, a00, a01, a02, a03);
+            store(scoresT, (j + 1) * QUERY_BLOCK, a10, a11, a12, a13);
+            store(scoresT, (j + 2) * QUERY_BLOCK, a20, a21, a22, a23);
+            store(scoresT, (j + 3) * QUERY_BLOCK, a30, a31, a32, a33);
+        }
+        for (; j < cols; j++) {
+            FloatVector a0 = FloatVector.zero(SPECIES);
+            FloatVector a1 = a0;
+            FloatVector a2 = a0;
+            FloatVector a3 = a0;
+            int kj = kBase + j * dk;
+            for (int d = 0; d < dk; d++) {
+                int at = d * QUERY_BLOCK;
+                FloatVector b = FloatVector.broadcast(SPECIES, keys[kj + d]);
+                a0 = FloatVector.fromArray(SPECIES, queries, at).fma(b, a0);
+                a1 = FloatVector.fromArray(SPECIES, queries, at + LANES).fma(b, a1);
+                a2 = FloatVector.fromArray(SPECIES, queries, at + 2 * LANES).fma(b, a2);
+                a3 = FloatVector.fromArray(SPECIES, queries, at + 3 * LANES).fma(b, a3);
+            }
+            store(scoresT, j * QUERY_BLOCK, a0, a1, a2, a3);
+        }
+    }
+
+    private static void store(float[] to, int at, FloatVector r0, FloatVector r1, FloatVector r2, FloatVector r3) {
+        r0.intoArray(to, at);
+        r1.intoArray(to, at + LANES);
+        r2.intoArray(to, at + 2 * LANES);
+        r3.intoArray(to, at + 3 * LANES);
+    }
+
+    /** Adds the additive mask and sets masked and causally hidden logits to -∞, on the real rows only. */
+    private void mask(int rowStart, int keyStart, int rows, int cols) {
+        if (additive != null) {
+            int step = plan.additiveColumnStride();
+            for (int j = 0; j < cols; j++) {
+                int s = j * QUERY_BLOCK;
+                int column = (keyStart + j) * step;
+                for (int r = 0; r < rows; r++) {
+                    scoresT[s + r] += additive[additiveRows[r] + column];
+                }
+            }
+        }
+        if (plan.mask != null) {
+            int step = plan.maskColumnStride();
+            for (int j = 0; j < cols; j++) {
+                int s = j * QUERY_BLOCK;
+                int column = (keyStart + j) * step;
+                for (int r = 0; r < rows; r++) {
+                    if (!plan.mask[maskRows[r] + column]) {
+                        scoresT[s + r] = Float.NEGATIVE_INFINITY;
+                    }
+                }
+            }
+        }
+        if (plan.causal) {
+            for (int j = 0; j < cols; j++) {
+                int hidden = Math.min(rows, keyStart + j - rowStart);
+                if (hidden > 0) {
+                    Arrays.fill(scoresT, j * QUERY_BLOCK, j * QUERY_BLOCK + hidden, Float.NEGATIVE_INFINITY);
+                }
+            }
+        }
+    }
+
+    /**
+     * The online-softmax step, one row vector at a time: new running max, {@code P = e^(S - max)} in place, the
+     * running sum and the accumulator rescaled by {@code e^(old max - new max)} (skipped where no max moved). A
+     * row that has seen only -∞ keeps a zero sum; a NaN in a row makes its max, sum and output NaN.
+     */
+    private void softmaxStep(int cols) {
+        int dv = plan.valueDim;
+        FloatVector negativeInfinity = FloatVector.broadcast(SPECIES, Float.NEGATIVE_INFINITY);
+        FloatVector zero = FloatVector.zero(SPECIES);
+        FloatVector one = FloatVector.broadcast(SPECIES, 1f);
+        for (int r = 0; r < QUERY_BLOCK; r += LANES) {
+            FloatVector old = FloatVector.fromArray(SPECIES, rowMax, r);
+            FloatVector max = old;
+            for (int j = 0; j < cols; j++) {
+                max = max.max(FloatVector.fromArray(SPECIES, scoresT, j * QUERY_BLOCK + r));
+            }
+            FloatVector shift = max.blend(zero, max.eq(negativeInfinity));
+            FloatVector correction = exp(old.sub(shift));
+            FloatVector sum = FloatVector.fromArray(SPECIES, rowSum, r).mul(correction);
+            for (int j = 0; j < cols; j++) {
+                int at = j * QUERY_BLOCK + r;
+                FloatVector p = exp(FloatVector.fromArray(SPECIES, scoresT, at).sub(shift));
+                p.intoArray(scoresT, at);
+                sum = sum.add(p);
+            }
+            max.intoArray(rowMax, r);
+            sum.intoArray(rowSum, r);
+            if (!correction.eq(one).allTrue()) {
+                for (int e = 0; e < dv; e++) {
+                    int at = e * QUERY_BLOCK + r;
+                    FloatVector.fromArray(SPECIES, outT, at).mul(correction).intoArray(outT, at);
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code e^a} for {@code a ≤ 0}, lane by lane, as {@link FastExp} computes it: the rounding constant doubles
+     * as the source of {@code 2ⁿ}, whose exponent bits are the low bits of {@code a·log₂e + 1.5·2²³ + 127}.
+     */
+    private static FloatVector exp(FloatVector x) {
+        FloatVector a = x.max(FloatVector.broadcast(SPECIES, LOWEST));
+        FloatVector rounded = a.fma(FloatVector.broadcast(SPECIES, LOG2E), FloatVector.broadcast(SPECIES, ROUND));
+        FloatVector n = rounded.sub(FloatVector.broadcast(SPECIES, ROUND));
+        FloatVector r = n.fma(FloatVector.broadcast(SPECIES, -LN2_HIGH), a);
+        r = n.fma(FloatVector.broadcast(SPECIES, -LN2_LOW), r);
+        FloatVector p = r.fma(FloatVector.broadcast(SPECIES, 1f / 5040), FloatVector.broadcast(SPECIES, 1f / 720));
+        p = p.fma(r, FloatVector.broadcast(SPECIES, 1f / 120));
+        p = p.fma(r, FloatVector.broadcast(SPECIES, 1f / 24));
+        p = p.fma(r, FloatVector.broadcast(SPECIES, 1f / 6));
+        p = p.fma(r, FloatVector.broadcast(SPECIES, 1f / 2));
+        p = p.fma(r, FloatVector.broadcast(SPECIES, 1f));
+        p = p.fma(r, FloatVector.broadcast(SPECIES, 1f));
+        IntVector exponent = rounded.add(FloatVector.broadcast(SPECIES, 127f)).reinterpretAsInts();
+        return p.mul(exponent.lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats());
+    }
+
+    private void dropout(int problem, int rowStart, int keyStart, int rows, int cols) {
+        for (int j = 0; j < cols; j++) {
+            int s = j * QUERY_BLOCK;
+            for (int r = 0; r < rows; r++) {
+                if (!plan.keeps(problem, rowStart + r, keyStart + j)) {
+                    scoresT[s + r] = 0f;
+                }
+            }
+        }
+    }
+
+    /** {@code outT[e][r] += Σ_j v[key j][e] · scoresT[j][r]}: four value columns by four row vectors per pass. */
+    private void accumulate(int vBase, int cols) {
+        int dv = plan.valueDim;
+        float[] weights = scoresT;
+        float[] values = v;
+        int e = 0;
+        for (; e + 4 <= dv; e += 4) {
+            int o0 = e * QUERY_BLOCK;
+            int o1 = o0 + QUERY_BLOCK;
+            int o2 = o1 + QUERY_BLOCK;
+            int o3 = o2 + QUERY_BLOCK;
+            FloatVector a00 = FloatVector.fromArray(SPECIES, outT, o0);
+            FloatVector a01 = FloatVector.fromArray(SPECIES, outT, o0 + LANES);
+            FloatVector a02 = FloatVector.fromArray(SPECIES, outT, o0 + 2 * LANES);
+            FloatVector a03 = FloatVector.fromArray(SPECIES, outT, o0 + 3 * LANES);
+            FloatVector a10 = FloatVector.fromArray(SPECIES, outT, o1);
+            FloatVector a11 = FloatVector.fromArray(SPECIES, outT, o1 + LANES);
+            FloatVector a12 = FloatVector.fromArray(SPECIES, outT, o1 + 2 * LANES);
+            FloatVector a13 = FloatVector.fromArray(SPECIES, outT, o1 + 3 * LANES);
+            FloatVector a20 = FloatVector.fromArray(SPECIES, outT, o2);
+            FloatVector a21 = FloatVector.fromArray(SPECIES, outT, o2 + LANES);
+            FloatVector a22 = FloatVector.fromArray(SPECIES, outT, o2 + 2 * LANES);
+            FloatVector a23 = FloatVector.fromArray(SPECIES, outT, o2 + 3 * LANES);
+            FloatVector a30 = FloatVector.fromArray(SPECIES, outT, o3);
+            FloatVector a31 = FloatVector.fromArray(SPECIES, outT, o3 + LANES);
+            FloatVector a32 = FloatVector.fromArray(SPECIES, outT, o3 + 2 * LANES);
+            FloatVector a33 = FloatVector.fromArray(SPECIES, outT, o3 + 3 * LANES);
+            for (int j = 0; j < cols; j++) {
+                int at = j * QUERY_BLOCK;
+                FloatVector p0 = FloatVector.fromArray(SPECIES, weights, at);
+                FloatVector p1 = FloatVector.fromArray(SPECIES, weights, at + LANES);
+                FloatVector p2 = FloatVector.fromArray(SPECIES, weights, at + 2 * LANES);
+                FloatVector p3 = FloatVector.fromArray(SPECIES, weights, at + 3 * LANES);
+                int vj = vBase + j * dv + e;
+                FloatVector b = FloatVector.broadcast(SPECIES, values[vj]);
+                a00 = p0.fma(b, a00);
+                a01 = p1.fma(b, a01);
+                a02 = p2.fma(b, a02);
+                a03 = p3.fma(b, a03);
+                b = FloatVector.broadcast(SPECIES, values[vj + 1]);
+                a10 = p0.fma(b, a10);
+                a11 = p1.fma(b, a11);
+                a12 = p2.fma(b, a12);
+                a13 = p3.fma(b, a13);
+                b = FloatVector.broadcast(SPECIES, values[vj + 2]);
+                a20 = p0.fma(b, a20);
+                a21 = p1.fma(b, a21);
+                a22 = p2.fma(b, a22);
+                a23 = p3.fma(b, a23);
+                b = FloatVector.broadcast(SPECIES, values[vj + 3]);
+                a30 = p0.fma(b, a30);
+                a31 = p1.fma(b, a31);
+                a32 = p2.fma(b, a32);
+                a33 = p3.fma(b, a33);
+            }
+            store(outT, o0, a00, a01, a02, a03);
+            store(outT, o1, a10, a11, a12, a13);
+            store(outT, o2, a20, a21, a22, a23);
+            store(outT, o3, a30, a31, a32, a33);
+        }
+        for (; e < dv; e++) {
+            int o = e * QUERY_BLOCK;
+            FloatVector a0 = FloatVector.fromArray(SPECIES, outT, o);
+            FloatVector a1 = FloatVector.fromArray(SPECIES, outT, o + LANES);
+            FloatVector a2 = FloatVector.fromArray(SPECIES, outT, o + 2 * LANES);
+            FloatVector a3 = FloatVector.fromArray(SPECIES, outT, o + 3 * LANES);
+            for (int j = 0; j < cols; j++) {
+                int at = j * QUERY_BLOCK;
+                FloatVector b = FloatVector.broadcast(SPECIES, values[vBase + j * dv + e]);
+                a0 = FloatVector.fromArray(SPECIES, weights, at).fma(b, a0);
+                a1 = FloatVector.fromArray(SPECIES, weights, at + LANES).fma(b, a1);
+                a2 = FloatVector.fromArray(SPECIES, weights, at + 2 * LANES).fma(b, a2);
+                a3 = FloatVector.fromArray(SPECIES, weights, at + 3 * LANES).fma(b, a3);
+            }
+            store(outT, o, a0, a1, a2, a3);
+        }
+    }
+
+    /** {@code out[row r] = outT[·][r] / l[r] · 1/(1-p)}, or zeros for a row that saw only -∞. */
+    private void finish(int problem, int rowStart, int rows) {
+        int dv = plan.valueDim;
+        int base = (problem * plan.queries + rowStart) * dv;
+        for (int r = 0; r < rows; r++) {
+            float l = rowSum[r];
+            float factor = l == 0f ? 0f : (float) (plan.survivorScale / l);
+            int o = base + r * dv;
+            for (int e = 0; e < dv; e++) {
+                out[o + e] = outT[e * QUERY_BLOCK + r] * factor;
+            }
+        }
+    }
+}
