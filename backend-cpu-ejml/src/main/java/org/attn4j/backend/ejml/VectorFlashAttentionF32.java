@@ -2,7 +2,6 @@ package org.attn4j.backend.ejml;
 
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -27,13 +26,18 @@ final class VectorFlashAttentionF32 {
     private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
     private static final int LANES = SPECIES.length();
     static final int QUERY_BLOCK = 4 * LANES;
-    static final int KEY_BLOCK = 128;
+    static final int KEY_BLOCK = 64;
 
     private static final float LOG2E = 1.4426950408889634f;
-    private static final float LN2_HIGH = 0.693359375f;
-    private static final float LN2_LOW = -2.12194440e-4f;
-    private static final float ROUND = 12582912f;
-    private static final float LOWEST = -88f;
+    /** {@code 1.5·2²³ + 127}: adding it rounds to an integer {@code n} and leaves {@code n + 127} in the low bits. */
+    private static final float ROUND_BIASED = 12583039f;
+    private static final float LOWEST = -127f;
+    private static final float C1 = 0.6931472f;
+    private static final float C2 = 0.2402265f;
+    private static final float C3 = 0.05550327f;
+    private static final float C4 = 0.009618057f;
+    private static final float C5 = 0.0013400428f;
+    private static final float C6 = 0.00015461445f;
 
     private final AttentionPlan plan;
     private final float[] q;
@@ -45,6 +49,7 @@ final class VectorFlashAttentionF32 {
     private final float[] scoresT;
     private final float[] outT;
     private final float[] rowMax;
+    private final float[] blockMax;
     private final float[] rowSum;
     private final int[] maskRows;
     private final int[] additiveRows;
@@ -60,6 +65,7 @@ final class VectorFlashAttentionF32 {
         this.scoresT = new float[KEY_BLOCK * QUERY_BLOCK];
         this.outT = new float[plan.valueDim * QUERY_BLOCK];
         this.rowMax = new float[QUERY_BLOCK];
+        this.blockMax = new float[QUERY_BLOCK];
         this.rowSum = new float[QUERY_BLOCK];
         this.maskRows = new int[QUERY_BLOCK];
         this.additiveRows = new int[QUERY_BLOCK];
@@ -77,8 +83,13 @@ final class VectorFlashAttentionF32 {
         int keyEnd = plan.keyLimit(rowStart + rows);
         for (int keyStart = 0; keyStart < keyEnd; keyStart += KEY_BLOCK) {
             int cols = Math.min(KEY_BLOCK, keyEnd - keyStart);
-            scores((problem * plan.keys + keyStart) * plan.keyDim, cols);
-            mask(rowStart, keyStart, rows, cols);
+            boolean masked = additive != null || plan.mask != null || plan.causal && keyStart + cols - 1 > rowStart;
+            System.arraycopy(rowMax, 0, blockMax, 0, QUERY_BLOCK);
+            scores((problem * plan.keys + keyStart) * plan.keyDim, cols, !masked);
+            if (masked) {
+                mask(rowStart, keyStart, rows, cols);
+                maxOver(cols);
+            }
             softmaxStep(cols);
             if (plan.dropoutP > 0) {
                 dropout(problem, rowStart, keyStart, rows, cols);
@@ -88,10 +99,13 @@ final class VectorFlashAttentionF32 {
         finish(problem, rowStart, rows);
     }
 
-    /** Loads {@code scale · Qᵀ} with zero padding rows, resets the statistics and accumulator, finds mask rows. */
+    /**
+     * Loads {@code scale · log₂e · Qᵀ} with zero padding rows, resets the statistics and accumulator, finds the
+     * mask rows.
+     */
     private void start(int problem, int rowStart, int rows) {
         int dk = plan.keyDim;
-        float scale = (float) plan.scale;
+        float scale = (float) (plan.scale * LOG2E);
         int base = (problem * plan.queries + rowStart) * dk;
         if (rows < QUERY_BLOCK) {
             Arrays.fill(queriesT, 0f);
@@ -114,8 +128,11 @@ final class VectorFlashAttentionF32 {
         }
     }
 
-    /** {@code scoresT[j][r] = Σ_d k[key j][d] · queriesT[d][r]}: four keys by four row vectors per pass. */
-    private void scores(int kBase, int cols) {
+    /**
+     * {@code scoresT[j][r] = Σ_d k[key j][d] · queriesT[d][r]}: four keys by four row vectors per pass; with
+     * {@code trackMax}, also {@code blockMax[r] = max(blockMax[r], max_j scoresT[j][r])} from the registers.
+     */
+    private void scores(int kBase, int cols, boolean trackMax) {
         int dk = plan.keyDim;
         float[] queries = queriesT;
         float[] keys = k;
@@ -172,6 +189,12 @@ final class VectorFlashAttentionF32 {
             store(scoresT, (j + 1) * QUERY_BLOCK, a10, a11, a12, a13);
             store(scoresT, (j + 2) * QUERY_BLOCK, a20, a21, a22, a23);
             store(scoresT, (j + 3) * QUERY_BLOCK, a30, a31, a32, a33);
+            if (trackMax) {
+                raiseMax(0, a00.max(a10).max(a20.max(a30)));
+                raiseMax(LANES, a01.max(a11).max(a21.max(a31)));
+                raiseMax(2 * LANES, a02.max(a12).max(a22.max(a32)));
+                raiseMax(3 * LANES, a03.max(a13).max(a23.max(a33)));
+            }
         }
         for (; j < cols; j++) {
             FloatVector a0 = FloatVector.zero(SPECIES);
@@ -188,6 +211,27 @@ final class VectorFlashAttentionF32 {
                 a3 = FloatVector.fromArray(SPECIES, queries, at + 3 * LANES).fma(b, a3);
             }
             store(scoresT, j * QUERY_BLOCK, a0, a1, a2, a3);
+            if (trackMax) {
+                raiseMax(0, a0);
+                raiseMax(LANES, a1);
+                raiseMax(2 * LANES, a2);
+                raiseMax(3 * LANES, a3);
+            }
+        }
+    }
+
+    private void raiseMax(int r, FloatVector candidate) {
+        FloatVector.fromArray(SPECIES, blockMax, r).max(candidate).intoArray(blockMax, r);
+    }
+
+    /** {@code blockMax[r] = max(blockMax[r], max_j scoresT[j][r])}, after masking. */
+    private void maxOver(int cols) {
+        for (int r = 0; r < QUERY_BLOCK; r += LANES) {
+            FloatVector max = FloatVector.fromArray(SPECIES, blockMax, r);
+            for (int j = 0; j < cols; j++) {
+                max = max.max(FloatVector.fromArray(SPECIES, scoresT, j * QUERY_BLOCK + r));
+            }
+            max.intoArray(blockMax, r);
         }
     }
 
@@ -198,7 +242,7 @@ final class VectorFlashAttentionF32 {
         r3.intoArray(to, at + 3 * LANES);
     }
 
-    /** Adds the additive mask and sets masked and causally hidden logits to -∞, on the real rows only. */
+    /** Adds {@code log₂e ·} the additive mask, sets masked and causally hidden logits to -∞, on the real rows. */
     private void mask(int rowStart, int keyStart, int rows, int cols) {
         if (additive != null) {
             int step = plan.additiveColumnStride();
@@ -206,7 +250,7 @@ final class VectorFlashAttentionF32 {
                 int s = j * QUERY_BLOCK;
                 int column = (keyStart + j) * step;
                 for (int r = 0; r < rows; r++) {
-                    scoresT[s + r] += additive[additiveRows[r] + column];
+                    scoresT[s + r] += additive[additiveRows[r] + column] * LOG2E;
                 }
             }
         }
@@ -233,60 +277,60 @@ final class VectorFlashAttentionF32 {
     }
 
     /**
-     * The online-softmax step, one row vector at a time: new running max, {@code P = e^(S - max)} in place, the
-     * running sum and the accumulator rescaled by {@code e^(old max - new max)} (skipped where no max moved). A
-     * row that has seen only -∞ keeps a zero sum; a NaN in a row makes its max, sum and output NaN.
+     * The online-softmax step in base 2, one row vector at a time, with the block's new running max already in
+     * {@code blockMax}: {@code P = 2^(S - max)} in place, the running sum, and the accumulator rescaled by
+     * {@code 2^(old max - new max)}. A row that has seen only -∞ keeps a zero sum (its shift is the lowest float
+     * rather than -∞); a NaN in a row makes its max, sum and output NaN.
      */
     private void softmaxStep(int cols) {
-        int dv = plan.valueDim;
-        FloatVector negativeInfinity = FloatVector.broadcast(SPECIES, Float.NEGATIVE_INFINITY);
-        FloatVector zero = FloatVector.zero(SPECIES);
-        FloatVector one = FloatVector.broadcast(SPECIES, 1f);
+        FloatVector lowestShift = FloatVector.broadcast(SPECIES, -Float.MAX_VALUE);
         for (int r = 0; r < QUERY_BLOCK; r += LANES) {
             FloatVector old = FloatVector.fromArray(SPECIES, rowMax, r);
-            FloatVector max = old;
-            for (int j = 0; j < cols; j++) {
-                max = max.max(FloatVector.fromArray(SPECIES, scoresT, j * QUERY_BLOCK + r));
-            }
-            FloatVector shift = max.blend(zero, max.eq(negativeInfinity));
-            FloatVector correction = exp(old.sub(shift));
-            FloatVector sum = FloatVector.fromArray(SPECIES, rowSum, r).mul(correction);
+            FloatVector max = FloatVector.fromArray(SPECIES, blockMax, r);
+            max.intoArray(rowMax, r);
+            FloatVector shift = max.max(lowestShift);
+            FloatVector sum = FloatVector.zero(SPECIES);
             for (int j = 0; j < cols; j++) {
                 int at = j * QUERY_BLOCK + r;
-                FloatVector p = exp(FloatVector.fromArray(SPECIES, scoresT, at).sub(shift));
+                FloatVector p = exp2(FloatVector.fromArray(SPECIES, scoresT, at).sub(shift));
                 p.intoArray(scoresT, at);
                 sum = sum.add(p);
             }
-            max.intoArray(rowMax, r);
-            sum.intoArray(rowSum, r);
-            if (!correction.eq(one).allTrue()) {
-                for (int e = 0; e < dv; e++) {
-                    int at = e * QUERY_BLOCK + r;
-                    FloatVector.fromArray(SPECIES, outT, at).mul(correction).intoArray(outT, at);
-                }
-            }
+            rescale(r, exp2(old.sub(shift)), sum);
         }
     }
 
     /**
-     * {@code e^a} for {@code a ≤ 0}, lane by lane, as {@link FastExp} computes it: the rounding constant doubles
-     * as the source of {@code 2ⁿ}, whose exponent bits are the low bits of {@code a·log₂e + 1.5·2²³ + 127}.
+     * {@code l = l·c + blockSum} for one row vector, and {@code Oᵀ = Oᵀ·c} unless every lane's max stayed put.
      */
-    private static FloatVector exp(FloatVector x) {
+    private void rescale(int r, FloatVector correction, FloatVector blockSum) {
+        FloatVector.fromArray(SPECIES, rowSum, r).fma(correction, blockSum).intoArray(rowSum, r);
+        if (correction.eq(1f).allTrue()) {
+            return;
+        }
+        for (int e = 0; e < plan.valueDim; e++) {
+            int at = e * QUERY_BLOCK + r;
+            FloatVector.fromArray(SPECIES, outT, at).mul(correction).intoArray(outT, at);
+        }
+    }
+
+    /**
+     * {@code 2^x} for {@code x ≤ 0}, lane by lane: {@code n = round(max(x, -127))} by adding {@link #ROUND_BIASED},
+     * {@code f = x - n} in {@code [-½, ½]}, {@code 2^f} by a degree-6 polynomial (Chebyshev fit, relative error
+     * 3e-9 before rounding), times {@code 2ⁿ} made from the low bits of the rounded sum. Arguments below -126.5,
+     * including -∞, give 0; NaN gives NaN.
+     */
+    private static FloatVector exp2(FloatVector x) {
         FloatVector a = x.max(FloatVector.broadcast(SPECIES, LOWEST));
-        FloatVector rounded = a.fma(FloatVector.broadcast(SPECIES, LOG2E), FloatVector.broadcast(SPECIES, ROUND));
-        FloatVector n = rounded.sub(FloatVector.broadcast(SPECIES, ROUND));
-        FloatVector r = n.fma(FloatVector.broadcast(SPECIES, -LN2_HIGH), a);
-        r = n.fma(FloatVector.broadcast(SPECIES, -LN2_LOW), r);
-        FloatVector p = r.fma(FloatVector.broadcast(SPECIES, 1f / 5040), FloatVector.broadcast(SPECIES, 1f / 720));
-        p = p.fma(r, FloatVector.broadcast(SPECIES, 1f / 120));
-        p = p.fma(r, FloatVector.broadcast(SPECIES, 1f / 24));
-        p = p.fma(r, FloatVector.broadcast(SPECIES, 1f / 6));
-        p = p.fma(r, FloatVector.broadcast(SPECIES, 1f / 2));
-        p = p.fma(r, FloatVector.broadcast(SPECIES, 1f));
-        p = p.fma(r, FloatVector.broadcast(SPECIES, 1f));
-        IntVector exponent = rounded.add(FloatVector.broadcast(SPECIES, 127f)).reinterpretAsInts();
-        return p.mul(exponent.lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats());
+        FloatVector rounded = a.add(FloatVector.broadcast(SPECIES, ROUND_BIASED));
+        FloatVector f = a.sub(rounded.sub(FloatVector.broadcast(SPECIES, ROUND_BIASED)));
+        FloatVector p = f.fma(FloatVector.broadcast(SPECIES, C6), FloatVector.broadcast(SPECIES, C5));
+        p = p.fma(f, FloatVector.broadcast(SPECIES, C4));
+        p = p.fma(f, FloatVector.broadcast(SPECIES, C3));
+        p = p.fma(f, FloatVector.broadcast(SPECIES, C2));
+        p = p.fma(f, FloatVector.broadcast(SPECIES, C1));
+        p = p.fma(f, FloatVector.broadcast(SPECIES, 1f));
+        return p.mul(rounded.reinterpretAsInts().lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats());
     }
 
     private void dropout(int problem, int rowStart, int keyStart, int rows, int cols) {
