@@ -320,7 +320,7 @@ final class VectorFlashAttentionF32 {
      * 3e-9 before rounding), times {@code 2ⁿ} made from the low bits of the rounded sum. Arguments below -126.5,
      * including -∞, give 0; NaN gives NaN.
      */
-    private static FloatVector exp2(FloatVector x) {
+    static FloatVector exp2(FloatVector x) {
         FloatVector a = x.max(FloatVector.broadcast(SPECIES, LOWEST));
         FloatVector rounded = a.add(FloatVector.broadcast(SPECIES, ROUND_BIASED));
         FloatVector f = a.sub(rounded.sub(FloatVector.broadcast(SPECIES, ROUND_BIASED)));

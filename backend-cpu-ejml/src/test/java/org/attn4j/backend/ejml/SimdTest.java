@@ -1,0 +1,35 @@
+package org.attn4j.backend.ejml;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Which F32 attention kernel runs. The build runs the tests twice: with {@code --add-modules
+ * jdk.incubator.vector} (the default) and, for the scalar kernel, without it and with
+ * {@code -Dattn4j.test.vectorModule=false}, so that neither run can lose its kernel unnoticed.
+ */
+class SimdTest {
+    private static final boolean VECTOR_MODULE_EXPECTED =
+            Boolean.parseBoolean(System.getProperty("attn4j.test.vectorModule", "true"));
+
+    @Test
+    void theTestRunResolvesTheVectorModuleExactlyWhenExpected() {
+        assertEquals(VECTOR_MODULE_EXPECTED, ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent(),
+                "jdk.incubator.vector in the boot layer; surefire's argLine decides it");
+    }
+
+    @Test
+    void availabilityNoteSaysWhichKernelRunsAndHowToGetTheFastOne() {
+        String reason = new EjmlBackendProvider().availability().reason();
+        if (Simd.enabled()) {
+            assertTrue(reason.contains("-bit SIMD vectors (jdk.incubator.vector)"), reason);
+        } else {
+            assertTrue(reason.contains("scalar kernel"), reason);
+        }
+        if (!VECTOR_MODULE_EXPECTED) {
+            assertTrue(reason.contains("--add-modules jdk.incubator.vector"), reason);
+        }
+    }
+}
