@@ -25,7 +25,6 @@ final class FlashAttentionF32 {
     private final float[] k;
     private final float[] v;
     private final float[] out;
-    private final float[] additive;
     private final float[][] queriesT;
     private final float[][] scoresT;
     private final float[][] outT;
@@ -35,8 +34,7 @@ final class FlashAttentionF32 {
     private final float[] correction;
     private final float[] shift;
     private final float[] exponents;
-    private final int[] maskRows;
-    private final int[] additiveRows;
+    private final BlockMasks masks;
 
     FlashAttentionF32(AttentionPlan plan, float[] q, float[] k, float[] v, float[] out) {
         this.plan = plan;
@@ -44,7 +42,6 @@ final class FlashAttentionF32 {
         this.k = k;
         this.v = v;
         this.out = out;
-        this.additive = (float[]) plan.additive;
         this.queriesT = new float[plan.keyDim][QUERY_BLOCK];
         this.scoresT = new float[KEY_BLOCK][QUERY_BLOCK];
         this.outT = new float[plan.valueDim][QUERY_BLOCK];
@@ -54,8 +51,7 @@ final class FlashAttentionF32 {
         this.correction = new float[QUERY_BLOCK];
         this.shift = new float[QUERY_BLOCK];
         this.exponents = new float[QUERY_BLOCK];
-        this.maskRows = new int[QUERY_BLOCK];
-        this.additiveRows = new int[QUERY_BLOCK];
+        this.masks = new BlockMasks(plan, QUERY_BLOCK);
     }
 
     /**
@@ -71,10 +67,14 @@ final class FlashAttentionF32 {
         for (int keyStart = 0; keyStart < keyEnd; keyStart += KEY_BLOCK) {
             int cols = Math.min(KEY_BLOCK, keyEnd - keyStart);
             scores(problem, keyStart, rows, cols);
-            mask(rowStart, keyStart, rows, cols);
+            for (int j = 0; j < cols; j++) {
+                masks.apply(scoresT[j], 0, keyStart + j, 1f);
+            }
             softmaxStep(rows, cols);
             if (plan.dropoutP > 0) {
-                dropout(problem, rowStart, keyStart, rows, cols);
+                for (int j = 0; j < cols; j++) {
+                    masks.drop(scoresT[j], 0, keyStart + j);
+                }
             }
             accumulate(problem, keyStart, rows, cols);
         }
@@ -96,14 +96,7 @@ final class FlashAttentionF32 {
         for (float[] o : outT) {
             Arrays.fill(o, 0, rows, 0f);
         }
-        for (int r = 0; r < rows; r++) {
-            if (plan.mask != null) {
-                maskRows[r] = plan.maskOffset(problem, rowStart + r);
-            }
-            if (additive != null) {
-                additiveRows[r] = plan.additiveOffset(problem, rowStart + r);
-            }
-        }
+        masks.start(problem, rowStart, rows);
     }
 
     /** {@code scoresT[j][r] = Σ_d k[key j][d] · queriesT[d][r]} for any number of rows, four keys per pass. */
@@ -211,39 +204,6 @@ final class FlashAttentionF32 {
         }
     }
 
-    /** Adds the additive mask and sets masked and causally hidden logits to -∞. */
-    private void mask(int rowStart, int keyStart, int rows, int cols) {
-        if (additive != null) {
-            int step = plan.additiveColumnStride();
-            for (int j = 0; j < cols; j++) {
-                float[] s = scoresT[j];
-                int column = (keyStart + j) * step;
-                for (int r = 0; r < rows; r++) {
-                    s[r] += additive[additiveRows[r] + column];
-                }
-            }
-        }
-        if (plan.mask != null) {
-            int step = plan.maskColumnStride();
-            for (int j = 0; j < cols; j++) {
-                float[] s = scoresT[j];
-                int column = (keyStart + j) * step;
-                for (int r = 0; r < rows; r++) {
-                    if (!plan.mask[maskRows[r] + column]) {
-                        s[r] = Float.NEGATIVE_INFINITY;
-                    }
-                }
-            }
-        }
-        if (plan.causal) {
-            for (int j = 0; j < cols; j++) {
-                int hidden = Math.min(rows, keyStart + j - rowStart);
-                if (hidden > 0) {
-                    Arrays.fill(scoresT[j], 0, hidden, Float.NEGATIVE_INFINITY);
-                }
-            }
-        }
-    }
 
     /**
      * The online-softmax step: new running max per row, {@code P = e^(S - max)} in place, the running sum and the
@@ -281,16 +241,6 @@ final class FlashAttentionF32 {
         }
     }
 
-    private void dropout(int problem, int rowStart, int keyStart, int rows, int cols) {
-        for (int j = 0; j < cols; j++) {
-            float[] s = scoresT[j];
-            for (int r = 0; r < rows; r++) {
-                if (!plan.keeps(problem, rowStart + r, keyStart + j)) {
-                    s[r] = 0f;
-                }
-            }
-        }
-    }
 
     /** {@code outT[e][r] += Σ_j v[key j][e] · scoresT[j][r]} for any number of rows, four value columns per pass. */
     private void accumulate(int problem, int keyStart, int rows, int cols) {

@@ -29,7 +29,6 @@ final class FlashAttentionF64 {
     private final double[] k;
     private final double[] v;
     private final double[] out;
-    private final double[] additive;
     private final double[][] queriesT;
     private final double[][] scoresT;
     private final double[][] outT;
@@ -38,8 +37,7 @@ final class FlashAttentionF64 {
     private final double[] rowSum;
     private final double[] correction;
     private final double[] shift;
-    private final int[] maskRows;
-    private final int[] additiveRows;
+    private final BlockMasks masks;
 
     FlashAttentionF64(AttentionPlan plan, double[] q, double[] k, double[] v, double[] out) {
         this.plan = plan;
@@ -47,7 +45,6 @@ final class FlashAttentionF64 {
         this.k = k;
         this.v = v;
         this.out = out;
-        this.additive = (double[]) plan.additive;
         this.queriesT = new double[plan.keyDim][QUERY_BLOCK];
         this.scoresT = new double[KEY_BLOCK][QUERY_BLOCK];
         this.outT = new double[plan.valueDim][QUERY_BLOCK];
@@ -56,8 +53,7 @@ final class FlashAttentionF64 {
         this.rowSum = new double[QUERY_BLOCK];
         this.correction = new double[QUERY_BLOCK];
         this.shift = new double[QUERY_BLOCK];
-        this.maskRows = new int[QUERY_BLOCK];
-        this.additiveRows = new int[QUERY_BLOCK];
+        this.masks = new BlockMasks(plan, QUERY_BLOCK);
     }
 
     /**
@@ -73,10 +69,14 @@ final class FlashAttentionF64 {
         for (int keyStart = 0; keyStart < keyEnd; keyStart += KEY_BLOCK) {
             int cols = Math.min(KEY_BLOCK, keyEnd - keyStart);
             scores(problem, keyStart, rows, cols);
-            mask(rowStart, keyStart, rows, cols);
+            for (int j = 0; j < cols; j++) {
+                masks.apply(scoresT[j], 0, keyStart + j);
+            }
             softmaxStep(rows, cols);
             if (plan.dropoutP > 0) {
-                dropout(problem, rowStart, keyStart, rows, cols);
+                for (int j = 0; j < cols; j++) {
+                    masks.drop(scoresT[j], 0, keyStart + j);
+                }
             }
             accumulate(problem, keyStart, rows, cols);
         }
@@ -98,14 +98,7 @@ final class FlashAttentionF64 {
         for (double[] o : outT) {
             Arrays.fill(o, 0, rows, 0.0);
         }
-        for (int r = 0; r < rows; r++) {
-            if (plan.mask != null) {
-                maskRows[r] = plan.maskOffset(problem, rowStart + r);
-            }
-            if (additive != null) {
-                additiveRows[r] = plan.additiveOffset(problem, rowStart + r);
-            }
-        }
+        masks.start(problem, rowStart, rows);
     }
 
     /** {@code scoresT[j][r] = Σ_d k[key j][d] · queriesT[d][r]} for any number of rows, four keys per pass. */
@@ -213,39 +206,6 @@ final class FlashAttentionF64 {
         }
     }
 
-    /** Adds the additive mask and sets masked and causally hidden logits to -∞. */
-    private void mask(int rowStart, int keyStart, int rows, int cols) {
-        if (additive != null) {
-            int step = plan.additiveColumnStride();
-            for (int j = 0; j < cols; j++) {
-                double[] s = scoresT[j];
-                int column = (keyStart + j) * step;
-                for (int r = 0; r < rows; r++) {
-                    s[r] += additive[additiveRows[r] + column];
-                }
-            }
-        }
-        if (plan.mask != null) {
-            int step = plan.maskColumnStride();
-            for (int j = 0; j < cols; j++) {
-                double[] s = scoresT[j];
-                int column = (keyStart + j) * step;
-                for (int r = 0; r < rows; r++) {
-                    if (!plan.mask[maskRows[r] + column]) {
-                        s[r] = Double.NEGATIVE_INFINITY;
-                    }
-                }
-            }
-        }
-        if (plan.causal) {
-            for (int j = 0; j < cols; j++) {
-                int hidden = Math.min(rows, keyStart + j - rowStart);
-                if (hidden > 0) {
-                    Arrays.fill(scoresT[j], 0, hidden, Double.NEGATIVE_INFINITY);
-                }
-            }
-        }
-    }
 
     /**
      * The online-softmax step: new running max per row, {@code P = e^(S - max)} in place, the running sum and the
@@ -290,16 +250,6 @@ final class FlashAttentionF64 {
         }
     }
 
-    private void dropout(int problem, int rowStart, int keyStart, int rows, int cols) {
-        for (int j = 0; j < cols; j++) {
-            double[] s = scoresT[j];
-            for (int r = 0; r < rows; r++) {
-                if (!plan.keeps(problem, rowStart + r, keyStart + j)) {
-                    s[r] = 0.0;
-                }
-            }
-        }
-    }
 
     /** {@code outT[e][r] += Σ_j v[key j][e] · scoresT[j][r]} for any number of rows, four value columns per pass. */
     private void accumulate(int problem, int keyStart, int rows, int cols) {

@@ -44,15 +44,13 @@ final class VectorFlashAttentionF32 {
     private final float[] k;
     private final float[] v;
     private final float[] out;
-    private final float[] additive;
     private final float[] queriesT;
     private final float[] scoresT;
     private final float[] outT;
     private final float[] rowMax;
     private final float[] blockMax;
     private final float[] rowSum;
-    private final int[] maskRows;
-    private final int[] additiveRows;
+    private final BlockMasks masks;
 
     VectorFlashAttentionF32(AttentionPlan plan, float[] q, float[] k, float[] v, float[] out) {
         this.plan = plan;
@@ -60,15 +58,13 @@ final class VectorFlashAttentionF32 {
         this.k = k;
         this.v = v;
         this.out = out;
-        this.additive = (float[]) plan.additive;
         this.queriesT = new float[plan.keyDim * QUERY_BLOCK];
         this.scoresT = new float[KEY_BLOCK * QUERY_BLOCK];
         this.outT = new float[plan.valueDim * QUERY_BLOCK];
         this.rowMax = new float[QUERY_BLOCK];
         this.blockMax = new float[QUERY_BLOCK];
         this.rowSum = new float[QUERY_BLOCK];
-        this.maskRows = new int[QUERY_BLOCK];
-        this.additiveRows = new int[QUERY_BLOCK];
+        this.masks = new BlockMasks(plan, QUERY_BLOCK);
     }
 
     /**
@@ -83,16 +79,20 @@ final class VectorFlashAttentionF32 {
         int keyEnd = plan.keyLimit(rowStart + rows);
         for (int keyStart = 0; keyStart < keyEnd; keyStart += KEY_BLOCK) {
             int cols = Math.min(KEY_BLOCK, keyEnd - keyStart);
-            boolean masked = additive != null || plan.mask != null || plan.causal && keyStart + cols - 1 > rowStart;
+            boolean masked = masks.touch(keyStart, cols);
             System.arraycopy(rowMax, 0, blockMax, 0, QUERY_BLOCK);
             scores((problem * plan.keys + keyStart) * plan.keyDim, cols, !masked);
             if (masked) {
-                mask(rowStart, keyStart, rows, cols);
+                for (int j = 0; j < cols; j++) {
+                    masks.apply(scoresT, j * QUERY_BLOCK, keyStart + j, LOG2E);
+                }
                 maxOver(cols);
             }
             softmaxStep(cols);
             if (plan.dropoutP > 0) {
-                dropout(problem, rowStart, keyStart, rows, cols);
+                for (int j = 0; j < cols; j++) {
+                    masks.drop(scoresT, j * QUERY_BLOCK, keyStart + j);
+                }
             }
             accumulate((problem * plan.keys + keyStart) * plan.valueDim, cols);
         }
@@ -118,14 +118,7 @@ final class VectorFlashAttentionF32 {
         Arrays.fill(rowMax, Float.NEGATIVE_INFINITY);
         Arrays.fill(rowSum, 0f);
         Arrays.fill(outT, 0f);
-        for (int r = 0; r < rows; r++) {
-            if (plan.mask != null) {
-                maskRows[r] = plan.maskOffset(problem, rowStart + r);
-            }
-            if (additive != null) {
-                additiveRows[r] = plan.additiveOffset(problem, rowStart + r);
-            }
-        }
+        masks.start(problem, rowStart, rows);
     }
 
     /**
@@ -242,39 +235,6 @@ final class VectorFlashAttentionF32 {
         r3.intoArray(to, at + 3 * LANES);
     }
 
-    /** Adds {@code log₂e ·} the additive mask, sets masked and causally hidden logits to -∞, on the real rows. */
-    private void mask(int rowStart, int keyStart, int rows, int cols) {
-        if (additive != null) {
-            int step = plan.additiveColumnStride();
-            for (int j = 0; j < cols; j++) {
-                int s = j * QUERY_BLOCK;
-                int column = (keyStart + j) * step;
-                for (int r = 0; r < rows; r++) {
-                    scoresT[s + r] += additive[additiveRows[r] + column] * LOG2E;
-                }
-            }
-        }
-        if (plan.mask != null) {
-            int step = plan.maskColumnStride();
-            for (int j = 0; j < cols; j++) {
-                int s = j * QUERY_BLOCK;
-                int column = (keyStart + j) * step;
-                for (int r = 0; r < rows; r++) {
-                    if (!plan.mask[maskRows[r] + column]) {
-                        scoresT[s + r] = Float.NEGATIVE_INFINITY;
-                    }
-                }
-            }
-        }
-        if (plan.causal) {
-            for (int j = 0; j < cols; j++) {
-                int hidden = Math.min(rows, keyStart + j - rowStart);
-                if (hidden > 0) {
-                    Arrays.fill(scoresT, j * QUERY_BLOCK, j * QUERY_BLOCK + hidden, Float.NEGATIVE_INFINITY);
-                }
-            }
-        }
-    }
 
     /**
      * The online-softmax step in base 2, one row vector at a time, with the block's new running max already in
@@ -333,16 +293,6 @@ final class VectorFlashAttentionF32 {
         return p.mul(rounded.reinterpretAsInts().lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats());
     }
 
-    private void dropout(int problem, int rowStart, int keyStart, int rows, int cols) {
-        for (int j = 0; j < cols; j++) {
-            int s = j * QUERY_BLOCK;
-            for (int r = 0; r < rows; r++) {
-                if (!plan.keeps(problem, rowStart + r, keyStart + j)) {
-                    scoresT[s + r] = 0f;
-                }
-            }
-        }
-    }
 
     /** {@code outT[e][r] += Σ_j v[key j][e] · scoresT[j][r]}: four value columns by four row vectors per pass. */
     private void accumulate(int vBase, int cols) {

@@ -1,0 +1,124 @@
+package org.attn4j.backend.ejml;
+
+import java.util.Arrays;
+
+/**
+ * The masks, causal hiding and dropout of one query block of a fused attention kernel, applied to one key at a
+ * time: to the column of transposed logits (or weights) {@code s[at + r]} of query rows {@code rowStart + r},
+ * {@code r < rows}. It locates each row's mask entries once per block. One instance belongs to one kernel.
+ */
+final class BlockMasks {
+    private final AttentionPlan plan;
+    private final int[] maskRows;
+    private final int[] additiveRows;
+    private int problem;
+    private int rowStart;
+    private int rows;
+
+    /**
+     * @param plan the call
+     * @param blockRows the most query rows of a block
+     */
+    BlockMasks(AttentionPlan plan, int blockRows) {
+        this.plan = plan;
+        this.maskRows = new int[blockRows];
+        this.additiveRows = new int[blockRows];
+    }
+
+    /**
+     * Moves to a query block.
+     *
+     * @param problem the (batch × head) index
+     * @param rowStart the block's first query row
+     * @param rows how many query rows it has
+     */
+    void start(int problem, int rowStart, int rows) {
+        this.problem = problem;
+        this.rowStart = rowStart;
+        this.rows = rows;
+        for (int r = 0; r < rows; r++) {
+            if (plan.mask != null) {
+                maskRows[r] = plan.maskOffset(problem, rowStart + r);
+            }
+            if (plan.additive != null) {
+                additiveRows[r] = plan.additiveOffset(problem, rowStart + r);
+            }
+        }
+    }
+
+    /**
+     * @param keyStart the first key of a key block
+     * @param cols how many keys it has
+     * @return whether any mask or the causal diagonal touches that block of this query block
+     */
+    boolean touch(int keyStart, int cols) {
+        return plan.additive != null || plan.mask != null || plan.causal && keyStart + cols - 1 > rowStart;
+    }
+
+    /**
+     * Adds {@code additiveScale ·} the additive mask to key {@code key}'s logits and sets the masked and causally
+     * hidden ones to -∞.
+     */
+    void apply(float[] s, int at, int key, float additiveScale) {
+        if (plan.additive != null) {
+            float[] additive = (float[]) plan.additive;
+            int column = key * plan.additiveColumnStride();
+            for (int r = 0; r < rows; r++) {
+                s[at + r] += additive[additiveRows[r] + column] * additiveScale;
+            }
+        }
+        if (plan.mask != null) {
+            int column = key * plan.maskColumnStride();
+            for (int r = 0; r < rows; r++) {
+                if (!plan.mask[maskRows[r] + column]) {
+                    s[at + r] = Float.NEGATIVE_INFINITY;
+                }
+            }
+        }
+        int hidden = plan.causal ? Math.min(rows, key - rowStart) : 0;
+        if (hidden > 0) {
+            Arrays.fill(s, at, at + hidden, Float.NEGATIVE_INFINITY);
+        }
+    }
+
+    /** {@link #apply(float[], int, int, float)} in double, with the additive mask as it is. */
+    void apply(double[] s, int at, int key) {
+        if (plan.additive != null) {
+            double[] additive = (double[]) plan.additive;
+            int column = key * plan.additiveColumnStride();
+            for (int r = 0; r < rows; r++) {
+                s[at + r] += additive[additiveRows[r] + column];
+            }
+        }
+        if (plan.mask != null) {
+            int column = key * plan.maskColumnStride();
+            for (int r = 0; r < rows; r++) {
+                if (!plan.mask[maskRows[r] + column]) {
+                    s[at + r] = Double.NEGATIVE_INFINITY;
+                }
+            }
+        }
+        int hidden = plan.causal ? Math.min(rows, key - rowStart) : 0;
+        if (hidden > 0) {
+            Arrays.fill(s, at, at + hidden, Double.NEGATIVE_INFINITY);
+        }
+    }
+
+    /** Zeroes the weights of key {@code key} that dropout removes. */
+    void drop(float[] s, int at, int key) {
+        for (int r = 0; r < rows; r++) {
+            if (!plan.keeps(problem, rowStart + r, key)) {
+                s[at + r] = 0f;
+            }
+        }
+    }
+
+    /** {@link #drop(float[], int, int)} in double. */
+    void drop(double[] s, int at, int key) {
+        for (int r = 0; r < rows; r++) {
+            if (!plan.keeps(problem, rowStart + r, key)) {
+                s[at + r] = 0.0;
+            }
+        }
+    }
+}
