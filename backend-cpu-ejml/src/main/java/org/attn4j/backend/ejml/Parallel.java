@@ -3,6 +3,7 @@ package org.attn4j.backend.ejml;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.RecursiveAction;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The backend's worker pool: a {@link ForkJoinPool} of daemon threads, one per processor, shared by every scope.
@@ -21,16 +22,18 @@ final class Parallel {
     }
 
     private final int threads;
+    private final AtomicInteger workersMade = new AtomicInteger();
     private final ForkJoinPool pool;
 
     Parallel(int threads) {
         this.threads = threads;
-        this.pool = new ForkJoinPool(threads, Parallel::newWorker, null, false);
+        this.pool = new ForkJoinPool(threads, this::newWorker, null, false);
     }
 
-    private static ForkJoinWorkerThread newWorker(ForkJoinPool pool) {
-        ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
-        t.setName("attn4j-ejml-" + t.getPoolIndex());
+    /** A daemon worker named {@code attn4j-ejml-N}, N counting from 0 (the pool index is not assigned yet here). */
+    private ForkJoinWorkerThread newWorker(ForkJoinPool forPool) {
+        ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(forPool);
+        t.setName("attn4j-ejml-" + workersMade.getAndIncrement());
         t.setDaemon(true);
         return t;
     }

@@ -1,6 +1,7 @@
 package org.attn4j.backend.ejml;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -8,13 +9,17 @@ import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.Backend;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ConcurrencyTest {
@@ -59,5 +64,22 @@ class ConcurrencyTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    @Test
+    void poolWorkersHaveDistinctNames() {
+        Parallel parallel = new Parallel(2);
+        Set<String> names = ConcurrentHashMap.newKeySet();
+        CountDownLatch bothRunning = new CountDownLatch(2);
+        parallel.forRange(2, Parallel.MIN_WORK, (from, to) -> {
+            names.add(Thread.currentThread().getName());
+            bothRunning.countDown();
+            try {
+                bothRunning.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertEquals(Set.of("attn4j-ejml-0", "attn4j-ejml-1"), names);
     }
 }
