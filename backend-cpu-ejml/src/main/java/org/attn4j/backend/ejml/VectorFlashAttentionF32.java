@@ -27,6 +27,11 @@ final class VectorFlashAttentionF32 {
     private static final int LANES = SPECIES.length();
     static final int QUERY_BLOCK = 4 * LANES;
     static final int KEY_BLOCK = 64;
+    /**
+     * Whether the register tiles are four keys (or value columns) wide, which needs the 32 vector registers of
+     * AVX-512; with 256-bit vectors (16 registers on AVX2) they are two wide, so that nothing spills.
+     */
+    private static final boolean WIDE_TILES = LANES >= 16;
 
     private static final float LOG2E = 1.4426950408889634f;
     /** {@code 1.5·2²³ + 127}: adding it rounds to an integer {@code n} and leaves {@code n + 127} in the low bits. */
@@ -122,10 +127,41 @@ final class VectorFlashAttentionF32 {
     }
 
     /**
-     * {@code scoresT[j][r] = Σ_d k[key j][d] · queriesT[d][r]}: four keys by four row vectors per pass; with
+     * {@code scoresT[j][r] = Σ_d k[key j][d] · queriesT[d][r]}: four (AVX-512) or two keys by four row vectors per
+     * pass; with
      * {@code trackMax}, also {@code blockMax[r] = max(blockMax[r], max_j scoresT[j][r])} from the registers.
      */
     private void scores(int kBase, int cols, boolean trackMax) {
+        int j = WIDE_TILES ? scoresByFour(kBase, cols, trackMax) : scoresByTwo(kBase, cols, trackMax);
+        int dk = plan.keyDim;
+        float[] queries = queriesT;
+        float[] keys = k;
+        for (; j < cols; j++) {
+            FloatVector a0 = FloatVector.zero(SPECIES);
+            FloatVector a1 = a0;
+            FloatVector a2 = a0;
+            FloatVector a3 = a0;
+            int kj = kBase + j * dk;
+            for (int d = 0; d < dk; d++) {
+                int at = d * QUERY_BLOCK;
+                FloatVector b = FloatVector.broadcast(SPECIES, keys[kj + d]);
+                a0 = FloatVector.fromArray(SPECIES, queries, at).fma(b, a0);
+                a1 = FloatVector.fromArray(SPECIES, queries, at + LANES).fma(b, a1);
+                a2 = FloatVector.fromArray(SPECIES, queries, at + 2 * LANES).fma(b, a2);
+                a3 = FloatVector.fromArray(SPECIES, queries, at + 3 * LANES).fma(b, a3);
+            }
+            store(scoresT, j * QUERY_BLOCK, a0, a1, a2, a3);
+            if (trackMax) {
+                raiseMax(0, a0);
+                raiseMax(LANES, a1);
+                raiseMax(2 * LANES, a2);
+                raiseMax(3 * LANES, a3);
+            }
+        }
+    }
+
+    /** {@link #scores} for keys {@code [0, 4·⌊cols/4⌋)}, four keys by four row vectors per pass; returns the end. */
+    private int scoresByFour(int kBase, int cols, boolean trackMax) {
         int dk = plan.keyDim;
         float[] queries = queriesT;
         float[] keys = k;
@@ -189,28 +225,53 @@ final class VectorFlashAttentionF32 {
                 raiseMax(3 * LANES, a03.max(a13).max(a23.max(a33)));
             }
         }
-        for (; j < cols; j++) {
-            FloatVector a0 = FloatVector.zero(SPECIES);
-            FloatVector a1 = a0;
-            FloatVector a2 = a0;
-            FloatVector a3 = a0;
-            int kj = kBase + j * dk;
+        return j;
+    }
+
+    /** {@link #scores} for keys {@code [0, 2·⌊cols/2⌋)}, two keys by four row vectors per pass; returns the end. */
+    private int scoresByTwo(int kBase, int cols, boolean trackMax) {
+        int dk = plan.keyDim;
+        float[] queries = queriesT;
+        float[] keys = k;
+        int j = 0;
+        for (; j + 2 <= cols; j += 2) {
+            FloatVector a00 = FloatVector.zero(SPECIES);
+            FloatVector a01 = a00;
+            FloatVector a02 = a00;
+            FloatVector a03 = a00;
+            FloatVector a10 = a00;
+            FloatVector a11 = a00;
+            FloatVector a12 = a00;
+            FloatVector a13 = a00;
+            int k0 = kBase + j * dk;
+            int k1 = k0 + dk;
             for (int d = 0; d < dk; d++) {
                 int at = d * QUERY_BLOCK;
-                FloatVector b = FloatVector.broadcast(SPECIES, keys[kj + d]);
-                a0 = FloatVector.fromArray(SPECIES, queries, at).fma(b, a0);
-                a1 = FloatVector.fromArray(SPECIES, queries, at + LANES).fma(b, a1);
-                a2 = FloatVector.fromArray(SPECIES, queries, at + 2 * LANES).fma(b, a2);
-                a3 = FloatVector.fromArray(SPECIES, queries, at + 3 * LANES).fma(b, a3);
+                FloatVector q0 = FloatVector.fromArray(SPECIES, queries, at);
+                FloatVector q1 = FloatVector.fromArray(SPECIES, queries, at + LANES);
+                FloatVector q2 = FloatVector.fromArray(SPECIES, queries, at + 2 * LANES);
+                FloatVector q3 = FloatVector.fromArray(SPECIES, queries, at + 3 * LANES);
+                FloatVector b = FloatVector.broadcast(SPECIES, keys[k0 + d]);
+                a00 = q0.fma(b, a00);
+                a01 = q1.fma(b, a01);
+                a02 = q2.fma(b, a02);
+                a03 = q3.fma(b, a03);
+                b = FloatVector.broadcast(SPECIES, keys[k1 + d]);
+                a10 = q0.fma(b, a10);
+                a11 = q1.fma(b, a11);
+                a12 = q2.fma(b, a12);
+                a13 = q3.fma(b, a13);
             }
-            store(scoresT, j * QUERY_BLOCK, a0, a1, a2, a3);
+            store(scoresT, j * QUERY_BLOCK, a00, a01, a02, a03);
+            store(scoresT, (j + 1) * QUERY_BLOCK, a10, a11, a12, a13);
             if (trackMax) {
-                raiseMax(0, a0);
-                raiseMax(LANES, a1);
-                raiseMax(2 * LANES, a2);
-                raiseMax(3 * LANES, a3);
+                raiseMax(0, a00.max(a10));
+                raiseMax(LANES, a01.max(a11));
+                raiseMax(2 * LANES, a02.max(a12));
+                raiseMax(3 * LANES, a03.max(a13));
             }
         }
+        return j;
     }
 
     private void raiseMax(int r, FloatVector candidate) {
@@ -294,8 +355,35 @@ final class VectorFlashAttentionF32 {
     }
 
 
-    /** {@code outT[e][r] += Σ_j v[key j][e] · scoresT[j][r]}: four value columns by four row vectors per pass. */
+    /**
+     * {@code outT[e][r] += Σ_j v[key j][e] · scoresT[j][r]}: four (AVX-512) or two value columns by four row
+     * vectors per pass.
+     */
     private void accumulate(int vBase, int cols) {
+        int e = WIDE_TILES ? accumulateByFour(vBase, cols) : accumulateByTwo(vBase, cols);
+        int dv = plan.valueDim;
+        float[] weights = scoresT;
+        float[] values = v;
+        for (; e < dv; e++) {
+            int o = e * QUERY_BLOCK;
+            FloatVector a0 = FloatVector.fromArray(SPECIES, outT, o);
+            FloatVector a1 = FloatVector.fromArray(SPECIES, outT, o + LANES);
+            FloatVector a2 = FloatVector.fromArray(SPECIES, outT, o + 2 * LANES);
+            FloatVector a3 = FloatVector.fromArray(SPECIES, outT, o + 3 * LANES);
+            for (int j = 0; j < cols; j++) {
+                int at = j * QUERY_BLOCK;
+                FloatVector b = FloatVector.broadcast(SPECIES, values[vBase + j * dv + e]);
+                a0 = FloatVector.fromArray(SPECIES, weights, at).fma(b, a0);
+                a1 = FloatVector.fromArray(SPECIES, weights, at + LANES).fma(b, a1);
+                a2 = FloatVector.fromArray(SPECIES, weights, at + 2 * LANES).fma(b, a2);
+                a3 = FloatVector.fromArray(SPECIES, weights, at + 3 * LANES).fma(b, a3);
+            }
+            store(outT, o, a0, a1, a2, a3);
+        }
+    }
+
+    /** {@link #accumulate} for value columns {@code [0, 4·⌊d_v/4⌋)}, four at a time; returns the end. */
+    private int accumulateByFour(int vBase, int cols) {
         int dv = plan.valueDim;
         float[] weights = scoresT;
         float[] values = v;
@@ -354,22 +442,48 @@ final class VectorFlashAttentionF32 {
             store(outT, o2, a20, a21, a22, a23);
             store(outT, o3, a30, a31, a32, a33);
         }
-        for (; e < dv; e++) {
-            int o = e * QUERY_BLOCK;
-            FloatVector a0 = FloatVector.fromArray(SPECIES, outT, o);
-            FloatVector a1 = FloatVector.fromArray(SPECIES, outT, o + LANES);
-            FloatVector a2 = FloatVector.fromArray(SPECIES, outT, o + 2 * LANES);
-            FloatVector a3 = FloatVector.fromArray(SPECIES, outT, o + 3 * LANES);
+        return e;
+    }
+
+    /** {@link #accumulate} for value columns {@code [0, 2·⌊d_v/2⌋)}, two at a time; returns the end. */
+    private int accumulateByTwo(int vBase, int cols) {
+        int dv = plan.valueDim;
+        float[] weights = scoresT;
+        float[] values = v;
+        int e = 0;
+        for (; e + 2 <= dv; e += 2) {
+            int o0 = e * QUERY_BLOCK;
+            int o1 = o0 + QUERY_BLOCK;
+            FloatVector a00 = FloatVector.fromArray(SPECIES, outT, o0);
+            FloatVector a01 = FloatVector.fromArray(SPECIES, outT, o0 + LANES);
+            FloatVector a02 = FloatVector.fromArray(SPECIES, outT, o0 + 2 * LANES);
+            FloatVector a03 = FloatVector.fromArray(SPECIES, outT, o0 + 3 * LANES);
+            FloatVector a10 = FloatVector.fromArray(SPECIES, outT, o1);
+            FloatVector a11 = FloatVector.fromArray(SPECIES, outT, o1 + LANES);
+            FloatVector a12 = FloatVector.fromArray(SPECIES, outT, o1 + 2 * LANES);
+            FloatVector a13 = FloatVector.fromArray(SPECIES, outT, o1 + 3 * LANES);
             for (int j = 0; j < cols; j++) {
                 int at = j * QUERY_BLOCK;
-                FloatVector b = FloatVector.broadcast(SPECIES, values[vBase + j * dv + e]);
-                a0 = FloatVector.fromArray(SPECIES, weights, at).fma(b, a0);
-                a1 = FloatVector.fromArray(SPECIES, weights, at + LANES).fma(b, a1);
-                a2 = FloatVector.fromArray(SPECIES, weights, at + 2 * LANES).fma(b, a2);
-                a3 = FloatVector.fromArray(SPECIES, weights, at + 3 * LANES).fma(b, a3);
+                FloatVector p0 = FloatVector.fromArray(SPECIES, weights, at);
+                FloatVector p1 = FloatVector.fromArray(SPECIES, weights, at + LANES);
+                FloatVector p2 = FloatVector.fromArray(SPECIES, weights, at + 2 * LANES);
+                FloatVector p3 = FloatVector.fromArray(SPECIES, weights, at + 3 * LANES);
+                int vj = vBase + j * dv + e;
+                FloatVector b = FloatVector.broadcast(SPECIES, values[vj]);
+                a00 = p0.fma(b, a00);
+                a01 = p1.fma(b, a01);
+                a02 = p2.fma(b, a02);
+                a03 = p3.fma(b, a03);
+                b = FloatVector.broadcast(SPECIES, values[vj + 1]);
+                a10 = p0.fma(b, a10);
+                a11 = p1.fma(b, a11);
+                a12 = p2.fma(b, a12);
+                a13 = p3.fma(b, a13);
             }
-            store(outT, o, a0, a1, a2, a3);
+            store(outT, o0, a00, a01, a02, a03);
+            store(outT, o1, a10, a11, a12, a13);
         }
+        return e;
     }
 
     /** {@code out[row r] = outT[·][r] / l[r] · 1/(1-p)}, or zeros for a row that saw only -∞. */

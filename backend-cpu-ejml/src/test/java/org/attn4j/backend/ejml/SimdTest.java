@@ -6,9 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 
 /**
- * Which F32 attention kernel runs. The build runs the tests twice: with {@code --add-modules
- * jdk.incubator.vector} (the default) and, for the scalar kernel, without it and with
- * {@code -Dattn4j.test.vectorModule=false}, so that neither run can lose its kernel unnoticed.
+ * Which F32 attention kernel runs. The build runs the attention tests three times: with {@code --add-modules
+ * jdk.incubator.vector} (the default); for the scalar kernel without it and with
+ * {@code -Dattn4j.test.vectorModule=false}; and on 256-bit vectors ({@code -XX:UseAVX=2}) with
+ * {@code -Dattn4j.test.vectorBits=256}, so that no run can lose its kernel unnoticed.
  */
 class SimdTest {
     private static final boolean VECTOR_MODULE_EXPECTED =
@@ -27,6 +28,10 @@ class SimdTest {
             assertTrue(reason.contains("-bit SIMD vectors (jdk.incubator.vector)"), reason);
         } else {
             assertTrue(reason.contains("scalar kernel"), reason);
+        }
+        String bits = System.getProperty("attn4j.test.vectorBits");
+        if (bits != null) {
+            assertTrue(reason.contains(bits + "-bit SIMD vectors"), reason);
         }
         if (!VECTOR_MODULE_EXPECTED) {
             assertTrue(reason.contains("--add-modules jdk.incubator.vector"), reason);
