@@ -7,20 +7,20 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The fused F32 attention kernel on explicit SIMD vectors ({@code jdk.incubator.vector}), the same
- * FlashAttention-2 step as {@link FlashAttentionF32} for one (problem, query block) at a time:
+ * FlashAttention-2 step as {@link FlashAttentionF32} for one (problem, query block) at a time, in base 2:
  * <pre>
  *   for each key block (skipping blocks wholly above the causal diagonal):
- *     S   = scale · Q_blk · K_blkᵀ + additive, -∞ where masked             [keys × rows], transposed
- *     m'  = max(m, colmax S);  P = e^(S - m');  c = e^(m - m')
+ *     S   = log₂e · (scale · Q_blk · K_blkᵀ + additive), -∞ where masked    [keys × rows], transposed
+ *     m'  = max(m, colmax S);  P = 2^(S - m');  c = 2^(m - m')
  *     l   = l·c + colsum P;    Oᵀ = Oᵀ·c + V_blkᵀ · dropout(P)
  *   O = O / l · 1/(1-p), or 0 for a row whose logits were all -∞
  * </pre>
- * A query block is four vectors of query rows ({@link #QUERY_BLOCK} = 4 · lanes, 64 with AVX-512); a block
- * shorter than that is padded with zero queries whose results are dropped. Both products run as register tiles
- * of four keys (or four value columns) by four row vectors: sixteen accumulators that stay in registers for the
- * whole inner loop, fed by four vector loads and four broadcasts per step. {@code e^x} is
- * {@link FastExp}'s polynomial in vector form. Statistics and accumulators are float. Only {@link Simd} may
- * load this class: without the {@code jdk.incubator.vector} module it cannot be linked.
+ * which is the softmax of the natural-base logits, since {@code 2^(log₂e · x) = e^x}. A query block is four
+ * vectors of query rows ({@link #QUERY_BLOCK} = 4 · lanes, 64 with AVX-512); a block shorter than that is padded
+ * with zero queries whose results are dropped. Both products run as register tiles of four (AVX-512) or two
+ * (256-bit vectors) keys or value columns by four row vectors, whose accumulators stay in registers for the
+ * whole inner loop. Statistics and accumulators are float. Load this class only when {@link Simd#enabled()}:
+ * without the {@code jdk.incubator.vector} module it cannot be linked.
  */
 final class VectorFlashAttentionF32 {
     private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
