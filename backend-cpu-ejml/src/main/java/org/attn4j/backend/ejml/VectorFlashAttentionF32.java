@@ -21,6 +21,10 @@ import jdk.incubator.vector.VectorSpecies;
  * (256-bit vectors) keys or value columns by four row vectors, whose accumulators stay in registers for the
  * whole inner loop. Statistics and accumulators are float. Load this class only when {@link Simd#enabled()}:
  * without the {@code jdk.incubator.vector} module it cannot be linked.
+ *
+ * <p>Vectors stay inside the method that makes them, written out in full, except for {@link #exp2}: where C2
+ * does not inline a helper that takes or returns a vector, it allocates an object for every vector passed, and
+ * it does not inline helpers called from the large tile loops.
  */
 final class VectorFlashAttentionF32 {
     private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
@@ -150,12 +154,15 @@ final class VectorFlashAttentionF32 {
                 a2 = FloatVector.fromArray(SPECIES, queries, at + 2 * LANES).fma(b, a2);
                 a3 = FloatVector.fromArray(SPECIES, queries, at + 3 * LANES).fma(b, a3);
             }
-            store(scoresT, j * QUERY_BLOCK, a0, a1, a2, a3);
+            a0.intoArray(scoresT, j * QUERY_BLOCK);
+            a1.intoArray(scoresT, j * QUERY_BLOCK + LANES);
+            a2.intoArray(scoresT, j * QUERY_BLOCK + 2 * LANES);
+            a3.intoArray(scoresT, j * QUERY_BLOCK + 3 * LANES);
             if (trackMax) {
-                raiseMax(0, a0);
-                raiseMax(LANES, a1);
-                raiseMax(2 * LANES, a2);
-                raiseMax(3 * LANES, a3);
+                FloatVector.fromArray(SPECIES, blockMax, 0).max(a0).intoArray(blockMax, 0);
+                FloatVector.fromArray(SPECIES, blockMax, LANES).max(a1).intoArray(blockMax, LANES);
+                FloatVector.fromArray(SPECIES, blockMax, 2 * LANES).max(a2).intoArray(blockMax, 2 * LANES);
+                FloatVector.fromArray(SPECIES, blockMax, 3 * LANES).max(a3).intoArray(blockMax, 3 * LANES);
             }
         }
     }
@@ -214,15 +221,27 @@ final class VectorFlashAttentionF32 {
                 a32 = q2.fma(b, a32);
                 a33 = q3.fma(b, a33);
             }
-            store(scoresT, j * QUERY_BLOCK, a00, a01, a02, a03);
-            store(scoresT, (j + 1) * QUERY_BLOCK, a10, a11, a12, a13);
-            store(scoresT, (j + 2) * QUERY_BLOCK, a20, a21, a22, a23);
-            store(scoresT, (j + 3) * QUERY_BLOCK, a30, a31, a32, a33);
+            a00.intoArray(scoresT, j * QUERY_BLOCK);
+            a01.intoArray(scoresT, j * QUERY_BLOCK + LANES);
+            a02.intoArray(scoresT, j * QUERY_BLOCK + 2 * LANES);
+            a03.intoArray(scoresT, j * QUERY_BLOCK + 3 * LANES);
+            a10.intoArray(scoresT, (j + 1) * QUERY_BLOCK);
+            a11.intoArray(scoresT, (j + 1) * QUERY_BLOCK + LANES);
+            a12.intoArray(scoresT, (j + 1) * QUERY_BLOCK + 2 * LANES);
+            a13.intoArray(scoresT, (j + 1) * QUERY_BLOCK + 3 * LANES);
+            a20.intoArray(scoresT, (j + 2) * QUERY_BLOCK);
+            a21.intoArray(scoresT, (j + 2) * QUERY_BLOCK + LANES);
+            a22.intoArray(scoresT, (j + 2) * QUERY_BLOCK + 2 * LANES);
+            a23.intoArray(scoresT, (j + 2) * QUERY_BLOCK + 3 * LANES);
+            a30.intoArray(scoresT, (j + 3) * QUERY_BLOCK);
+            a31.intoArray(scoresT, (j + 3) * QUERY_BLOCK + LANES);
+            a32.intoArray(scoresT, (j + 3) * QUERY_BLOCK + 2 * LANES);
+            a33.intoArray(scoresT, (j + 3) * QUERY_BLOCK + 3 * LANES);
             if (trackMax) {
-                raiseMax(0, a00.max(a10).max(a20.max(a30)));
-                raiseMax(LANES, a01.max(a11).max(a21.max(a31)));
-                raiseMax(2 * LANES, a02.max(a12).max(a22.max(a32)));
-                raiseMax(3 * LANES, a03.max(a13).max(a23.max(a33)));
+                FloatVector.fromArray(SPECIES, blockMax, 0).max(a00.max(a10).max(a20.max(a30))).intoArray(blockMax, 0);
+                FloatVector.fromArray(SPECIES, blockMax, LANES).max(a01.max(a11).max(a21.max(a31))).intoArray(blockMax, LANES);
+                FloatVector.fromArray(SPECIES, blockMax, 2 * LANES).max(a02.max(a12).max(a22.max(a32))).intoArray(blockMax, 2 * LANES);
+                FloatVector.fromArray(SPECIES, blockMax, 3 * LANES).max(a03.max(a13).max(a23.max(a33))).intoArray(blockMax, 3 * LANES);
             }
         }
         return j;
@@ -262,20 +281,22 @@ final class VectorFlashAttentionF32 {
                 a12 = q2.fma(b, a12);
                 a13 = q3.fma(b, a13);
             }
-            store(scoresT, j * QUERY_BLOCK, a00, a01, a02, a03);
-            store(scoresT, (j + 1) * QUERY_BLOCK, a10, a11, a12, a13);
+            a00.intoArray(scoresT, j * QUERY_BLOCK);
+            a01.intoArray(scoresT, j * QUERY_BLOCK + LANES);
+            a02.intoArray(scoresT, j * QUERY_BLOCK + 2 * LANES);
+            a03.intoArray(scoresT, j * QUERY_BLOCK + 3 * LANES);
+            a10.intoArray(scoresT, (j + 1) * QUERY_BLOCK);
+            a11.intoArray(scoresT, (j + 1) * QUERY_BLOCK + LANES);
+            a12.intoArray(scoresT, (j + 1) * QUERY_BLOCK + 2 * LANES);
+            a13.intoArray(scoresT, (j + 1) * QUERY_BLOCK + 3 * LANES);
             if (trackMax) {
-                raiseMax(0, a00.max(a10));
-                raiseMax(LANES, a01.max(a11));
-                raiseMax(2 * LANES, a02.max(a12));
-                raiseMax(3 * LANES, a03.max(a13));
+                FloatVector.fromArray(SPECIES, blockMax, 0).max(a00.max(a10)).intoArray(blockMax, 0);
+                FloatVector.fromArray(SPECIES, blockMax, LANES).max(a01.max(a11)).intoArray(blockMax, LANES);
+                FloatVector.fromArray(SPECIES, blockMax, 2 * LANES).max(a02.max(a12)).intoArray(blockMax, 2 * LANES);
+                FloatVector.fromArray(SPECIES, blockMax, 3 * LANES).max(a03.max(a13)).intoArray(blockMax, 3 * LANES);
             }
         }
         return j;
-    }
-
-    private void raiseMax(int r, FloatVector candidate) {
-        FloatVector.fromArray(SPECIES, blockMax, r).max(candidate).intoArray(blockMax, r);
     }
 
     /** {@code blockMax[r] = max(blockMax[r], max_j scoresT[j][r])}, after masking. */
@@ -289,18 +310,11 @@ final class VectorFlashAttentionF32 {
         }
     }
 
-    private static void store(float[] to, int at, FloatVector r0, FloatVector r1, FloatVector r2, FloatVector r3) {
-        r0.intoArray(to, at);
-        r1.intoArray(to, at + LANES);
-        r2.intoArray(to, at + 2 * LANES);
-        r3.intoArray(to, at + 3 * LANES);
-    }
-
 
     /**
      * The online-softmax step in base 2, one row vector at a time, with the block's new running max already in
      * {@code blockMax}: {@code P = 2^(S - max)} in place, the running sum, and the accumulator rescaled by
-     * {@code 2^(old max - new max)}. A row that has seen only -∞ keeps a zero sum (its shift is the lowest float
+     * {@code 2^(old max - new max)}, skipped when no lane's max moved. A row that has seen only -∞ keeps a zero sum (its shift is the lowest float
      * rather than -∞); a NaN in a row makes its max, sum and output NaN.
      */
     private void softmaxStep(int cols) {
@@ -317,21 +331,14 @@ final class VectorFlashAttentionF32 {
                 p.intoArray(scoresT, at);
                 sum = sum.add(p);
             }
-            rescale(r, exp2(old.sub(shift)), sum);
-        }
-    }
-
-    /**
-     * {@code l = l·c + blockSum} for one row vector, and {@code Oᵀ = Oᵀ·c} unless every lane's max stayed put.
-     */
-    private void rescale(int r, FloatVector correction, FloatVector blockSum) {
-        FloatVector.fromArray(SPECIES, rowSum, r).fma(correction, blockSum).intoArray(rowSum, r);
-        if (correction.eq(1f).allTrue()) {
-            return;
-        }
-        for (int e = 0; e < plan.valueDim; e++) {
-            int at = e * QUERY_BLOCK + r;
-            FloatVector.fromArray(SPECIES, outT, at).mul(correction).intoArray(outT, at);
+            FloatVector correction = exp2(old.sub(shift));
+            FloatVector.fromArray(SPECIES, rowSum, r).fma(correction, sum).intoArray(rowSum, r);
+            if (!correction.eq(1f).allTrue()) {
+                for (int e = 0; e < plan.valueDim; e++) {
+                    int at = e * QUERY_BLOCK + r;
+                    FloatVector.fromArray(SPECIES, outT, at).mul(correction).intoArray(outT, at);
+                }
+            }
         }
     }
 
@@ -378,7 +385,10 @@ final class VectorFlashAttentionF32 {
                 a2 = FloatVector.fromArray(SPECIES, weights, at + 2 * LANES).fma(b, a2);
                 a3 = FloatVector.fromArray(SPECIES, weights, at + 3 * LANES).fma(b, a3);
             }
-            store(outT, o, a0, a1, a2, a3);
+            a0.intoArray(outT, o);
+            a1.intoArray(outT, o + LANES);
+            a2.intoArray(outT, o + 2 * LANES);
+            a3.intoArray(outT, o + 3 * LANES);
         }
     }
 
@@ -437,10 +447,22 @@ final class VectorFlashAttentionF32 {
                 a32 = p2.fma(b, a32);
                 a33 = p3.fma(b, a33);
             }
-            store(outT, o0, a00, a01, a02, a03);
-            store(outT, o1, a10, a11, a12, a13);
-            store(outT, o2, a20, a21, a22, a23);
-            store(outT, o3, a30, a31, a32, a33);
+            a00.intoArray(outT, o0);
+            a01.intoArray(outT, o0 + LANES);
+            a02.intoArray(outT, o0 + 2 * LANES);
+            a03.intoArray(outT, o0 + 3 * LANES);
+            a10.intoArray(outT, o1);
+            a11.intoArray(outT, o1 + LANES);
+            a12.intoArray(outT, o1 + 2 * LANES);
+            a13.intoArray(outT, o1 + 3 * LANES);
+            a20.intoArray(outT, o2);
+            a21.intoArray(outT, o2 + LANES);
+            a22.intoArray(outT, o2 + 2 * LANES);
+            a23.intoArray(outT, o2 + 3 * LANES);
+            a30.intoArray(outT, o3);
+            a31.intoArray(outT, o3 + LANES);
+            a32.intoArray(outT, o3 + 2 * LANES);
+            a33.intoArray(outT, o3 + 3 * LANES);
         }
         return e;
     }
@@ -480,8 +502,14 @@ final class VectorFlashAttentionF32 {
                 a12 = p2.fma(b, a12);
                 a13 = p3.fma(b, a13);
             }
-            store(outT, o0, a00, a01, a02, a03);
-            store(outT, o1, a10, a11, a12, a13);
+            a00.intoArray(outT, o0);
+            a01.intoArray(outT, o0 + LANES);
+            a02.intoArray(outT, o0 + 2 * LANES);
+            a03.intoArray(outT, o0 + 3 * LANES);
+            a10.intoArray(outT, o1);
+            a11.intoArray(outT, o1 + LANES);
+            a12.intoArray(outT, o1 + 2 * LANES);
+            a13.intoArray(outT, o1 + 3 * LANES);
         }
         return e;
     }
