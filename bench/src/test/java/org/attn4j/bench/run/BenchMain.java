@@ -192,14 +192,18 @@ public final class BenchMain {
         }
     }
 
-    /** Warm-up and measurement iterations: fewer for calls of more than 20 GFLOP, which take seconds each. */
+    /**
+     * Warm-up and measurement iterations: three seconds of warm-up, since the JIT takes about two to finish
+     * compiling the SIMD attention kernel's loops and calls made before that would land in the samples; fewer
+     * measured iterations for calls of more than 20 GFLOP, which take seconds each.
+     */
     record Iterations(int warmups, int measurements, TimeValue time) {
         static Iterations of(boolean quick, double flops) {
             if (quick) {
                 return new Iterations(1, 2, TimeValue.milliseconds(200));
             }
-            return flops > 2e10 ? new Iterations(1, 2, TimeValue.seconds(1))
-                    : new Iterations(1, 3, TimeValue.seconds(1));
+            return flops > 2e10 ? new Iterations(3, 2, TimeValue.seconds(1))
+                    : new Iterations(3, 3, TimeValue.seconds(1));
         }
 
         String describe() {
