@@ -137,34 +137,36 @@ final class Nd4jOps implements Ops {
 
     @Override
     public Tensor max(Tensor x, int axis, boolean keepDims) {
-        INDArray a = in("max", "x", x);
-        Shape out = ShapeChecks.reduce("max", x.shape(), axis, keepDims);
-        int ax = ShapeChecks.axis("max", x.shape(), axis);
-        return scope.fresh(out, x.dtype(), t -> Kernels.maxPropagatingNaN(a, ax, keepDims, t));
+        return reduce("max", x, axis, keepDims, (a, ax, t) -> Kernels.maxPropagatingNaN(a, ax, keepDims, t));
     }
 
     @Override
     public Tensor sum(Tensor x, int axis, boolean keepDims) {
-        INDArray a = in("sum", "x", x);
-        Shape out = ShapeChecks.reduce("sum", x.shape(), axis, keepDims);
-        int ax = ShapeChecks.axis("sum", x.shape(), axis);
-        return scope.fresh(out, x.dtype(), t -> a.sum(keepDims, ax));
+        return reduce("sum", x, axis, keepDims, (a, ax, t) -> a.sum(keepDims, ax));
     }
 
     @Override
     public Tensor mean(Tensor x, int axis, boolean keepDims) {
-        INDArray a = in("mean", "x", x);
-        Shape out = ShapeChecks.reduce("mean", x.shape(), axis, keepDims);
-        int ax = ShapeChecks.axis("mean", x.shape(), axis);
-        return scope.fresh(out, x.dtype(), t -> a.mean(keepDims, ax));
+        return reduce("mean", x, axis, keepDims, (a, ax, t) -> a.mean(keepDims, ax));
     }
 
     @Override
     public Tensor variance(Tensor x, int axis, boolean keepDims) {
-        INDArray a = in("variance", "x", x);
-        Shape out = ShapeChecks.reduce("variance", x.shape(), axis, keepDims);
-        int ax = ShapeChecks.axis("variance", x.shape(), axis);
-        return scope.fresh(out, x.dtype(), t -> a.var(false, ax));
+        return reduce("variance", x, axis, keepDims, (a, ax, t) -> a.var(false, ax));
+    }
+
+    /** A reduction's body: {@code x}'s array and the normalised axis in, the reduced array out. */
+    @FunctionalInterface
+    private interface Reduction {
+        INDArray apply(INDArray x, int axis, Intermediates t);
+    }
+
+    /** Checks {@code x}, the axis and the result shape of reduction {@code op}, then runs {@code body}. */
+    private Tensor reduce(String op, Tensor x, int axis, boolean keepDims, Reduction body) {
+        INDArray a = in(op, "x", x);
+        Shape out = ShapeChecks.reduce(op, x.shape(), axis, keepDims);
+        int ax = ShapeChecks.axis(op, x.shape(), axis);
+        return scope.fresh(out, x.dtype(), t -> body.apply(a, ax, t));
     }
 
     @Override
