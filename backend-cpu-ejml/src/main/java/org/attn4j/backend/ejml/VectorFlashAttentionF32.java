@@ -19,8 +19,9 @@ import jdk.incubator.vector.VectorSpecies;
  * vectors of query rows ({@link #QUERY_BLOCK} = 4 · lanes, 64 with AVX-512); a block shorter than that is padded
  * with zero queries whose results are dropped. Both products run as register tiles of four (AVX-512) or two
  * (256-bit vectors) keys or value columns by four row vectors, whose accumulators stay in registers for the
- * whole inner loop. Statistics and accumulators are float. Load this class only when {@link Simd#enabled()}:
- * without the {@code jdk.incubator.vector} module it cannot be linked.
+ * whole inner loop. Statistics and accumulators are float. Only {@link Simd} (once it has found the
+ * {@code jdk.incubator.vector} module) and callers of a kernel that {@link Simd#enabled()} chose may load this
+ * class: without that module it cannot be linked.
  *
  * <p>Vectors stay inside the method that makes them, written out in full, except for {@link #exp2}: where C2
  * does not inline a helper that takes or returns a vector, it allocates an object for every vector passed, and
@@ -60,6 +61,11 @@ final class VectorFlashAttentionF32 {
     private final float[] blockMax;
     private final float[] rowSum;
     private final BlockMasks masks;
+
+    /** @return the size of the vectors this kernel computes on, {@code FloatVector.SPECIES_PREFERRED}, in bits */
+    static int vectorBits() {
+        return SPECIES.vectorBitSize();
+    }
 
     VectorFlashAttentionF32(AttentionPlan plan, float[] q, float[] k, float[] v, float[] out) {
         this.plan = plan;
