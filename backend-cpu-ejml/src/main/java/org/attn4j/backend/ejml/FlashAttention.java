@@ -1,5 +1,6 @@
 package org.attn4j.backend.ejml;
 
+import java.util.function.Supplier;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.DType;
 import org.attn4j.api.spi.ShapeChecks;
@@ -11,6 +12,12 @@ import org.attn4j.api.spi.ShapeChecks;
  * {@link FlashAttentionF32}; F64 runs on {@link FlashAttentionF64}.
  */
 final class FlashAttention {
+
+    /** One kernel instance, the scratch space of one thread: computes a query block of one problem. */
+    @FunctionalInterface
+    private interface Kernel {
+        void block(int problem, int rowStart);
+    }
 
     private FlashAttention() {
     }
@@ -35,23 +42,14 @@ final class FlashAttention {
         int blocks = (plan.queries + block - 1) / block;
         long work = (long) block * plan.keys * (plan.keyDim + plan.valueDim);
         Object out = HeapScope.allocate(q.dtype(), shape.output().size());
+        Supplier<Kernel> kernels = simd
+                ? () -> new VectorFlashAttentionF32(plan, q.f32(), k.f32(), v.f32(), (float[]) out)::block
+                : f32 ? () -> new FlashAttentionF32(plan, q.f32(), k.f32(), v.f32(), (float[]) out)::block
+                : () -> new FlashAttentionF64(plan, q.f64(), k.f64(), v.f64(), (double[]) out)::block;
         parallel.forRange(plan.problems * blocks, work, (from, to) -> {
-            if (simd) {
-                VectorFlashAttentionF32 kernel =
-                        new VectorFlashAttentionF32(plan, q.f32(), k.f32(), v.f32(), (float[]) out);
-                for (int t = from; t < to; t++) {
-                    kernel.block(t / blocks, (t % blocks) * block);
-                }
-            } else if (f32) {
-                FlashAttentionF32 kernel = new FlashAttentionF32(plan, q.f32(), k.f32(), v.f32(), (float[]) out);
-                for (int t = from; t < to; t++) {
-                    kernel.block(t / blocks, (t % blocks) * block);
-                }
-            } else {
-                FlashAttentionF64 kernel = new FlashAttentionF64(plan, q.f64(), k.f64(), v.f64(), (double[]) out);
-                for (int t = from; t < to; t++) {
-                    kernel.block(t / blocks, (t % blocks) * block);
-                }
+            Kernel kernel = kernels.get();
+            for (int t = from; t < to; t++) {
+                kernel.block(t / blocks, (t % blocks) * block);
             }
         });
         return out;
