@@ -24,7 +24,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from decoder_cases import decoder_ops_cases
+from decoder_cases import decoder_attention_cases, decoder_model_cases, decoder_ops_cases
 
 torch.set_default_dtype(torch.float64)
 torch.set_num_threads(1)
@@ -842,7 +842,9 @@ def generate(out_dir):
     ops_cases(r)
     decoder_ops_cases(r, gen, randn)
     attention_cases(r)
+    decoder_attention_cases(r, gen, randn)
     models_cases(r)
+    decoder_model_cases(r, gen)
     os.makedirs(out_dir, exist_ok=True)
     meta_common = {"format": "pt", "generator": "attn4j tck/src/golden/generate_goldens.py",
                    "torch": torch.__version__, "dtype": "float64"}

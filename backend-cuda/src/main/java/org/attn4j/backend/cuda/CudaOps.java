@@ -14,7 +14,9 @@ import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.Dropout;
+import org.attn4j.api.spi.ReferenceAttention;
 import org.attn4j.api.spi.ShapeChecks;
+import org.attn4j.api.spi.VisibleKeys;
 
 /**
  * Every op of {@link Ops} as launches of this module's kernels; results are new contiguous F32 tensors of the
@@ -214,6 +216,17 @@ final class CudaOps implements Ops {
         return r;
     }
 
+    /** Writes in place, with the copy kernel of {@link #concat}: the slab lands in the target's memory. */
+    @Override
+    public Tensor writeSlice(Tensor target, Tensor source, int axis, int offset) {
+        CudaTensor t = operand("writeSlice", "target", target);
+        CudaTensor s = operand("writeSlice", "source", source);
+        int a = ShapeChecks.writeSlice(t.shape(), s.shape(), axis, offset);
+        copyStrided("writeSlice", OpPlans.slab(s.shape(), t.shape()), 0, 1, s.data(), 0, t.data(),
+                (long) offset * t.shape().stride(a), s.size());
+        return t;
+    }
+
     @Override
     public List<Tensor> split(Tensor x, int[] sizes, int axis) {
         CudaTensor t = operand("split", "x", x);
@@ -268,7 +281,9 @@ final class CudaOps implements Ops {
     }
 
     /**
-     * Fused attention, or the materialised path when the weights are requested; see the class comment.
+     * Fused attention, or the materialised path when the weights are requested; see the class comment. Grouped
+     * queries, a sliding window, a key length or a bottom-right diagonal that differs from the top-left one are
+     * composed by {@link ReferenceAttention} from this backend's kernels.
      */
     @Override
     public AttentionResult attention(Tensor q, Tensor k, Tensor v, AttentionOptions options) {
@@ -278,6 +293,9 @@ final class CudaOps implements Ops {
         ShapeChecks.AttentionShape s = ShapeChecks.attention(q, k, v, options);
         CudaTensor add = options.additiveMask() == null ? null
                 : operand("attention", "additiveMask", options.additiveMask());
+        if (VisibleKeys.beyondTopLeftCausal(options, s)) {
+            return ReferenceAttention.compute(this, q, k, v, options);
+        }
         Mask mask = options.mask();
         OpPlans.MaskLayout layout = OpPlans.masks(s.batch(), s.queries(), s.keys(),
                 mask == null ? null : mask.shape(), add == null ? null : add.shape());

@@ -323,6 +323,21 @@ final class Nd4jOps implements Ops {
         return pieces;
     }
 
+    /** Writes in place: the slice of the target's array is assigned, and {@code target} itself returned. */
+    @Override
+    public Tensor writeSlice(Tensor target, Tensor source, int axis, int offset) {
+        INDArray t = in("writeSlice", "target", target);
+        INDArray src = in("writeSlice", "source", source);
+        ShapeChecks.sameDType("writeSlice", "target", target, "source", source);
+        int ax = ShapeChecks.writeSlice(target.shape(), source.shape(), axis, offset);
+        INDArrayIndex[] index = new INDArrayIndex[target.shape().rank()];
+        for (int i = 0; i < index.length; i++) {
+            index[i] = i == ax ? NDArrayIndex.interval(offset, offset + source.shape().dim(ax)) : NDArrayIndex.all();
+        }
+        t.get(index).assign(src);
+        return target;
+    }
+
     @Override
     public Tensor cast(Tensor x, DType dtype) {
         INDArray a = in("cast", "x", x);
