@@ -1,6 +1,5 @@
 package org.attn4j.tck;
 
-import com.google.inject.Module;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -20,7 +19,7 @@ import org.opentest4j.TestAbortedException;
 /**
  * Entry points of the kit: a command line ({@link #main(String[])}), the same for a CLI to call
  * ({@link #run(String[], PrintStream)}), and JUnit 5 dynamic tests for a {@code @TestFactory}
- * ({@link #dynamicTests(BackendProvider, Module...)}).
+ * ({@link #dynamicTests(BackendProvider, TckOptions)}).
  */
 public final class Tck {
 
@@ -93,11 +92,19 @@ public final class Tck {
      * }</pre>
      *
      * @param provider the provider of the backend under test
-     * @param overrides Guice modules replacing {@link TckModule}'s bindings
      * @return containers per kind and op holding one test per case, named {@code required_…[F32]} etc.
      */
-    public static Stream<DynamicNode> dynamicTests(BackendProvider provider, Module... overrides) {
-        return dynamicTests(TckRunner.create(provider, overrides), result -> { });
+    public static Stream<DynamicNode> dynamicTests(BackendProvider provider) {
+        return dynamicTests(provider, TckOptions.defaults());
+    }
+
+    /**
+     * @param provider the provider of the backend under test
+     * @param options the fixtures, tolerance overrides, peers and settings to use
+     * @return containers per kind and op holding one test per case, named {@code required_…[F32]} etc.
+     */
+    public static Stream<DynamicNode> dynamicTests(BackendProvider provider, TckOptions options) {
+        return dynamicTests(TckRunner.create(provider, options), result -> { });
     }
 
     static Stream<DynamicNode> dynamicTests(TckRunner runner, Consumer<CaseResult> sink) {
