@@ -148,8 +148,8 @@ public final class TckRunner {
      */
     CaseResult execute(TckCase c) {
         if (!underTest.availability().available()) {
-            return result(c, Status.SKIPPED, Measurement.EXACT, "backend " + underTest.name()
-                    + " is unavailable here: " + underTest.availability().reason(), null);
+            return result(c, Status.SKIPPED, Measurement.EXACT, unavailable(underTest.name())
+                    + underTest.availability().reason(), null);
         }
         for (Feature f : c.features()) {
             Optional<String> lacking = f.required() ? Optional.empty() : f.lackedBy(underTest.capabilities());
@@ -166,6 +166,14 @@ public final class TckRunner {
             return result(c, Status.FAILED, Measurement.EXACT, c.op() + " case " + c.id() + " [" + c.variant()
                     + "] on " + underTest.name() + " threw " + e + (trace.length > 0 ? " at " + trace[0] : ""), e);
         }
+    }
+
+    /**
+     * @param backend a backend's name
+     * @return how the skip message of every case of that backend starts when it is unavailable; its reason follows
+     */
+    static String unavailable(String backend) {
+        return "backend " + backend + " is unavailable here: ";
     }
 
     private CaseResult result(TckCase c, Status status, Measurement m, String message, Throwable cause) {
