@@ -10,14 +10,12 @@ Usage: /usr/bin/python3 generate_decoder_folders.py [--out DIR]
 import argparse
 import json
 import os
-import struct
 import sys
-import zlib
 
-import numpy as np
 import torch
 
 from decoder_cases import DECODERS, decoder
+from generate_goldens import gen, write_safetensors
 
 torch.set_default_dtype(torch.float64)
 torch.set_num_threads(1)
@@ -26,30 +24,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUT = os.path.normpath(os.path.join(HERE, "..", "..", "..", "cli", "src", "test", "resources", "org",
                                             "attn4j", "cli", "decoders"))
 FOLDERS = ("gpt2_tiny", "llama_gqa_tiny")
-
-
-def gen(name):
-    g = torch.Generator()
-    g.manual_seed(zlib.crc32(name.encode("utf-8")))
-    return g
-
-
-def write_f32_safetensors(path, tensors):
-    header = {}
-    blobs = []
-    offset = 0
-    for name in sorted(tensors):
-        data = np.asarray(tensors[name].numpy(), dtype="<f4", order="C").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(tensors[name].shape), "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header, sort_keys=True, separators=(",", ":")).encode("utf-8")
-    text += b" " * ((8 - len(text) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for b in blobs:
-            f.write(b)
 
 
 def main():
@@ -65,7 +39,7 @@ def main():
         with open(os.path.join(folder, "config.json"), "w", encoding="utf-8", newline="\n") as f:
             json.dump(cfg, f, indent=1, sort_keys=True)
             f.write("\n")
-        write_f32_safetensors(os.path.join(folder, "model.safetensors"), state)
+        write_safetensors(os.path.join(folder, "model.safetensors"), state, None, "F32")
         with open(os.path.join(folder, "expected.json"), "w", encoding="utf-8", newline="\n") as f:
             json.dump({"prompt": prompt, "greedy": generated}, f)
             f.write("\n")

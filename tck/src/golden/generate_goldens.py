@@ -41,16 +41,16 @@ MASK64 = (1 << 64) - 1
 # safetensors writer (format: u64 LE header length, JSON header padded with spaces to 8, raw data)
 # ---------------------------------------------------------------------------------------------
 
-def write_safetensors(path, tensors, metadata):
+def write_safetensors(path, tensors, metadata, dtype="F64"):
     names = sorted(tensors)
-    header = {"__metadata__": {k: str(metadata[k]) for k in sorted(metadata)}}
+    header = {"__metadata__": {k: str(metadata[k]) for k in sorted(metadata)}} if metadata else {}
     blobs = []
     offset = 0
     for name in names:
         t = tensors[name]
-        arr = np.asarray(t.detach().numpy(), dtype="<f8", order="C")
+        arr = np.asarray(t.detach().numpy(), dtype={"F64": "<f8", "F32": "<f4"}[dtype], order="C")
         data = arr.tobytes()
-        header[name] = {"dtype": "F64", "shape": list(arr.shape),
+        header[name] = {"dtype": dtype, "shape": list(arr.shape),
                         "data_offsets": [offset, offset + len(data)]}
         blobs.append(data)
         offset += len(data)

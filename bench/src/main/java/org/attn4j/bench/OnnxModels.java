@@ -87,13 +87,7 @@ public final class OnnxModels {
                 .message(11, floatInput("key", "batch", "key_length", "hidden"))
                 .message(11, floatInput("value", "batch", "key_length", "v_hidden"))
                 .message(12, floatInput("output", "batch", "query_length", "v_hidden"));
-        return new Proto()
-                .varint(1, IR_VERSION)
-                .string(2, "attn4j-bench")
-                .message(7, graph)
-                .message(8, new Proto().string(1, "").varint(2, 17))
-                .message(8, new Proto().string(1, "com.microsoft").varint(2, 1))
-                .bytes();
+        return model(graph);
     }
 
     /**
@@ -135,6 +129,11 @@ public final class OnnxModels {
                 .message(12, floatInput("output", "batch", "seq", "hidden"))
                 .message(12, floatInput("present_key", "batch", "kv_heads", "total", "head"))
                 .message(12, floatInput("present_value", "batch", "kv_heads", "total", "head"));
+        return model(graph);
+    }
+
+    /** {@code ModelProto} of one graph: IR version, producer, the graph, opsets {@code ai.onnx} 17 and {@code com.microsoft} 1. */
+    private static byte[] model(Proto graph) {
         return new Proto()
                 .varint(1, IR_VERSION)
                 .string(2, "attn4j-bench")
