@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.attn4j.api.Shape;
 
 /**
@@ -178,6 +179,23 @@ public final class StateDict {
             }
         });
         return new StateDict(Collections.unmodifiableMap(out), path + prefix, tracker, nonFiniteAllowed);
+    }
+
+    /**
+     * Builds a module strictly, like PyTorch's {@code load_state_dict(strict=True)}: {@code build} reads parameters
+     * with {@link #get(String, Shape)} (a missing or mis-shaped one is recorded and zeros stand in) and
+     * {@link #select(String)}; afterwards every name it did not read is unexpected, and every parameter it read is
+     * checked for NaN and ±∞. A build nested in another one joins it, so the outermost module reports for the whole
+     * tree. This is what every layer's {@code load} does; use it for a module of your own.
+     *
+     * @param module the module's name for the message, for example {@code "BertModel"}
+     * @param build makes the module from the parameters it is given
+     * @param <T> the module type
+     * @return the module
+     * @throws StateDictException listing every missing, unexpected, mis-shaped and non-finite parameter
+     */
+    public <T> T load(String module, Function<StateDict, T> build) {
+        return LoadTracker.load(this, module, build);
     }
 
     /**
