@@ -18,7 +18,7 @@ import org.attn4j.models.StateDict;
  * Hugging Face's {@code BertModel}: the encoder of BERT, MiniLM and the other {@code model_type: bert} checkpoints.
  * <pre>
  *   x = embeddings.LayerNorm(word[input_ids] + position[0..L-1] + token_type[token_type_ids])     [B, L, d]
- *   x = encoder.layer.<i>(x, key padding from attention_mask)    for i = 0 .. N-1 (post-norm, see the layer)
+ *   x = encoder.layer.&lt;i&gt;(x, key padding from attention_mask)    for i = 0 .. N-1 (post-norm, see the layer)
  *   pooled = tanh(pooler.dense(x[:, 0]))                                                            [B, d]
  * </pre>
  * State_dict names as Hugging Face's ({@code embeddings.word_embeddings.weight},
