@@ -2,7 +2,8 @@
 """Write small Hugging Face BERT folders with random weights, and PyTorch float64 reference outputs for them.
 
 Folders under models/src/test/resources/org/attn4j/models/bert/:
-    tiny/          config.json, model.safetensors (F32, Hugging Face names, no prefix, with pooler),
+    tiny/          config.json, model.safetensors (F32, Hugging Face names, no prefix, with pooler), tokenizer.json
+                   (WordPiece over a 40-token vocabulary),
                    modules.json and 1_Pooling/config.json (sentence-transformers: CLS pooling, then Normalize)
     tiny-sharded/  the same weights under the `bert.` prefix in two shards + model.safetensors.index.json,
                    plus a `cls.` head that a BertModel ignores
@@ -143,6 +144,35 @@ def write_json(path, value):
         f.write("\n")
 
 
+VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "cat", "dog", "sat", "on", "mat", "is", "run",
+         "fast", ".", ",", "!", "?", "##s", "##ning", "hello", "world", "red", "blue", "big", "small", "bird", "fly",
+         "##ing", "and", "not", "very", "house", "tree", "sun", "moon", "sky", "water", "fish"]
+
+
+def tokenizer_json():
+    """A WordPiece tokenizer.json in the layout of Hugging Face's BertTokenizerFast, over VOCAB."""
+    special = [{"id": VOCAB.index(t), "content": t, "single_word": False, "lstrip": False, "rstrip": False,
+                "normalized": False, "special": True} for t in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")]
+
+    def template(pair):
+        items = [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                 {"SpecialToken": {"id": "[SEP]", "type_id": 0}}]
+        if pair:
+            items += [{"Sequence": {"id": "B", "type_id": 1}}, {"SpecialToken": {"id": "[SEP]", "type_id": 1}}]
+        return items
+
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": special,
+            "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                           "strip_accents": None, "lowercase": True},
+            "pre_tokenizer": {"type": "BertPreTokenizer"},
+            "post_processor": {"type": "TemplateProcessing", "single": template(False), "pair": template(True),
+                               "special_tokens": {t: {"id": t, "ids": [VOCAB.index(t)], "tokens": [t]}
+                                                  for t in ("[CLS]", "[SEP]")}},
+            "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+            "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                      "max_input_chars_per_word": 100, "vocab": {t: i for i, t in enumerate(VOCAB)}}}
+
+
 def generate(out):
     generator = torch.Generator().manual_seed(20261122)
     full = weights(generator)
@@ -154,6 +184,7 @@ def generate(out):
     os.makedirs(os.path.join(out, "tiny"), exist_ok=True)
     write_json(os.path.join(out, "tiny", "config.json"), CONFIG)
     write_safetensors(os.path.join(out, "tiny", "model.safetensors"), f32)
+    write_json(os.path.join(out, "tiny", "tokenizer.json"), tokenizer_json())
     write_json(os.path.join(out, "tiny", "modules.json"), [
         {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
         {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
