@@ -1,7 +1,6 @@
 package org.attn4j.api;
 
 import java.util.List;
-import org.attn4j.api.spi.ReferenceAttention;
 
 /**
  * The primitives a transformer needs. Every result is a new tensor owned by {@link #scope()}; operands may come
@@ -244,7 +243,8 @@ public interface Ops {
 
     /**
      * Inverted dropout with an explicit seed, the same on every backend: element {@code i} (flat row-major) is
-     * kept iff {@link org.attn4j.api.spi.Dropout#keep(long, long, double)} and then scaled by {@code 1/(1-p)}.
+     * kept iff its SplitMix64 hash of {@code (seed, i)} is at least {@code p} (the formula is in
+     * {@code SEMANTICS.md}) and then scaled by {@code 1/(1-p)}.
      *
      * @param x any shape
      * @param p the drop probability in {@code [0, 1]}; 0 returns a copy of {@code x}, 1 returns zeros
@@ -271,8 +271,10 @@ public interface Ops {
      * NaN and infinities in unmasked positions follow IEEE 754 (a NaN logit makes its row NaN). Whether a NaN or
      * infinity in a masked-out position of {@code k} or {@code v} reaches the output is unspecified: a fused kernel
      * may skip masked keys entirely while the composed form multiplies them by zero.
-     * The default implementation composes the primitives above ({@link ReferenceAttention}); a backend overrides
-     * it with a fused kernel where it has one, with the same results within the TCK's tolerances.
+     * A backend either composes the primitives above ({@code org.attn4j.api.spi.ReferenceAttention}) or runs a
+     * fused kernel ({@link Capabilities.Feature#FUSED_ATTENTION}), with the same results within the TCK's
+     * tolerances. What masks, causal alignment, fully masked rows and dropout mean is written down in
+     * {@code SEMANTICS.md}.
      *
      * @param q {@code [..., Lq, d_k]}
      * @param k {@code [..., Lk, d_k]}
@@ -280,7 +282,5 @@ public interface Ops {
      * @param options masks, scale, dropout and whether to return the weights
      * @return output {@code [..., Lq, d_v]} and, if asked, weights {@code [..., Lq, Lk]}
      */
-    default AttentionResult attention(Tensor q, Tensor k, Tensor v, AttentionOptions options) {
-        return ReferenceAttention.compute(this, q, k, v, options);
-    }
+    AttentionResult attention(Tensor q, Tensor k, Tensor v, AttentionOptions options);
 }

@@ -5,7 +5,7 @@ import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.Multibinder;
 import java.util.Set;
-import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.BackendProvider;
 
 /**
  * The kit's default wiring. Every binding can be replaced by a module passed to
