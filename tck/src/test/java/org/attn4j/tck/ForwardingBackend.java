@@ -12,10 +12,12 @@ import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
+import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.ReferenceAttention;
+import org.attn4j.api.spi.ReferenceOps;
 
 /**
  * A test backend that runs on a real one but lets a test change its name, its capabilities or some of its ops.
@@ -157,6 +159,25 @@ final class ForwardingBackend implements Backend {
         @Override
         public AttentionResult attention(Tensor q, Tensor k, Tensor v, AttentionOptions options) {
             return ReferenceAttention.compute(this, q, k, v, options);
+        }
+        @Override
+        public Tensor rmsNorm(Tensor x, Tensor weight, double eps) {
+            return ReferenceOps.rmsNorm(this, x, weight, eps);
+        }
+
+        @Override
+        public Tensor silu(Tensor x) {
+            return ReferenceOps.silu(this, x);
+        }
+
+        @Override
+        public Tensor rope(Tensor x, RopeLayout layout, double base, int offset) {
+            return ReferenceOps.rope(this, x, layout, base, offset);
+        }
+
+        @Override
+        public Tensor writeSlice(Tensor target, Tensor source, int axis, int offset) {
+            return ReferenceOps.writeSlice(this, target, source, axis, offset);
         }
 
         @Override
