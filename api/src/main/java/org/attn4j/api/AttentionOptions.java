@@ -1,42 +1,42 @@
 package org.attn4j.api;
 
+import java.util.Objects;
 import java.util.OptionalDouble;
 
 /**
- * The options of {@link Ops#attention(Tensor, Tensor, Tensor, AttentionOptions)}. Start from {@link #defaults()}
- * and change what you need with the {@code with…} methods; each returns a new value.
+ * The options of {@link Ops#attention(Tensor, Tensor, Tensor, AttentionOptions)}, an immutable value. Start from
+ * {@link #defaults()} and change what you need with the {@code with…} methods; each returns a new value, so an
+ * option added later changes no caller:
+ * <pre>{@code
+ * AttentionOptions o = AttentionOptions.defaults().withCausal(true).withDropout(0.1, 42).withWeights(true);
+ * }</pre>
+ * What each option means on every backend is written down in {@code SEMANTICS.md} at the root of the project.
  *
  * <p>Which key {@code j} query {@code i} may see: with {@code n = keyLength} (or {@code Lk}) and {@code i'} the
  * query's position ({@code i} top-left, {@code i + n - Lq} bottom-right, see {@link CausalAlignment}), key
  * {@code j} is visible iff {@code j < n}, and if causal {@code j <= i'}, and if a window {@code w > 0} is set
  * {@code j > i' - w}; then the boolean and additive masks apply. Keys and values may have fewer heads than the
  * queries (grouped-query attention, see {@link Ops#attention}).
- *
- * @param causal whether query {@code i} may attend only to keys {@code j <= i'}
- * @param causalAlignment where the causal diagonal sits when {@code Lq != Lk}
- * @param mask a boolean mask, {@code true} = may attend, broadcastable to {@code [..., Lq, Lk]}; or null
- * @param additiveMask a float tensor added to the scaled logits, broadcastable to {@code [..., Lq, Lk]}; or null
- * @param scale the factor applied to {@code q·kᵀ}; empty means {@code 1/sqrt(d_k)}; {@code 1.0} is allowed
- * @param dropoutP the probability in {@code [0, 1]} of zeroing each attention weight; 0 disables dropout
- * @param dropoutSeed the seed of the dropout mask (see {@link org.attn4j.api.spi.Dropout})
- * @param returnWeights whether {@link AttentionResult#weights()} is filled in
- * @param window the number of most recent keys each query sees, itself included ({@code i' - w < j <= i'}); 0
- *     for no window; a window needs {@code causal}
- * @param keyLength how many keys exist, the rest of {@code k} and {@code v} being unused cache capacity that is
- *     neither read nor seen; 0 for all {@code Lk}
  */
-public record AttentionOptions(boolean causal, CausalAlignment causalAlignment, Mask mask, Tensor additiveMask,
-                               OptionalDouble scale, double dropoutP, long dropoutSeed, boolean returnWeights,
-                               int window, int keyLength) {
+public final class AttentionOptions {
 
-    private static final AttentionOptions DEFAULTS = new AttentionOptions(false, CausalAlignment.TOP_LEFT, null,
-            null, OptionalDouble.empty(), 0.0, 0L, false, 0, 0);
+    private static final AttentionOptions DEFAULTS = new AttentionOptions(false, null, null, OptionalDouble.empty(),
+            0.0, 0L, false, CausalAlignment.TOP_LEFT, 0, 0);
 
-    /** Validates the options that do not depend on the inputs' shapes. */
-    public AttentionOptions {
-        if (scale == null) {
-            throw new IllegalArgumentException("attention: argument scale is null; use OptionalDouble.empty()");
-        }
+    private final boolean causal;
+    private final Mask mask;
+    private final Tensor additiveMask;
+    private final OptionalDouble scale;
+    private final double dropoutP;
+    private final long dropoutSeed;
+    private final boolean returnWeights;
+    private final CausalAlignment causalAlignment;
+    private final int window;
+    private final int keyLength;
+
+    private AttentionOptions(boolean causal, Mask mask, Tensor additiveMask, OptionalDouble scale, double dropoutP,
+                             long dropoutSeed, boolean returnWeights, CausalAlignment causalAlignment, int window,
+                             int keyLength) {
         if (scale.isPresent() && !Double.isFinite(scale.getAsDouble())) {
             throw new IllegalArgumentException("attention: argument scale is " + scale.getAsDouble()
                     + "; it must be finite");
@@ -56,6 +56,16 @@ public record AttentionOptions(boolean causal, CausalAlignment causalAlignment, 
             throw new IllegalArgumentException("attention: argument keyLength is " + keyLength
                     + "; it must be at least 1, or 0 for every key");
         }
+        this.causal = causal;
+        this.mask = mask;
+        this.additiveMask = additiveMask;
+        this.scale = scale;
+        this.dropoutP = dropoutP;
+        this.dropoutSeed = dropoutSeed;
+        this.returnWeights = returnWeights;
+        this.causalAlignment = causalAlignment;
+        this.window = window;
+        this.keyLength = keyLength;
     }
 
     /** @return no mask, not causal, scale {@code 1/sqrt(d_k)}, no dropout, no weights returned */
@@ -63,13 +73,48 @@ public record AttentionOptions(boolean causal, CausalAlignment causalAlignment, 
         return DEFAULTS;
     }
 
+    /** @return whether query {@code i} may attend only to keys {@code j <= i'} (see {@link #causalAlignment()}) */
+    public boolean causal() {
+        return causal;
+    }
+
+    /** @return a boolean mask, {@code true} = may attend, broadcastable to {@code [..., Lq, Lk]}; or null */
+    public Mask mask() {
+        return mask;
+    }
+
+    /** @return a float tensor added to the scaled logits, broadcastable to {@code [..., Lq, Lk]}; or null */
+    public Tensor additiveMask() {
+        return additiveMask;
+    }
+
+    /** @return the factor applied to {@code q·kᵀ}; empty means {@code 1/sqrt(d_k)} */
+    public OptionalDouble scale() {
+        return scale;
+    }
+
+    /** @return the probability in {@code [0, 1]} of zeroing each attention weight; 0 disables dropout */
+    public double dropoutP() {
+        return dropoutP;
+    }
+
+    /** @return the seed of the dropout mask */
+    public long dropoutSeed() {
+        return dropoutSeed;
+    }
+
+    /** @return whether {@link AttentionResult#weights()} is filled in */
+    public boolean returnWeights() {
+        return returnWeights;
+    }
+
     /**
      * @param value whether attention is causal
      * @return a copy with {@code causal} set
      */
     public AttentionOptions withCausal(boolean value) {
-        return new AttentionOptions(value, causalAlignment, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
-                window, keyLength);
+        return new AttentionOptions(value, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
+                causalAlignment, window, keyLength);
     }
 
     /**
@@ -77,8 +122,8 @@ public record AttentionOptions(boolean causal, CausalAlignment causalAlignment, 
      * @return a copy with the mask set
      */
     public AttentionOptions withMask(Mask value) {
-        return new AttentionOptions(causal, causalAlignment, value, additiveMask, scale, dropoutP, dropoutSeed,
-                returnWeights, window, keyLength);
+        return new AttentionOptions(causal, value, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
+                causalAlignment, window, keyLength);
     }
 
     /**
@@ -86,26 +131,28 @@ public record AttentionOptions(boolean causal, CausalAlignment causalAlignment, 
      * @return a copy with the additive mask set
      */
     public AttentionOptions withAdditiveMask(Tensor value) {
-        return new AttentionOptions(causal, causalAlignment, mask, value, scale, dropoutP, dropoutSeed, returnWeights,
-                window, keyLength);
+        return new AttentionOptions(causal, mask, value, scale, dropoutP, dropoutSeed, returnWeights,
+                causalAlignment, window, keyLength);
     }
 
     /**
-     * @param value the logit scale, for example {@code 1.0} for unscaled attention
+     * @param value the logit scale, finite; for example {@code 1.0} for unscaled attention
      * @return a copy with an explicit scale
+     * @throws IllegalArgumentException if {@code value} is not finite
      */
     public AttentionOptions withScale(double value) {
-        return new AttentionOptions(causal, causalAlignment, mask, additiveMask, OptionalDouble.of(value), dropoutP,
-                dropoutSeed, returnWeights, window, keyLength);
+        return new AttentionOptions(causal, mask, additiveMask, OptionalDouble.of(value), dropoutP, dropoutSeed,
+                returnWeights, causalAlignment, window, keyLength);
     }
 
     /**
      * @param p the drop probability in {@code [0, 1]}
-     * @param seed the seed of the dropout mask
+     * @param seed the seed of the dropout mask (the hash is in {@code SEMANTICS.md})
      * @return a copy with dropout on the attention weights
+     * @throws IllegalArgumentException if {@code p} lies outside {@code [0, 1]}
      */
     public AttentionOptions withDropout(double p, long seed) {
-        return new AttentionOptions(causal, causalAlignment, mask, additiveMask, scale, p, seed, returnWeights, window,
+        return new AttentionOptions(causal, mask, additiveMask, scale, p, seed, returnWeights, causalAlignment, window,
                 keyLength);
     }
 
@@ -114,8 +161,29 @@ public record AttentionOptions(boolean causal, CausalAlignment causalAlignment, 
      * @return a copy with {@code returnWeights} set
      */
     public AttentionOptions withWeights(boolean value) {
-        return new AttentionOptions(causal, causalAlignment, mask, additiveMask, scale, dropoutP, dropoutSeed, value,
+        return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, value, causalAlignment,
                 window, keyLength);
+    }
+
+    /** @return where the causal diagonal sits when {@code Lq != Lk}; {@link CausalAlignment#TOP_LEFT} by default */
+    public CausalAlignment causalAlignment() {
+        return causalAlignment;
+    }
+
+    /**
+     * @return how many of the most recent keys each query sees, itself included ({@code i' - w < j <= i'}); 0 for
+     *     no window; a window needs {@code causal}
+     */
+    public int window() {
+        return window;
+    }
+
+    /**
+     * @return how many keys exist, the rest of {@code k} and {@code v} being unused cache capacity that is neither
+     *     read nor seen; 0 for all {@code Lk}
+     */
+    public int keyLength() {
+        return keyLength;
     }
 
     /**
@@ -123,7 +191,7 @@ public record AttentionOptions(boolean causal, CausalAlignment causalAlignment, 
      * @return a copy with the alignment set (it matters only when causal)
      */
     public AttentionOptions withCausalAlignment(CausalAlignment value) {
-        return new AttentionOptions(causal, value, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
+        return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights, value,
                 window, keyLength);
     }
 
@@ -132,8 +200,8 @@ public record AttentionOptions(boolean causal, CausalAlignment causalAlignment, 
      * @return a copy with the sliding window set (it needs causal attention)
      */
     public AttentionOptions withWindow(int value) {
-        return new AttentionOptions(causal, causalAlignment, mask, additiveMask, scale, dropoutP, dropoutSeed,
-                returnWeights, value, keyLength);
+        return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
+                causalAlignment, value, keyLength);
     }
 
     /**
@@ -141,8 +209,8 @@ public record AttentionOptions(boolean causal, CausalAlignment causalAlignment, 
      * @return a copy with the key length set
      */
     public AttentionOptions withKeyLength(int value) {
-        return new AttentionOptions(causal, causalAlignment, mask, additiveMask, scale, dropoutP, dropoutSeed,
-                returnWeights, window, value);
+        return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
+                causalAlignment, window, value);
     }
 
     /**
@@ -159,5 +227,29 @@ public record AttentionOptions(boolean causal, CausalAlignment causalAlignment, 
      */
     public double scaleFor(int keyDim) {
         return scale.orElse(1.0 / Math.sqrt(keyDim));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof AttentionOptions a && causal == a.causal && Objects.equals(mask, a.mask)
+                && Objects.equals(additiveMask, a.additiveMask) && scale.equals(a.scale)
+                && Double.compare(dropoutP, a.dropoutP) == 0 && dropoutSeed == a.dropoutSeed
+                && returnWeights == a.returnWeights && causalAlignment == a.causalAlignment && window == a.window
+                && keyLength == a.keyLength;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights, causalAlignment,
+                window, keyLength);
+    }
+
+    @Override
+    public String toString() {
+        return "AttentionOptions[causal=" + causal + ", mask=" + mask + ", additiveMask="
+                + (additiveMask == null ? null : additiveMask.dtype() + " " + additiveMask.shape()) + ", scale="
+                + (scale.isPresent() ? scale.getAsDouble() : "1/sqrt(d_k)") + ", dropoutP=" + dropoutP
+                + ", dropoutSeed=" + dropoutSeed + ", returnWeights=" + returnWeights + ", causalAlignment="
+                + causalAlignment + ", window=" + window + ", keyLength=" + keyLength + "]";
     }
 }
