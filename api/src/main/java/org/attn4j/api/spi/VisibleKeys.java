@@ -41,6 +41,28 @@ public final class VisibleKeys {
     }
 
     /**
+     * The same call's options without the decoding options where plain ones say the same: a key length equal to
+     * {@code Lk} dropped, a bottom-right diagonal made top-left when {@code Lq = Lk}, and causality dropped when
+     * every query sees every key (one query at the end of the keys, without a window). A kernel written for plain
+     * attention can then take more decoding calls.
+     *
+     * @param options the call's options
+     * @param shape the call's dimensions
+     * @return equivalent options, possibly {@code options} itself
+     */
+    public static AttentionOptions simplified(AttentionOptions options, ShapeChecks.AttentionShape shape) {
+        AttentionOptions o = options.keyLength() == shape.keys() ? options.withKeyLength(0) : options;
+        if (o.causal() && o.causalAlignment() == CausalAlignment.BOTTOM_RIGHT && o.keyLength() == 0) {
+            if (shape.queries() == shape.keys()) {
+                o = o.withCausalAlignment(CausalAlignment.TOP_LEFT);
+            } else if (shape.queries() == 1 && o.window() == 0) {
+                o = o.withCausal(false).withCausalAlignment(CausalAlignment.TOP_LEFT);
+            }
+        }
+        return o;
+    }
+
+    /**
      * @param row a query index
      * @return the first key it sees: {@code max(0, i' - window + 1)} with a window, else 0
      */

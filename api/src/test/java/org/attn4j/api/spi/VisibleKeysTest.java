@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.CausalAlignment;
 import org.attn4j.api.Mask;
+import org.attn4j.api.Shape;
 import org.junit.jupiter.api.Test;
 
 class VisibleKeysTest {
@@ -52,5 +53,18 @@ class VisibleKeysTest {
         assertNull(new VisibleKeys(AttentionOptions.defaults(), 3, 4).mask(3, 4));
         Mask m = new VisibleKeys(CAUSAL, 2, 2).mask(2, 2);
         assertEquals(false, m.allowed(1));
+    }
+
+    @Test
+    void simplifiedOptionsSeeTheSameKeys() {
+        AttentionOptions step = CAUSAL.withCausalAlignment(CausalAlignment.BOTTOM_RIGHT).withKeyLength(7);
+        ShapeChecks.AttentionShape decode = new ShapeChecks.AttentionShape(Shape.of(1, 2), 1, 7, 4, 4);
+        AttentionOptions plain = VisibleKeys.simplified(step, decode);
+        assertEquals(AttentionOptions.defaults(), plain);
+        assertEquals(rows(new VisibleKeys(step, 1, 7), 1, 7), rows(new VisibleKeys(plain, 1, 7), 1, 7));
+        ShapeChecks.AttentionShape square = new ShapeChecks.AttentionShape(Shape.of(1, 2), 5, 5, 4, 4);
+        assertEquals(CAUSAL, VisibleKeys.simplified(CAUSAL.withCausalAlignment(CausalAlignment.BOTTOM_RIGHT), square));
+        ShapeChecks.AttentionShape chunk = new ShapeChecks.AttentionShape(Shape.of(1, 2), 2, 7, 4, 4);
+        assertEquals(step.withKeyLength(0), VisibleKeys.simplified(step, chunk));
     }
 }

@@ -295,9 +295,10 @@ final class CudaOps implements Ops {
         ShapeChecks.AttentionShape s = ShapeChecks.attention(q, k, v, options);
         CudaTensor add = options.additiveMask() == null ? null
                 : operand("attention", "additiveMask", options.additiveMask());
-        if (VisibleKeys.beyondTopLeftCausal(options, s)) {
+        if (VisibleKeys.beyondTopLeftCausal(VisibleKeys.simplified(options, s), s)) {
             return ReferenceAttention.compute(this, q, k, v, options);
         }
+        options = VisibleKeys.simplified(options, s);
         Mask mask = options.mask();
         OpPlans.MaskLayout layout = OpPlans.masks(s.batch(), s.queries(), s.keys(),
                 mask == null ? null : mask.shape(), add == null ? null : add.shape());

@@ -59,9 +59,10 @@ final class Nd4jAttention {
     static AttentionResult attention(Nd4jScope scope, INDArray q, INDArray k, INDArray v, INDArray additive,
                                      Tensor qt, Tensor kt, Tensor vt, AttentionOptions options) {
         ShapeChecks.AttentionShape shape = ShapeChecks.attention(qt, kt, vt, options);
-        if (VisibleKeys.beyondTopLeftCausal(options, shape)) {
+        if (VisibleKeys.beyondTopLeftCausal(VisibleKeys.simplified(options, shape), shape)) {
             return ReferenceAttention.compute(scope.ops(), qt, kt, vt, options);
         }
+        options = VisibleKeys.simplified(options, shape);
         if (HostAttention.suits(shape)) {
             return onHost(scope, q, k, v, additive, options, shape, qt.dtype());
         }
