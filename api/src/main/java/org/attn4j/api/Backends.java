@@ -118,7 +118,7 @@ public final class Backends {
                         + PROPERTY + " or " + ENVIRONMENT + " to choose another";
             }
             Backend backend = created.computeIfAbsent(chosen.name(), n -> {
-                LOG.log(Level.INFO, () -> "attn4j backend " + n + ": " + reason);
+                LOG.log(Level.DEBUG, () -> "attn4j backend " + n + ": " + reason);
                 return chosen.create();
             });
             return new BackendSelection(backend, reason, reports(chosen.name()));
