@@ -51,7 +51,8 @@ class QuickStartProjectIT {
         Run run = maven(project, commands.get(1), settings);
         assertEquals(0, run.exit(), run.transcript());
 
-        List<String> printed = run.output().lines().filter(l -> !l.startsWith("WARNING")).toList();
+        List<String> printed = run.output().replaceAll("\u001B\\[[0-9;]*m", "").lines()
+                .filter(l -> !l.startsWith("WARNING")).toList();
         assertTrue(printed.size() >= expected.size(), run.transcript());
         for (int i = 0; i < expected.size(); i++) {
             String want = expected.get(i);
