@@ -41,6 +41,9 @@ final class FlashAttention {
             return FlashDecoding.run(plan, q.f32(), k.f32(), v.f32(), parallel);
         }
         boolean simd = f32 && Simd.enabled() && 4 * plan.queries >= VectorFlashAttentionF32.QUERY_BLOCK;
+        if (f32 && !simd) {
+            Simd.adviseScalar((long) plan.problems * plan.queries * plan.keys * (plan.keyDim + plan.valueDim));
+        }
         int block = simd ? VectorFlashAttentionF32.QUERY_BLOCK
                 : f32 ? FlashAttentionF32.QUERY_BLOCK : FlashAttentionF64.QUERY_BLOCK;
         int blocks = (plan.queries + block - 1) / block;
