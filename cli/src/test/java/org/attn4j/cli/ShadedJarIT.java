@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 import java.util.zip.ZipEntry;
 import javax.imageio.ImageIO;
-import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.BackendProvider;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -49,48 +49,51 @@ public final class MultiHeadAttention implements AttentionLayer {
      */
     public static MultiHeadAttention load(StateDict params, int embedDim, int numHeads, boolean bias,
                                           double dropout) {
-        if (numHeads < 1 || embedDim % numHeads != 0) {
-            throw new IllegalArgumentException("MultiHeadAttention: embedDim " + embedDim
-                    + " is not divisible by numHeads " + numHeads);
-        }
-        int e = embedDim;
-        boolean separate = params.contains("q_proj_weight");
-        HostTensor fused = separate ? null : params.get("in_proj_weight", Shape.of(3 * e, e));
-        HostTensor b = bias ? params.get("in_proj_bias", Shape.of(3 * e)) : null;
-        Linear[] qkv = new Linear[3];
-        StateDict own;
-        if (separate) {
-            String[] names = {"q_proj_weight", "k_proj_weight", "v_proj_weight"};
-            own = StateDict.empty();
-            for (int i = 0; i < 3; i++) {
-                HostTensor w = params.get(names[i]);
-                if (w.shape().rank() != 2 || w.shape().dim(0) != e || (i == 0 && w.shape().dim(1) != e)) {
-                    throw new IllegalArgumentException("MultiHeadAttention: parameter '" + names[i] + "' has shape "
-                            + w.shape() + " but must be [" + e + ", " + (i == 0 ? e : "kdim or vdim") + "]");
+        return LoadTracker.load(params, "MultiHeadAttention", p -> {
+            if (numHeads < 1 || embedDim % numHeads != 0) {
+                throw new IllegalArgumentException("MultiHeadAttention: embedDim " + embedDim
+                        + " is not divisible by numHeads " + numHeads);
+            }
+            int e = embedDim;
+            boolean separate = p.contains("q_proj_weight");
+            HostTensor fused = separate ? null : p.get("in_proj_weight", Shape.of(3 * e, e));
+            HostTensor b = bias ? p.get("in_proj_bias", Shape.of(3 * e)) : null;
+            Linear[] qkv = new Linear[3];
+            StateDict own;
+            if (separate) {
+                String[] names = {"q_proj_weight", "k_proj_weight", "v_proj_weight"};
+                own = StateDict.empty();
+                for (int i = 0; i < 3; i++) {
+                    HostTensor w = p.get(names[i]);
+                    if (w.shape().rank() != 2 || w.shape().dim(0) != e || (i == 0 && w.shape().dim(1) != e)) {
+                        throw new IllegalArgumentException("MultiHeadAttention: parameter '" + names[i] + "' has shape "
+                                + w.shape() + " but must be [" + e + ", " + (i == 0 ? e : "kdim or vdim") + "]");
+                    }
+                    qkv[i] = new Linear(w, b == null ? null : b.rows(i * e, (i + 1) * e));
+                    own = own.with(names[i], w);
                 }
-                qkv[i] = new Linear(w, b == null ? null : b.rows(i * e, (i + 1) * e));
-                own = own.with(names[i], w);
+            } else {
+                for (int i = 0; i < 3; i++) {
+                    qkv[i] = new Linear(fused.rows(i * e, (i + 1) * e), b == null ? null : b.rows(i * e, (i + 1) * e));
+                }
+                own = StateDict.of("in_proj_weight", fused);
             }
-        } else {
-            for (int i = 0; i < 3; i++) {
-                qkv[i] = new Linear(fused.rows(i * e, (i + 1) * e), b == null ? null : b.rows(i * e, (i + 1) * e));
+            if (b != null) {
+                own = own.with("in_proj_bias", b);
             }
-            own = StateDict.of("in_proj_weight", fused);
-        }
-        if (b != null) {
-            own = own.with("in_proj_bias", b);
-        }
-        Linear out = Linear.load(params.select("out_proj."), e, e, bias);
-        own = own.plus(out.stateDict().prefixed("out_proj."));
-        return new MultiHeadAttention(e, own,
-                new HeadedAttention(qkv[0], qkv[1], qkv[2], out, numHeads, OptionalDouble.empty(), dropout));
+            Linear out = Linear.load(p.select("out_proj."), e, e, bias);
+            own = own.plus(out.stateDict().prefixed("out_proj."));
+            return new MultiHeadAttention(e, own,
+                    new HeadedAttention(qkv[0], qkv[1], qkv[2], out, numHeads, OptionalDouble.empty(), dropout));
+        });
     }
 
     /**
      * The multi-head layout of Raschka's chapter 3 ({@code MultiHeadAttention}, section 3.6.2): three separate
      * {@code nn.Linear(d_in, d_out, bias=qkv_bias)} projections split into {@code numHeads} heads of
      * {@code d_out/numHeads}, then {@code out_proj = nn.Linear(d_out, d_out)}. Pass
-     * {@link AttentionMasks#NONE}{@code .withCausal(true)} to {@code forward} for the book's causal mask.
+     * {@link AttentionMasks#NONE}{@code .withCausal(true)} in {@link MultiHeadOptions#withMasks} for the book's causal
+     * mask.
      *
      * @param params {@code W_query.weight}, {@code W_key.weight}, {@code W_value.weight} {@code [d_out, d_in]}
      *     (with {@code .bias} when {@code qkvBias}), {@code out_proj.weight [d_out, d_out]}, {@code out_proj.bias}
@@ -103,21 +106,23 @@ public final class MultiHeadAttention implements AttentionLayer {
      */
     public static MultiHeadAttention loadSeparateProjections(StateDict params, int dIn, int dOut, int numHeads,
                                                              boolean qkvBias, double dropout) {
-        if (numHeads < 1 || dOut % numHeads != 0) {
-            throw new IllegalArgumentException("MultiHeadAttention: dOut " + dOut + " is not divisible by numHeads "
-                    + numHeads);
-        }
-        String[] names = {"W_query.", "W_key.", "W_value."};
-        Linear[] qkv = new Linear[3];
-        StateDict own = StateDict.empty();
-        for (int i = 0; i < 3; i++) {
-            qkv[i] = Linear.load(params.select(names[i]), dIn, dOut, qkvBias);
-            own = own.plus(qkv[i].stateDict().prefixed(names[i]));
-        }
-        Linear out = Linear.load(params.select("out_proj."), dOut, dOut, true);
-        own = own.plus(out.stateDict().prefixed("out_proj."));
-        return new MultiHeadAttention(dOut, own,
-                new HeadedAttention(qkv[0], qkv[1], qkv[2], out, numHeads, OptionalDouble.empty(), dropout));
+        return LoadTracker.load(params, "MultiHeadAttention", p -> {
+            if (numHeads < 1 || dOut % numHeads != 0) {
+                throw new IllegalArgumentException("MultiHeadAttention: dOut " + dOut + " is not divisible by numHeads "
+                        + numHeads);
+            }
+            String[] names = {"W_query.", "W_key.", "W_value."};
+            Linear[] qkv = new Linear[3];
+            StateDict own = StateDict.empty();
+            for (int i = 0; i < 3; i++) {
+                qkv[i] = Linear.load(p.select(names[i]), dIn, dOut, qkvBias);
+                own = own.plus(qkv[i].stateDict().prefixed(names[i]));
+            }
+            Linear out = Linear.load(p.select("out_proj."), dOut, dOut, true);
+            own = own.plus(out.stateDict().prefixed("out_proj."));
+            return new MultiHeadAttention(dOut, own,
+                    new HeadedAttention(qkv[0], qkv[1], qkv[2], out, numHeads, OptionalDouble.empty(), dropout));
+        });
     }
 
     /**
@@ -174,17 +179,14 @@ public final class MultiHeadAttention implements AttentionLayer {
      * @param query {@code [B, L, E]} or {@code [L, E]}
      * @param key {@code [B, S, E]} or {@code [S, E]}
      * @param value like {@code key}
-     * @param masks key padding, attention and additive masks and the causal flag
-     * @param needWeights whether to return the attention weights
-     * @param averageAttnWeights average the weights over heads ({@code [B, L, S]}) or keep them per head
-     *     ({@code [B, H, L, S]})
-     * @param mode training (dropout on the weights, seeded) or inference
-     * @return {@code attn_output [B, L, E]} and, when {@code needWeights}, {@code attn_output_weights}
+     * @param options masks, whether to return the weights and average them over heads, training or inference
+     * @return {@code attn_output [B, L, E]} and, when {@code options.needWeights()}, {@code attn_output_weights}:
+     *     {@code [B, L, S]} averaged over heads, or {@code [B, H, L, S]}
      */
-    public AttentionResult forward(Scope scope, Tensor query, Tensor key, Tensor value, AttentionMasks masks,
-                                   boolean needWeights, boolean averageAttnWeights, RunMode mode) {
-        AttentionResult r = core.forward(scope, query, key, value, masks, needWeights, mode);
-        if (!needWeights || !averageAttnWeights) {
+    public AttentionResult forward(Scope scope, Tensor query, Tensor key, Tensor value, MultiHeadOptions options) {
+        AttentionResult r = core.forward(scope, query, key, value, options.masks(), options.needWeights(),
+                options.mode());
+        if (!options.needWeights() || !options.averageAttnWeights()) {
             return r;
         }
         try (Scope work = scope.backend().newScope()) {
@@ -202,7 +204,7 @@ public final class MultiHeadAttention implements AttentionLayer {
      * @return the output and the averaged weights
      */
     public AttentionResult forward(Scope scope, Tensor x) {
-        return forward(scope, x, x, x, AttentionMasks.NONE, true, true, RunMode.INFERENCE);
+        return forward(scope, x, x, x, MultiHeadOptions.defaults());
     }
 
     /**
@@ -217,6 +219,7 @@ public final class MultiHeadAttention implements AttentionLayer {
      */
     @Override
     public AttentionResult forward(Scope scope, Tensor x, AttentionMasks masks, boolean needWeights, RunMode mode) {
-        return forward(scope, x, x, x, masks, needWeights, false, mode);
+        return forward(scope, x, x, x, MultiHeadOptions.defaults().withMasks(masks).withNeedWeights(needWeights)
+                .withAverageAttnWeights(false).withMode(mode));
     }
 }

@@ -11,6 +11,7 @@ import java.util.Set;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Backend;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
@@ -45,6 +46,14 @@ final class DifferentialSuite {
         List<HostTensor> run(Run run, boolean reference);
     }
 
+    /**
+     * @param peer a peer's name
+     * @return how the note about that peer starts when it is unavailable here
+     */
+    static String unavailablePeer(String peer) {
+        return "differential: peer " + peer + " is unavailable here";
+    }
+
     static List<TckCase> plan(BackendUnderTest underTest, PeerBackends peers, ToleranceTable tolerances, long seed,
                               List<String> notes) {
         List<Computation> computations = computations(seed);
@@ -55,7 +64,7 @@ final class DifferentialSuite {
                 continue;
             }
             if (!peer.availability().available()) {
-                notes.add("differential: peer " + peer.name() + " is unavailable here (" + peer.availability().reason()
+                notes.add(unavailablePeer(peer.name()) + " (" + peer.availability().reason()
                         + "), so " + underTest.name() + " is not compared with it");
                 continue;
             }
@@ -82,7 +91,7 @@ final class DifferentialSuite {
                             "the F64 result is the reference")));
         }
         pairs.add(underTest.name() + " ops.attention ~ ReferenceAttention on " + underTest.name() + "'s primitives"
-                + (underTest.capabilities().fusedAttention() ? ""
+                + (underTest.capabilities().has(Capabilities.Feature.FUSED_ATTENTION) ? ""
                 : " (skipped: it declares no fused attention, so its attention is that composition)"));
         for (DType dtype : DType.values()) {
             for (Computation c : computations) {

@@ -1,30 +1,29 @@
 package org.attn4j.tck;
 
-import com.google.inject.Module;
 import java.util.EnumSet;
-import java.util.Set;
+import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendProvider;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Tensor;
-import org.attn4j.api.spi.Availability;
-import org.attn4j.api.spi.BackendProvider;
-import org.attn4j.api.spi.Capabilities;
 import org.attn4j.backend.ejml.EjmlBackendProvider;
 
 /** Backends with known defects or gaps, built on the EJML backend, for testing the kit itself. */
 final class TestBackends {
     static final Backend EJML = new EjmlBackendProvider().create();
-    static final Capabilities FULL = new Capabilities("cpu", Set.of(DType.F32, DType.F64), false, true, true, 1);
+    static final Capabilities FULL = Capabilities.builder("cpu").dtypes(DType.F32, DType.F64)
+            .features(Capabilities.Feature.DROPOUT, Capabilities.Feature.ATTENTION_WEIGHTS).build();
 
     private TestBackends() {
     }
 
-    /** @return a module that plans only the given kinds of checks, to keep the kit's own tests short */
-    static Module only(Kind first, Kind... rest) {
-        return binder -> binder.bind(TckSettings.class).toInstance(
-                new TckSettings(TckSettings.defaults().seed(), EnumSet.of(first, rest)));
+    /** @return options that plan only the given kinds of checks, to keep the kit's own tests short */
+    static TckOptions only(Kind first, Kind... rest) {
+        return TckOptions.defaults().withSettings(new TckSettings(TckSettings.defaults().seed(),
+                EnumSet.of(first, rest)));
     }
 
     /** @return a backend whose softmax computes {@code e^x / Σ e^x}, forgetting to subtract the max */
@@ -72,7 +71,7 @@ final class TestBackends {
     /** @return EJML declaring only F32, no dropout and no returned weights */
     static ForwardingBackend minimal() {
         return new ForwardingBackend("minimal", EJML,
-                new Capabilities("cpu", Set.of(DType.F32), false, false, false, 1), ops -> ops);
+                Capabilities.builder("cpu").build(), ops -> ops);
     }
 
     /** @return a provider that is never available, like CUDA without a GPU */

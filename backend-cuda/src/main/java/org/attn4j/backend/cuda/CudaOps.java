@@ -10,10 +10,12 @@ import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
+import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.Dropout;
+import org.attn4j.api.spi.ReferenceOps;
 import org.attn4j.api.spi.ShapeChecks;
 
 /**
@@ -416,5 +418,25 @@ final class CudaOps implements Ops {
         device.launch(Kernel.COPY_STRIDED, Launches.elementwise(n), new KernelArgs(op).shape(walk.dims())
                 .strides(walk.strides()[src]).strides(walk.strides()[dst]).pointer(x).i64(xBase).pointer(y).i64(yBase)
                 .i64(n));
+    }
+
+    @Override
+    public Tensor rmsNorm(Tensor x, Tensor weight, double eps) {
+        return ReferenceOps.rmsNorm(this, x, weight, eps);
+    }
+
+    @Override
+    public Tensor silu(Tensor x) {
+        return ReferenceOps.silu(this, x);
+    }
+
+    @Override
+    public Tensor rope(Tensor x, RopeLayout layout, double base, int offset) {
+        return ReferenceOps.rope(this, x, layout, base, offset);
+    }
+
+    @Override
+    public Tensor writeSlice(Tensor target, Tensor source, int axis, int offset) {
+        return ReferenceOps.writeSlice(this, target, source, axis, offset);
     }
 }

@@ -8,10 +8,12 @@ import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
+import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.Dropout;
+import org.attn4j.api.spi.ReferenceOps;
 import org.attn4j.api.spi.ShapeChecks;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.api.ops.impl.transforms.pairwise.arithmetic.AddOp;
@@ -361,5 +363,25 @@ final class Nd4jOps implements Ops {
         INDArray additive = options == null || options.additiveMask() == null
                 ? null : in("attention", "additiveMask", options.additiveMask());
         return Nd4jAttention.attention(scope, qa, ka, va, additive, q, k, v, options);
+    }
+
+    @Override
+    public Tensor rmsNorm(Tensor x, Tensor weight, double eps) {
+        return ReferenceOps.rmsNorm(this, x, weight, eps);
+    }
+
+    @Override
+    public Tensor silu(Tensor x) {
+        return ReferenceOps.silu(this, x);
+    }
+
+    @Override
+    public Tensor rope(Tensor x, RopeLayout layout, double base, int offset) {
+        return ReferenceOps.rope(this, x, layout, base, offset);
+    }
+
+    @Override
+    public Tensor writeSlice(Tensor target, Tensor source, int axis, int offset) {
+        return ReferenceOps.writeSlice(this, target, source, axis, offset);
     }
 }
