@@ -4,6 +4,7 @@ import java.util.Arrays;
 import org.attn4j.api.DType;
 import org.attn4j.api.Shape;
 import org.attn4j.api.spi.AbstractOps.Binary;
+import org.attn4j.api.spi.Erf;
 import org.attn4j.api.spi.Strides;
 
 /** Elementwise kernels: broadcasting binary ops by stride arithmetic, and unary maps. */
