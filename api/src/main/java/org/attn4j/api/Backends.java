@@ -110,7 +110,7 @@ public final class Backends {
             Choice choice = choose(requested, how);
             BackendProvider chosen = choice.provider();
             Backend backend = created.computeIfAbsent(chosen.name(), n -> {
-                LOG.log(Level.INFO, () -> "attn4j backend " + n + ": " + choice.reason());
+                LOG.log(Level.DEBUG, () -> "attn4j backend " + n + ": " + choice.reason());
                 return chosen.create();
             });
             return new BackendSelection(backend, choice.reason(), () -> reports(chosen.name()));

@@ -3,6 +3,7 @@ package org.attn4j.backend.ejml;
 import java.util.Arrays;
 import org.attn4j.api.DType;
 import org.attn4j.api.Shape;
+import org.attn4j.api.spi.Erf;
 
 /** Elementwise kernels: broadcasting binary ops by stride arithmetic, and unary maps. */
 final class Elementwise {
