@@ -1,0 +1,32 @@
+package org.attn4j.spark;
+
+import java.io.Serializable;
+import java.util.Locale;
+import org.attn4j.models.embed.EmbeddingOptions;
+import org.attn4j.models.embed.Pooling;
+
+/**
+ * Which model an executor runs: the folder, the backend and the embedding options. Executors keep one loaded model
+ * per distinct key ({@link ExecutorModels}).
+ *
+ * @param modelPath a Hadoop-readable Hugging Face folder, or empty for the embedded all-MiniLM-L6-v2
+ * @param backend a backend provider's name, or empty for the executor's own choice ({@code Backends.select()})
+ * @param pooling {@code mean}, {@code cls} or {@code max}
+ * @param normalize whether vectors are scaled to unit L2 norm
+ * @param maxLength the most tokens per text, {@code [CLS]} and {@code [SEP]} included
+ * @param batchSize texts per forward pass
+ */
+record ModelKey(String modelPath, String backend, String pooling, boolean normalize, int maxLength, int batchSize)
+        implements Serializable {
+
+    /** @return the options the embedder is loaded with */
+    EmbeddingOptions options() {
+        return EmbeddingOptions.defaults().withPooling(Pooling.valueOf(pooling.toUpperCase(Locale.ROOT)))
+                .withNormalize(normalize).withMaxLength(maxLength).withBatchSize(batchSize);
+    }
+
+    /** @return the model's description in error messages */
+    String describeModel() {
+        return modelPath.isEmpty() ? "the embedded all-MiniLM-L6-v2" : modelPath;
+    }
+}
