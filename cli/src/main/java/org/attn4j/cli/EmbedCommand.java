@@ -61,7 +61,7 @@ final class EmbedCommand implements Callable<Integer> {
 
     @Option(names = "--pooling", paramLabel = "MODE",
             description = "How token vectors become one: mean (over the attention mask), cls or max "
-                    + "(default: mean).")
+                    + "(default: the model's own; mean for all-MiniLM-L6-v2).")
     private Pooling pooling;
 
     @Option(names = "--no-normalize", description = "Keep the pooled vectors as they are instead of scaling them "
@@ -89,18 +89,17 @@ final class EmbedCommand implements Callable<Integer> {
         if (pooling != null) {
             options = options.withPooling(pooling);
         }
-        options = options.withNormalize(!noNormalize);
-        BackendChoice choice = BackendChoice.resolve(backend, spec);
-        List<Embedding> embeddings;
-        int dimension;
-        try (SentenceEmbedder embedder = load(choice, options)) {
-            embeddings = embedder.embed(texts);
-            dimension = embedder.dimension();
+        if (noNormalize) {
+            options = options.withNormalize(false);
         }
-        print(choice, options, dimension, embeddings);
-        if (json != null) {
-            writeJson(embeddings);
-            spec.commandLine().getOut().println("json: " + json);
+        BackendChoice choice = BackendChoice.resolve(backend, spec);
+        try (SentenceEmbedder embedder = load(choice, options)) {
+            List<Embedding> embeddings = embedder.embed(texts);
+            print(choice, embedder, embeddings);
+            if (json != null) {
+                writeJson(embeddings);
+                spec.commandLine().getOut().println("json: " + json);
+            }
         }
         spec.commandLine().getOut().flush();
         return 0;
@@ -185,11 +184,12 @@ final class EmbedCommand implements Callable<Integer> {
         }
     }
 
-    private void print(BackendChoice choice, EmbeddingOptions options, int dimension, List<Embedding> embeddings) {
+    private void print(BackendChoice choice, SentenceEmbedder embedder, List<Embedding> embeddings) {
         PrintWriter o = spec.commandLine().getOut();
         o.println("attn4j embed: " + (model == null ? "all-MiniLM-L6-v2 (embedded)" : model.toString()) + ", "
-                + dimension + " dimensions, " + options.pooling().name().toLowerCase(Locale.ROOT) + " pooling, "
-                + (options.normalize() ? "normalized" : "not normalized"));
+                + embedder.dimension() + " dimensions, " + embedder.pooling().name().toLowerCase(Locale.ROOT)
+                + " pooling, " + (embedder.normalizes() ? "normalized" : "not normalized") + ", at most "
+                + embedder.maxLength() + " tokens per text");
         o.println("backend: " + choice.backend().name() + " (" + choice.reason() + ")");
         o.println();
         TextTable list = new TextTable(List.of("#", "tokens", "text"), List.of(Align.RIGHT, Align.RIGHT, Align.LEFT));
@@ -213,25 +213,12 @@ final class EmbedCommand implements Callable<Integer> {
             List<String> cells = new ArrayList<>();
             cells.add(Integer.toString(i + 1));
             for (Embedding other : embeddings) {
-                cells.add(String.format(Locale.ROOT, "%.3f", cosine(embeddings.get(i).vector(), other.vector())));
+                cells.add(String.format(Locale.ROOT, "%.3f", embeddings.get(i).cosine(other)));
             }
             cosines.row(cells);
         }
         cosines.lines("").forEach(o::println);
         o.flush();
-    }
-
-    /** @return {@code a·b / (|a| |b|)}, summed in double */
-    static double cosine(float[] a, float[] b) {
-        double dot = 0;
-        double aa = 0;
-        double bb = 0;
-        for (int i = 0; i < a.length; i++) {
-            dot += (double) a[i] * b[i];
-            aa += (double) a[i] * a[i];
-            bb += (double) b[i] * b[i];
-        }
-        return dot / Math.sqrt(aa * bb);
     }
 
     private static String shown(String text) {

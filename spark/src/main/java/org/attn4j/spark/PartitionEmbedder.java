@@ -1,8 +1,6 @@
 package org.attn4j.spark;
 
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -11,12 +9,12 @@ import org.apache.spark.ml.linalg.Vectors;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.attn4j.models.embed.Embedding;
-import org.attn4j.models.embed.SentenceEmbedder;
 
 /**
  * Embeds the text column of one partition: the rows come in a window of {@value #WINDOW_BATCHES} batches at a
- * time, the window's texts are sorted by length and embedded {@code batchSize} at a time (so a batch pads little),
- * and the rows leave in their original order, each with the vector appended. A null text gives a null vector and
+ * time, the window's texts go to the embedder in one call (which sorts them by token count and runs them
+ * {@code batchSize} at a time, so a batch pads little), and the rows leave in their original order, each with the
+ * vector appended. A null text gives a null vector and
  * is never sent to the model. The model is taken from {@link ExecutorModels} by the first non-empty window, so an
  * empty partition loads nothing. Only the key, the column index and the Hadoop configuration travel with the task.
  */
@@ -75,21 +73,19 @@ final class PartitionEmbedder implements MapPartitionsFunction<Row, Row> {
 
     private List<Row> embed(List<Row> in) {
         Object[] vectors = new Object[in.size()];
-        Integer[] order = nonNullRows(in);
-        Arrays.sort(order, Comparator.comparingInt(i -> in.get(i).getString(inputIndex).length()));
-        if (order.length > 0) {
-            SentenceEmbedder embedder = ExecutorModels.get(key, hadoopConf);
-            for (int from = 0; from < order.length; from += key.batchSize()) {
-                int to = Math.min(order.length, from + key.batchSize());
-                List<String> texts = new ArrayList<>(to - from);
-                for (int i = from; i < to; i++) {
-                    texts.add(in.get(order[i]).getString(inputIndex));
-                }
-                List<Embedding> embeddings = embedder.embed(texts);
-                for (int i = from; i < to; i++) {
-                    float[] v = embeddings.get(i - from).vector();
-                    vectors[order[i]] = vectorOutput ? Vectors.dense(widen(v)) : v;
-                }
+        List<Integer> rows = new ArrayList<>(in.size());
+        List<String> texts = new ArrayList<>(in.size());
+        for (int r = 0; r < in.size(); r++) {
+            if (!in.get(r).isNullAt(inputIndex)) {
+                rows.add(r);
+                texts.add(in.get(r).getString(inputIndex));
+            }
+        }
+        if (!texts.isEmpty()) {
+            List<Embedding> embeddings = ExecutorModels.get(key, hadoopConf).embed(texts);
+            for (int i = 0; i < rows.size(); i++) {
+                float[] v = embeddings.get(i).vector();
+                vectors[rows.get(i)] = vectorOutput ? Vectors.dense(widen(v)) : v;
             }
         }
         List<Row> out = new ArrayList<>(in.size());
@@ -103,16 +99,6 @@ final class PartitionEmbedder implements MapPartitionsFunction<Row, Row> {
             out.add(RowFactory.create(values));
         }
         return out;
-    }
-
-    private Integer[] nonNullRows(List<Row> in) {
-        List<Integer> rows = new ArrayList<>(in.size());
-        for (int r = 0; r < in.size(); r++) {
-            if (!in.get(r).isNullAt(inputIndex)) {
-                rows.add(r);
-            }
-        }
-        return rows.toArray(new Integer[0]);
     }
 
     private static double[] widen(float[] v) {

@@ -35,8 +35,8 @@ import org.attn4j.models.embed.EmbeddingOptions;
  *
  * <p>Each executor JVM loads the model once, the first time one of its tasks meets a non-empty partition, and keeps
  * it for every later task and stage with the same model, backend and options; the model never travels with a task.
- * Within a partition, texts are sorted by length in windows of eight batches and embedded {@code batchSize} at a
- * time; rows keep their order. The backend is the executor's: {@link #backend()} names one, or, left empty, the
+ * Within a partition, rows are read in windows of eight batches; the embedder sorts a window's texts by token count
+ * and runs them {@code batchSize} at a time, so a batch pads little; rows keep their order. The backend is the executor's: {@link #backend()} names one, or, left empty, the
  * executor picks as {@code Backends.select()} does (its {@code -Dattn4j.backend}, {@code ATTN4J_BACKEND}, else the
  * available provider of highest priority on its class path). An executor with no usable backend fails its task
  * with the list of providers it found and why each cannot run.
@@ -66,7 +66,11 @@ public final class SentenceEmbeddings extends Transformer implements DefaultPara
     private final BooleanParam normalize;
     private final Param<String> outputType;
 
-    /** A transformer with a random uid and the defaults: the embedded all-MiniLM-L6-v2, mean pooling, normalised. */
+    /**
+     * A transformer with a random uid and the defaults: the embedded all-MiniLM-L6-v2 with its own pooling (mean),
+     * normalisation (on) and length (256 tokens), batches of 32, an {@code array<float>} column named
+     * {@code embedding}.
+     */
     public SentenceEmbeddings() {
         this(Identifiable$.MODULE$.randomUID("sentenceEmbeddings"));
     }
@@ -83,19 +87,17 @@ public final class SentenceEmbeddings extends Transformer implements DefaultPara
                 + "executor's own choice (attn4j.backend, ATTN4J_BACKEND, else the highest priority available)");
         batchSize = new IntParam(uid, "batchSize", "texts per forward pass (> 0)", ParamValidators.gt(0));
         maxLength = new IntParam(uid, "maxLength", "the most tokens per text, [CLS] and [SEP] included; longer "
-                + "texts are truncated (> 2)", ParamValidators.gt(2));
+                + "texts are truncated (>= 2; unset: the model's own limit)", ParamValidators.gtEq(2));
         pooling = new Param<>(uid, "pooling", "how token vectors become one: mean (over the attention mask), cls "
-                + "or max", ParamValidators.inArray(POOLINGS));
-        normalize = new BooleanParam(uid, "normalize", "whether each vector is scaled to unit L2 norm");
+                + "or max (unset: the model's own)", ParamValidators.inArray(POOLINGS));
+        normalize = new BooleanParam(uid, "normalize", "whether each vector is scaled to unit L2 norm (unset: as the "
+                + "model does)");
         outputType = new Param<>(uid, "outputType", "the output column's type: array (array<float>) or vector "
                 + "(an ML dense vector)", ParamValidators.inArray(OUTPUT_TYPES));
         setDefault(outputCol, "embedding");
         setDefault(modelPath, "");
         setDefault(backend, "");
         setDefault(batchSize, defaults.batchSize());
-        setDefault(maxLength, defaults.maxLength());
-        setDefault(pooling, defaults.pooling().name().toLowerCase(Locale.ROOT));
-        setDefault(normalize, defaults.normalize());
         setDefault(outputType, "array");
     }
 
@@ -129,17 +131,17 @@ public final class SentenceEmbeddings extends Transformer implements DefaultPara
         return batchSize;
     }
 
-    /** @return the most tokens per text */
+    /** @return the most tokens per text; unset (the default): the model's own limit (256 for all-MiniLM-L6-v2) */
     public IntParam maxLength() {
         return maxLength;
     }
 
-    /** @return {@code mean} (default), {@code cls} or {@code max} */
+    /** @return {@code mean}, {@code cls} or {@code max}; unset (the default): the model's own (mean for all-MiniLM-L6-v2) */
     public Param<String> pooling() {
         return pooling;
     }
 
-    /** @return whether vectors are scaled to unit length (default true) */
+    /** @return whether vectors are scaled to unit length; unset (the default): as the model does (yes for all-MiniLM-L6-v2) */
     public BooleanParam normalize() {
         return normalize;
     }
@@ -204,12 +206,16 @@ public final class SentenceEmbeddings extends Transformer implements DefaultPara
     }
 
     /**
-     * @param options pooling, normalisation, maximum length and batch size in one value
+     * @param options pooling, normalisation, maximum length and batch size in one value; what it leaves to the model
+     *     is cleared here too (its dtype is not a param: executors compute in F32)
      * @return this
      */
     public SentenceEmbeddings setOptions(EmbeddingOptions options) {
-        return setPooling(options.pooling().name().toLowerCase(Locale.ROOT)).setNormalize(options.normalize())
-                .setMaxLength(options.maxLength()).setBatchSize(options.batchSize());
+        setBatchSize(options.batchSize());
+        options.pooling().ifPresentOrElse(p -> setPooling(p.name().toLowerCase(Locale.ROOT)), () -> clear(pooling));
+        options.normalize().ifPresentOrElse(this::setNormalize, () -> clear(normalize));
+        options.maxLength().ifPresentOrElse(this::setMaxLength, () -> clear(maxLength));
+        return this;
     }
 
     @Override
@@ -240,7 +246,8 @@ public final class SentenceEmbeddings extends Transformer implements DefaultPara
     @Override
     public Dataset<Row> transform(Dataset<?> dataset) {
         StructType outSchema = transformSchema(dataset.schema(), true);
-        ModelKey key = new ModelKey($(modelPath), $(backend), $(pooling), (Boolean) $(normalize), (Integer) $(maxLength),
+        ModelKey key = new ModelKey($(modelPath), $(backend), isDefined(pooling) ? $(pooling) : "",
+                isDefined(normalize) ? (Boolean) $(normalize) : null, isDefined(maxLength) ? (Integer) $(maxLength) : 0,
                 (Integer) $(batchSize));
         byte[] hadoopConf = key.modelPath().isEmpty() || ModelFiles.isLocal(key.modelPath()) ? null
                 : ModelFiles.serialize(dataset.sparkSession().sparkContext().hadoopConfiguration());
