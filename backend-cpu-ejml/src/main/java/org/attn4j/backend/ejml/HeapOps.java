@@ -180,11 +180,7 @@ final class HeapOps implements Ops {
         int features = w.shape().dim(0);
         int rows = (int) (t.shape().size() / in);
         Object result = HeapScope.allocate(t.dtype(), out.size());
-        boolean concurrent = parallel.threads() > 1 && (long) rows * in * features >= Parallel.MIN_WORK * 8;
-        MatMul.gemm(concurrent, false, true, rows, features, in, t.data(), w.data(), result);
-        if (b != null) {
-            Elementwise.addRows(result, b.data(), rows, features);
-        }
+        MatMul.linear(rows, features, in, t.data(), w.data(), b == null ? null : b.data(), result, parallel);
         return scope.wrap(out, result);
     }
 
