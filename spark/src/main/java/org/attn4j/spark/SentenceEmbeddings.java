@@ -19,6 +19,7 @@ import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.attn4j.models.embed.EmbeddingOptions;
@@ -151,55 +152,82 @@ public final class SentenceEmbeddings extends Transformer implements DefaultPara
         return outputType;
     }
 
-    /** @param value the string column to embed @return this */
+    /**
+     * @param value the string column to embed
+     * @return this
+     */
     public SentenceEmbeddings setInputCol(String value) {
         set(inputCol, value);
         return this;
     }
 
-    /** @param value the column to add @return this */
+    /**
+     * @param value the column to add
+     * @return this
+     */
     public SentenceEmbeddings setOutputCol(String value) {
         set(outputCol, value);
         return this;
     }
 
-    /** @param value a Hadoop-readable model folder, or empty for the embedded model @return this */
+    /**
+     * @param value a Hadoop-readable model folder, or empty for the embedded model
+     * @return this
+     */
     public SentenceEmbeddings setModelPath(String value) {
         set(modelPath, value);
         return this;
     }
 
-    /** @param value a backend provider's name, or empty for each executor's choice @return this */
+    /**
+     * @param value a backend provider's name, or empty for each executor's choice
+     * @return this
+     */
     public SentenceEmbeddings setBackend(String value) {
         set(backend, value);
         return this;
     }
 
-    /** @param value texts per forward pass @return this */
+    /**
+     * @param value texts per forward pass
+     * @return this
+     */
     public SentenceEmbeddings setBatchSize(int value) {
         set(batchSize, value);
         return this;
     }
 
-    /** @param value the most tokens per text @return this */
+    /**
+     * @param value the most tokens per text
+     * @return this
+     */
     public SentenceEmbeddings setMaxLength(int value) {
         set(maxLength, value);
         return this;
     }
 
-    /** @param value {@code mean}, {@code cls} or {@code max} @return this */
+    /**
+     * @param value {@code mean}, {@code cls} or {@code max}
+     * @return this
+     */
     public SentenceEmbeddings setPooling(String value) {
         set(pooling, value);
         return this;
     }
 
-    /** @param value whether vectors are scaled to unit length @return this */
+    /**
+     * @param value whether vectors are scaled to unit length
+     * @return this
+     */
     public SentenceEmbeddings setNormalize(boolean value) {
         set(normalize, value);
         return this;
     }
 
-    /** @param value {@code array} or {@code vector} @return this */
+    /**
+     * @param value {@code array} or {@code vector}
+     * @return this
+     */
     public SentenceEmbeddings setOutputType(String value) {
         set(outputType, value);
         return this;
@@ -240,7 +268,7 @@ public final class SentenceEmbeddings extends Transformer implements DefaultPara
         }
         DataType outType = $(outputType).equals("vector") ? SQLDataTypes.VectorType()
                 : DataTypes.createArrayType(DataTypes.FloatType, false);
-        return schema.add(new StructField(out, outType, true, org.apache.spark.sql.types.Metadata.empty()));
+        return schema.add(new StructField(out, outType, true, Metadata.empty()));
     }
 
     @Override
