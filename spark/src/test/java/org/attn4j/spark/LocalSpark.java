@@ -2,7 +2,10 @@ package org.attn4j.spark;
 
 import org.apache.spark.sql.SparkSession;
 
-/** The tests' one SparkSession: {@code local[2]}, no UI, bound to the loopback address; Spark stops it at exit. */
+/**
+ * The tests' one SparkSession: {@code local[2]}, no UI, bound to the loopback address, with the test file system
+ * {@link OtherSchemeFileSystem} in its Hadoop configuration; Spark stops it at exit.
+ */
 final class LocalSpark {
 
     private static SparkSession session;
@@ -19,6 +22,8 @@ final class LocalSpark {
                     .config("spark.driver.host", "127.0.0.1")
                     .config("spark.driver.bindAddress", "127.0.0.1")
                     .config("spark.sql.shuffle.partitions", "4")
+                    .config("spark.hadoop.fs." + OtherSchemeFileSystem.SCHEME + ".impl",
+                            OtherSchemeFileSystem.class.getName())
                     .getOrCreate();
         }
         return session;
