@@ -71,7 +71,7 @@ class EmbedCommandTest {
         List<Embedding> expected;
         try (SentenceEmbedder embedder = SentenceEmbedder.loadDefault(Backends.load("ejml"),
                 EmbeddingOptions.defaults())) {
-            expected = embedder.embed(List.of(CAT, MARKETS));
+            expected = embedder.embed(java.util.Arrays.asList(CAT, MARKETS));
         }
         for (int i = 0; i < 2; i++) {
             JsonNode o = array.get(i);

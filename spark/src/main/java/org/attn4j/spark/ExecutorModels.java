@@ -35,13 +35,16 @@ final class ExecutorModels {
     }
 
     /**
-     * @param key the model, backend and options
+     * @param requested the model, backend and options; an empty backend is resolved here, so a model asked for by
+     *     the backend's name and by the executor's default is the same model
      * @param hadoopConf the driver's Hadoop configuration, as {@link ModelFiles#serialize} wrote it
      * @return the embedder of {@code key}, loaded now if this JVM has none yet
      * @throws IllegalStateException if no backend is usable here (listing every provider and why) or the model
      *     cannot be read
      */
-    static SentenceEmbedder get(ModelKey key, byte[] hadoopConf) {
+    static SentenceEmbedder get(ModelKey requested, byte[] hadoopConf) {
+        Backend backend = backend(requested.backend());
+        ModelKey key = requested.withBackend(backend.name());
         Loaded loaded = MODELS.get(key);
         if (loaded != null) {
             return loaded.embedder();
@@ -50,7 +53,7 @@ final class ExecutorModels {
             loaded = MODELS.get(key);
             if (loaded == null) {
                 addShutdownHook();
-                loaded = load(key, hadoopConf);
+                loaded = load(key, backend, hadoopConf);
                 MODELS.put(key, loaded);
                 LOADS.incrementAndGet();
             }
@@ -58,7 +61,7 @@ final class ExecutorModels {
         }
     }
 
-    /** @return the keys loaded in this JVM */
+    /** @return the keys loaded in this JVM, each with the name of the backend it runs on */
     static Set<ModelKey> loaded() {
         return Set.copyOf(MODELS.keySet());
     }
@@ -68,8 +71,7 @@ final class ExecutorModels {
         return LOADS.get();
     }
 
-    private static Loaded load(ModelKey key, byte[] hadoopConf) {
-        Backend backend = backend(key.backend());
+    private static Loaded load(ModelKey key, Backend backend, byte[] hadoopConf) {
         Path copy = null;
         try {
             if (key.modelPath().isEmpty()) {

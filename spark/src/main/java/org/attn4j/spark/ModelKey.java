@@ -20,6 +20,14 @@ import org.attn4j.models.embed.Pooling;
 record ModelKey(String modelPath, String backend, String pooling, Boolean normalize, int maxLength, int batchSize)
         implements Serializable {
 
+    /**
+     * @param name a backend provider's name
+     * @return this key on that backend
+     */
+    ModelKey withBackend(String name) {
+        return new ModelKey(modelPath, name, pooling, normalize, maxLength, batchSize);
+    }
+
     /** @return the options the embedder is loaded with */
     EmbeddingOptions options() {
         EmbeddingOptions options = EmbeddingOptions.defaults().withBatchSize(batchSize);

@@ -29,7 +29,7 @@ final class Corpus {
     /**
      * @param rows how many rows
      * @param seed the random seed
-     * @return {@code rows} texts: about 2% null, 2% empty, a few of 3,000 words, the rest 1 to 30 words
+     * @return {@code rows} texts: about 2% null, 2% empty, one in 250 of 3,000 words, the rest 1 to 12 words
      */
     static List<String> texts(int rows, long seed) {
         Random random = new Random(seed);
@@ -43,7 +43,7 @@ final class Corpus {
             } else if (i % 250 == 7) {
                 texts.add(sentence(random, 3000));
             } else {
-                texts.add(sentence(random, 1 + random.nextInt(30)));
+                texts.add(sentence(random, 1 + random.nextInt(12)));
             }
         }
         return texts;
