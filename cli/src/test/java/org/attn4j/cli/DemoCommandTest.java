@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,11 +18,11 @@ import javax.imageio.ImageIO;
 import org.attn4j.api.BackendSelection;
 import org.attn4j.api.Backends;
 import org.attn4j.api.ProviderReport;
-import org.attn4j.models.io.Json;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class DemoCommandTest {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.USE_LONG_FOR_INTS);
     private static final List<String> WORDS = List.of("Life", "is", "short", "eat", "dessert", "first");
     /** The pure-Java backend: always available, quick to start. */
     private static final String EJML = "ejml";
@@ -75,7 +77,7 @@ class DemoCommandTest {
         Path png = dir.resolve(DemoCommand.HEATMAP);
         BufferedImage image = ImageIO.read(png.toFile());
         assertNotNull(image, "ImageIO cannot decode " + png);
-        Map<?, ?> sidecar = (Map<?, ?>) Json.parse(Files.readString(dir.resolve(DemoCommand.SIDECAR)));
+        Map<?, ?> sidecar = JSON.readValue(Files.readString(dir.resolve(DemoCommand.SIDECAR)), Map.class);
         assertEquals(((Number) sidecar.get("width")).intValue(), image.getWidth());
         assertEquals(((Number) sidecar.get("height")).intValue(), image.getHeight());
         String pretrainedHeads = java.util.stream.IntStream.rangeClosed(1, 12).mapToObj(h -> "head " + h)
