@@ -3,6 +3,7 @@ package org.attn4j.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -11,7 +12,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.attn4j.models.io.Json;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -28,13 +28,13 @@ class GenerateCommandTest {
     }
 
     @SuppressWarnings("unchecked")
-    private static List<Long> expected(String name, String key) throws IOException {
-        Map<String, Object> json = (Map<String, Object>) Json.parse(Files.readString(folder(name)
-                .resolve("expected.json")));
-        return (List<Long>) json.get(key);
+    private static List<Number> expected(String name, String key) throws IOException {
+        Map<String, Object> json = new ObjectMapper().readValue(folder(name).resolve("expected.json").toFile(),
+                Map.class);
+        return (List<Number>) json.get(key);
     }
 
-    private static String joined(List<Long> ids, String separator) {
+    private static String joined(List<Number> ids, String separator) {
         return ids.stream().map(String::valueOf).collect(Collectors.joining(separator));
     }
 
