@@ -3,6 +3,7 @@ package org.attn4j.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URISyntaxException;
@@ -18,6 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@code attn4j generate} on the random-weight fixture folders of tck/src/golden/generate_decoder_folders.py. */
 class GenerateCommandTest {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.USE_LONG_FOR_INTS);
 
     private static Path folder(String name) {
         try {
@@ -28,13 +30,12 @@ class GenerateCommandTest {
     }
 
     @SuppressWarnings("unchecked")
-    private static List<Number> expected(String name, String key) throws IOException {
-        Map<String, Object> json = new ObjectMapper().readValue(folder(name).resolve("expected.json").toFile(),
-                Map.class);
-        return (List<Number>) json.get(key);
+    private static List<Long> expected(String name, String key) throws IOException {
+        Map<String, Object> json = JSON.readValue(Files.readString(folder(name).resolve("expected.json")), Map.class);
+        return (List<Long>) json.get(key);
     }
 
-    private static String joined(List<Number> ids, String separator) {
+    private static String joined(List<Long> ids, String separator) {
         return ids.stream().map(String::valueOf).collect(Collectors.joining(separator));
     }
 

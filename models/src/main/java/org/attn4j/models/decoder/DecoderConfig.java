@@ -1,6 +1,6 @@
 package org.attn4j.models.decoder;
 
-import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,6 +34,8 @@ import org.attn4j.api.RopeLayout;
 public record DecoderConfig(Type type, int vocabSize, int hidden, int layers, int heads, int kvHeads,
                             int intermediate, double eps, int maxPositions, double ropeBase, RopeLayout ropeLayout,
                             int window, boolean tiedEmbeddings) {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
 
     /** The architectures this package loads. */
     public enum Type {
@@ -74,9 +76,9 @@ public record DecoderConfig(Type type, int vocabSize, int hidden, int layers, in
         }
         Object parsed;
         try {
-            parsed = new ObjectMapper().readValue(file.toFile(), Object.class);
-        } catch (JacksonException e) {
-            throw new IllegalArgumentException("decoder: " + file + " is not valid JSON: " + e.getOriginalMessage());
+            parsed = JSON.readValue(file.toFile(), Object.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("decoder: " + file + " is not valid JSON: " + e.getOriginalMessage(), e);
         }
         if (!(parsed instanceof Map<?, ?> json)) {
             throw new IllegalArgumentException("decoder: " + file + " is not a JSON object");
