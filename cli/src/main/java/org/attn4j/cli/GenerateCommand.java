@@ -9,6 +9,7 @@ import org.attn4j.api.DType;
 import org.attn4j.models.decoder.CausalLM;
 import org.attn4j.models.decoder.GenerationOptions;
 import org.attn4j.models.decoder.Generator;
+import org.attn4j.models.tokenize.Tokenizer;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -18,12 +19,15 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code attn4j generate}: decodes with a key/value cache from a Hugging Face folder ({@code config.json} with
- * {@code model_type} gpt2 or llama, safetensors) and prints each new token id as soon as it exists, separated by
- * spaces, then a newline.
+ * {@code model_type} gpt2 or llama, safetensors, an optional tokenizer) and prints each new token as soon as it
+ * exists, then a newline: as text when the folder has a tokenizer ({@code tokenizer.json}, or GPT-2's
+ * {@code vocab.json} + {@code merges.txt}) and no {@code --print-ids}, else as ids separated by spaces.
+ * {@code --prompt} needs the tokenizer.
  */
 @Command(name = "generate", mixinStandardHelpOptions = true,
         description = {"Generate tokens with a GPT-2 or Llama-style model from a Hugging Face folder, streaming each "
-                + "new token id as it is produced. Temperature 0 (the default) is greedy decoding."},
+                + "new token as it is produced: text with a tokenizer in the folder, ids without one. Temperature 0 (the "
+                + "default) is greedy decoding."},
         footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input."})
 final class GenerateCommand implements Callable<Integer> {
 
@@ -31,7 +35,8 @@ final class GenerateCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Option(names = "--model", paramLabel = "DIR", required = true,
-            description = "a folder with config.json and *.safetensors")
+            description = "a folder with config.json, *.safetensors and optionally tokenizer.json or vocab.json + "
+                    + "merges.txt")
     private Path model;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
@@ -68,6 +73,9 @@ final class GenerateCommand implements Callable<Integer> {
             description = "the sampler's seed (default: ${DEFAULT-VALUE})")
     private long seed;
 
+    @Option(names = "--print-ids", description = "print token ids even when the folder has a tokenizer")
+    private boolean printIds;
+
     @Option(names = "--backend", paramLabel = "NAME", description = "the backend to run on (default: the selected one)")
     private String backend;
 
@@ -83,12 +91,26 @@ final class GenerateCommand implements Callable<Integer> {
         if (!Files.isDirectory(model)) {
             throw new ParameterException(spec.commandLine(), "--model " + model + " is not a folder");
         }
+        Tokenizer tokenizer = tokenizer();
+        int[] ids;
         if (prompt.text != null) {
-            throw new ParameterException(spec.commandLine(), "--prompt needs a tokenizer, and this build reads"
-                    + " none for decoder models; give the prompt as --ids");
-        }
-        if (prompt.ids.length == 0) {
-            throw new ParameterException(spec.commandLine(), "--ids is empty; give at least one token id");
+            if (tokenizer == null) {
+                throw new ParameterException(spec.commandLine(), "--prompt needs a tokenizer, and " + model
+                        + " has no tokenizer.json and no vocab.json + merges.txt; give the prompt as --ids");
+            }
+            try {
+                ids = tokenizer.encode(prompt.text).ids();
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--prompt cannot be encoded: " + e.getMessage());
+            }
+            if (ids.length == 0) {
+                throw new ParameterException(spec.commandLine(), "--prompt encodes to no tokens; give some text");
+            }
+        } else {
+            ids = prompt.ids;
+            if (ids.length == 0) {
+                throw new ParameterException(spec.commandLine(), "--ids is empty; give at least one token id");
+            }
         }
         BackendChoice choice = BackendChoice.resolve(backend, spec);
         CausalLM lm;
@@ -99,20 +121,51 @@ final class GenerateCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (lm) {
-            for (int id : prompt.ids) {
+            if (tokenizer != null && tokenizer.vocabSize() < lm.config().vocabSize()) {
+                throw new ParameterException(spec.commandLine(), "the tokenizer in " + model + " knows "
+                        + tokenizer.vocabSize() + " ids, fewer than the model's " + lm.config().vocabSize());
+            }
+            String source = prompt.text != null ? "--prompt encodes to" : "--ids holds";
+            for (int id : ids) {
                 if (id < 0 || id >= lm.config().vocabSize()) {
-                    throw new ParameterException(spec.commandLine(), "--ids holds " + id + ", outside the vocabulary"
+                    throw new ParameterException(spec.commandLine(), source + " " + id + ", outside the vocabulary"
                             + " [0, " + lm.config().vocabSize() + ")");
                 }
             }
-            int[] count = {0};
-            Generator.generate(lm, prompt.ids, options, id -> {
-                out.print((count[0]++ == 0 ? "" : " ") + id);
-                out.flush();
-            });
+            if (tokenizer == null || printIds) {
+                int[] count = {0};
+                Generator.generate(lm, ids, options, id -> {
+                    out.print((count[0]++ == 0 ? "" : " ") + id);
+                    out.flush();
+                });
+            } else {
+                TextStream text = new TextStream(tokenizer, piece -> {
+                    out.print(piece);
+                    out.flush();
+                });
+                Generator.generate(lm, ids, options, text::accept);
+                text.finish();
+            }
             out.println();
             out.flush();
         }
         return 0;
+    }
+
+    private Tokenizer tokenizer() throws IOException {
+        Path json = model.resolve("tokenizer.json");
+        Path vocab = model.resolve("vocab.json");
+        Path merges = model.resolve("merges.txt");
+        try {
+            if (Files.isRegularFile(json)) {
+                return Tokenizer.fromJson(json);
+            }
+            if (Files.isRegularFile(vocab) && Files.isRegularFile(merges)) {
+                return Tokenizer.fromGpt2Files(vocab, merges);
+            }
+        } catch (Tokenizer.FormatException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        return null;
     }
 }

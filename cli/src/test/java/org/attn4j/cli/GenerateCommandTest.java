@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URISyntaxException;
@@ -13,6 +14,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.attn4j.models.tokenize.Tokenizer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -43,7 +46,7 @@ class GenerateCommandTest {
     @ValueSource(strings = {"gpt2_tiny", "llama_gqa_tiny"})
     void greedyDecodingPrintsThePyTorchContinuation(String name) throws IOException {
         Cli r = Cli.run("generate", "--model", folder(name).toString(), "--ids", joined(expected(name, "prompt"), ","),
-                "--max-new", "16");
+                "--max-new", "16", "--print-ids");
         assertEquals(0, r.exitCode(), r.transcript());
         assertEquals(joined(expected(name, "greedy"), " ") + "\n", r.out(), r.transcript());
     }
@@ -52,7 +55,7 @@ class GenerateCommandTest {
     @ValueSource(strings = {"gpt2_tiny", "llama_gqa_tiny"})
     void samplingWithASeedIsRepeatableAndStaysInTheVocabulary(String name) throws IOException {
         String[] args = {"generate", "--model", folder(name).toString(), "--ids", joined(expected(name, "prompt"), ","),
-            "--max-new", "10", "--temperature", "0.8", "--top-k", "20", "--top-p", "0.9", "--seed", "7"};
+            "--max-new", "10", "--temperature", "0.8", "--top-k", "20", "--top-p", "0.9", "--seed", "7", "--print-ids"};
         Cli first = Cli.run(args);
         Cli second = Cli.run(args);
         assertEquals(0, first.exitCode(), first.transcript());
@@ -64,12 +67,65 @@ class GenerateCommandTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"--ids=1,x", "--ids=500", "--max-new=-1", "--top-p=0", "--temperature=-1",
-        "--prompt=hello"})
+        "--prompt=", "--prompt=caf\u00e9 \u4e2d"})
     void badInputIsOneLineAndExitCodeTwo(String option) {
         Cli r = Cli.run("generate", "--model", folder("gpt2_tiny").toString(), option);
         assertEquals(2, r.exitCode(), r.transcript());
         assertEquals(1, r.err().lines().count(), r.transcript());
         assertEquals("", r.out(), r.transcript());
+    }
+
+    @Test
+    void promptIsEncodedWithTheFoldersTokenizerAndTheContinuationStreamsAsItsText() throws IOException {
+        Path folder = folder("gpt2_tiny");
+        Tokenizer tokenizer = Tokenizer.fromJson(folder.resolve("tokenizer.json"));
+        String text = "hello, caf\u00e9 tw";
+        String ids = Arrays.stream(tokenizer.encode(text).ids()).mapToObj(String::valueOf)
+                .collect(Collectors.joining(","));
+        String[] common = {"generate", "--model", folder.toString(), "--max-new", "12", "--temperature", "1.5",
+            "--seed", "3"};
+        Cli byIds = Cli.run(concat(common, "--ids", ids, "--print-ids"));
+        Cli byTextAsIds = Cli.run(concat(common, "--prompt", text, "--print-ids"));
+        Cli byText = Cli.run(concat(common, "--prompt", text));
+        assertEquals(0, byIds.exitCode(), byIds.transcript());
+        assertEquals(byIds.out(), byTextAsIds.out(), byTextAsIds.transcript());
+        assertEquals(0, byText.exitCode(), byText.transcript());
+        int[] generated = Arrays.stream(byIds.out().trim().split(" ")).mapToInt(Integer::parseInt).toArray();
+        assertEquals(12, generated.length, byIds.transcript());
+        assertEquals(tokenizer.decode(generated) + "\n", byText.out(), byText.transcript());
+    }
+
+    private static String[] concat(String[] head, String... tail) {
+        String[] all = Arrays.copyOf(head, head.length + tail.length);
+        System.arraycopy(tail, 0, all, head.length, tail.length);
+        return all;
+    }
+
+    @Test
+    void promptWithoutATokenizerNamesWhatIsMissingAndExitsTwo() {
+        Path folder = folder("llama_gqa_tiny");
+        Cli r = Cli.run("generate", "--model", folder.toString(), "--prompt", "hello");
+        assertEquals(2, r.exitCode(), r.transcript());
+        assertEquals(1, r.err().lines().count(), r.transcript());
+        assertTrue(r.err().contains("tokenizer.json") && r.err().contains("vocab.json + merges.txt"), r.transcript());
+        assertEquals("", r.out(), r.transcript());
+    }
+
+    @Test
+    void gpt2FilesServeAsTheTokenizerToo(@TempDir Path tmp) throws IOException {
+        Path source = folder("gpt2_tiny");
+        for (String name : List.of("config.json", "model.safetensors")) {
+            Files.copy(source.resolve(name), tmp.resolve(name));
+        }
+        JsonNode model = JSON.readTree(source.resolve("tokenizer.json").toFile()).get("model");
+        Files.writeString(tmp.resolve("vocab.json"), JSON.writeValueAsString(model.get("vocab")));
+        StringBuilder merges = new StringBuilder("#version: 0.2\n");
+        model.get("merges").forEach(m -> merges.append(m.asText()).append('\n'));
+        Files.writeString(tmp.resolve("merges.txt"), merges);
+        Cli fromJson = Cli.run("generate", "--model", source.toString(), "--prompt", "hello", "--max-new", "8");
+        Cli fromFiles = Cli.run("generate", "--model", tmp.toString(), "--prompt", "hello", "--max-new", "8");
+        assertEquals(0, fromFiles.exitCode(), fromFiles.transcript());
+        assertEquals(fromJson.out(), fromFiles.out(), fromFiles.transcript());
     }
 
     @ParameterizedTest

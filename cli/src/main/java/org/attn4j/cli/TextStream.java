@@ -1,0 +1,66 @@
+package org.attn4j.cli;
+
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.function.Consumer;
+import org.attn4j.models.tokenize.Tokenizer;
+
+/**
+ * Turns generated token ids into text as they come. A byte-level token may end inside a UTF-8 sequence, so the ids
+ * since the last complete character are kept and decoded together: the text up to the trailing replacement
+ * characters (an unfinished sequence) is passed on once, the rest when a later token completes it or at
+ * {@link #finish()}. The pieces joined equal {@code tokenizer.decode(allIds)}.
+ */
+final class TextStream {
+    private static final char REPLACEMENT = '\uFFFD';
+
+    private final Tokenizer tokenizer;
+    private final Consumer<String> sink;
+    private int[] pending = new int[8];
+    private int size;
+    private int emitted;
+
+    /**
+     * @param tokenizer decodes the ids
+     * @param sink receives each new piece of text, never an empty one
+     */
+    TextStream(Tokenizer tokenizer, Consumer<String> sink) {
+        this.tokenizer = Objects.requireNonNull(tokenizer, "TextStream: argument tokenizer is null");
+        this.sink = Objects.requireNonNull(sink, "TextStream: argument sink is null");
+    }
+
+    /** @param id the next token id */
+    void accept(int id) {
+        if (size == pending.length) {
+            pending = Arrays.copyOf(pending, 2 * size);
+        }
+        pending[size++] = id;
+        String text = tokenizer.decode(Arrays.copyOf(pending, size));
+        int complete = text.length();
+        while (complete > emitted && text.charAt(complete - 1) == REPLACEMENT) {
+            complete--;
+        }
+        emit(text, complete);
+        if (complete == text.length()) {
+            size = 0;
+            emitted = 0;
+        }
+    }
+
+    /** Passes on what is left, unfinished sequences as replacement characters. */
+    void finish() {
+        if (size > 0) {
+            String text = tokenizer.decode(Arrays.copyOf(pending, size));
+            emit(text, text.length());
+            size = 0;
+            emitted = 0;
+        }
+    }
+
+    private void emit(String text, int end) {
+        if (end > emitted) {
+            sink.accept(text.substring(emitted, end));
+            emitted = end;
+        }
+    }
+}
