@@ -123,6 +123,7 @@ public final class TckRunner {
             }
             if (settings.kinds().contains(Kind.BAD_INPUT)) {
                 all.addAll(BadInputSuite.plan());
+                all.addAll(ClosingRaceSuite.plan(settings.seed()));
             }
             for (ToleranceOverride o : tolerances.overrides()) {
                 notes.add("tolerance override for " + o.op() + " " + o.dtype() + " cases " + o.casePattern() + ": "

@@ -9,11 +9,11 @@ import org.attn4j.api.spi.ShapeChecks;
 
 /** A scope of heap tensors; confined to one thread at a time, like every scope. */
 final class HeapScope extends AbstractScope {
-    private final HeapOps ops;
+    private final Ops ops;
 
     HeapScope(EjmlBackend backend) {
         super(backend);
-        this.ops = new HeapOps(this, backend.parallel());
+        this.ops = guarded(new HeapOps(this, backend.parallel()));
     }
 
     @Override

@@ -15,12 +15,12 @@ import org.attn4j.api.spi.ShapeChecks;
  */
 final class CudaScope extends AbstractScope {
     private final Device device;
-    private final CudaOps ops;
+    private final Ops ops;
 
     CudaScope(CudaBackend backend, Device device) {
         super(backend);
         this.device = device;
-        this.ops = new CudaOps(this, device);
+        this.ops = guarded(new CudaOps(this, device));
     }
 
     @Override

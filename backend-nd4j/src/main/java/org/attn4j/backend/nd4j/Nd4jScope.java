@@ -13,12 +13,12 @@ import org.nd4j.linalg.factory.Nd4j;
 /** A scope whose tensors are detached ND4J arrays, each closed when the scope closes. */
 final class Nd4jScope extends AbstractScope {
     private final Nd4jBackend backend;
-    private final Nd4jOps ops;
+    private final Ops ops;
 
     Nd4jScope(Nd4jBackend backend) {
         super(backend);
         this.backend = backend;
-        this.ops = new Nd4jOps(this);
+        this.ops = guarded(new Nd4jOps(this));
     }
 
     Nd4jBackend nd4j() {
@@ -85,6 +85,11 @@ final class Nd4jScope extends AbstractScope {
         }
         INDArray array = java.util.Arrays.equals(storage.shape(), NdArrays.dims(shape))
                 ? storage : storage.reshape('c', NdArrays.dims(shape));
-        return new Nd4jTensor(this, shape, dtype, array, storage);
+        try {
+            return new Nd4jTensor(this, shape, dtype, array, storage);
+        } catch (RuntimeException e) {
+            storage.close();
+            throw e;
+        }
     }
 }
