@@ -44,7 +44,7 @@ check)
     for ptx in "$fresh"/*.ptx "$committed"/*.ptx; do
         name=$(basename "$ptx")
         if [[ ! -f $fresh/$name || ! -f $committed/$name ]]; then
-            echo "[ptx] $name exists only in $(dirname "$ptx")"; stale=1; continue
+            echo "[ptx] $name exists only in $(dirname "$ptx")" >&2; stale=1; continue
         fi
         [[ $ptx == "$fresh/$name" ]] || continue
         if [[ $(release_of "$ptx") != "$(release_of "$committed/$name")" ]]; then
@@ -53,7 +53,7 @@ check)
             continue
         fi
         if ! diff -q <(strip_comments "$ptx") <(strip_comments "$committed/$name") > /dev/null; then
-            echo "[ptx] $name is stale: src/main/cuda changed since it was generated"; stale=1
+            echo "[ptx] $name is stale: src/main/cuda changed since it was generated" >&2; stale=1
         fi
     done
     if [[ $stale != 0 ]]; then

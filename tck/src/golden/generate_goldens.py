@@ -24,6 +24,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from decoder_cases import decoder_ops_cases
+
 torch.set_default_dtype(torch.float64)
 torch.set_num_threads(1)
 
@@ -861,6 +863,7 @@ def models_cases(r):
 def generate(out_dir):
     r = Registry()
     ops_cases(r)
+    decoder_ops_cases(r, gen, randn)
     attention_cases(r)
     models_cases(r)
     os.makedirs(out_dir, exist_ok=True)

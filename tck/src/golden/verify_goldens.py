@@ -182,6 +182,25 @@ def sinusoidal(max_len, d):
     return np.where(col % 2 == 0, np.sin(angle), np.cos(angle))
 
 
+def rms_norm(x, w, eps):
+    y = x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+    return y if w is None else y * w
+
+
+def rope(x, layout, base, offset):
+    rows, d = x.shape[-2], x.shape[-1]
+    angles = np.outer(np.arange(offset, offset + rows, dtype=np.float64), base ** (-2.0 * np.arange(d // 2) / d))
+    cos, sin = np.cos(angles), np.sin(angles)
+    out = np.empty_like(x)
+    if layout == "HALF_SPLIT":
+        a, b = x[..., :d // 2], x[..., d // 2:]
+        out[..., :d // 2], out[..., d // 2:] = a * cos - b * sin, b * cos + a * sin
+    else:
+        a, b = x[..., 0::2], x[..., 1::2]
+        out[..., 0::2], out[..., 1::2] = a * cos - b * sin, b * cos + a * sin
+    return out
+
+
 def compute(case, T, P):
     op, p = case["op"], case["params"]
     x = T.get("x")
@@ -191,6 +210,19 @@ def compute(case, T, P):
         with np.errstate(all="ignore"):
             return [getattr(np, {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide"}[op])(
                 T["a"], T["b"])]
+    if op == "rmsNorm":
+        return [rms_norm(x, T.get("weight"), p["eps"])]
+    if op == "silu":
+        with np.errstate(all="ignore"):
+            return [x / (1.0 + np.exp(-x))]
+    if op == "rope":
+        return [rope(x, p["layout"], p["base"], p["offset"])]
+    if op == "writeSlice":
+        out = T["target"].copy()
+        index = [slice(None)] * out.ndim
+        index[p["axis"]] = slice(p["offset"], p["offset"] + T["source"].shape[p["axis"]])
+        out[tuple(index)] = T["source"]
+        return [out]
     if op == "scale":
         return [x * p["s"]]
     if op == "exp":

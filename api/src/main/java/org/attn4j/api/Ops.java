@@ -2,11 +2,13 @@ package org.attn4j.api;
 
 import java.util.List;
 import org.attn4j.api.spi.ReferenceAttention;
+import org.attn4j.api.spi.ReferenceOps;
 
 /**
  * The primitives a transformer needs. Every result is a new tensor owned by {@link #scope()}; operands may come
- * from any open scope of the same backend and are never modified. Shapes are row-major, axes may be negative
- * (counted from the end), and binary ops broadcast by numpy rules. Operands of one op share one dtype.
+ * from any open scope of the same backend and are never modified, except by {@link #writeSlice}, which exists
+ * to fill preallocated caches. Shapes are row-major, axes may be negative (counted from the end), and binary
+ * ops broadcast by numpy rules. Operands of one op share one dtype.
  *
  * <p>Errors: a shape or dtype mismatch throws {@link IllegalArgumentException} naming the op, the argument and
  * the shapes; a closed tensor or scope throws {@link IllegalStateException}. NaN and infinities follow IEEE 754.
@@ -259,6 +261,66 @@ public interface Ops {
      * @return a tensor of {@code mask.shape()} holding 0 where allowed and {@code -∞} where not
      */
     Tensor additiveMask(Mask mask, DType dtype);
+
+    /**
+     * Root-mean-square normalisation over the last axis, as Llama's {@code RMSNorm}:
+     * {@code x / sqrt(mean(x²) + eps) · weight}.
+     *
+     * @param x {@code [..., d]}
+     * @param weight {@code [d]}, or null for ones
+     * @param eps added to the mean square, at least 0
+     * @return {@code [..., d]}
+     */
+    default Tensor rmsNorm(Tensor x, Tensor weight, double eps) {
+        return ReferenceOps.rmsNorm(this, x, weight, eps);
+    }
+
+    /**
+     * The sigmoid-weighted linear unit (swish), as PyTorch's {@code F.silu}: {@code x · σ(x) = x / (1 + e^-x)}.
+     *
+     * @param x any shape
+     * @return {@code silu(x)}, elementwise
+     */
+    default Tensor silu(Tensor x) {
+        return ReferenceOps.silu(this, x);
+    }
+
+    /**
+     * Rotary position embedding. Query or key row {@code p} (counted along axis -2) sits at position
+     * {@code offset + p}; pair {@code i < d/2} of its features, chosen by {@code layout}, is rotated by the angle
+     * {@code θ = (offset + p) · base^(-2i/d)}:
+     * <pre>
+     *   (a, b)  ↦  (a·cos θ − b·sin θ,  b·cos θ + a·sin θ)
+     * </pre>
+     * The angles are computed in double precision and rounded to the tensor's dtype.
+     *
+     * @param x {@code [..., L, d]} with {@code d} even
+     * @param layout which features form a pair
+     * @param base the frequency base, for example 10000; positive
+     * @param offset the position of row 0, at least 0 (the number of tokens already in a cache)
+     * @return {@code [..., L, d]}
+     */
+    default Tensor rope(Tensor x, RopeLayout layout, double base, int offset) {
+        return ReferenceOps.rope(this, x, layout, base, offset);
+    }
+
+    /**
+     * Writes {@code source} into {@code target} at {@code offset} along {@code axis}: afterwards
+     * {@code target[..., offset + i, ...] = source[..., i, ...]} for {@code i < source.dim(axis)}, every other
+     * element unchanged. Unlike every other op this one may modify its operand {@code target} in place, so that
+     * a preallocated key/value cache grows without a copy; the default implementation builds a new tensor
+     * instead. Either way the caller continues with the returned tensor and no longer uses {@code target}.
+     *
+     * @param target {@code [..., n, ...]}; modified, or consumed
+     * @param source the same shape as {@code target} except along {@code axis}, and the same dtype; not modified
+     * @param axis the axis to write along
+     * @param offset where along {@code axis} the first slice lands; {@code offset + source.dim(axis) <= n}
+     * @return {@code target} itself (when written in place, owned by its scope) or a new tensor owned by
+     *     {@link #scope()}
+     */
+    default Tensor writeSlice(Tensor target, Tensor source, int axis, int offset) {
+        return ReferenceOps.writeSlice(this, target, source, axis, offset);
+    }
 
     /**
      * Scaled dot-product attention:

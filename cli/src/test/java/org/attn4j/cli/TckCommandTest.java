@@ -24,7 +24,9 @@ class TckCommandTest {
         assertEquals(0, r.exitCode(), r.transcript());
         List<String> lines = r.out().lines().toList();
         assertEquals("attn4j tck: backend ejml", lines.get(0), r.transcript());
-        assertTrue(lines.get(1).matches("backend +kind +op +.*passed +skipped +failed +max abs err +max rel err"),
+        assertTrue(lines.get(1).startsWith("total: "), r.transcript());
+        assertEquals("verdict: ejml conformant", lines.get(2), r.transcript());
+        assertTrue(lines.get(4).matches("backend +kind +op +.*passed +skipped +failed +max abs err +max rel err"),
                 r.transcript());
         assertTrue(lines.stream().anyMatch(l -> l.matches("ejml +golden +attention +F32 +\\d+ +\\d+ +0 .*")),
                 r.transcript());
@@ -41,15 +43,22 @@ class TckCommandTest {
     }
 
     @Test
-    void withoutABackendEveryProviderIsCheckedAndUnavailableOnesAreSkippedWithTheirReason() {
+    void withoutABackendEveryProviderIsCheckedAndAnUnavailableOneIsOneLineWithItsReason() {
         Cli r = Cli.run("tck");
         assertEquals(0, r.exitCode(), r.transcript());
+        List<String> lines = r.out().lines().toList();
+        assertTrue(lines.get(1).startsWith("total: "), r.transcript());
+        List<String> verdicts = lines.subList(2, 2 + BackendChoice.known().size());
         for (String name : BackendChoice.known()) {
-            assertTrue(r.out().lines().anyMatch(l -> l.startsWith(name + " ")), "no rows for " + name + "\n"
-                    + r.transcript());
+            assertTrue(verdicts.stream().anyMatch(l -> l.startsWith("verdict: " + name + " ")),
+                    "no verdict for " + name + "\n" + r.transcript());
         }
-        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("skipped ") && l.contains("unplugged: ")
-                && l.contains(UnpluggedProvider.REASON)), r.transcript());
+        assertTrue(verdicts.contains("verdict: unplugged not run, unavailable here: " + UnpluggedProvider.REASON),
+                r.transcript());
+        assertEquals(1, lines.stream().filter(l -> l.contains(UnpluggedProvider.REASON)).count(), r.transcript());
+        assertTrue(lines.stream().noneMatch(l -> l.startsWith("unplugged ")), r.transcript());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("ejml +golden +attention +F32 +\\d+ +\\d+ +0 .*")),
+                r.transcript());
     }
 
     @Test

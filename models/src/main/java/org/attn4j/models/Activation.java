@@ -13,7 +13,12 @@ public enum Activation {
     /** GELU's tanh approximation, as GPT-2 uses it. */
     GELU_TANH;
 
-    Tensor apply(Ops ops, Tensor x) {
+    /**
+     * @param ops the ops whose scope receives the result
+     * @param x any shape
+     * @return the activation applied elementwise, same shape
+     */
+    public Tensor apply(Ops ops, Tensor x) {
         return switch (this) {
             case RELU -> ops.relu(x);
             case GELU -> ops.gelu(x, GeluApproximation.NONE);

@@ -36,9 +36,11 @@ public final class BahdanauAttention {
      * @return the layer
      */
     public static BahdanauAttention load(StateDict params, int queryDim, int keyDim, int hiddenDim) {
-        return new BahdanauAttention(Linear.load(params.select("W1."), queryDim, hiddenDim, true),
-                Linear.load(params.select("W2."), keyDim, hiddenDim, true),
-                Linear.load(params.select("v."), hiddenDim, 1, false));
+        return LoadTracker.load(params, "BahdanauAttention", p -> {
+            return new BahdanauAttention(Linear.load(p.select("W1."), queryDim, hiddenDim, true),
+                    Linear.load(p.select("W2."), keyDim, hiddenDim, true),
+                    Linear.load(p.select("v."), hiddenDim, 1, false));
+        });
     }
 
     /** @return the parameters */

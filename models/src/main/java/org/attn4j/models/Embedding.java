@@ -12,6 +12,8 @@ import org.attn4j.api.Tensor;
  */
 public final class Embedding {
     private final HostTensor weight;
+    private final Parameters parameters;
+    private final Tensor boundWeight;
 
     /** @param weight {@code [V, d]} */
     public Embedding(HostTensor weight) {
@@ -20,6 +22,23 @@ public final class Embedding {
                     + "; it must be [numEmbeddings, dim]");
         }
         this.weight = weight;
+        this.parameters = null;
+        this.boundWeight = null;
+    }
+
+    private Embedding(Embedding host, Parameters parameters) {
+        this.weight = host.weight;
+        this.parameters = parameters;
+        this.boundWeight = parameters.upload(weight);
+    }
+
+    /**
+     * @param parameters where the table is uploaded, once
+     * @return this layer reading its table from {@code parameters}; {@code forward} then needs
+     *     {@code parameters.dtype()}
+     */
+    public Embedding bind(Parameters parameters) {
+        return new Embedding(this, parameters);
     }
 
     /**
@@ -29,7 +48,9 @@ public final class Embedding {
      * @return the layer
      */
     public static Embedding load(StateDict params, int numEmbeddings, int dim) {
-        return new Embedding(params.get("weight", Shape.of(numEmbeddings, dim)));
+        return LoadTracker.load(params, "Embedding", p -> {
+            return new Embedding(p.get("weight", Shape.of(numEmbeddings, dim)));
+        });
     }
 
     /**
@@ -68,6 +89,13 @@ public final class Embedding {
      * @return {@code idsShape + [d]}: row {@code ids[i]} of the table at position {@code i}
      */
     public Tensor forward(Scope scope, int[] ids, Shape idsShape, DType dtype) {
+        if (parameters != null) {
+            if (dtype != parameters.dtype() || scope.backend() != parameters.backend()) {
+                throw new IllegalArgumentException("Embedding: asked for " + dtype + " on " + scope.backend().name()
+                        + " but the layer is bound to " + parameters.dtype() + " on " + parameters.backend().name());
+            }
+            return scope.ops().embedding(boundWeight, ids, idsShape);
+        }
         try (Scope work = scope.backend().newScope()) {
             return scope.adopt(work.ops().embedding(weight.toTensor(work, dtype), ids, idsShape));
         }

@@ -1,5 +1,7 @@
 package org.attn4j.models;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
 import org.attn4j.api.DType;
@@ -8,29 +10,33 @@ import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 
 /**
- * A parameter held on the Java heap: a shape and its row-major values in double precision (so F32 and F64 weights
- * both load without loss). It is immutable: the constructor and {@link #data()} copy.
+ * A parameter held outside any backend: a shape and its row-major values in a {@link StorageType} (the file's dtype
+ * for weights read from disk, which may be a memory map; F32 or F64 for values built in Java). Values are never
+ * widened in place: they are converted when {@link #toTensor uploaded} or read. It is immutable: the factories copy
+ * Java arrays, and buffers handed to {@link #wrap} must not change afterwards.
  */
 public final class HostTensor {
     private final Shape shape;
-    private final double[] data;
+    private final StorageType type;
+    private final ByteBuffer bytes;
 
-    /**
-     * @param shape the dimensions
-     * @param data row-major values, {@code shape.size()} of them; not modified (copied)
-     * @throws IllegalArgumentException if the lengths differ
-     */
-    public HostTensor(Shape shape, double[] data) {
-        if (data.length != shape.size()) {
-            throw new IllegalArgumentException("HostTensor: argument data has " + data.length
-                    + " values but shape " + shape + " needs " + shape.size());
-        }
+    private HostTensor(Shape shape, StorageType type, ByteBuffer bytes) {
         this.shape = shape;
-        this.data = data.clone();
+        this.type = type;
+        this.bytes = bytes.slice().order(ByteOrder.LITTLE_ENDIAN).asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
     }
 
     /**
-     * @param data row-major values; not modified
+     * @param shape the dimensions
+     * @param data row-major values, {@code shape.size()} of them; not modified (copied), stored as F64
+     * @throws IllegalArgumentException if the lengths differ
+     */
+    public HostTensor(Shape shape, double[] data) {
+        this(shape, StorageType.F64, doubles(shape, data));
+    }
+
+    /**
+     * @param data row-major values; not modified (copied, stored as F64)
      * @param dims the dimensions
      * @return the parameter
      */
@@ -39,24 +45,57 @@ public final class HostTensor {
     }
 
     /**
-     * @param data row-major values; not modified (widened to double)
+     * @param data row-major values; not modified (copied, stored as F32)
      * @param dims the dimensions
      * @return the parameter
      */
     public static HostTensor of(float[] data, int... dims) {
-        double[] d = new double[data.length];
-        for (int i = 0; i < d.length; i++) {
-            d[i] = data[i];
+        Shape shape = Shape.of(dims);
+        checkLength(shape, data.length);
+        ByteBuffer b = ByteBuffer.allocate(data.length * 4).order(ByteOrder.LITTLE_ENDIAN);
+        b.asFloatBuffer().put(data);
+        return new HostTensor(shape, StorageType.F32, b);
+    }
+
+    /**
+     * Views little-endian bytes, for example a region of a memory-mapped file, without copying them.
+     *
+     * @param shape the dimensions
+     * @param type the element type of the bytes
+     * @param bytes exactly {@code shape.size() × type.byteSize()} bytes from its position to its limit; not modified,
+     *     and it must not be modified afterwards
+     * @return the parameter
+     * @throws IllegalArgumentException if the byte count does not match
+     */
+    public static HostTensor wrap(Shape shape, StorageType type, ByteBuffer bytes) {
+        if (bytes.remaining() != shape.size() * type.byteSize()) {
+            throw new IllegalArgumentException("HostTensor.wrap: argument bytes has " + bytes.remaining()
+                    + " bytes but shape " + shape + " of " + type + " needs " + shape.size() * type.byteSize());
         }
-        return new HostTensor(Shape.of(dims), d);
+        return new HostTensor(shape, type, bytes);
     }
 
     /**
      * @param tensor an open tensor of any backend; not modified
-     * @return its values copied to the heap
+     * @return its values copied to the heap, stored in the tensor's dtype
      */
     public static HostTensor copyOf(Tensor tensor) {
-        return new HostTensor(tensor.shape(), tensor.toDoubleArray());
+        return tensor.dtype() == DType.F64 ? new HostTensor(tensor.shape(), tensor.toDoubleArray())
+                : of(tensor.toFloatArray(), tensor.shape().toArray());
+    }
+
+    private static ByteBuffer doubles(Shape shape, double[] data) {
+        checkLength(shape, data.length);
+        ByteBuffer b = ByteBuffer.allocate(data.length * 8).order(ByteOrder.LITTLE_ENDIAN);
+        b.asDoubleBuffer().put(data);
+        return b;
+    }
+
+    private static void checkLength(Shape shape, int length) {
+        if (length != shape.size()) {
+            throw new IllegalArgumentException("HostTensor: argument data has " + length
+                    + " values but shape " + shape + " needs " + shape.size());
+        }
     }
 
     /** @return the dimensions */
@@ -64,9 +103,41 @@ public final class HostTensor {
         return shape;
     }
 
-    /** @return a copy of the row-major values */
+    /** @return the element type the values are kept in */
+    public StorageType storageType() {
+        return type;
+    }
+
+    /** @return the bytes the values occupy */
+    public long byteSize() {
+        return shape.size() * type.byteSize();
+    }
+
+    /** @return a copy of the row-major values, widened to double */
     public double[] data() {
-        return data.clone();
+        if (type == StorageType.F64) {
+            double[] d = new double[(int) shape.size()];
+            bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().get(d);
+            return d;
+        }
+        double[] d = new double[(int) shape.size()];
+        for (int i = 0; i < d.length; i++) {
+            d[i] = type.read(bytes, i);
+        }
+        return d;
+    }
+
+    /** @return a copy of the row-major values as floats (F64 values rounded to nearest) */
+    public float[] toFloatArray() {
+        float[] f = new float[(int) shape.size()];
+        if (type == StorageType.F32) {
+            bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(f);
+        } else {
+            for (int i = 0; i < f.length; i++) {
+                f[i] = (float) type.read(bytes, i);
+            }
+        }
+        return f;
     }
 
     /**
@@ -74,16 +145,30 @@ public final class HostTensor {
      * @return the value there
      */
     public double get(int flatIndex) {
-        return data[flatIndex];
+        if (flatIndex < 0 || flatIndex >= shape.size()) {
+            throw new IndexOutOfBoundsException("HostTensor.get: index " + flatIndex + " outside shape " + shape);
+        }
+        return type.read(bytes, flatIndex);
+    }
+
+    /** @return the row-major index of the first NaN or infinite value, or -1 if every value is finite */
+    public int indexOfNonFinite() {
+        int n = (int) shape.size();
+        for (int i = 0; i < n; i++) {
+            if (!Double.isFinite(type.read(bytes, i))) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**
      * @param scope where the tensor is created
-     * @param dtype its element type (F32 rounds to nearest)
+     * @param dtype its element type (F64 values round to nearest in F32)
      * @return a new tensor owned by {@code scope} holding these values
      */
     public Tensor toTensor(Scope scope, DType dtype) {
-        return scope.tensor(data, shape, dtype);
+        return dtype == DType.F64 ? scope.tensor(data(), shape) : scope.tensor(toFloatArray(), shape);
     }
 
     /**
@@ -91,31 +176,39 @@ public final class HostTensor {
      * @return the same values under another shape
      */
     public HostTensor reshape(int... dims) {
-        return new HostTensor(Shape.of(dims), data);
+        Shape s = Shape.of(dims);
+        if (s.size() != shape.size()) {
+            throw new IllegalArgumentException("HostTensor.reshape: shape " + shape + " cannot become " + s);
+        }
+        return new HostTensor(s, type, bytes);
     }
 
     /**
      * @param from first row (index along axis 0), inclusive
      * @param to last row, exclusive
-     * @return rows {@code [from, to)} of this tensor, for example the query part of {@code in_proj_weight}
+     * @return rows {@code [from, to)} of this tensor (a view, no copy), for example the query part of
+     *     {@code in_proj_weight}
      */
     public HostTensor rows(int from, int to) {
         int[] dims = shape.toArray();
         if (dims.length == 0 || from < 0 || to > dims[0] || from >= to) {
             throw new IllegalArgumentException("HostTensor.rows: rows [" + from + ", " + to + ") of shape " + shape);
         }
-        int row = (int) (shape.size() / dims[0]);
+        int row = (int) (shape.size() / dims[0]) * type.byteSize();
         dims[0] = to - from;
-        return new HostTensor(Shape.of(dims), Arrays.copyOfRange(data, from * row, to * row));
+        return new HostTensor(Shape.of(dims), type, bytes.duplicate().position(from * row).limit(to * row));
     }
 
     /**
      * @param parts tensors whose shapes agree except along axis 0
-     * @return the parts stacked along axis 0, in order
+     * @return the parts stacked along axis 0, in order: in their storage type when they share one, else in F64
+     *     when one is F64, else in F32
      */
     public static HostTensor concatRows(List<HostTensor> parts) {
         int[] dims = parts.get(0).shape.toArray();
         int rows = 0;
+        boolean same = true;
+        boolean anyF64 = false;
         for (HostTensor p : parts) {
             int[] pd = p.shape.toArray();
             pd[0] = dims[0];
@@ -124,45 +217,65 @@ public final class HostTensor {
                         + parts.get(0).shape + " outside axis 0");
             }
             rows += p.shape.dim(0);
+            same &= p.type == parts.get(0).type;
+            anyF64 |= p.type == StorageType.F64;
         }
-        double[] all = new double[0];
-        for (HostTensor p : parts) {
-            int at = all.length;
-            all = Arrays.copyOf(all, at + p.data.length);
-            System.arraycopy(p.data, 0, all, at, p.data.length);
-        }
+        StorageType out = same ? parts.get(0).type : anyF64 ? StorageType.F64 : StorageType.F32;
         dims[0] = rows;
-        return new HostTensor(Shape.of(dims), all);
+        long total = 0;
+        for (HostTensor p : parts) {
+            total += p.shape.size();
+        }
+        ByteBuffer all = ByteBuffer.allocate(Math.toIntExact(total * out.byteSize())).order(ByteOrder.LITTLE_ENDIAN);
+        for (HostTensor p : parts) {
+            if (p.type == out) {
+                all.put(p.bytes.duplicate());
+            } else {
+                for (int i = 0; i < p.shape.size(); i++) {
+                    double v = p.type.read(p.bytes, i);
+                    if (out == StorageType.F64) {
+                        all.putDouble(v);
+                    } else {
+                        all.putFloat((float) v);
+                    }
+                }
+            }
+        }
+        return new HostTensor(Shape.of(dims), out, all.flip());
     }
 
-    /** @return the transpose of this rank-2 tensor */
+    /** @return the transpose of this rank-2 tensor, in the same storage type */
     public HostTensor transpose() {
         if (shape.rank() != 2) {
             throw new IllegalArgumentException("HostTensor.transpose: shape " + shape + " is not a matrix");
         }
         int r = shape.dim(0);
         int c = shape.dim(1);
-        double[] t = new double[data.length];
+        int size = type.byteSize();
+        byte[] src = new byte[(int) byteSize()];
+        bytes.duplicate().get(src);
+        byte[] t = new byte[src.length];
         for (int i = 0; i < r; i++) {
             for (int j = 0; j < c; j++) {
-                t[j * r + i] = data[i * c + j];
+                System.arraycopy(src, (i * c + j) * size, t, (j * r + i) * size, size);
             }
         }
-        return new HostTensor(Shape.of(c, r), t);
+        return new HostTensor(Shape.of(c, r), type, ByteBuffer.wrap(t));
     }
 
+    /** Equal when the shapes and every value (compared as doubles) are equal, whatever the storage types. */
     @Override
     public boolean equals(Object o) {
-        return o instanceof HostTensor h && shape.equals(h.shape) && Arrays.equals(data, h.data);
+        return o instanceof HostTensor h && shape.equals(h.shape) && Arrays.equals(data(), h.data());
     }
 
     @Override
     public int hashCode() {
-        return 31 * shape.hashCode() + Arrays.hashCode(data);
+        return 31 * shape.hashCode() + Arrays.hashCode(data());
     }
 
     @Override
     public String toString() {
-        return "HostTensor" + shape;
+        return "HostTensor" + shape + type;
     }
 }

@@ -17,6 +17,9 @@ public final class LayerNorm {
     private final double eps;
     private final HostTensor weight;
     private final HostTensor bias;
+    private final Parameters parameters;
+    private final Tensor boundWeight;
+    private final Tensor boundBias;
 
     /**
      * @param dim {@code d}
@@ -37,6 +40,27 @@ public final class LayerNorm {
         this.eps = eps;
         this.weight = weight;
         this.bias = bias;
+        this.parameters = null;
+        this.boundWeight = null;
+        this.boundBias = null;
+    }
+
+    private LayerNorm(LayerNorm host, Parameters parameters) {
+        this.dim = host.dim;
+        this.eps = host.eps;
+        this.weight = host.weight;
+        this.bias = host.bias;
+        this.parameters = parameters;
+        this.boundWeight = weight == null ? null : parameters.upload(weight);
+        this.boundBias = bias == null ? null : parameters.upload(bias);
+    }
+
+    /**
+     * @param parameters where the affine parameters are uploaded, once
+     * @return this layer reading its parameters from {@code parameters}
+     */
+    public LayerNorm bind(Parameters parameters) {
+        return new LayerNorm(this, parameters);
     }
 
     /**
@@ -47,9 +71,11 @@ public final class LayerNorm {
      * @return the layer
      */
     public static LayerNorm load(StateDict params, int dim, double eps, boolean affine) {
-        Shape s = Shape.of(dim);
-        return affine ? new LayerNorm(dim, eps, params.get("weight", s), params.get("bias", s))
-                : new LayerNorm(dim, eps, null, null);
+        return LoadTracker.load(params, "LayerNorm", p -> {
+            Shape s = Shape.of(dim);
+            return affine ? new LayerNorm(dim, eps, p.get("weight", s), p.get("bias", s))
+                    : new LayerNorm(dim, eps, null, null);
+        });
     }
 
     /** @return {@code d} */
@@ -69,6 +95,10 @@ public final class LayerNorm {
      * @return {@code [..., d]}
      */
     public Tensor forward(Scope scope, Tensor x) {
+        if (parameters != null) {
+            parameters.checkInput("LayerNorm", x);
+            return scope.ops().layerNorm(x, boundWeight, boundBias, eps);
+        }
         try (Scope work = scope.backend().newScope()) {
             Tensor g = weight == null ? null : weight.toTensor(work, x.dtype());
             Tensor b = bias == null ? null : bias.toTensor(work, x.dtype());

@@ -11,6 +11,9 @@ import org.attn4j.api.Tensor;
 public final class Linear {
     private final HostTensor weight;
     private final HostTensor bias;
+    private final Parameters parameters;
+    private final Tensor boundWeight;
+    private final Tensor boundBias;
 
     /**
      * @param weight {@code [out, in]}
@@ -27,6 +30,25 @@ public final class Linear {
         }
         this.weight = weight;
         this.bias = bias;
+        this.parameters = null;
+        this.boundWeight = null;
+        this.boundBias = null;
+    }
+
+    private Linear(Linear host, Parameters parameters) {
+        this.weight = host.weight;
+        this.bias = host.bias;
+        this.parameters = parameters;
+        this.boundWeight = parameters.upload(weight);
+        this.boundBias = bias == null ? null : parameters.upload(bias);
+    }
+
+    /**
+     * @param parameters where the weight and bias are uploaded, once
+     * @return this layer reading its parameters from {@code parameters}
+     */
+    public Linear bind(Parameters parameters) {
+        return new Linear(this, parameters);
     }
 
     /**
@@ -37,7 +59,9 @@ public final class Linear {
      * @return the layer
      */
     public static Linear load(StateDict params, int in, int out, boolean bias) {
-        return new Linear(params.get("weight", Shape.of(out, in)), bias ? params.get("bias", Shape.of(out)) : null);
+        return LoadTracker.load(params, "Linear", p -> {
+            return new Linear(p.get("weight", Shape.of(out, in)), bias ? p.get("bias", Shape.of(out)) : null);
+        });
     }
 
     /** @return {@code in} */
@@ -62,6 +86,10 @@ public final class Linear {
      * @return {@code [..., out]}
      */
     public Tensor forward(Scope scope, Tensor x) {
+        if (parameters != null) {
+            parameters.checkInput("Linear", x);
+            return scope.ops().linear(x, boundWeight, boundBias);
+        }
         try (Scope work = scope.backend().newScope()) {
             Tensor w = weight.toTensor(work, x.dtype());
             Tensor b = bias == null ? null : bias.toTensor(work, x.dtype());

@@ -49,41 +49,43 @@ public final class MultiHeadAttention implements AttentionLayer {
      */
     public static MultiHeadAttention load(StateDict params, int embedDim, int numHeads, boolean bias,
                                           double dropout) {
-        if (numHeads < 1 || embedDim % numHeads != 0) {
-            throw new IllegalArgumentException("MultiHeadAttention: embedDim " + embedDim
-                    + " is not divisible by numHeads " + numHeads);
-        }
-        int e = embedDim;
-        boolean separate = params.contains("q_proj_weight");
-        HostTensor fused = separate ? null : params.get("in_proj_weight", Shape.of(3 * e, e));
-        HostTensor b = bias ? params.get("in_proj_bias", Shape.of(3 * e)) : null;
-        Linear[] qkv = new Linear[3];
-        StateDict own;
-        if (separate) {
-            String[] names = {"q_proj_weight", "k_proj_weight", "v_proj_weight"};
-            own = StateDict.empty();
-            for (int i = 0; i < 3; i++) {
-                HostTensor w = params.get(names[i]);
-                if (w.shape().rank() != 2 || w.shape().dim(0) != e || (i == 0 && w.shape().dim(1) != e)) {
-                    throw new IllegalArgumentException("MultiHeadAttention: parameter '" + names[i] + "' has shape "
-                            + w.shape() + " but must be [" + e + ", " + (i == 0 ? e : "kdim or vdim") + "]");
+        return LoadTracker.load(params, "MultiHeadAttention", p -> {
+            if (numHeads < 1 || embedDim % numHeads != 0) {
+                throw new IllegalArgumentException("MultiHeadAttention: embedDim " + embedDim
+                        + " is not divisible by numHeads " + numHeads);
+            }
+            int e = embedDim;
+            boolean separate = p.contains("q_proj_weight");
+            HostTensor fused = separate ? null : p.get("in_proj_weight", Shape.of(3 * e, e));
+            HostTensor b = bias ? p.get("in_proj_bias", Shape.of(3 * e)) : null;
+            Linear[] qkv = new Linear[3];
+            StateDict own;
+            if (separate) {
+                String[] names = {"q_proj_weight", "k_proj_weight", "v_proj_weight"};
+                own = StateDict.empty();
+                for (int i = 0; i < 3; i++) {
+                    HostTensor w = p.get(names[i]);
+                    if (w.shape().rank() != 2 || w.shape().dim(0) != e || (i == 0 && w.shape().dim(1) != e)) {
+                        throw new IllegalArgumentException("MultiHeadAttention: parameter '" + names[i] + "' has shape "
+                                + w.shape() + " but must be [" + e + ", " + (i == 0 ? e : "kdim or vdim") + "]");
+                    }
+                    qkv[i] = new Linear(w, b == null ? null : b.rows(i * e, (i + 1) * e));
+                    own = own.with(names[i], w);
                 }
-                qkv[i] = new Linear(w, b == null ? null : b.rows(i * e, (i + 1) * e));
-                own = own.with(names[i], w);
+            } else {
+                for (int i = 0; i < 3; i++) {
+                    qkv[i] = new Linear(fused.rows(i * e, (i + 1) * e), b == null ? null : b.rows(i * e, (i + 1) * e));
+                }
+                own = StateDict.of("in_proj_weight", fused);
             }
-        } else {
-            for (int i = 0; i < 3; i++) {
-                qkv[i] = new Linear(fused.rows(i * e, (i + 1) * e), b == null ? null : b.rows(i * e, (i + 1) * e));
+            if (b != null) {
+                own = own.with("in_proj_bias", b);
             }
-            own = StateDict.of("in_proj_weight", fused);
-        }
-        if (b != null) {
-            own = own.with("in_proj_bias", b);
-        }
-        Linear out = Linear.load(params.select("out_proj."), e, e, bias);
-        own = own.plus(out.stateDict().prefixed("out_proj."));
-        return new MultiHeadAttention(e, own,
-                new HeadedAttention(qkv[0], qkv[1], qkv[2], out, numHeads, OptionalDouble.empty(), dropout));
+            Linear out = Linear.load(p.select("out_proj."), e, e, bias);
+            own = own.plus(out.stateDict().prefixed("out_proj."));
+            return new MultiHeadAttention(e, own,
+                    new HeadedAttention(qkv[0], qkv[1], qkv[2], out, numHeads, OptionalDouble.empty(), dropout));
+        });
     }
 
     /**
@@ -103,21 +105,23 @@ public final class MultiHeadAttention implements AttentionLayer {
      */
     public static MultiHeadAttention loadSeparateProjections(StateDict params, int dIn, int dOut, int numHeads,
                                                              boolean qkvBias, double dropout) {
-        if (numHeads < 1 || dOut % numHeads != 0) {
-            throw new IllegalArgumentException("MultiHeadAttention: dOut " + dOut + " is not divisible by numHeads "
-                    + numHeads);
-        }
-        String[] names = {"W_query.", "W_key.", "W_value."};
-        Linear[] qkv = new Linear[3];
-        StateDict own = StateDict.empty();
-        for (int i = 0; i < 3; i++) {
-            qkv[i] = Linear.load(params.select(names[i]), dIn, dOut, qkvBias);
-            own = own.plus(qkv[i].stateDict().prefixed(names[i]));
-        }
-        Linear out = Linear.load(params.select("out_proj."), dOut, dOut, true);
-        own = own.plus(out.stateDict().prefixed("out_proj."));
-        return new MultiHeadAttention(dOut, own,
-                new HeadedAttention(qkv[0], qkv[1], qkv[2], out, numHeads, OptionalDouble.empty(), dropout));
+        return LoadTracker.load(params, "MultiHeadAttention", p -> {
+            if (numHeads < 1 || dOut % numHeads != 0) {
+                throw new IllegalArgumentException("MultiHeadAttention: dOut " + dOut + " is not divisible by numHeads "
+                        + numHeads);
+            }
+            String[] names = {"W_query.", "W_key.", "W_value."};
+            Linear[] qkv = new Linear[3];
+            StateDict own = StateDict.empty();
+            for (int i = 0; i < 3; i++) {
+                qkv[i] = Linear.load(p.select(names[i]), dIn, dOut, qkvBias);
+                own = own.plus(qkv[i].stateDict().prefixed(names[i]));
+            }
+            Linear out = Linear.load(p.select("out_proj."), dOut, dOut, true);
+            own = own.plus(out.stateDict().prefixed("out_proj."));
+            return new MultiHeadAttention(dOut, own,
+                    new HeadedAttention(qkv[0], qkv[1], qkv[2], out, numHeads, OptionalDouble.empty(), dropout));
+        });
     }
 
     /**

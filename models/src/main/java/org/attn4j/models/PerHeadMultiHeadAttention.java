@@ -38,14 +38,16 @@ public final class PerHeadMultiHeadAttention implements AttentionLayer {
      * @return the layer
      */
     public static PerHeadMultiHeadAttention load(StateDict params, int heads, boolean causal) {
-        List<List<HostTensor>> qkv = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
-        String[] names = {"W_query", "W_key", "W_value"};
-        for (int h = 0; h < heads; h++) {
-            for (int i = 0; i < 3; i++) {
-                qkv.get(i).add(params.get("heads." + h + "." + names[i] + ".weight"));
+        return LoadTracker.load(params, "PerHeadMultiHeadAttention", p -> {
+            List<List<HostTensor>> qkv = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+            String[] names = {"W_query", "W_key", "W_value"};
+            for (int h = 0; h < heads; h++) {
+                for (int i = 0; i < 3; i++) {
+                    qkv.get(i).add(p.get("heads." + h + "." + names[i] + ".weight"));
+                }
             }
-        }
-        return build(qkv, params.select("W_o."), heads, causal);
+            return build(qkv, p.select("W_o."), heads, causal);
+        });
     }
 
     /**

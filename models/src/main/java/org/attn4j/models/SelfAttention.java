@@ -43,21 +43,23 @@ public final class SelfAttention {
      * @return the layer, not causal, scale {@code 1/sqrt(d_k)}, no dropout
      */
     public static SelfAttention load(StateDict params) {
-        Linear[] p = new Linear[3];
-        String[] names = {"W_query", "W_key", "W_value"};
-        for (int i = 0; i < 3; i++) {
-            StateDict sub = params.select(names[i] + ".");
-            HostTensor w = sub.get("weight");
-            if (w.shape().rank() != 2) {
-                throw new IllegalArgumentException("SelfAttention: parameter " + names[i] + ".weight has shape "
-                        + w.shape() + "; it must be [d_out, d_in]");
+        return LoadTracker.load(params, "SelfAttention", sd -> {
+            Linear[] p = new Linear[3];
+            String[] names = {"W_query", "W_key", "W_value"};
+            for (int i = 0; i < 3; i++) {
+                StateDict sub = sd.select(names[i] + ".");
+                HostTensor w = sub.get("weight");
+                if (w.shape().rank() != 2) {
+                    throw new IllegalArgumentException("SelfAttention: parameter " + names[i] + ".weight has shape "
+                            + w.shape() + "; it must be [d_out, d_in]");
+                }
+                p[i] = new Linear(w, sub.optional("bias", Shape.of(w.shape().dim(0))));
             }
-            p[i] = new Linear(w, sub.optional("bias", Shape.of(w.shape().dim(0))));
-        }
-        StateDict own = p[0].stateDict().prefixed("W_query.").plus(p[1].stateDict().prefixed("W_key."))
-                .plus(p[2].stateDict().prefixed("W_value."));
-        return new SelfAttention(new HeadedAttention(p[0], p[1], p[2], null, 1, OptionalDouble.empty(), 0.0),
-                own, false);
+            StateDict own = p[0].stateDict().prefixed("W_query.").plus(p[1].stateDict().prefixed("W_key."))
+                    .plus(p[2].stateDict().prefixed("W_value."));
+            return new SelfAttention(new HeadedAttention(p[0], p[1], p[2], null, 1, OptionalDouble.empty(), 0.0),
+                    own, false);
+        });
     }
 
     /**
@@ -66,13 +68,15 @@ public final class SelfAttention {
      * @return the layer, not causal, scale {@code 1/sqrt(d_k)}, no dropout
      */
     public static SelfAttention loadXW(StateDict params) {
-        HostTensor q = params.get("W_query");
-        HostTensor k = params.get("W_key");
-        HostTensor v = params.get("W_value");
-        SelfAttention linear = load(StateDict.of("W_query.weight", q.transpose())
-                .with("W_key.weight", k.transpose()).with("W_value.weight", v.transpose()));
-        StateDict own = StateDict.of("W_query", q).with("W_key", k).with("W_value", v);
-        return new SelfAttention(linear.core, own, false);
+        return LoadTracker.load(params, "SelfAttention", p -> {
+            HostTensor q = p.get("W_query");
+            HostTensor k = p.get("W_key");
+            HostTensor v = p.get("W_value");
+            SelfAttention linear = load(StateDict.of("W_query.weight", q.transpose())
+                    .with("W_key.weight", k.transpose()).with("W_value.weight", v.transpose()));
+            StateDict own = StateDict.of("W_query", q).with("W_key", k).with("W_value", v);
+            return new SelfAttention(linear.core, own, false);
+        });
     }
 
     /** @return {@code d_k} */

@@ -1,23 +1,40 @@
 package org.attn4j.models;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.attn4j.api.Shape;
 
 /**
  * Named parameters in PyTorch {@code state_dict} form: an ordered, immutable map from names such as
  * {@code self_attn.in_proj_weight} or {@code layers.0.norm1.bias} to {@link HostTensor}s. Layers are built from
  * one and give theirs back with {@code stateDict()}; {@link org.attn4j.models.io.SafeTensors} reads and writes it.
+ *
+ * <p>Loading is strict, like PyTorch's {@code load_state_dict(strict=True)}: a layer's {@code load} fails with one
+ * {@link StateDictException} that lists every missing name, every name it does not use, every shape mismatch and
+ * every NaN or infinite value (unless {@link #allowingNonFinite()}), each under its full dotted name, also when the
+ * dict was narrowed with {@link #select(String)}.
  */
 public final class StateDict {
     private static final StateDict EMPTY = new StateDict(Map.of());
 
     private final Map<String, HostTensor> entries;
+    private final String path;
+    private final LoadTracker tracker;
+    private final boolean nonFiniteAllowed;
 
     private StateDict(Map<String, HostTensor> entries) {
+        this(entries, "", null, false);
+    }
+
+    private StateDict(Map<String, HostTensor> entries, String path, LoadTracker tracker, boolean nonFiniteAllowed) {
         this.entries = entries;
+        this.path = path;
+        this.tracker = tracker;
+        this.nonFiniteAllowed = nonFiniteAllowed;
     }
 
     /** @return a state dict with no entries */
@@ -75,13 +92,20 @@ public final class StateDict {
     /**
      * @param name a parameter name
      * @return its value
-     * @throws IllegalArgumentException naming the missing parameter and those present
+     * @throws IllegalArgumentException naming the missing parameter (with its full dotted name) and those present
      */
     public HostTensor get(String name) {
         HostTensor t = entries.get(name);
         if (t == null) {
-            throw new IllegalArgumentException("StateDict: parameter '" + name + "' is missing; present: "
-                    + entries.keySet());
+            if (tracker != null) {
+                tracker.missing(path + name, null);
+                throw tracker.failNow();
+            }
+            throw new IllegalArgumentException("StateDict: parameter '" + path + name + "' is missing; present: "
+                    + presentNames());
+        }
+        if (tracker != null) {
+            tracker.used(path + name);
         }
         return t;
     }
@@ -90,15 +114,45 @@ public final class StateDict {
      * @param name a parameter name
      * @param expected the shape the layer needs
      * @return its value
-     * @throws IllegalArgumentException if it is missing or has another shape
+     * @throws IllegalArgumentException if it is missing or has another shape; while a layer loads, the problem is
+     *     recorded instead (zeros of {@code expected} stand in) and reported with all others at the end
      */
     public HostTensor get(String name, Shape expected) {
-        HostTensor t = get(name);
+        HostTensor t = entries.get(name);
+        if (tracker != null) {
+            if (t == null) {
+                tracker.missing(path + name, expected);
+                return placeholder(expected);
+            }
+            tracker.used(path + name);
+            if (!t.shape().equals(expected)) {
+                tracker.misShaped(path + name, t.shape(), expected);
+                return placeholder(expected);
+            }
+            return t;
+        }
+        t = get(name);
         if (!t.shape().equals(expected)) {
-            throw new IllegalArgumentException("StateDict: parameter '" + name + "' has shape " + t.shape()
+            throw new IllegalArgumentException("StateDict: parameter '" + path + name + "' has shape " + t.shape()
                     + " but the layer needs " + expected);
         }
         return t;
+    }
+
+    private static HostTensor placeholder(Shape shape) {
+        return HostTensor.of(new float[(int) shape.size()], shape.toArray());
+    }
+
+    private String presentNames() {
+        List<String> names = new ArrayList<>();
+        for (String k : entries.keySet()) {
+            if (names.size() == 20) {
+                names.add("… " + (entries.size() - 20) + " more");
+                break;
+            }
+            names.add(path + k);
+        }
+        return names.toString();
     }
 
     /**
@@ -124,7 +178,48 @@ public final class StateDict {
                 out.put(k.substring(prefix.length()), v);
             }
         });
-        return new StateDict(Collections.unmodifiableMap(out));
+        return new StateDict(Collections.unmodifiableMap(out), path + prefix, tracker, nonFiniteAllowed);
+    }
+
+    /**
+     * Builds a module strictly, like PyTorch's {@code load_state_dict(strict=True)}: {@code build} reads parameters
+     * with {@link #get(String, Shape)} (a missing or mis-shaped one is recorded and zeros stand in) and
+     * {@link #select(String)}; afterwards every name it did not read is unexpected, and every parameter it read is
+     * checked for NaN and ±∞. A build nested in another one joins it, so the outermost module reports for the whole
+     * tree. This is what every layer's {@code load} does; use it for a module of your own.
+     *
+     * @param module the module's name for the message, for example {@code "BertModel"}
+     * @param build makes the module from the parameters it is given
+     * @param <T> the module type
+     * @return the module
+     * @throws StateDictException listing every missing, unexpected, mis-shaped and non-finite parameter
+     */
+    public <T> T load(String module, Function<StateDict, T> build) {
+        return LoadTracker.load(this, module, build);
+    }
+
+    /**
+     * @return this state dict, whose NaN and infinite values a strict load accepts (by default it refuses them,
+     *     naming the parameter and the index)
+     */
+    public StateDict allowingNonFinite() {
+        return new StateDict(entries, path, tracker, true);
+    }
+
+    boolean nonFiniteAllowed() {
+        return nonFiniteAllowed;
+    }
+
+    String path() {
+        return path;
+    }
+
+    LoadTracker tracker() {
+        return tracker;
+    }
+
+    StateDict tracked(LoadTracker t) {
+        return new StateDict(entries, path, t, nonFiniteAllowed);
     }
 
     /**

@@ -29,16 +29,18 @@ public final class TransformerEncoder {
      */
     public static TransformerEncoder load(StateDict params, TransformerEncoderLayer.Config config, int numLayers,
                                           boolean finalNorm) {
-        if (numLayers < 1) {
-            throw new IllegalArgumentException("TransformerEncoder: argument numLayers is " + numLayers);
-        }
-        List<TransformerEncoderLayer> layers = new ArrayList<>();
-        for (int i = 0; i < numLayers; i++) {
-            layers.add(TransformerEncoderLayer.load(params.select("layers." + i + "."), config));
-        }
-        LayerNorm norm = finalNorm
-                ? LayerNorm.load(params.select("norm."), config.dModel(), config.layerNormEps(), true) : null;
-        return new TransformerEncoder(layers, norm);
+        return LoadTracker.load(params, "TransformerEncoder", p -> {
+            if (numLayers < 1) {
+                throw new IllegalArgumentException("TransformerEncoder: argument numLayers is " + numLayers);
+            }
+            List<TransformerEncoderLayer> layers = new ArrayList<>();
+            for (int i = 0; i < numLayers; i++) {
+                layers.add(TransformerEncoderLayer.load(p.select("layers." + i + "."), config));
+            }
+            LayerNorm norm = finalNorm
+                    ? LayerNorm.load(p.select("norm."), config.dModel(), config.layerNormEps(), true) : null;
+            return new TransformerEncoder(layers, norm);
+        });
     }
 
     /**

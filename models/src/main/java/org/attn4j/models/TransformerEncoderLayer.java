@@ -82,6 +82,13 @@ public final class TransformerEncoderLayer {
                 throw new IllegalArgumentException("TransformerEncoderLayer.Config: dropout " + dropout
                         + " is not in [0, 1]");
             }
+            if (activation == null) {
+                throw new IllegalArgumentException("TransformerEncoderLayer.Config: argument activation is null");
+            }
+            if (!(layerNormEps >= 0)) {
+                throw new IllegalArgumentException("TransformerEncoderLayer.Config: layerNormEps " + layerNormEps
+                        + " is not at least 0");
+            }
         }
 
         /**
@@ -103,14 +110,16 @@ public final class TransformerEncoderLayer {
      * @return the layer
      */
     public static TransformerEncoderLayer load(StateDict params, Config config) {
-        int d = config.dModel();
-        int ff = config.dimFeedforward();
-        return new TransformerEncoderLayer(
-                MultiHeadAttention.load(params.select("self_attn."), d, config.nhead(), true, config.dropout()),
-                Names.TORCH, Linear.load(params.select("linear1."), d, ff, true), Linear.load(params.select("linear2."), ff, d, true),
-                LayerNorm.load(params.select("norm1."), d, config.layerNormEps(), true),
-                LayerNorm.load(params.select("norm2."), d, config.layerNormEps(), true),
-                config.activation(), config.normFirst(), config.dropout());
+        return LoadTracker.load(params, "TransformerEncoderLayer", p -> {
+            int d = config.dModel();
+            int ff = config.dimFeedforward();
+            return new TransformerEncoderLayer(
+                    MultiHeadAttention.load(p.select("self_attn."), d, config.nhead(), true, config.dropout()),
+                    Names.TORCH, Linear.load(p.select("linear1."), d, ff, true), Linear.load(p.select("linear2."), ff, d, true),
+                    LayerNorm.load(p.select("norm1."), d, config.layerNormEps(), true),
+                    LayerNorm.load(p.select("norm2."), d, config.layerNormEps(), true),
+                    config.activation(), config.normFirst(), config.dropout());
+        });
     }
 
     /**
@@ -127,13 +136,15 @@ public final class TransformerEncoderLayer {
      */
     public static TransformerEncoderLayer loadBloem(StateDict params, int k, int heads, int ffHiddenMult,
                                                     boolean causal) {
-        int ff = ffHiddenMult * k;
-        return new TransformerEncoderLayer(WideSelfAttention.load(params.select("attention."), k, heads, causal),
-                Names.BLOEM, Linear.load(params.select("ff.0."), k, ff, true),
-                Linear.load(params.select("ff.2."), ff, k, true),
-                LayerNorm.load(params.select("norm1."), k, LayerNorm.DEFAULT_EPS, true),
-                LayerNorm.load(params.select("norm2."), k, LayerNorm.DEFAULT_EPS, true),
-                Activation.RELU, false, 0.0);
+        return LoadTracker.load(params, "TransformerEncoderLayer", p -> {
+            int ff = ffHiddenMult * k;
+            return new TransformerEncoderLayer(WideSelfAttention.load(p.select("attention."), k, heads, causal),
+                    Names.BLOEM, Linear.load(p.select("ff.0."), k, ff, true),
+                    Linear.load(p.select("ff.2."), ff, k, true),
+                    LayerNorm.load(p.select("norm1."), k, LayerNorm.DEFAULT_EPS, true),
+                    LayerNorm.load(p.select("norm2."), k, LayerNorm.DEFAULT_EPS, true),
+                    Activation.RELU, false, 0.0);
+        });
     }
 
     /**

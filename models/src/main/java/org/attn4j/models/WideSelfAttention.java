@@ -36,17 +36,19 @@ public final class WideSelfAttention implements AttentionLayer {
      * @return the layer
      */
     public static WideSelfAttention load(StateDict params, int k, int heads, boolean causal) {
-        Shape proj = Shape.of(k * heads, k);
-        Linear q = new Linear(params.get("toqueries.weight", proj), null);
-        Linear key = new Linear(params.get("tokeys.weight", proj), null);
-        Linear v = new Linear(params.get("tovalues.weight", proj), null);
-        Linear unify = Linear.load(params.select("unifyheads."), heads * k, k, true);
-        StateDict sd = StateDict.of("tokeys.weight", params.get("tokeys.weight"))
-                .with("toqueries.weight", params.get("toqueries.weight"))
-                .with("tovalues.weight", params.get("tovalues.weight"))
-                .plus(unify.stateDict().prefixed("unifyheads."));
-        return new WideSelfAttention(new HeadedAttention(q, key, v, unify, heads, OptionalDouble.empty(), 0.0), sd,
-                causal);
+        return LoadTracker.load(params, "WideSelfAttention", p -> {
+            Shape proj = Shape.of(k * heads, k);
+            Linear q = new Linear(p.get("toqueries.weight", proj), null);
+            Linear key = new Linear(p.get("tokeys.weight", proj), null);
+            Linear v = new Linear(p.get("tovalues.weight", proj), null);
+            Linear unify = Linear.load(p.select("unifyheads."), heads * k, k, true);
+            StateDict sd = StateDict.of("tokeys.weight", p.get("tokeys.weight"))
+                    .with("toqueries.weight", p.get("toqueries.weight"))
+                    .with("tovalues.weight", p.get("tovalues.weight"))
+                    .plus(unify.stateDict().prefixed("unifyheads."));
+            return new WideSelfAttention(new HeadedAttention(q, key, v, unify, heads, OptionalDouble.empty(), 0.0), sd,
+                    causal);
+        });
     }
 
     /** @return {@code h} */

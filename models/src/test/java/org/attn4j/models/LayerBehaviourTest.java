@@ -223,7 +223,7 @@ class LayerBehaviourTest {
                 && e.getMessage().contains("[36, 12]"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
                 () -> MultiHeadAttention.load(StateDict.empty(), 16, 4));
-        assertTrue(e.getMessage().contains("'in_proj_weight' is missing"), e.getMessage());
+        assertTrue(e.getMessage().contains("missing (4): in_proj_weight [48, 16], in_proj_bias [48]"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> MultiHeadAttention.load(c.parameters(), 16, 3));
         assertTrue(e.getMessage().contains("not divisible"), e.getMessage());
     }

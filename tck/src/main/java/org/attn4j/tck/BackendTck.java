@@ -1,7 +1,5 @@
 package org.attn4j.tck;
 
-import com.google.inject.Module;
-import com.google.inject.util.Modules;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,13 +35,39 @@ public abstract class BackendTck {
     protected abstract BackendProvider provider();
 
     /**
-     * Override to change the kit's wiring: bind a {@link FixtureSource}, {@link PeerBackends} or
-     * {@link TckSettings}, or contribute {@link ToleranceOverride}s (each is printed in the report).
+     * Override to run golden cases of your own, for example {@code GoldenFixtures.directory(Path.of("my-goldens"))}.
      *
-     * @return a module whose bindings replace {@link TckModule}'s; none by default
+     * @return where the golden cases come from; by default the PyTorch float64 files shipped in this jar
      */
-    protected Module overrides() {
-        return Modules.EMPTY_MODULE;
+    protected FixtureSource fixtures() {
+        return GoldenFixtures.classpath();
+    }
+
+    /**
+     * Override to declare a looser (or tighter) tolerance for an op; every override is printed in the report.
+     *
+     * @return tolerances that replace the kit's table where they match; none by default
+     */
+    protected List<ToleranceOverride> toleranceOverrides() {
+        return List.of();
+    }
+
+    /**
+     * Override to choose the backends the differential checks compare with, {@link PeerBackends#none()} for none.
+     *
+     * @return the peers; by default every provider on the class path
+     */
+    protected PeerBackends peers() {
+        return PeerBackends.discovered();
+    }
+
+    /**
+     * Override to change the seed or the kinds of checks.
+     *
+     * @return the settings; by default {@link TckSettings#defaults()}
+     */
+    protected TckSettings settings() {
+        return TckSettings.defaults();
     }
 
     /**
@@ -57,7 +81,8 @@ public abstract class BackendTck {
     /** @return every conformance case, grouped by kind and op */
     @TestFactory
     public final Stream<DynamicNode> conformance() {
-        runner = TckRunner.create(provider(), overrides());
+        runner = TckRunner.create(provider(),
+                TckOptions.of(fixtures(), toleranceOverrides(), peers(), settings()));
         return Tck.dynamicTests(runner, results::add);
     }
 

@@ -45,6 +45,14 @@ final class DifferentialSuite {
         List<HostTensor> run(Run run, boolean reference);
     }
 
+    /**
+     * @param peer a peer's name
+     * @return how the note about that peer starts when it is unavailable here
+     */
+    static String unavailablePeer(String peer) {
+        return "differential: peer " + peer + " is unavailable here";
+    }
+
     static List<TckCase> plan(BackendUnderTest underTest, PeerBackends peers, ToleranceTable tolerances, long seed,
                               List<String> notes) {
         List<Computation> computations = computations(seed);
@@ -55,7 +63,7 @@ final class DifferentialSuite {
                 continue;
             }
             if (!peer.availability().available()) {
-                notes.add("differential: peer " + peer.name() + " is unavailable here (" + peer.availability().reason()
+                notes.add(unavailablePeer(peer.name()) + " (" + peer.availability().reason()
                         + "), so " + underTest.name() + " is not compared with it");
                 continue;
             }

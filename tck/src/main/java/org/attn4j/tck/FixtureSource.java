@@ -5,7 +5,7 @@ import org.attn4j.models.HostTensor;
 
 /**
  * Where the golden cases come from. The kit binds {@link GoldenFixtures#classpath()} (the files committed with
- * the kit); bind another source in a Guice module to run freshly regenerated files or cases of your own.
+ * the kit); pass another source ({@link TckOptions#withFixtures}, {@link BackendTck#fixtures()}) to run freshly regenerated files or cases of your own.
  */
 public interface FixtureSource {
 

@@ -8,6 +8,7 @@ import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
+import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
 import org.attn4j.models.HostTensor;
@@ -86,6 +87,13 @@ final class GoldenCall {
             case "scale" -> List.of(ops.scale(in("x"), golden.number("s")));
             case "exp" -> List.of(ops.exp(in("x")));
             case "relu" -> List.of(ops.relu(in("x")));
+            case "silu" -> List.of(ops.silu(in("x")));
+            case "rmsNorm" -> List.of(ops.rmsNorm(in("x"), golden.bool("hasWeight") ? in("weight") : null,
+                    golden.number("eps")));
+            case "rope" -> List.of(ops.rope(in("x"), RopeLayout.valueOf(golden.string("layout")),
+                    golden.number("base"), golden.integer("offset")));
+            case "writeSlice" -> List.of(ops.writeSlice(in("target"), in("source"), golden.integer("axis"),
+                    golden.integer("offset")));
             case "max" -> List.of(ops.max(in("x"), golden.integer("axis"), golden.bool("keepDims")));
             case "sum" -> List.of(ops.sum(in("x"), golden.integer("axis"), golden.bool("keepDims")));
             case "mean" -> List.of(ops.mean(in("x"), golden.integer("axis"), golden.bool("keepDims")));

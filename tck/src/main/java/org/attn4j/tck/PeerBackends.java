@@ -8,7 +8,8 @@ import org.attn4j.api.spi.BackendProvider;
 
 /**
  * The backends the differential checks compare the backend under test with. The kit binds every provider on the
- * class path ({@link #discovered()}); bind {@link #none()} or your own list in a Guice module to change that.
+ * class path ({@link #discovered()}); pass {@link #none()} or your own list to
+ * {@link TckOptions#withPeers} or return it from {@link BackendTck#peers()} to change that.
  *
  * @param backends the peers, in name order; the backend under test is skipped if listed
  */

@@ -1,9 +1,7 @@
 package org.attn4j.tck;
 
-import com.google.inject.Module;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Path;
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,11 +14,12 @@ import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.DynamicTest;
 import org.opentest4j.AssertionFailedError;
 import org.opentest4j.TestAbortedException;
+import picocli.CommandLine;
 
 /**
- * Entry points of the kit: a command line ({@link #main(String[])}), the same for a CLI to call
- * ({@link #run(String[], PrintStream)}), and JUnit 5 dynamic tests for a {@code @TestFactory}
- * ({@link #dynamicTests(BackendProvider, Module...)}).
+ * Entry points of the kit: a command line ({@link #main(String[])}, parsed by {@link TckCommand}, which a CLI can
+ * add as a subcommand), the same for a caller that captures the output ({@link #run(String[], PrintStream)}), and JUnit 5 dynamic tests for a {@code @TestFactory}
+ * ({@link #dynamicTests(BackendProvider, TckOptions)}).
  */
 public final class Tck {
 
@@ -28,7 +27,8 @@ public final class Tck {
     }
 
     /**
-     * Runs the kit and exits with 0 if no case failed, 1 if one did, 2 on a usage error.
+     * Runs {@link TckCommand} and exits with its code: 0 if no case failed, 1 if one did (or the named backend cannot
+     * run here), 2 on a usage error.
      *
      * @param args {@code [--backend NAME] [--json FILE]}; without a backend, every provider on the class path
      */
@@ -37,50 +37,24 @@ public final class Tck {
     }
 
     /**
-     * Runs the kit and prints the conformance table.
+     * Runs {@link TckCommand} and prints the conformance table, or a usage error on one line.
      *
      * @param args {@code [--backend NAME] [--json FILE]}; without a backend, every provider on the class path
-     * @param out where the table goes
-     * @return 0 if no case failed, 1 if one did, 2 on a usage error
+     * @param out where the table and any error go
+     * @return 0 if no case failed, 1 if one did (or the named backend cannot run here), 2 on a usage error
      */
     public static int run(String[] args, PrintStream out) {
-        String backend = null;
-        Path json = null;
-        for (int i = 0; i < args.length; i++) {
-            boolean hasValue = i + 1 < args.length;
-            if (args[i].equals("--backend") && hasValue) {
-                backend = args[++i];
-            } else if (args[i].equals("--json") && hasValue) {
-                json = Path.of(args[++i]);
-            } else {
-                out.println("usage: Tck [--backend NAME] [--json FILE]   (unknown or incomplete argument: " + args[i]
-                        + ")");
-                return 2;
-            }
-        }
-        TckReport report;
-        try {
-            report = backend == null ? TckRunner.runAll() : TckRunner.run(backend);
-        } catch (IllegalArgumentException e) {
-            out.println(e.getMessage());
-            return 2;
-        }
-        if (report.results().isEmpty()) {
-            out.println("tck: no backend provider on the class path; add a backend jar, for example"
-                    + " org.attn4j:attn4j-backend-cpu-ejml");
-            return 2;
-        }
-        out.print(report.toTable());
-        if (json != null) {
-            try {
-                report.writeJson(json);
-                out.println("wrote " + json.toAbsolutePath());
-            } catch (IOException e) {
-                out.println("cannot write " + json + ": " + e);
-                return 2;
-            }
-        }
-        return report.passed() ? 0 : 1;
+        PrintWriter writer = new PrintWriter(out, true);
+        return new CommandLine(new TckCommand())
+                .setOut(writer)
+                .setErr(writer)
+                .setParameterExceptionHandler((e, ignored) -> {
+                    CommandLine cmd = e.getCommandLine();
+                    cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + e.getMessage()
+                            + " (see 'tck --help')");
+                    return cmd.getCommandSpec().exitCodeOnInvalidInput();
+                })
+                .execute(args);
     }
 
     /**
@@ -93,11 +67,19 @@ public final class Tck {
      * }</pre>
      *
      * @param provider the provider of the backend under test
-     * @param overrides Guice modules replacing {@link TckModule}'s bindings
      * @return containers per kind and op holding one test per case, named {@code required_…[F32]} etc.
      */
-    public static Stream<DynamicNode> dynamicTests(BackendProvider provider, Module... overrides) {
-        return dynamicTests(TckRunner.create(provider, overrides), result -> { });
+    public static Stream<DynamicNode> dynamicTests(BackendProvider provider) {
+        return dynamicTests(provider, TckOptions.defaults());
+    }
+
+    /**
+     * @param provider the provider of the backend under test
+     * @param options the fixtures, tolerance overrides, peers and settings to use
+     * @return containers per kind and op holding one test per case, named {@code required_…[F32]} etc.
+     */
+    public static Stream<DynamicNode> dynamicTests(BackendProvider provider, TckOptions options) {
+        return dynamicTests(TckRunner.create(provider, options), result -> { });
     }
 
     static Stream<DynamicNode> dynamicTests(TckRunner runner, Consumer<CaseResult> sink) {

@@ -116,33 +116,62 @@ public record TckReport(List<CaseResult> results, List<String> notes) {
     }
 
     /**
-     * @return the conformance table (backend × kind × op × variant: passed, skipped, failed, max abs and rel error),
-     *     then the notes, the skip reasons and every failure message
+     * @return for each backend that ran nothing because it is unavailable here, why (its provider's reason), in
+     *     first-seen order
+     */
+    public Map<String, String> unavailableReasons() {
+        Map<String, String> reasons = new LinkedHashMap<>();
+        verdicts().forEach((backend, verdict) -> {
+            if (verdict == Verdict.NOT_RUN) {
+                String prefix = TckRunner.unavailable(backend);
+                results.stream().filter(r -> r.backend().equals(backend)).findFirst().map(CaseResult::message)
+                        .ifPresent(m -> reasons.put(backend, m.startsWith(prefix) ? m.substring(prefix.length()) : m));
+            }
+        });
+        return reasons;
+    }
+
+    /**
+     * @return the report as text, most important first: the totals and one verdict line per backend (an unavailable
+     *     one with its reason, and nothing else about it); then the conformance table of the backends that ran
+     *     (backend × kind × op × variant: passed, skipped, failed, max abs and rel error), the notes, the skip
+     *     reasons and every failure message
      */
     public String toTable() {
         StringBuilder b = new StringBuilder();
-        List<Row> rows = rows();
-        int backendWidth = Math.max(7, rows.stream().mapToInt(r -> r.backend().length()).max().orElse(0));
-        int opWidth = Math.max(2, rows.stream().mapToInt(r -> r.op().length()).max().orElse(0));
-        int variantWidth = Math.max(7, rows.stream().mapToInt(r -> r.variant().length()).max().orElse(0));
-        String format = "%-" + backendWidth + "s  %-12s  %-" + opWidth + "s  %-" + variantWidth
-                + "s  %6s  %7s  %6s  %11s  %11s%n";
-        b.append(String.format(Locale.ROOT, format, "backend", "kind", "op", "variant", "passed", "skipped", "failed",
-                "max abs err", "max rel err"));
-        for (Row r : rows) {
-            b.append(String.format(Locale.ROOT, format, r.backend(), r.kind().label(), r.op(), r.variant(),
-                    r.passed(), r.skipped(), r.failed(), error(r.maxAbsError()), error(r.maxRelError())));
-        }
         b.append(String.format(Locale.ROOT, "total: %d passed, %d skipped, %d failed%n", count(Status.PASSED),
                 count(Status.SKIPPED), count(Status.FAILED)));
-        verdicts().forEach((backend, verdict) -> b.append("verdict: ").append(backend).append(' ')
-                .append(verdict.name().toLowerCase(Locale.ROOT).replace('_', ' ')).append('\n'));
+        Map<String, String> unavailable = unavailableReasons();
+        verdicts().forEach((backend, verdict) -> {
+            b.append("verdict: ").append(backend).append(' ')
+                    .append(verdict.name().toLowerCase(Locale.ROOT).replace('_', ' '));
+            if (unavailable.containsKey(backend)) {
+                b.append(", unavailable here: ").append(unavailable.get(backend));
+            }
+            b.append('\n');
+        });
+        List<Row> rows = rows().stream().filter(r -> !unavailable.containsKey(r.backend())).toList();
+        if (!rows.isEmpty()) {
+            int backendWidth = Math.max(7, rows.stream().mapToInt(r -> r.backend().length()).max().orElse(0));
+            int opWidth = Math.max(2, rows.stream().mapToInt(r -> r.op().length()).max().orElse(0));
+            int variantWidth = Math.max(7, rows.stream().mapToInt(r -> r.variant().length()).max().orElse(0));
+            String format = "%-" + backendWidth + "s  %-12s  %-" + opWidth + "s  %-" + variantWidth
+                    + "s  %6s  %7s  %6s  %11s  %11s%n";
+            b.append('\n').append(String.format(Locale.ROOT, format, "backend", "kind", "op", "variant", "passed",
+                    "skipped", "failed", "max abs err", "max rel err"));
+            for (Row r : rows) {
+                b.append(String.format(Locale.ROOT, format, r.backend(), r.kind().label(), r.op(), r.variant(),
+                        r.passed(), r.skipped(), r.failed(), error(r.maxAbsError()), error(r.maxRelError())));
+            }
+        }
         for (String note : notes) {
-            b.append("note: ").append(note).append('\n');
+            if (unavailable.keySet().stream().noneMatch(n -> note.startsWith(DifferentialSuite.unavailablePeer(n)))) {
+                b.append("note: ").append(note).append('\n');
+            }
         }
         Map<String, Integer> skipReasons = new LinkedHashMap<>();
         for (CaseResult r : results) {
-            if (r.status() == Status.SKIPPED) {
+            if (r.status() == Status.SKIPPED && !unavailable.containsKey(r.backend())) {
                 skipReasons.merge(r.backend() + ": " + r.message(), 1, Integer::sum);
             }
         }

@@ -1,9 +1,5 @@
 package org.attn4j.tck;
 
-import com.google.inject.Guice;
-import com.google.inject.Module;
-import com.google.inject.util.Modules;
-import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -18,7 +14,7 @@ import org.attn4j.api.spi.BackendProvider;
  * System.out.print(report.toTable());
  * Files.writeString(Path.of("tck.json"), report.toJson());
  * }</pre>
- * To change the wiring, pass Guice modules: they override {@link TckModule}'s bindings.
+ * To change the fixtures, tolerances, peers or settings, pass {@link TckOptions}.
  */
 public final class TckRunner {
     private final BackendUnderTest underTest;
@@ -29,32 +25,38 @@ public final class TckRunner {
     private final List<String> notes = new ArrayList<>();
     private List<TckCase> plan;
 
-    @Inject
-    TckRunner(BackendUnderTest underTest, FixtureSource fixtures, ToleranceTable tolerances, PeerBackends peers,
-              TckSettings settings) {
+    private TckRunner(BackendUnderTest underTest, TckOptions options) {
         this.underTest = underTest;
-        this.fixtures = fixtures;
-        this.tolerances = tolerances;
-        this.peers = peers;
-        this.settings = settings;
+        this.fixtures = options.fixtures();
+        this.tolerances = options.tolerances();
+        this.peers = options.peers();
+        this.settings = options.settings();
     }
 
     /**
      * @param provider the provider of the backend under test
-     * @param overrides modules whose bindings replace {@link TckModule}'s
-     * @return a runner wired by Guice
+     * @param options the fixtures, tolerance overrides, peers and settings to use
+     * @return a runner that plans its cases on first use
      */
-    public static TckRunner create(BackendProvider provider, Module... overrides) {
-        Module wiring = Modules.override(new TckModule(provider)).with(overrides);
-        return Guice.createInjector(wiring).getInstance(TckRunner.class);
+    public static TckRunner create(BackendProvider provider, TckOptions options) {
+        return new TckRunner(new BackendUnderTest(provider), options);
     }
 
     /**
      * @param provider the provider of the backend under test
-     * @return the report of every case
+     * @return the report of every case, with {@link TckOptions#defaults()}
      */
     public static TckReport run(BackendProvider provider) {
-        return create(provider).run();
+        return run(provider, TckOptions.defaults());
+    }
+
+    /**
+     * @param provider the provider of the backend under test
+     * @param options the fixtures, tolerance overrides, peers and settings to use
+     * @return the report of every case
+     */
+    public static TckReport run(BackendProvider provider, TckOptions options) {
+        return create(provider, options).run();
     }
 
     /**
@@ -69,15 +71,24 @@ public final class TckRunner {
                 .findFirst().orElseThrow(() -> new IllegalArgumentException("tck: no backend provider named '"
                         + providerName + "' on the class path; found " + all.backends().stream()
                         .map(BackendUnderTest::name).toList() + ". Add the backend's jar to the class path."));
-        return run(named, all);
+        return new TckRunner(named, TckOptions.defaults().withPeers(all)).run();
     }
 
     /**
      * @param backend a backend created by other means, reported as available
-     * @return the report of every case
+     * @return the report of every case, with {@link TckOptions#defaults()}
      */
     public static TckReport run(Backend backend) {
-        return Guice.createInjector(new TckModule(BackendUnderTest.of(backend))).getInstance(TckRunner.class).run();
+        return run(backend, TckOptions.defaults());
+    }
+
+    /**
+     * @param backend a backend created by other means, reported as available
+     * @param options the fixtures, tolerance overrides, peers and settings to use
+     * @return the report of every case
+     */
+    public static TckReport run(Backend backend, TckOptions options) {
+        return new TckRunner(BackendUnderTest.of(backend), options).run();
     }
 
     /**
@@ -88,17 +99,12 @@ public final class TckRunner {
      */
     public static TckReport runAll() {
         PeerBackends all = PeerBackends.discovered();
+        TckOptions options = TckOptions.defaults().withPeers(all);
         List<TckReport> reports = new ArrayList<>();
         for (BackendUnderTest b : all.backends()) {
-            reports.add(run(b, all));
+            reports.add(new TckRunner(b, options).run());
         }
         return TckReport.merge(reports);
-    }
-
-    private static TckReport run(BackendUnderTest underTest, PeerBackends peers) {
-        Module wiring = Modules.override(new TckModule(underTest))
-                .with(binder -> binder.bind(PeerBackends.class).toInstance(peers));
-        return Guice.createInjector(wiring).getInstance(TckRunner.class).run();
     }
 
     /** @return the name of the backend under test */
@@ -144,8 +150,8 @@ public final class TckRunner {
      */
     CaseResult execute(TckCase c) {
         if (!underTest.availability().available()) {
-            return result(c, Status.SKIPPED, Measurement.EXACT, "backend " + underTest.name()
-                    + " is unavailable here: " + underTest.availability().reason(), null);
+            return result(c, Status.SKIPPED, Measurement.EXACT, unavailable(underTest.name())
+                    + underTest.availability().reason(), null);
         }
         for (Feature f : c.features()) {
             Optional<String> lacking = f.required() ? Optional.empty() : f.lackedBy(underTest.capabilities());
@@ -162,6 +168,14 @@ public final class TckRunner {
             return result(c, Status.FAILED, Measurement.EXACT, c.op() + " case " + c.id() + " [" + c.variant()
                     + "] on " + underTest.name() + " threw " + e + (trace.length > 0 ? " at " + trace[0] : ""), e);
         }
+    }
+
+    /**
+     * @param backend a backend's name
+     * @return how the skip message of every case of that backend starts when it is unavailable; its reason follows
+     */
+    static String unavailable(String backend) {
+        return "backend " + backend + " is unavailable here: ";
     }
 
     private CaseResult result(TckCase c, Status status, Measurement m, String message, Throwable cause) {

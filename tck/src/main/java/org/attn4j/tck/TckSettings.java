@@ -4,7 +4,8 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * How the kit runs; bind your own in a Guice module to change it.
+ * How the kit runs; pass your own to {@link TckOptions#withSettings} or return it from
+ * {@link BackendTck#settings()} to change it.
  *
  * @param seed the seed of every random input of the laws and differential checks
  * @param kinds which kinds of checks to plan

@@ -5,11 +5,13 @@ import org.attn4j.api.DType;
 
 /**
  * A looser (or tighter) tolerance a backend declares for one op, instead of the kit's default. Every override in
- * force is printed in the report, so a backend cannot quietly claim conformance with bigger errors. Contribute one
- * through Guice:
+ * force is printed in the report, so a backend cannot quietly claim conformance with bigger errors. Declare one in
+ * {@link BackendTck#toleranceOverrides()} (or {@link TckOptions#withToleranceOverride}):
  * <pre>{@code
- * Multibinder.newSetBinder(binder(), ToleranceOverride.class).addBinding().toInstance(
- *         new ToleranceOverride("gelu", DType.F64, ".*", 1e-9, 1e-9, "our erf is a rational approximation"));
+ * @Override
+ * protected List<ToleranceOverride> toleranceOverrides() {
+ *     return List.of(new ToleranceOverride("gelu", DType.F64, ".*", 1e-9, 1e-9, "our erf is a rational approximation"));
+ * }
  * }</pre>
  *
  * @param op the op as the report names it, for example {@code "softmax"} or {@code "attention"}

@@ -21,7 +21,7 @@ public final class ToleranceTable {
     private static final String EXACT_F32 = "the F32 input is the golden input rounded to F32 and the op moves it"
             + " unchanged, so the result is the golden output rounded to F32, bit for bit";
     private static final Set<String> EXACT = Set.of("reshape", "permute", "transpose", "concat", "split", "chunk",
-            "embedding", "cast", "relu", "max", "maskCausal", "maskKeyPadding", "additiveMask");
+            "embedding", "cast", "relu", "max", "maskCausal", "maskKeyPadding", "additiveMask", "writeSlice");
     private static final Set<String> ELEMENTWISE = Set.of("add", "sub", "mul", "div", "scale", "dropout");
     private static final Set<String> REDUCTIONS = Set.of("sum", "mean");
     private static final Set<String> PRODUCTS = Set.of("matmul", "linear");
@@ -76,6 +76,18 @@ public final class ToleranceTable {
             row(Set.of("layerNorm"), DType.F32, ".*offset1000.*", 1e-4, 1e-4, "values near 1000 lose 3e-5 each"
                     + " when rounded to F32 (ulp(1000)/2); normalised by a standard deviation near 1 and scaled by"
                     + " gamma, that is up to 1e-4"),
+            row(Set.of("rmsNorm"), DType.F64, ALL, 1e-13, 1e-13, "one mean of squares (a reduction of length"
+                    + " ≤ 64, as above) and one division by its square root"),
+            row(Set.of("rmsNorm"), DType.F32, ALL, 1e-5, 1e-5, "as layerNorm: the F32 inputs' rounding and the mean"
+                    + " square's error (about 1e-6 relative), scaled by a weight |w| ≤ 3"),
+            row(Set.of("silu"), DType.F64, ALL, 1e-300, 1e-15, "x/(1+e^-x) against x·sigmoid(x): exp within an ulp,"
+                    + " one division; below 1e-300 the two forms underflow differently"),
+            row(Set.of("silu"), DType.F32, ALL, 1e-6, 1e-6, "the input's rounding (|x|·2^-24, |x| ≤ 30) moves"
+                    + " silu by as much, its slope being at most 1.1, plus F32 rounding of the result"),
+            row(Set.of("rope"), DType.F64, ALL, 1e-13, 1e-12, "cos and sin of angles up to 1e3 lose ε·|angle| ="
+                    + " 1e-13 absolute in the argument, in PyTorch and here alike"),
+            row(Set.of("rope"), DType.F32, ALL, 2e-6, 2e-6, "each output is a·cos − b·sin of F32-rounded inputs"
+                    + " (2·2^-24 relative each) with the angles exact in double, rounded once"),
             row(ATTENTION, DType.F64, ALL, 1e-13, 1e-12, "two products of length ≤ 129 and a softmax (each as"
                     + " above); large-logit cases make the weights move by ε·|logit| ≈ 2e-12 relative for logits"
                     + " near 1e4"),

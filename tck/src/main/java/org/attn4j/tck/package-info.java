@@ -10,7 +10,8 @@
  *
  * <p>Entry points: {@link org.attn4j.tck.BackendTck} (extend it in a test), {@link org.attn4j.tck.Tck#dynamicTests}
  * (a {@code @TestFactory}), {@link org.attn4j.tck.TckRunner} (no JUnit: returns a {@link org.attn4j.tck.TckReport})
- * and {@link org.attn4j.tck.Tck#main(String[])}. Guice wires the kit ({@link org.attn4j.tck.TckModule}); a backend
- * author overrides a binding with a module instead of forking the kit.
+ * and {@link org.attn4j.tck.Tck#main(String[])}. A backend author changes the fixtures, tolerances, peers or settings
+ * by overriding {@link org.attn4j.tck.BackendTck}'s hooks (or passing {@link org.attn4j.tck.TckOptions}) instead of
+ * forking the kit.
  */
 package org.attn4j.tck;

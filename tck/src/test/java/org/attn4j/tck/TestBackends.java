@@ -1,6 +1,5 @@
 package org.attn4j.tck;
 
-import com.google.inject.Module;
 import java.util.EnumSet;
 import java.util.Set;
 import org.attn4j.api.Backend;
@@ -21,10 +20,10 @@ final class TestBackends {
     private TestBackends() {
     }
 
-    /** @return a module that plans only the given kinds of checks, to keep the kit's own tests short */
-    static Module only(Kind first, Kind... rest) {
-        return binder -> binder.bind(TckSettings.class).toInstance(
-                new TckSettings(TckSettings.defaults().seed(), EnumSet.of(first, rest)));
+    /** @return options that plan only the given kinds of checks, to keep the kit's own tests short */
+    static TckOptions only(Kind first, Kind... rest) {
+        return TckOptions.defaults().withSettings(new TckSettings(TckSettings.defaults().seed(),
+                EnumSet.of(first, rest)));
     }
 
     /** @return a backend whose softmax computes {@code e^x / Σ e^x}, forgetting to subtract the max */

@@ -291,6 +291,67 @@ public final class ShapeChecks {
     }
 
     /**
+     * @param x {@code [..., d]}
+     * @param weight {@code [d]} or null
+     * @param eps at least 0
+     */
+    public static void rmsNorm(Shape x, Shape weight, double eps) {
+        if (x.rank() < 1) {
+            throw new IllegalArgumentException("rmsNorm: argument x is a scalar; it needs a last axis");
+        }
+        if (weight != null && !weight.equals(Shape.of(x.dim(-1)))) {
+            throw new IllegalArgumentException("rmsNorm: argument weight has shape " + weight + " but x has shape "
+                    + x + "; weight must be [" + x.dim(-1) + "]");
+        }
+        if (!(eps >= 0)) {
+            throw new IllegalArgumentException("rmsNorm: argument eps is " + eps + "; it must be at least 0");
+        }
+    }
+
+    /**
+     * @param x {@code [..., L, d]} with {@code d} even
+     * @param base positive and finite
+     * @param offset at least 0
+     */
+    public static void rope(Shape x, double base, int offset) {
+        if (x.rank() < 2 || x.dim(-1) % 2 != 0) {
+            throw new IllegalArgumentException("rope: argument x has shape " + x
+                    + "; it must be [..., L, d] with an even d");
+        }
+        if (!(base > 0) || Double.isInfinite(base)) {
+            throw new IllegalArgumentException("rope: argument base is " + base + "; it must be positive and finite");
+        }
+        if (offset < 0 || (long) offset + x.dim(-2) > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("rope: argument offset is " + offset + " for x of shape " + x
+                    + "; it must be at least 0");
+        }
+    }
+
+    /**
+     * @param target the shape written into
+     * @param source the shape written, equal to {@code target} except along {@code axis}
+     * @param axis the axis, possibly negative
+     * @param offset where the slice starts along {@code axis}
+     * @return the axis in {@code [0, rank)}
+     */
+    public static int writeSlice(Shape target, Shape source, int axis, int offset) {
+        int a = axis("writeSlice", target, axis);
+        boolean compatible = source.rank() == target.rank();
+        for (int i = 0; compatible && i < target.rank(); i++) {
+            compatible = i == a || source.dim(i) == target.dim(i);
+        }
+        if (!compatible) {
+            throw new IllegalArgumentException("writeSlice: argument source has shape " + source + " but target has"
+                    + " shape " + target + "; they may differ only along axis " + a);
+        }
+        if (offset < 0 || (long) offset + source.dim(a) > target.dim(a)) {
+            throw new IllegalArgumentException("writeSlice: argument offset is " + offset + " but source of shape "
+                    + source + " does not fit into target of shape " + target + " along axis " + a + " from there");
+        }
+        return a;
+    }
+
+    /**
      * @param weight {@code [V, d]}
      * @param ids the token ids, each in {@code [0, V)}
      * @param idsShape the shape of {@code ids}

@@ -8,6 +8,7 @@ import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
+import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
@@ -179,11 +180,7 @@ final class HeapOps implements Ops {
         int features = w.shape().dim(0);
         int rows = (int) (t.shape().size() / in);
         Object result = HeapScope.allocate(t.dtype(), out.size());
-        boolean concurrent = parallel.threads() > 1 && (long) rows * in * features >= Parallel.MIN_WORK * 8;
-        MatMul.gemm(concurrent, false, true, rows, features, in, t.data(), w.data(), result);
-        if (b != null) {
-            Elementwise.addRows(result, b.data(), rows, features);
-        }
+        MatMul.linear(rows, features, in, t.data(), w.data(), b == null ? null : b.data(), result, parallel);
         return scope.wrap(out, result);
     }
 
@@ -286,6 +283,43 @@ final class HeapOps implements Ops {
         Dropout.checkProbability("dropout", p);
         double keepScale = Dropout.survivorScale(p);
         return unary("dropout", x, (i, v) -> Dropout.keep(seed, i, p) ? v * keepScale : 0.0);
+    }
+
+    @Override
+    public Tensor rmsNorm(Tensor x, Tensor weight, double eps) {
+        HeapTensor t = operand("rmsNorm", "x", x);
+        HeapTensor w = optional("rmsNorm", "weight", weight);
+        ShapeChecks.sameDType("rmsNorm", "x", t, "weight", w);
+        ShapeChecks.rmsNorm(t.shape(), w == null ? null : w.shape(), eps);
+        return scope.wrap(t.shape(), DecoderKernels.rmsNorm(t.data(), t.shape().dim(-1), w == null ? null : w.data(),
+                eps));
+    }
+
+    @Override
+    public Tensor silu(Tensor x) {
+        return unary("silu", x, (i, v) -> DecoderKernels.silu(v));
+    }
+
+    @Override
+    public Tensor rope(Tensor x, RopeLayout layout, double base, int offset) {
+        HeapTensor t = operand("rope", "x", x);
+        notNull("rope", "layout", layout);
+        ShapeChecks.rope(t.shape(), base, offset);
+        return scope.wrap(t.shape(), DecoderKernels.rope(t.data(), t.shape().dim(-2), t.shape().dim(-1), layout,
+                base, offset));
+    }
+
+    /** Writes in place: the target's array is filled, and {@code target} itself returned. */
+    @Override
+    public Tensor writeSlice(Tensor target, Tensor source, int axis, int offset) {
+        HeapTensor t = operand("writeSlice", "target", target);
+        HeapTensor s = operand("writeSlice", "source", source);
+        ShapeChecks.sameDType("writeSlice", "target", t, "source", s);
+        int a = ShapeChecks.writeSlice(t.shape(), s.shape(), axis, offset);
+        int inner = (int) t.shape().stride(a);
+        Layout.blocks(s.data(), t.data(), outer(s.shape(), a), s.shape().dim(a) * inner, offset * inner,
+                t.shape().dim(a) * inner, false);
+        return t;
     }
 
     /**

@@ -6,8 +6,8 @@ import org.attn4j.api.spi.AbstractTensor;
 
 /**
  * A tensor on the Java heap: a row-major {@code float[]} (F32) or {@code double[]} (F64) of exactly
- * {@code shape.size()} elements. The array is never modified after construction, so tensors may share one (a
- * reshape does); releasing drops the reference and leaves the rest to the garbage collector.
+ * {@code shape.size()} elements. The array is never modified after construction, except by
+ * {@code writeSlice} into a cache, so tensors may share one (a reshape does); releasing drops the reference and leaves the rest to the garbage collector.
  */
 final class HeapTensor extends AbstractTensor {
     private float[] floats;

@@ -9,13 +9,20 @@ import org.ejml.dense.row.CommonOps_MT_DDRM;
 import org.ejml.dense.row.CommonOps_MT_FDRM;
 
 /**
- * Matrix products on EJML. A batched product runs one EJML product per batch element, the batch elements spread
- * over the backend's pool; a single large product uses EJML's own multi-threaded kernels.
+ * Matrix products. F32 products run on {@link VectorGemmF32} where {@link Simd} admits the Vector API, except small
+ * or thin ones; the rest run on EJML. A batch with many elements spreads them over the backend's pool; a single
+ * large product is split by the SIMD kernel itself or runs EJML's own multi-threaded kernels.
  */
 final class MatMul {
 
     /** Multiply-adds from which a single product is worth EJML's multi-threaded kernel. */
     private static final long CONCURRENT_WORK = 1L << 18;
+    /** Multiply-adds from which an F32 product runs on the SIMD kernel rather than on EJML. */
+    private static final long SIMD_WORK = 1L << 12;
+    private static final int SIMD_MIN_COLUMNS = 8;
+    private static final int SIMD_MIN_ROWS = 2;
+    /** Multiply-adds per batch element from which a batch with few elements splits each product instead. */
+    private static final long SPLIT_WORK = 1L << 22;
 
     private MatMul() {
     }
@@ -41,6 +48,30 @@ final class MatMul {
         int count = (int) batch.size();
         Object result = HeapScope.allocate(a.dtype(), out.size());
         long work = (long) m * n * k;
+        if (a.data() instanceof float[] fa && simd(m, n, k)) {
+            float[] fb = (float[]) b.data();
+            float[] fc = (float[]) result;
+            if (count == 1) {
+                VectorGemmF32.multiply(m, n, k, fa, 0, transposeA, fb, 0, transposeB, null, fc, 0, parallel);
+                return result;
+            }
+            int[] offA = batchOffsets(a.shape(), batch, m * k);
+            int[] offB = batchOffsets(b.shape(), batch, k * n);
+            if (count >= 2 * parallel.threads() || work < SPLIT_WORK) {
+                parallel.forRange(count, work, (from, to) -> {
+                    for (int i = from; i < to; i++) {
+                        VectorGemmF32.multiply(m, n, k, fa, offA[i], transposeA, fb, offB[i], transposeB, null,
+                                fc, i * m * n, null);
+                    }
+                });
+            } else {
+                for (int i = 0; i < count; i++) {
+                    VectorGemmF32.multiply(m, n, k, fa, offA[i], transposeA, fb, offB[i], transposeB, null, fc,
+                            i * m * n, parallel);
+                }
+            }
+            return result;
+        }
         if (count == 1) {
             gemm(parallel.threads() > 1 && work >= CONCURRENT_WORK, transposeA, transposeB, m, n, k, a.data(),
                     b.data(), result);
@@ -60,6 +91,39 @@ final class MatMul {
             }
         });
         return result;
+    }
+
+    /**
+     * {@code out = x·wᵀ (+ bias)}, the product of {@code Ops.linear}.
+     *
+     * @param rows rows of {@code x} and {@code out}
+     * @param features rows of {@code w}, columns of {@code out}
+     * @param in columns of {@code x} and {@code w}
+     * @param x {@code [rows, in]}, {@code w} {@code [features, in]}, {@code bias} {@code [features]} or
+     *     {@code null}; all of one type, {@code float[]} or {@code double[]}, not modified
+     * @param out {@code [rows, features]}, same type; overwritten
+     * @param parallel the pool
+     */
+    static void linear(int rows, int features, int in, Object x, Object w, Object bias, Object out,
+                       Parallel parallel) {
+        if (x instanceof float[] fx && simd(rows, features, in)) {
+            VectorGemmF32.multiply(rows, features, in, fx, 0, false, (float[]) w, 0, true, (float[]) bias,
+                    (float[]) out, 0, parallel);
+            return;
+        }
+        boolean concurrent = parallel.threads() > 1 && (long) rows * in * features >= Parallel.MIN_WORK * 8;
+        gemm(concurrent, false, true, rows, features, in, x, w, out);
+        if (bias != null) {
+            Elementwise.addRows(out, bias, rows, features);
+        }
+    }
+
+    /**
+     * Whether an F32 product of these sizes runs on {@link VectorGemmF32}: when {@link Simd} admits the Vector API
+     * and the product is large enough that packing pays; EJML keeps the small and the thin ones.
+     */
+    private static boolean simd(int m, int n, int k) {
+        return Simd.enabled() && (long) m * n * k >= SIMD_WORK && n >= SIMD_MIN_COLUMNS && m >= SIMD_MIN_ROWS;
     }
 
     private static int[] batchOffsets(Shape x, Shape batch, int matrixSize) {
@@ -83,7 +147,7 @@ final class MatMul {
      * @param b same type as {@code a}, not modified
      * @param c same type, {@code m·n} elements; modified (overwritten)
      */
-    static void gemm(boolean concurrent, boolean transposeA, boolean transposeB, int m, int n, int k, Object a,
+    private static void gemm(boolean concurrent, boolean transposeA, boolean transposeB, int m, int n, int k, Object a,
                      Object b, Object c) {
         if (a instanceof float[] fa) {
             FMatrixRMaj x = transposeA ? FMatrixRMaj.wrap(k, m, fa) : FMatrixRMaj.wrap(m, k, fa);

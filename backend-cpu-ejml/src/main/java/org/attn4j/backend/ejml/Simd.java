@@ -2,7 +2,8 @@ package org.attn4j.backend.ejml;
 
 /**
  * Whether the F32 attention runs on {@link VectorFlashAttentionF32}, the explicit-SIMD kernel, or on the scalar
- * {@link FlashAttentionF32} that the JIT vectorises on its own. The SIMD kernel needs the incubating
+ * {@link FlashAttentionF32} that the JIT vectorises on its own; and whether F32 matrix products run on
+ * {@link VectorGemmF32} or on EJML. The SIMD kernels need the incubating
  * {@code jdk.incubator.vector} module, which a JVM resolves only when started with
  * {@code --add-modules jdk.incubator.vector}, and vectors of at least 256 bits. {@code -Dattn4j.ejml.simd=false}
  * turns it off. The decision, and the sentence that explains it, are made once, when this class is first used.
@@ -23,7 +24,7 @@ final class Simd {
     private Simd() {
     }
 
-    /** @return whether F32 attention uses the SIMD kernel */
+    /** @return whether F32 attention and matrix products use the SIMD kernels */
     static boolean enabled() {
         return CHOICE.simd();
     }
@@ -38,14 +39,14 @@ final class Simd {
             return new Choice(false, "F32 attention on the scalar kernel (-D" + PROPERTY + "=false)");
         }
         if (ModuleLayer.boot().findModule(MODULE).isEmpty()) {
-            return new Choice(false, "F32 attention on the scalar kernel; start the JVM with --add-modules " + MODULE
-                    + " for the SIMD kernel, several times faster");
+            return new Choice(false, "F32 attention on the scalar kernel and F32 matmul on EJML; start the JVM with"
+                    + " --add-modules " + MODULE + " for the SIMD kernels, several times faster");
         }
         int bits = VectorFlashAttentionF32.vectorBits();
         if (bits < MIN_BITS) {
             return new Choice(false, "F32 attention on the scalar kernel: this CPU's vectors are narrower than "
                     + MIN_BITS + " bits");
         }
-        return new Choice(true, "F32 attention on " + bits + "-bit SIMD vectors (" + MODULE + ")");
+        return new Choice(true, "F32 attention and matmul on " + bits + "-bit SIMD vectors (" + MODULE + ")");
     }
 }

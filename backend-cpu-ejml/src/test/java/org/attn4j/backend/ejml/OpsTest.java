@@ -64,6 +64,10 @@ class OpsTest extends ScopedTest {
                         tb ? new int[] {3, 5, 7} : new int[] {3, 7, 5}, ta, tb);
                 checkMatmul(dtype, ta ? new int[] {2, 1, 9, 4} : new int[] {2, 1, 4, 9},
                         tb ? new int[] {1, 3, 6, 9} : new int[] {1, 3, 9, 6}, ta, tb);
+                checkMatmul(dtype, ta ? new int[] {2, 3, 50, 40} : new int[] {2, 3, 40, 50},
+                        tb ? new int[] {3, 30, 50} : new int[] {3, 50, 30}, ta, tb);
+                checkMatmul(dtype, ta ? new int[] {2, 1, 40, 300} : new int[] {2, 1, 300, 40},
+                        tb ? new int[] {1, 1, 400, 40} : new int[] {1, 1, 40, 400}, ta, tb);
             }
         }
         checkMatmul(dtype, new int[] {1, 1, 70, 80}, new int[] {80, 90}, false, false);
@@ -277,14 +281,17 @@ class OpsTest extends ScopedTest {
     @ParameterizedTest
     @EnumSource(DType.class)
     void linearIsXTimesWeightTransposedPlusBias(DType dtype) {
-        int in = 6;
-        int outF = 5;
-        double[] x = values(dtype, 2 * 3 * in, random);
+        checkLinear(dtype, 3, 6, 5);
+        checkLinear(dtype, 31, 70, 45);
+    }
+
+    private void checkLinear(DType dtype, int rows, int in, int outF) {
+        double[] x = values(dtype, 2 * rows * in, random);
         double[] w = values(dtype, outF * in, random);
         double[] b = values(dtype, outF, random);
         for (boolean bias : new boolean[] {false, true}) {
-            double[] expected = new double[2 * 3 * outF];
-            for (int r = 0; r < 6; r++) {
+            double[] expected = new double[2 * rows * outF];
+            for (int r = 0; r < 2 * rows; r++) {
                 for (int o = 0; o < outF; o++) {
                     double s = bias ? b[o] : 0;
                     for (int i = 0; i < in; i++) {
@@ -293,10 +300,11 @@ class OpsTest extends ScopedTest {
                     expected[r * outF + o] = s;
                 }
             }
-            Tensor out = ops.linear(tensor(scope, dtype, x, 2, 3, in), tensor(scope, dtype, w, outF, in),
+            Tensor out = ops.linear(tensor(scope, dtype, x, 2, rows, in), tensor(scope, dtype, w, outF, in),
                     bias ? tensor(scope, dtype, b, outF) : null);
-            assertEquals(Shape.of(2, 3, outF), out.shape());
-            assertClose("linear bias=" + bias, expected, out, Tolerance.of(dtype));
+            assertEquals(Shape.of(2, rows, outF), out.shape());
+            assertClose("linear [2, " + rows + ", " + in + "]·[" + outF + ", " + in + "]ᵀ bias=" + bias, expected,
+                    out, Tolerance.of(dtype));
         }
     }
 

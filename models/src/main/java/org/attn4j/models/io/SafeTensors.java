@@ -1,5 +1,8 @@
 package org.attn4j.models.io;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -14,12 +17,15 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.attn4j.api.DType;
 import org.attn4j.api.Shape;
 import org.attn4j.models.HostTensor;
+import org.attn4j.models.StorageType;
 import org.attn4j.models.StateDict;
 
 /**
@@ -27,11 +33,13 @@ import org.attn4j.models.StateDict;
  * <pre>
  *   8 bytes    N, the header length, unsigned little-endian
  *   N bytes    UTF-8 JSON: {"__metadata__": {string: string}?,
- *                           name: {"dtype": "F32"|"F64", "shape": [d0, ...], "data_offsets": [begin, end]}, ...}
+ *                           name: {"dtype": "F16"|"BF16"|"F32"|"F64", "shape": [d0, ...],
+ *                                  "data_offsets": [begin, end]}, ...}
  *   the rest   the data; offsets are relative to its start, values little-endian row-major
  * </pre>
- * F32 and F64 are supported; F16, BF16, the integer and boolean dtypes are refused with a message saying how to
- * convert. Reading validates everything against the real file size <em>before</em> allocating: the header length
+ * F16, BF16, F32 and F64 are read; the integer and boolean dtypes are refused with a message. A file is read through
+ * a memory map: each tensor is a read-only view of its bytes in the file's own dtype ({@link HostTensor#wrap}),
+ * converted only when uploaded to a backend, so nothing is copied to the heap or widened. Reading validates everything against the real file size <em>before</em> allocating: the header length
  * (at most {@value #MAX_HEADER_BYTES} bytes and within the file), strict JSON without duplicate names, each entry's
  * keys and types, dims at least 1, {@code elements × dtype size = end - begin}, and offsets that tile the data
  * section exactly (no overlap, no gap, nothing past the end of the file). A malformed or hostile file therefore
@@ -58,11 +66,11 @@ public final class SafeTensors {
     /**
      * What a safetensors file holds.
      *
-     * @param tensors the tensors in data order (ascending offsets), widened to double
+     * @param tensors the tensors in data order (ascending offsets), in the file's dtypes
      * @param dtypes each tensor's dtype in the file
      * @param metadata the {@code __metadata__} strings, empty if absent
      */
-    public record Contents(StateDict tensors, Map<String, DType> dtypes, Map<String, String> metadata) {
+    public record Contents(StateDict tensors, Map<String, StorageType> dtypes, Map<String, String> metadata) {
         /** Copies the maps. */
         public Contents {
             dtypes = Collections.unmodifiableMap(new LinkedHashMap<>(dtypes));
@@ -70,13 +78,75 @@ public final class SafeTensors {
         }
     }
 
+    /**
+     * Reads the weights of a Hugging Face model folder: {@code model.safetensors}, or, for a sharded checkpoint, every
+     * shard named by the {@code weight_map} of {@code model.safetensors.index.json}. Each name must sit in the shard
+     * the index gives, and each shard may hold only names the index gives it.
+     *
+     * @param folder the model folder
+     * @return all tensors (shards in index order), their file dtypes and the first shard's metadata
+     * @throws FormatException if a file is malformed, the index names a file outside the folder, or the index and
+     *     the shards disagree
+     * @throws IOException if a file cannot be read
+     */
+    public static Contents readCheckpoint(Path folder) throws IOException {
+        Path index = folder.resolve("model.safetensors.index.json");
+        if (!Files.exists(index)) {
+            return read(folder.resolve("model.safetensors"));
+        }
+        JsonNode root;
+        try {
+            root = new ObjectMapper().readTree(index.toFile());
+        } catch (JsonProcessingException e) {
+            throw new FormatException("safetensors: " + index + " is not valid JSON: " + e.getOriginalMessage());
+        }
+        JsonNode map = root == null ? null : root.get("weight_map");
+        if (map == null || !map.isObject() || map.isEmpty()) {
+            throw new FormatException("safetensors: " + index + " has no non-empty object \"weight_map\"");
+        }
+        Map<String, List<String>> byShard = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> e : map.properties()) {
+            String shard = e.getValue().isTextual() ? e.getValue().textValue() : "";
+            if (shard.isEmpty() || shard.contains("/") || shard.contains("\\") || shard.equals("..")) {
+                throw new FormatException("safetensors: " + index + " maps '" + e.getKey() + "' to " + e.getValue()
+                        + "; a file name in the same folder was expected");
+            }
+            byShard.computeIfAbsent(shard, k -> new ArrayList<>()).add(e.getKey());
+        }
+        Map<String, HostTensor> tensors = new LinkedHashMap<>();
+        Map<String, StorageType> dtypes = new LinkedHashMap<>();
+        Map<String, String> metadata = null;
+        for (Map.Entry<String, List<String>> shard : byShard.entrySet()) {
+            Contents c = read(folder.resolve(shard.getKey()));
+            Set<String> listed = new HashSet<>(shard.getValue());
+            for (String name : listed) {
+                if (!c.tensors().contains(name)) {
+                    throw new FormatException("safetensors: " + index + " puts '" + name + "' in " + shard.getKey()
+                            + ", which does not hold it");
+                }
+            }
+            for (String name : c.tensors().names()) {
+                if (!listed.contains(name)) {
+                    throw new FormatException("safetensors: " + shard.getKey() + " holds '" + name
+                            + "', which " + index + " does not list for it");
+                }
+                tensors.put(name, c.tensors().get(name));
+                dtypes.put(name, c.dtypes().get(name));
+            }
+            metadata = metadata == null ? c.metadata() : metadata;
+        }
+        return new Contents(StateDict.of(tensors), dtypes, metadata);
+    }
+
     private interface Source {
         long size() throws IOException;
 
         void read(long position, ByteBuffer into) throws IOException;
+
+        ByteBuffer view(long position, int size) throws IOException;
     }
 
-    private record Entry(String name, DType dtype, Shape shape, long begin, long end) {
+    private record Entry(String name, StorageType dtype, Shape shape, long begin, long end) {
     }
 
     /**
@@ -104,16 +174,22 @@ public final class SafeTensors {
                         p += n;
                     }
                 }
+
+                @Override
+                public ByteBuffer view(long position, int size) throws IOException {
+                    return ch.map(FileChannel.MapMode.READ_ONLY, position, size);
+                }
             }, file.toString());
         }
     }
 
     /**
-     * @param bytes a whole safetensors file; not modified
+     * @param given a whole safetensors file; not modified (copied once, the tensors view the copy)
      * @return its tensors and metadata
      * @throws FormatException if the bytes are malformed or hold an unsupported dtype
      */
-    public static Contents read(byte[] bytes) throws FormatException {
+    public static Contents read(byte[] given) throws FormatException {
+        byte[] bytes = given.clone();
         try {
             return read(new Source() {
                 @Override
@@ -124,6 +200,11 @@ public final class SafeTensors {
                 @Override
                 public void read(long position, ByteBuffer into) {
                     into.put(bytes, (int) position, into.remaining());
+                }
+
+                @Override
+                public ByteBuffer view(long position, int size) {
+                    return ByteBuffer.wrap(bytes, (int) position, size);
                 }
             }, "the given bytes");
         } catch (FormatException e) {
@@ -192,20 +273,10 @@ public final class SafeTensors {
                     + " data bytes but the file holds " + dataSize + " after the header");
         }
         Map<String, HostTensor> tensors = new LinkedHashMap<>();
-        Map<String, DType> dtypes = new LinkedHashMap<>();
+        Map<String, StorageType> dtypes = new LinkedHashMap<>();
         for (Entry en : entries) {
-            ByteBuffer buf = ByteBuffer.allocate((int) (en.end() - en.begin())).order(ByteOrder.LITTLE_ENDIAN);
-            src.read(dataStart + en.begin(), buf);
-            buf.flip();
-            double[] values = new double[(int) en.shape().size()];
-            if (en.dtype() == DType.F64) {
-                buf.asDoubleBuffer().get(values);
-            } else {
-                for (int i = 0; i < values.length; i++) {
-                    values[i] = buf.getFloat();
-                }
-            }
-            tensors.put(en.name(), new HostTensor(en.shape(), values));
+            ByteBuffer view = src.view(dataStart + en.begin(), (int) (en.end() - en.begin()));
+            tensors.put(en.name(), HostTensor.wrap(en.shape(), en.dtype(), view));
             dtypes.put(en.name(), en.dtype());
         }
         return new Contents(StateDict.of(tensors), dtypes, metadata);
@@ -242,7 +313,7 @@ public final class SafeTensors {
         if (!(map.get("dtype") instanceof String dtypeName)) {
             throw new FormatException(where + " has no string \"dtype\"");
         }
-        DType dtype = dtype(dtypeName, where);
+        StorageType dtype = dtype(dtypeName, where);
         if (!(map.get("shape") instanceof List<?> dimList)) {
             throw new FormatException(where + " has no array \"shape\"");
         }
@@ -261,8 +332,9 @@ public final class SafeTensors {
                         + dataSize + "-byte data section can hold");
             }
         }
-        if (elements > Integer.MAX_VALUE - 8) {
-            throw new FormatException(where + " has " + elements + " elements, more than one Java array holds");
+        if (elements * dtype.byteSize() > Integer.MAX_VALUE - 8) {
+            throw new FormatException(where + " has " + elements * dtype.byteSize()
+                    + " bytes, more than one buffer holds");
         }
         if (!(map.get("data_offsets") instanceof List<?> offsets) || offsets.size() != 2) {
             throw new FormatException(where + " has no \"data_offsets\" [begin, end]");
@@ -288,15 +360,14 @@ public final class SafeTensors {
         return l;
     }
 
-    private static DType dtype(String name, String where) throws FormatException {
+    private static StorageType dtype(String name, String where) throws FormatException {
         return switch (name) {
-            case "F32" -> DType.F32;
-            case "F64" -> DType.F64;
-            case "F16", "BF16" -> throw new FormatException(where + " has dtype " + name
-                    + ", which attn4j does not load (it computes in F32 and F64); convert the weights first, for"
-                    + " example with {k: v.float() for k, v in state_dict.items()} before saving");
+            case "F16" -> StorageType.F16;
+            case "BF16" -> StorageType.BF16;
+            case "F32" -> StorageType.F32;
+            case "F64" -> StorageType.F64;
             default -> throw new FormatException(where + " has dtype " + name
-                    + ", which attn4j does not load; only F32 and F64 tensors are supported");
+                    + ", which attn4j does not load; only F16, BF16, F32 and F64 tensors are supported");
         };
     }
 

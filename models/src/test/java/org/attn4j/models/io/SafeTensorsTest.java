@@ -22,6 +22,7 @@ import org.attn4j.api.DType;
 import org.attn4j.api.Shape;
 import org.attn4j.models.HostTensor;
 import org.attn4j.models.StateDict;
+import org.attn4j.models.StorageType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,7 +55,7 @@ class SafeTensorsTest {
         assertEquals(sd, c.tensors());
         assertEquals(sd.names(), c.tensors().names());
         assertEquals(Map.of("format", "pt"), c.metadata());
-        assertEquals(DType.F64, c.dtypes().get("scalar"));
+        assertEquals(StorageType.F64, c.dtypes().get("scalar"));
     }
 
     @Test
@@ -66,7 +67,7 @@ class SafeTensorsTest {
         for (int i = 0; i < want.length; i++) {
             assertEquals((float) want[i], have[i], 0.0, "index " + i);
         }
-        assertEquals(DType.F32, c.dtypes().get("norm1.bias"));
+        assertEquals(StorageType.F32, c.dtypes().get("norm1.bias"));
         assertTrue(c.metadata().isEmpty());
     }
 
@@ -172,11 +173,35 @@ class SafeTensorsTest {
     }
 
     @Test
-    void refusesHalfPrecisionWithAConversionHint() {
-        String m = rejected(file("{\"a\":{\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}}", 4));
-        assertTrue(m.contains("F16") && m.contains("v.float()"), m);
-        m = rejected(file("{\"a\":{\"dtype\":\"I64\",\"shape\":[1],\"data_offsets\":[0,8]}}", 8));
-        assertTrue(m.contains("only F32 and F64"), m);
+    void readsHalfPrecisionExactlyWithoutWideningTheStorage() throws IOException {
+        String header = "{\"h\":{\"dtype\":\"F16\",\"shape\":[6],\"data_offsets\":[0,12]},"
+                + "\"b\":{\"dtype\":\"BF16\",\"shape\":[3],\"data_offsets\":[12,18]}}";
+        byte[] bytes = file(header, 18);
+        ByteBuffer data = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).position(bytes.length - 18);
+        for (int bits : new int[] {0x3C00, 0xC000, 0x7BFF, 0x0001, 0x7C00, 0x8400, 0x3F80, 0xC2F7, 0x0001}) {
+            data.putShort((short) bits);
+        }
+        SafeTensors.Contents c = SafeTensors.read(bytes);
+        assertEquals(StorageType.F16, c.dtypes().get("h"));
+        assertEquals(StorageType.BF16, c.tensors().get("b").storageType());
+        assertArrayEquals(new double[] {1.0, -2.0, 65504.0, 0x1p-24, Double.POSITIVE_INFINITY, -0x1p-14},
+                c.tensors().get("h").data());
+        assertArrayEquals(new double[] {1.0, -123.5, Float.intBitsToFloat(0x00010000)}, c.tensors().get("b").data());
+    }
+
+    @Test
+    void readsAFileThroughAMemoryMapInItsOwnDtype(@TempDir Path dir) throws IOException {
+        Path f = dir.resolve("w.safetensors");
+        SafeTensors.write(f, StateDict.of("w", HostTensor.of(new double[] {0.5, -1.25, 3}, 3)), DType.F32, Map.of());
+        HostTensor w = SafeTensors.read(f).tensors().get("w");
+        assertEquals(StorageType.F32, w.storageType());
+        assertArrayEquals(new float[] {0.5f, -1.25f, 3f}, w.toFloatArray());
+    }
+
+    @Test
+    void refusesIntegerDtypesNamingTheSupportedOnes() {
+        String m = rejected(file("{\"a\":{\"dtype\":\"I64\",\"shape\":[1],\"data_offsets\":[0,8]}}", 8));
+        assertTrue(m.contains("I64") && m.contains("only F16, BF16, F32 and F64"), m);
     }
 
     @Test

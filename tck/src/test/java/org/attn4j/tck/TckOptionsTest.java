@@ -3,13 +3,12 @@ package org.attn4j.tck;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.inject.multibindings.Multibinder;
 import java.util.List;
 import org.attn4j.api.DType;
 import org.attn4j.models.HostTensor;
 import org.junit.jupiter.api.Test;
 
-class WiringTest {
+class TckOptionsTest {
 
     /** Only the matmul cases of the committed golden files. */
     private static final class MatmulOnly implements FixtureSource {
@@ -32,14 +31,11 @@ class WiringTest {
     }
 
     @Test
-    void aModuleReplacesTheFixtureSourceAndContributesAReportedToleranceOverride() {
-        TckReport report = TckRunner.create(TestBackends.minimal().provider(), TestBackends.only(Kind.GOLDEN),
-                binder -> {
-                    binder.bind(FixtureSource.class).toInstance(new MatmulOnly());
-                    Multibinder.newSetBinder(binder, ToleranceOverride.class).addBinding().toInstance(
-                            new ToleranceOverride("matmul", DType.F32, "matmul_7x63x129_.*", 0, 0,
-                                    "demands bit-exact F32 to prove the override is applied"));
-                }).run();
+    void optionsReplaceTheFixtureSourceAndAddAReportedToleranceOverride() {
+        TckReport report = TckRunner.run(TestBackends.minimal().provider(), TestBackends.only(Kind.GOLDEN)
+                .withFixtures(new MatmulOnly())
+                .withToleranceOverride(new ToleranceOverride("matmul", DType.F32, "matmul_7x63x129_.*", 0, 0,
+                        "demands bit-exact F32 to prove the override is applied")));
 
         assertTrue(report.results().stream().allMatch(r -> r.op().equals("matmul")));
         assertEquals(72, report.results().size());
@@ -58,8 +54,8 @@ class WiringTest {
         PeerBackends peers = new PeerBackends(List.of(new BackendUnderTest(TestBackends.maskOffByOne().provider()),
                 new BackendUnderTest(TestBackends.unavailable())));
 
-        TckReport report = TckRunner.create(TestBackends.minimal().provider(), TestBackends.only(Kind.DIFFERENTIAL),
-                binder -> binder.bind(PeerBackends.class).toInstance(peers)).run();
+        TckReport report = TckRunner.run(TestBackends.minimal().provider(),
+                TestBackends.only(Kind.DIFFERENTIAL).withPeers(peers));
 
         List<CaseResult> withPeer = report.results().stream().filter(r -> r.variant().equals("F32 minimal~broken-mask"))
                 .toList();

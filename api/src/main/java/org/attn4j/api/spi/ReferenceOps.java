@@ -1,0 +1,160 @@
+package org.attn4j.api.spi;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.attn4j.api.DType;
+import org.attn4j.api.Ops;
+import org.attn4j.api.RopeLayout;
+import org.attn4j.api.Scope;
+import org.attn4j.api.Shape;
+import org.attn4j.api.Tensor;
+
+/**
+ * The decoder ops of {@link Ops} composed from its primitives, the defaults a backend inherits until it has
+ * kernels of its own. Intermediates live in a scope of their own that is closed before returning.
+ */
+public final class ReferenceOps {
+
+    private ReferenceOps() {
+    }
+
+    /**
+     * {@code x / sqrt(mean(x²) + eps) · weight}, as the layer norm of {@code [x, -x]}: that row has mean 0 and
+     * variance {@code mean(x²)}, so its first half is {@code x / sqrt(mean(x²) + eps)}.
+     *
+     * @param ops the ops whose scope receives the result
+     * @param x {@code [..., d]}
+     * @param weight {@code [d]} or null
+     * @param eps at least 0
+     * @return {@code [..., d]}
+     */
+    public static Tensor rmsNorm(Ops ops, Tensor x, Tensor weight, double eps) {
+        ShapeChecks.rmsNorm(x.shape(), weight == null ? null : weight.shape(), eps);
+        ShapeChecks.sameDType("rmsNorm", "x", x, "weight", weight);
+        try (Scope work = ops.scope().backend().newScope()) {
+            Ops t = work.ops();
+            int d = x.shape().dim(-1);
+            Tensor both = t.concat(List.of(x, t.scale(x, -1.0)), -1);
+            Tensor normed = t.split(t.layerNorm(both, null, null, eps), new int[] {d, d}, -1).get(0);
+            return ops.scope().adopt(weight == null ? normed : t.mul(normed, weight));
+        }
+    }
+
+    /**
+     * {@code x / (1 + e^-x)}.
+     *
+     * @param ops the ops whose scope receives the result
+     * @param x any shape
+     * @return {@code silu(x)}
+     */
+    public static Tensor silu(Ops ops, Tensor x) {
+        try (Scope work = ops.scope().backend().newScope()) {
+            Ops t = work.ops();
+            Tensor one = work.tensor(new double[] {1.0}, Shape.of(), x.dtype());
+            return ops.scope().adopt(t.div(x, t.add(one, t.exp(t.scale(x, -1.0)))));
+        }
+    }
+
+    /**
+     * Rotates feature pairs with cosine and sine tables {@code [L, d/2]} computed here in double precision.
+     *
+     * @param ops the ops whose scope receives the result
+     * @param x {@code [..., L, d]}
+     * @param layout which features form a pair
+     * @param base the frequency base
+     * @param offset the position of row 0
+     * @return {@code [..., L, d]}
+     */
+    public static Tensor rope(Ops ops, Tensor x, RopeLayout layout, double base, int offset) {
+        if (layout == null) {
+            throw new IllegalArgumentException("rope: argument layout is null");
+        }
+        Shape s = x.shape();
+        ShapeChecks.rope(s, base, offset);
+        int rows = s.dim(-2);
+        int half = s.dim(-1) / 2;
+        double[][] tables = ropeTables(rows, s.dim(-1), base, offset);
+        try (Scope work = ops.scope().backend().newScope()) {
+            Ops t = work.ops();
+            boolean interleaved = layout == RopeLayout.INTERLEAVED;
+            Shape table = interleaved ? Shape.of(rows, half, 1) : Shape.of(rows, half);
+            Tensor cos = work.tensor(tables[0], table, x.dtype());
+            Tensor sin = work.tensor(tables[1], table, x.dtype());
+            Tensor source = x;
+            int axis = -1;
+            int[] sizes = {half, half};
+            if (interleaved) {
+                int[] pairs = s.append(1).toArray();
+                pairs[pairs.length - 2] = half;
+                pairs[pairs.length - 1] = 2;
+                source = t.reshape(x, pairs);
+                sizes = new int[] {1, 1};
+            }
+            List<Tensor> ab = t.split(source, sizes, axis);
+            Tensor a = ab.get(0);
+            Tensor b = ab.get(1);
+            Tensor first = t.sub(t.mul(a, cos), t.mul(b, sin));
+            Tensor second = t.add(t.mul(b, cos), t.mul(a, sin));
+            Tensor out = t.reshape(t.concat(List.of(first, second), axis), s.toArray());
+            return ops.scope().adopt(out);
+        }
+    }
+
+    /**
+     * The rotation angles of {@link Ops#rope}: {@code cos} and {@code sin} of {@code (offset + p) · base^(-2i/d)}
+     * for rows {@code p < rows} and pairs {@code i < d/2}, row-major {@code [rows, d/2]}.
+     *
+     * @param rows {@code L}
+     * @param d the head dimension, even
+     * @param base the frequency base
+     * @param offset the position of row 0
+     * @return {@code {cos, sin}}
+     */
+    public static double[][] ropeTables(int rows, int d, double base, int offset) {
+        int half = d / 2;
+        double[] cos = new double[rows * half];
+        double[] sin = new double[rows * half];
+        for (int i = 0; i < half; i++) {
+            double frequency = Math.pow(base, -2.0 * i / d);
+            for (int p = 0; p < rows; p++) {
+                double angle = (double) (offset + p) * frequency;
+                cos[p * half + i] = Math.cos(angle);
+                sin[p * half + i] = Math.sin(angle);
+            }
+        }
+        return new double[][] {cos, sin};
+    }
+
+    /**
+     * Builds {@code target} with the slice replaced, as a new tensor: the pieces before and after the slice are
+     * split off and joined around {@code source}.
+     *
+     * @param ops the ops whose scope receives the result
+     * @param target the tensor written into; not modified
+     * @param source the slice
+     * @param axis the axis
+     * @param offset the slice's start
+     * @return a new tensor
+     */
+    public static Tensor writeSlice(Ops ops, Tensor target, Tensor source, int axis, int offset) {
+        int a = ShapeChecks.writeSlice(target.shape(), source.shape(), axis, offset);
+        ShapeChecks.sameDType("writeSlice", "target", target, "source", source);
+        int n = target.shape().dim(a);
+        int length = source.shape().dim(a);
+        int after = n - offset - length;
+        try (Scope work = ops.scope().backend().newScope()) {
+            Ops t = work.ops();
+            List<Integer> sizes = new ArrayList<>();
+            for (int size : new int[] {offset, length, after}) {
+                if (size > 0) {
+                    sizes.add(size);
+                }
+            }
+            List<Tensor> pieces = new ArrayList<>(t.split(target, sizes.stream().mapToInt(Integer::intValue).toArray(),
+                    a));
+            pieces.set(offset > 0 ? 1 : 0, source);
+            Tensor out = pieces.size() == 1 ? t.reshape(source, source.shape().toArray()) : t.concat(pieces, a);
+            return ops.scope().adopt(out);
+        }
+    }
+}

@@ -1,0 +1,451 @@
+package org.attn4j.backend.ejml;
+
+import java.util.Arrays;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * F32 matrix product on explicit SIMD vectors ({@code jdk.incubator.vector}):
+ * <pre>
+ *   C = op(A)·op(B)            or, with a bias row,   C[i][j] = bias[j] + Σ_p op(A)[i][p]·op(B)[p][j]
+ *   op(A): m × k, op(B): k × n, C: m × n row-major
+ * </pre>
+ * blocked as in the GotoBLAS/BLIS scheme: the inner dimension in blocks of {@link #KC}, the columns in blocks of
+ * {@link #NC}; each such block of {@code op(B)} is packed once into column panels {@link #NR} wide (shared by all
+ * threads), then tasks of up to {@link #MC} rows by a range of panels pack their rows of {@code op(A)} into row
+ * panels {@link #MR} high and run the register-tiled micro-kernel over every (row panel, column panel) pair. The
+ * micro-kernel keeps an {@code MR × NR} tile of {@code C} in registers for the whole inner block: on 256-bit vectors
+ * 6 rows × 2 vectors (12 of AVX2's 16 registers), on 512-bit vectors 12 rows × 2 vectors (24 of AVX-512's 32).
+ * Panels are zero-padded, so edge tiles run the same kernel into a scratch tile that is then merged into {@code C}.
+ * Packing buffers are per thread and grow once, so a call allocates nothing in steady state. Only callers that
+ * {@link Simd#enabled()} admitted may load this class: without {@code jdk.incubator.vector} it cannot be linked.
+ *
+ * <p>As in {@link VectorFlashAttentionF32}, every vector lives inside the one method that makes it: C2 boxes a vector
+ * passed to a method it does not inline.
+ */
+final class VectorGemmF32 {
+    private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+    private static final int LANES = SPECIES.length();
+    /** Whether the micro-kernel is 12 rows high, which needs the 32 vector registers of AVX-512. */
+    private static final boolean TALL_TILES = LANES >= 16;
+    /** Rows of the register tile. */
+    static final int MR = TALL_TILES ? 12 : 6;
+    /** Columns of the register tile: two vectors. */
+    static final int NR = 2 * LANES;
+    /** The inner block: one packed {@code KC × NR} panel of {@code B} (16 KiB) stays in the L1 cache. */
+    static final int KC = 4096 / NR;
+    /** Rows per task: the packed {@code MC × KC} block of {@code A} (120 KiB) stays in the L2 cache. */
+    static final int MC = 20 * MR;
+    /** Columns per packed block of {@code B}. */
+    static final int NC = 4096;
+
+    /** The packed {@code A} rows of the current task on this thread, and a scratch tile for edges. */
+    private static final ThreadLocal<float[]> PACKED_A = ThreadLocal.withInitial(() -> new float[MC * KC]);
+    private static final ThreadLocal<float[]> EDGE_TILE = ThreadLocal.withInitial(() -> new float[MR * NR]);
+    /** The packed block of {@code B} of a call, owned by the calling thread and read by the workers. */
+    private static final ThreadLocal<float[][]> PACKED_B = ThreadLocal.withInitial(() -> new float[1][0]);
+
+    private VectorGemmF32() {
+    }
+
+    /**
+     * {@code c[cOff …] = (bias) + op(A)·op(B)} for one matrix of each.
+     *
+     * @param m rows of {@code C}
+     * @param n columns of {@code C}
+     * @param k the inner dimension
+     * @param a {@code A} at {@code aOff}: {@code [m, k]} row-major, or {@code [k, m]} when {@code transposeA}
+     * @param b {@code B} at {@code bOff}: {@code [k, n]} row-major, or {@code [n, k]} when {@code transposeB}
+     * @param bias {@code n} values added to every row, or {@code null}
+     * @param c {@code [m, n]} row-major at {@code cOff}; overwritten
+     * @param parallel the pool the tasks run on, or {@code null} to run on the calling thread only
+     */
+    static void multiply(int m, int n, int k, float[] a, int aOff, boolean transposeA, float[] b, int bOff,
+                         boolean transposeB, float[] bias, float[] c, int cOff, Parallel parallel) {
+        Operands x = new Operands(m, n, k, a, aOff, transposeA ? 1 : k, transposeA ? m : 1, b, bOff,
+                transposeB ? 1 : n, transposeB ? k : 1, c, cOff);
+        boolean add = bias != null;
+        if (add) {
+            for (int i = 0; i < m; i++) {
+                System.arraycopy(bias, 0, c, cOff + i * n, n);
+            }
+        }
+        if (k == 0) {
+            if (!add) {
+                Arrays.fill(c, cOff, cOff + m * n, 0f);
+            }
+            return;
+        }
+        float[][] holder = PACKED_B.get();
+        for (int jc = 0; jc < n; jc += NC) {
+            int nc = Math.min(NC, n - jc);
+            int panels = (nc + NR - 1) / NR;
+            for (int pc = 0; pc < k; pc += KC) {
+                int kc = Math.min(KC, k - pc);
+                if (holder[0].length < panels * NR * kc) {
+                    holder[0] = new float[panels * NR * KC];
+                }
+                float[] packedB = holder[0];
+                int col0 = jc;
+                int inner0 = pc;
+                boolean accumulate = add || pc > 0;
+                int rowBlocks = (m + MC - 1) / MC;
+                int threads = parallel == null ? 1 : parallel.threads();
+                int chunks = Math.max(1, Math.min(panels, (4 * threads + rowBlocks - 1) / rowBlocks));
+                int panelsPerChunk = (panels + chunks - 1) / chunks;
+                int tasks = rowBlocks * chunks;
+                if (parallel == null) {
+                    packB(x, packedB, col0, nc, inner0, kc, 0, panels);
+                    compute(x, packedB, col0, nc, inner0, kc, accumulate, chunks, panelsPerChunk, 0, tasks);
+                } else {
+                    parallel.forRange(panels, (long) kc * NR,
+                            (from, to) -> packB(x, packedB, col0, nc, inner0, kc, from, to));
+                    parallel.forRange(tasks, (long) Math.min(MC, m) * panelsPerChunk * NR * kc,
+                            (from, to) -> compute(x, packedB, col0, nc, inner0, kc, accumulate, chunks,
+                                    panelsPerChunk, from, to));
+                }
+            }
+        }
+    }
+
+    /** The operands of one product: {@code A[i][p] = a[aOff + i·aRow + p·aCol]}, likewise {@code B}. */
+    private record Operands(int m, int n, int k, float[] a, int aOff, int aRow, int aCol, float[] b, int bOff,
+                            int bRow, int bCol, float[] c, int cOff) {
+    }
+
+    /**
+     * Packs column panels {@code [from, to)} of {@code op(B)[inner0 … +kc][col0 … +nc]}: panel {@code q} at
+     * {@code q·kc·NR}, element {@code (p, j)} at {@code + p·NR + j}, zero beyond column {@code nc}.
+     */
+    private static void packB(Operands x, float[] packed, int col0, int nc, int inner0, int kc, int from, int to) {
+        float[] b = x.b();
+        int row = x.bRow();
+        int col = x.bCol();
+        for (int q = from; q < to; q++) {
+            int base = q * kc * NR;
+            int j0 = q * NR;
+            int width = Math.min(NR, nc - j0);
+            int src = x.bOff() + inner0 * row + (col0 + j0) * col;
+            if (col == 1) {
+                for (int p = 0; p < kc; p++) {
+                    System.arraycopy(b, src + p * row, packed, base + p * NR, width);
+                }
+            } else {
+                for (int j = 0; j < width; j++) {
+                    int s = src + j * col;
+                    int d = base + j;
+                    for (int p = 0; p < kc; p++) {
+                        packed[d + p * NR] = b[s + p * row];
+                    }
+                }
+            }
+            if (width < NR) {
+                for (int p = 0; p < kc; p++) {
+                    Arrays.fill(packed, base + p * NR + width, base + (p + 1) * NR, 0f);
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs tasks {@code [from, to)}: task {@code t} covers rows block {@code t / chunks} ({@link #MC} rows) and
+     * column panels {@code [(t % chunks)·panelsPerChunk, …)} of the packed block.
+     */
+    private static void compute(Operands x, float[] packedB, int col0, int nc, int inner0, int kc,
+                                boolean accumulate, int chunks, int panelsPerChunk, int from, int to) {
+        float[] packedA = PACKED_A.get();
+        float[] edge = EDGE_TILE.get();
+        int panels = (nc + NR - 1) / NR;
+        int packedRows = -1;
+        for (int t = from; t < to; t++) {
+            int i0 = (t / chunks) * MC;
+            int mc = Math.min(MC, x.m() - i0);
+            if (i0 != packedRows) {
+                packA(x, packedA, i0, mc, inner0, kc);
+                packedRows = i0;
+            }
+            int q0 = (t % chunks) * panelsPerChunk;
+            int q1 = Math.min(panels, q0 + panelsPerChunk);
+            for (int q = q0; q < q1; q++) {
+                int j0 = q * NR;
+                int width = Math.min(NR, nc - j0);
+                for (int r = 0; r < mc; r += MR) {
+                    int height = Math.min(MR, mc - r);
+                    int cAt = x.cOff() + (i0 + r) * x.n() + col0 + j0;
+                    int aAt = r * kc;
+                    int bAt = q * kc * NR;
+                    if (height == MR && width == NR) {
+                        tile(kc, packedA, aAt, packedB, bAt, x.c(), cAt, x.n(), accumulate);
+                    } else {
+                        tile(kc, packedA, aAt, packedB, bAt, edge, 0, NR, false);
+                        merge(edge, x.c(), cAt, x.n(), height, width, accumulate);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Packs rows {@code [i0, i0 + mc)} of {@code op(A)[·][inner0 … +kc]}: row panel {@code s} at {@code s·MR·kc},
+     * element {@code (i, p)} at {@code + p·MR + i}, zero beyond row {@code mc}.
+     */
+    private static void packA(Operands x, float[] packed, int i0, int mc, int inner0, int kc) {
+        float[] a = x.a();
+        int row = x.aRow();
+        int col = x.aCol();
+        for (int r = 0; r < mc; r += MR) {
+            int height = Math.min(MR, mc - r);
+            int base = r * kc;
+            int src = x.aOff() + (i0 + r) * row + inner0 * col;
+            if (row == 1) {
+                for (int p = 0; p < kc; p++) {
+                    System.arraycopy(a, src + p * col, packed, base + p * MR, height);
+                }
+            } else {
+                for (int i = 0; i < height; i++) {
+                    int s = src + i * row;
+                    int d = base + i;
+                    for (int p = 0; p < kc; p++) {
+                        packed[d + p * MR] = a[s + p * col];
+                    }
+                }
+            }
+            if (height < MR) {
+                for (int p = 0; p < kc; p++) {
+                    Arrays.fill(packed, base + p * MR + height, base + (p + 1) * MR, 0f);
+                }
+            }
+        }
+    }
+
+    /** Adds (or copies) the valid {@code height × width} corner of an edge tile into {@code C}. */
+    private static void merge(float[] edge, float[] c, int cAt, int ldc, int height, int width, boolean accumulate) {
+        for (int i = 0; i < height; i++) {
+            int d = cAt + i * ldc;
+            int s = i * NR;
+            if (accumulate) {
+                for (int j = 0; j < width; j++) {
+                    c[d + j] += edge[s + j];
+                }
+            } else {
+                System.arraycopy(edge, s, c, d, width);
+            }
+        }
+    }
+
+    /** One {@code MR × NR} tile: {@code c (+)= packedA panel · packedB panel} over {@code kc} inner steps. */
+    private static void tile(int kc, float[] pa, int aAt, float[] pb, int bAt, float[] c, int cAt, int ldc,
+                             boolean accumulate) {
+        if (TALL_TILES) {
+            tile12(kc, pa, aAt, pb, bAt, c, cAt, ldc, accumulate);
+        } else {
+            tile6(kc, pa, aAt, pb, bAt, c, cAt, ldc, accumulate);
+        }
+    }
+
+    /** {@link #tile} for 6 rows by 2 vectors: 12 accumulators, 2 loads and 6 broadcasts per step. */
+    private static void tile6(int kc, float[] pa, int aAt, float[] pb, int bAt, float[] c, int cAt, int ldc,
+                              boolean accumulate) {
+        FloatVector c00 = FloatVector.zero(SPECIES);
+        FloatVector c01 = c00;
+        FloatVector c10 = c00;
+        FloatVector c11 = c00;
+        FloatVector c20 = c00;
+        FloatVector c21 = c00;
+        FloatVector c30 = c00;
+        FloatVector c31 = c00;
+        FloatVector c40 = c00;
+        FloatVector c41 = c00;
+        FloatVector c50 = c00;
+        FloatVector c51 = c00;
+        for (int p = 0; p < kc; p++) {
+            int ia = aAt + p * 6;
+            int ib = bAt + p * NR;
+            FloatVector b0 = FloatVector.fromArray(SPECIES, pb, ib);
+            FloatVector b1 = FloatVector.fromArray(SPECIES, pb, ib + LANES);
+            FloatVector s = FloatVector.broadcast(SPECIES, pa[ia]);
+            c00 = b0.fma(s, c00);
+            c01 = b1.fma(s, c01);
+            s = FloatVector.broadcast(SPECIES, pa[ia + 1]);
+            c10 = b0.fma(s, c10);
+            c11 = b1.fma(s, c11);
+            s = FloatVector.broadcast(SPECIES, pa[ia + 2]);
+            c20 = b0.fma(s, c20);
+            c21 = b1.fma(s, c21);
+            s = FloatVector.broadcast(SPECIES, pa[ia + 3]);
+            c30 = b0.fma(s, c30);
+            c31 = b1.fma(s, c31);
+            s = FloatVector.broadcast(SPECIES, pa[ia + 4]);
+            c40 = b0.fma(s, c40);
+            c41 = b1.fma(s, c41);
+            s = FloatVector.broadcast(SPECIES, pa[ia + 5]);
+            c50 = b0.fma(s, c50);
+            c51 = b1.fma(s, c51);
+        }
+        int r0 = cAt;
+        int r1 = r0 + ldc;
+        int r2 = r1 + ldc;
+        int r3 = r2 + ldc;
+        int r4 = r3 + ldc;
+        int r5 = r4 + ldc;
+        if (accumulate) {
+            c00 = c00.add(FloatVector.fromArray(SPECIES, c, r0));
+            c01 = c01.add(FloatVector.fromArray(SPECIES, c, r0 + LANES));
+            c10 = c10.add(FloatVector.fromArray(SPECIES, c, r1));
+            c11 = c11.add(FloatVector.fromArray(SPECIES, c, r1 + LANES));
+            c20 = c20.add(FloatVector.fromArray(SPECIES, c, r2));
+            c21 = c21.add(FloatVector.fromArray(SPECIES, c, r2 + LANES));
+            c30 = c30.add(FloatVector.fromArray(SPECIES, c, r3));
+            c31 = c31.add(FloatVector.fromArray(SPECIES, c, r3 + LANES));
+            c40 = c40.add(FloatVector.fromArray(SPECIES, c, r4));
+            c41 = c41.add(FloatVector.fromArray(SPECIES, c, r4 + LANES));
+            c50 = c50.add(FloatVector.fromArray(SPECIES, c, r5));
+            c51 = c51.add(FloatVector.fromArray(SPECIES, c, r5 + LANES));
+        }
+        c00.intoArray(c, r0);
+        c01.intoArray(c, r0 + LANES);
+        c10.intoArray(c, r1);
+        c11.intoArray(c, r1 + LANES);
+        c20.intoArray(c, r2);
+        c21.intoArray(c, r2 + LANES);
+        c30.intoArray(c, r3);
+        c31.intoArray(c, r3 + LANES);
+        c40.intoArray(c, r4);
+        c41.intoArray(c, r4 + LANES);
+        c50.intoArray(c, r5);
+        c51.intoArray(c, r5 + LANES);
+    }
+
+    /** {@link #tile} for 12 rows by 2 vectors: 24 accumulators, 2 loads and 12 broadcasts per step. */
+    private static void tile12(int kc, float[] pa, int aAt, float[] pb, int bAt, float[] c, int cAt, int ldc,
+                               boolean accumulate) {
+        FloatVector c00 = FloatVector.zero(SPECIES);
+        FloatVector c01 = c00;
+        FloatVector c10 = c00;
+        FloatVector c11 = c00;
+        FloatVector c20 = c00;
+        FloatVector c21 = c00;
+        FloatVector c30 = c00;
+        FloatVector c31 = c00;
+        FloatVector c40 = c00;
+        FloatVector c41 = c00;
+        FloatVector c50 = c00;
+        FloatVector c51 = c00;
+        FloatVector c60 = c00;
+        FloatVector c61 = c00;
+        FloatVector c70 = c00;
+        FloatVector c71 = c00;
+        FloatVector c80 = c00;
+        FloatVector c81 = c00;
+        FloatVector c90 = c00;
+        FloatVector c91 = c00;
+        FloatVector ca0 = c00;
+        FloatVector ca1 = c00;
+        FloatVector cb0 = c00;
+        FloatVector cb1 = c00;
+        for (int p = 0; p < kc; p++) {
+            int ia = aAt + p * 12;
+            int ib = bAt + p * NR;
+            FloatVector b0 = FloatVector.fromArray(SPECIES, pb, ib);
+            FloatVector b1 = FloatVector.fromArray(SPECIES, pb, ib + LANES);
+            FloatVector s = FloatVector.broadcast(SPECIES, pa[ia]);
+            c00 = b0.fma(s, c00);
+            c01 = b1.fma(s, c01);
+            s = FloatVector.broadcast(SPECIES, pa[ia + 1]);
+            c10 = b0.fma(s, c10);
+            c11 = b1.fma(s, c11);
+            s = FloatVector.broadcast(SPECIES, pa[ia + 2]);
+            c20 = b0.fma(s, c20);
+            c21 = b1.fma(s, c21);
+            s = FloatVector.broadcast(SPECIES, pa[ia + 3]);
+            c30 = b0.fma(s, c30);
+            c31 = b1.fma(s, c31);
+            s = FloatVector.broadcast(SPECIES, pa[ia + 4]);
+            c40 = b0.fma(s, c40);
+            c41 = b1.fma(s, c41);
+            s = FloatVector.broadcast(SPECIES, pa[ia + 5]);
+            c50 = b0.fma(s, c50);
+            c51 = b1.fma(s, c51);
+            s = FloatVector.broadcast(SPECIES, pa[ia + 6]);
+            c60 = b0.fma(s, c60);
+            c61 = b1.fma(s, c61);
+            s = FloatVector.broadcast(SPECIES, pa[ia + 7]);
+            c70 = b0.fma(s, c70);
+            c71 = b1.fma(s, c71);
+            s = FloatVector.broadcast(SPECIES, pa[ia + 8]);
+            c80 = b0.fma(s, c80);
+            c81 = b1.fma(s, c81);
+            s = FloatVector.broadcast(SPECIES, pa[ia + 9]);
+            c90 = b0.fma(s, c90);
+            c91 = b1.fma(s, c91);
+            s = FloatVector.broadcast(SPECIES, pa[ia + 10]);
+            ca0 = b0.fma(s, ca0);
+            ca1 = b1.fma(s, ca1);
+            s = FloatVector.broadcast(SPECIES, pa[ia + 11]);
+            cb0 = b0.fma(s, cb0);
+            cb1 = b1.fma(s, cb1);
+        }
+        int r0 = cAt;
+        int r1 = r0 + ldc;
+        int r2 = r1 + ldc;
+        int r3 = r2 + ldc;
+        int r4 = r3 + ldc;
+        int r5 = r4 + ldc;
+        int r6 = r5 + ldc;
+        int r7 = r6 + ldc;
+        int r8 = r7 + ldc;
+        int r9 = r8 + ldc;
+        int ra = r9 + ldc;
+        int rb = ra + ldc;
+        if (accumulate) {
+            c00 = c00.add(FloatVector.fromArray(SPECIES, c, r0));
+            c01 = c01.add(FloatVector.fromArray(SPECIES, c, r0 + LANES));
+            c10 = c10.add(FloatVector.fromArray(SPECIES, c, r1));
+            c11 = c11.add(FloatVector.fromArray(SPECIES, c, r1 + LANES));
+            c20 = c20.add(FloatVector.fromArray(SPECIES, c, r2));
+            c21 = c21.add(FloatVector.fromArray(SPECIES, c, r2 + LANES));
+            c30 = c30.add(FloatVector.fromArray(SPECIES, c, r3));
+            c31 = c31.add(FloatVector.fromArray(SPECIES, c, r3 + LANES));
+            c40 = c40.add(FloatVector.fromArray(SPECIES, c, r4));
+            c41 = c41.add(FloatVector.fromArray(SPECIES, c, r4 + LANES));
+            c50 = c50.add(FloatVector.fromArray(SPECIES, c, r5));
+            c51 = c51.add(FloatVector.fromArray(SPECIES, c, r5 + LANES));
+            c60 = c60.add(FloatVector.fromArray(SPECIES, c, r6));
+            c61 = c61.add(FloatVector.fromArray(SPECIES, c, r6 + LANES));
+            c70 = c70.add(FloatVector.fromArray(SPECIES, c, r7));
+            c71 = c71.add(FloatVector.fromArray(SPECIES, c, r7 + LANES));
+            c80 = c80.add(FloatVector.fromArray(SPECIES, c, r8));
+            c81 = c81.add(FloatVector.fromArray(SPECIES, c, r8 + LANES));
+            c90 = c90.add(FloatVector.fromArray(SPECIES, c, r9));
+            c91 = c91.add(FloatVector.fromArray(SPECIES, c, r9 + LANES));
+            ca0 = ca0.add(FloatVector.fromArray(SPECIES, c, ra));
+            ca1 = ca1.add(FloatVector.fromArray(SPECIES, c, ra + LANES));
+            cb0 = cb0.add(FloatVector.fromArray(SPECIES, c, rb));
+            cb1 = cb1.add(FloatVector.fromArray(SPECIES, c, rb + LANES));
+        }
+        c00.intoArray(c, r0);
+        c01.intoArray(c, r0 + LANES);
+        c10.intoArray(c, r1);
+        c11.intoArray(c, r1 + LANES);
+        c20.intoArray(c, r2);
+        c21.intoArray(c, r2 + LANES);
+        c30.intoArray(c, r3);
+        c31.intoArray(c, r3 + LANES);
+        c40.intoArray(c, r4);
+        c41.intoArray(c, r4 + LANES);
+        c50.intoArray(c, r5);
+        c51.intoArray(c, r5 + LANES);
+        c60.intoArray(c, r6);
+        c61.intoArray(c, r6 + LANES);
+        c70.intoArray(c, r7);
+        c71.intoArray(c, r7 + LANES);
+        c80.intoArray(c, r8);
+        c81.intoArray(c, r8 + LANES);
+        c90.intoArray(c, r9);
+        c91.intoArray(c, r9 + LANES);
+        ca0.intoArray(c, ra);
+        ca1.intoArray(c, ra + LANES);
+        cb0.intoArray(c, rb);
+        cb1.intoArray(c, rb + LANES);
+    }
+}

@@ -1,0 +1,118 @@
+package org.attn4j.models;
+
+import java.util.IdentityHashMap;
+import java.util.Map;
+import org.attn4j.api.Backend;
+import org.attn4j.api.DType;
+import org.attn4j.api.Scope;
+import org.attn4j.api.Tensor;
+
+/**
+ * A model's parameters living on one backend in one dtype, like PyTorch's {@code model.to(device, dtype)}: each
+ * {@link HostTensor} is uploaded once, on first use, into a scope owned by this object, and stays there until
+ * {@link #close()}. A layer's {@code bind(Parameters)} returns a copy of the layer whose forward reads these
+ * tensors, so a forward call allocates only its activations (in the caller's scope) and frees them with it.
+ *
+ * <pre>
+ *   try (Parameters p = Parameters.on(backend, DType.F32)) {
+ *       Linear bound = linear.bind(p);                  // weight and bias uploaded here, once
+ *       try (Scope s = backend.newScope()) {
+ *           Tensor y = bound.forward(s, x);              // activations only
+ *       }
+ *   }                                                   // parameters freed
+ * </pre>
+ *
+ * <p>Thread safety: uploading is synchronized; bound tensors are only read, so many threads may run forward calls
+ * of the same bound model at once, each with its own scope. Closing while a forward call runs is the caller's
+ * mistake, reported by the backend as an {@link IllegalStateException}.
+ */
+public final class Parameters implements AutoCloseable {
+    private final Backend backend;
+    private final DType dtype;
+    private final Scope scope;
+    private final Map<HostTensor, Tensor> uploaded = new IdentityHashMap<>();
+    private long bytes;
+
+    private Parameters(Backend backend, DType dtype) {
+        this.backend = backend;
+        this.dtype = dtype;
+        this.scope = backend.newScope();
+    }
+
+    /**
+     * @param backend where the parameters will live
+     * @param dtype the element type they are converted to (F32 keeps F16/BF16/F32 exact)
+     * @return an empty, open owner
+     */
+    public static Parameters on(Backend backend, DType dtype) {
+        if (backend == null || dtype == null) {
+            throw new IllegalArgumentException("Parameters.on: argument " + (backend == null ? "backend" : "dtype")
+                    + " is null");
+        }
+        return new Parameters(backend, dtype);
+    }
+
+    /** @return the backend the parameters live on */
+    public Backend backend() {
+        return backend;
+    }
+
+    /** @return their element type */
+    public DType dtype() {
+        return dtype;
+    }
+
+    /**
+     * @param host a parameter; uploaded the first time this method sees this very object
+     * @return its tensor on {@link #backend()} in {@link #dtype()}, owned by this object
+     * @throws IllegalStateException if closed
+     */
+    public synchronized Tensor upload(HostTensor host) {
+        if (!scope.isOpen()) {
+            throw new IllegalStateException("Parameters.upload: closed; bind the model again");
+        }
+        Tensor t = uploaded.get(host);
+        if (t == null) {
+            t = host.toTensor(scope, dtype);
+            uploaded.put(host, t);
+            bytes += host.shape().size() * dtype.byteSize();
+        }
+        return t;
+    }
+
+    /** @return how many distinct parameters were uploaded */
+    public synchronized int count() {
+        return uploaded.size();
+    }
+
+    /** @return the bytes they occupy on the backend */
+    public synchronized long byteSize() {
+        return bytes;
+    }
+
+    /**
+     * Checks that an activation can meet these parameters in one op.
+     *
+     * @param op the layer name for the message
+     * @param x the activation
+     * @throws IllegalArgumentException if it lives on another backend or has another dtype
+     */
+    void checkInput(String op, Tensor x) {
+        if (x.backend() != backend || x.dtype() != dtype) {
+            throw new IllegalArgumentException(op + ": argument x " + x.shape() + " is " + x.dtype() + " on "
+                    + x.backend().name() + " but the layer is bound to " + dtype + " on " + backend.name());
+        }
+    }
+
+    /** @return false once closed */
+    public boolean isOpen() {
+        return scope.isOpen();
+    }
+
+    /** Frees every uploaded parameter; forward calls of layers bound here then throw. */
+    @Override
+    public synchronized void close() {
+        scope.close();
+        uploaded.clear();
+    }
+}

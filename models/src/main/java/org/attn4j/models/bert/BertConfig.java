@@ -1,0 +1,109 @@
+package org.attn4j.models.bert;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import org.attn4j.models.Activation;
+
+/**
+ * The hyper-parameters of a BERT encoder, the fields of a Hugging Face {@code config.json} with
+ * {@code "model_type": "bert"}.
+ *
+ * @param vocabSize {@code vocab_size}: rows of the word embedding table
+ * @param hiddenSize {@code hidden_size}: the width {@code d}
+ * @param numHiddenLayers {@code num_hidden_layers}
+ * @param numAttentionHeads {@code num_attention_heads}, dividing {@code d}
+ * @param intermediateSize {@code intermediate_size}: the feed-forward hidden width
+ * @param hiddenAct {@code hidden_act}: {@code gelu} (exact erf), {@code gelu_new} / {@code gelu_pytorch_tanh}
+ *     (tanh approximation) or {@code relu}
+ * @param layerNormEps {@code layer_norm_eps}
+ * @param maxPositionEmbeddings {@code max_position_embeddings}: the longest input
+ * @param typeVocabSize {@code type_vocab_size}: rows of the token-type table
+ */
+public record BertConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int numAttentionHeads,
+                         int intermediateSize, Activation hiddenAct, double layerNormEps, int maxPositionEmbeddings,
+                         int typeVocabSize) {
+    /** Refuses a configuration that cannot run. */
+    public BertConfig {
+        if (vocabSize < 1 || hiddenSize < 1 || numHiddenLayers < 1 || numAttentionHeads < 1 || intermediateSize < 1
+                || maxPositionEmbeddings < 1 || typeVocabSize < 1) {
+            throw new IllegalArgumentException("BertConfig: every size must be at least 1: vocab_size " + vocabSize
+                    + ", hidden_size " + hiddenSize + ", num_hidden_layers " + numHiddenLayers
+                    + ", num_attention_heads " + numAttentionHeads + ", intermediate_size " + intermediateSize
+                    + ", max_position_embeddings " + maxPositionEmbeddings + ", type_vocab_size " + typeVocabSize);
+        }
+        if (hiddenSize % numAttentionHeads != 0) {
+            throw new IllegalArgumentException("BertConfig: num_attention_heads " + numAttentionHeads
+                    + " does not divide hidden_size " + hiddenSize);
+        }
+        if (hiddenAct == null) {
+            throw new IllegalArgumentException("BertConfig: argument hiddenAct is null");
+        }
+        if (!(layerNormEps >= 0) || Double.isInfinite(layerNormEps)) {
+            throw new IllegalArgumentException("BertConfig: layer_norm_eps " + layerNormEps
+                    + " must be finite and at least 0");
+        }
+    }
+
+    /** @return {@code hidden_size / num_attention_heads} */
+    public int headDim() {
+        return hiddenSize / numAttentionHeads;
+    }
+
+    /**
+     * @param file a Hugging Face {@code config.json}
+     * @return its BERT hyper-parameters ({@code layer_norm_eps} defaults to {@code 1e-12}, {@code type_vocab_size} to
+     *     2, {@code hidden_act} to {@code gelu}, as in {@code transformers.BertConfig})
+     * @throws IOException if it cannot be read, is not JSON, is not {@code model_type} bert, or lacks a size
+     */
+    public static BertConfig read(Path file) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            throw new NoSuchFileException(file.toString(), null, "no config.json");
+        }
+        JsonNode root = new ObjectMapper().readTree(file.toFile());
+        if (root == null || !root.isObject()) {
+            throw new IOException(file + ": not a JSON object");
+        }
+        String type = root.path("model_type").asText("");
+        if (!type.equals("bert")) {
+            throw new IOException(file + ": model_type '" + type + "' is not supported; attn4j loads model_type"
+                    + " 'bert' encoders");
+        }
+        return new BertConfig(size(root, "vocab_size", file, -1), size(root, "hidden_size", file, -1),
+                size(root, "num_hidden_layers", file, -1), size(root, "num_attention_heads", file, -1),
+                size(root, "intermediate_size", file, -1), activation(root.path("hidden_act").asText("gelu"), file),
+                root.path("layer_norm_eps").asDouble(1e-12), size(root, "max_position_embeddings", file, 512),
+                size(root, "type_vocab_size", file, 2));
+    }
+
+    private static int size(JsonNode root, String field, Path file, int orElse) throws IOException {
+        JsonNode n = root.get(field);
+        if (n == null && orElse >= 0) {
+            return orElse;
+        }
+        if (n == null || !n.canConvertToInt()) {
+            throw new IOException(file + ": field " + field + " is " + (n == null ? "missing" : n)
+                    + "; an integer was expected");
+        }
+        return n.intValue();
+    }
+
+    /**
+     * @param name a {@code hidden_act} value
+     * @param file the file for the message
+     * @return the activation
+     * @throws IOException if attn4j does not know it
+     */
+    static Activation activation(String name, Path file) throws IOException {
+        return switch (name) {
+            case "gelu" -> Activation.GELU;
+            case "gelu_new", "gelu_pytorch_tanh" -> Activation.GELU_TANH;
+            case "relu" -> Activation.RELU;
+            default -> throw new IOException(file + ": hidden_act '" + name + "' is not supported (gelu, gelu_new,"
+                    + " gelu_pytorch_tanh, relu)");
+        };
+    }
+}

@@ -1,0 +1,116 @@
+package org.attn4j.models.bert;
+
+import java.util.List;
+import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.Mask;
+import org.attn4j.api.Ops;
+import org.attn4j.api.Scope;
+import org.attn4j.api.Tensor;
+import org.attn4j.models.HostTensor;
+import org.attn4j.models.LayerNorm;
+import org.attn4j.models.Linear;
+import org.attn4j.models.Parameters;
+import org.attn4j.models.StateDict;
+
+/**
+ * One post-norm BERT layer ({@code encoder.layer.<i>.}):
+ * <pre>
+ *   q, k, v = x·W_qᵀ + b_q, x·W_kᵀ + b_k, x·W_vᵀ + b_v        (one fused [3d, d] projection)
+ *   a = attention.output.LayerNorm(x + attention.output.dense(attention(q, k, v, key padding)))
+ *   y = output.LayerNorm(a + output.dense(act(intermediate.dense(a))))
+ * </pre>
+ */
+final class BertLayer {
+    private final Linear qkv;
+    private final Linear attentionOut;
+    private final LayerNorm attentionNorm;
+    private final Linear intermediate;
+    private final Linear output;
+    private final LayerNorm outputNorm;
+    private final BertConfig config;
+
+    private BertLayer(Linear qkv, Linear attentionOut, LayerNorm attentionNorm, Linear intermediate, Linear output,
+                      LayerNorm outputNorm, BertConfig config) {
+        this.qkv = qkv;
+        this.attentionOut = attentionOut;
+        this.attentionNorm = attentionNorm;
+        this.intermediate = intermediate;
+        this.output = output;
+        this.outputNorm = outputNorm;
+        this.config = config;
+    }
+
+    static BertLayer load(StateDict p, BertConfig c) {
+        int d = c.hiddenSize();
+        Linear q = Linear.load(p.select("attention.self.query."), d, d, true);
+        Linear k = Linear.load(p.select("attention.self.key."), d, d, true);
+        Linear v = Linear.load(p.select("attention.self.value."), d, d, true);
+        Linear fused = new Linear(
+                HostTensor.concatRows(List.of(weight(q), weight(k), weight(v))),
+                HostTensor.concatRows(List.of(bias(q), bias(k), bias(v))));
+        return new BertLayer(fused,
+                Linear.load(p.select("attention.output.dense."), d, d, true),
+                LayerNorm.load(p.select("attention.output.LayerNorm."), d, c.layerNormEps(), true),
+                Linear.load(p.select("intermediate.dense."), d, c.intermediateSize(), true),
+                Linear.load(p.select("output.dense."), c.intermediateSize(), d, true),
+                LayerNorm.load(p.select("output.LayerNorm."), d, c.layerNormEps(), true), c);
+    }
+
+    private static HostTensor weight(Linear l) {
+        return l.stateDict().get("weight");
+    }
+
+    private static HostTensor bias(Linear l) {
+        return l.stateDict().get("bias");
+    }
+
+    BertLayer bind(Parameters p) {
+        return new BertLayer(qkv.bind(p), attentionOut.bind(p), attentionNorm.bind(p), intermediate.bind(p),
+                output.bind(p), outputNorm.bind(p), config);
+    }
+
+    StateDict stateDict() {
+        int d = config.hiddenSize();
+        HostTensor w = weight(qkv);
+        HostTensor b = bias(qkv);
+        StateDict sd = StateDict.empty();
+        String[] names = {"query", "key", "value"};
+        for (int i = 0; i < 3; i++) {
+            sd = sd.with("attention.self." + names[i] + ".weight", w.rows(i * d, (i + 1) * d))
+                    .with("attention.self." + names[i] + ".bias", b.rows(i * d, (i + 1) * d));
+        }
+        return sd.plus(attentionOut.stateDict().prefixed("attention.output.dense."))
+                .plus(attentionNorm.stateDict().prefixed("attention.output.LayerNorm."))
+                .plus(intermediate.stateDict().prefixed("intermediate.dense."))
+                .plus(output.stateDict().prefixed("output.dense."))
+                .plus(outputNorm.stateDict().prefixed("output.LayerNorm."));
+    }
+
+    /**
+     * @param scope receives the result
+     * @param x {@code [B, L, d]}
+     * @param keyPadding {@code [B, 1, 1, L]}, true on real tokens, or null when nothing is padded
+     * @return {@code [B, L, d]}
+     */
+    Tensor forward(Scope scope, Tensor x, Mask keyPadding) {
+        try (Scope work = scope.backend().newScope()) {
+            Ops ops = work.ops();
+            int batch = x.shape().dim(0);
+            int length = x.shape().dim(1);
+            int d = config.hiddenSize();
+            List<Tensor> parts = ops.split(qkv.forward(work, x), new int[] {d, d, d}, 2);
+            Tensor q = heads(ops, parts.get(0), batch, length);
+            Tensor k = heads(ops, parts.get(1), batch, length);
+            Tensor v = heads(ops, parts.get(2), batch, length);
+            Tensor context = ops.attention(q, k, v, AttentionOptions.defaults().withMask(keyPadding)).output();
+            context = ops.reshape(ops.permute(context, 0, 2, 1, 3), batch, length, d);
+            Tensor a = attentionNorm.forward(work, ops.add(x, attentionOut.forward(work, context)));
+            Tensor h = config.hiddenAct().apply(ops, intermediate.forward(work, a));
+            return scope.adopt(outputNorm.forward(work, ops.add(a, output.forward(work, h))));
+        }
+    }
+
+    private Tensor heads(Ops ops, Tensor x, int batch, int length) {
+        return ops.permute(ops.reshape(x, batch, length, config.numAttentionHeads(), config.headDim()), 0, 2, 1, 3);
+    }
+}

@@ -1,0 +1,192 @@
+package org.attn4j.models.bert;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.attn4j.api.DType;
+import org.attn4j.api.Mask;
+import org.attn4j.api.Ops;
+import org.attn4j.api.Scope;
+import org.attn4j.api.Shape;
+import org.attn4j.api.Tensor;
+import org.attn4j.models.Embedding;
+import org.attn4j.models.LayerNorm;
+import org.attn4j.models.Linear;
+import org.attn4j.models.Parameters;
+import org.attn4j.models.StateDict;
+
+/**
+ * Hugging Face's {@code BertModel}: the encoder of BERT, MiniLM and the other {@code model_type: bert} checkpoints.
+ * <pre>
+ *   x = embeddings.LayerNorm(word[input_ids] + position[0..L-1] + token_type[token_type_ids])     [B, L, d]
+ *   x = encoder.layer.&lt;i&gt;(x, key padding from attention_mask)    for i = 0 .. N-1 (post-norm, see the layer)
+ *   pooled = tanh(pooler.dense(x[:, 0]))                                                            [B, d]
+ * </pre>
+ * State_dict names as Hugging Face's ({@code embeddings.word_embeddings.weight},
+ * {@code encoder.layer.3.attention.self.query.weight}, …), with or without the {@code bert.} prefix of the
+ * pre-training checkpoints (whose {@code cls.*} heads are then ignored); the pooler is optional. Loading is strict:
+ * every other problem comes in one {@link org.attn4j.models.StateDictException}.
+ *
+ * <p>A loaded model holds its parameters on the host; {@link #bind(Parameters)} gives the same model with every
+ * parameter uploaded once to a backend, which is how it should run: a forward call then allocates only activations.
+ * Padding positions ({@code attention_mask} 0) are hidden from every query as keys; their own outputs are computed
+ * but meaningless, as in Hugging Face.
+ */
+public final class BertModel {
+    private final BertConfig config;
+    private final Embedding words;
+    private final Embedding positions;
+    private final Embedding tokenTypes;
+    private final LayerNorm embeddingNorm;
+    private final List<BertLayer> layers;
+    private final Linear pooler;
+
+    private BertModel(BertConfig config, Embedding words, Embedding positions, Embedding tokenTypes,
+                      LayerNorm embeddingNorm, List<BertLayer> layers, Linear pooler) {
+        this.config = config;
+        this.words = words;
+        this.positions = positions;
+        this.tokenTypes = tokenTypes;
+        this.embeddingNorm = embeddingNorm;
+        this.layers = List.copyOf(layers);
+        this.pooler = pooler;
+    }
+
+    /**
+     * @param params Hugging Face names, optionally under {@code bert.}
+     * @param config the hyper-parameters
+     * @return the model on the host
+     * @throws org.attn4j.models.StateDictException listing every missing, unexpected, mis-shaped or non-finite
+     *     parameter
+     */
+    public static BertModel load(StateDict params, BertConfig config) {
+        StateDict own = params;
+        if (params.names().stream().anyMatch(n -> n.startsWith("bert."))) {
+            List<String> stray = params.names().stream()
+                    .filter(n -> !n.startsWith("bert.") && !n.startsWith("cls.")).toList();
+            if (!stray.isEmpty()) {
+                throw new IllegalArgumentException("Error(s) in loading state_dict for BertModel: unexpected ("
+                        + stray.size() + ") outside bert. and cls.: " + String.join(", ", stray));
+            }
+            own = params.select("bert.");
+        }
+        return own.load("BertModel", p -> build(p, config));
+    }
+
+    private static BertModel build(StateDict p, BertConfig c) {
+        int d = c.hiddenSize();
+        StateDict e = p.select("embeddings.");
+        List<BertLayer> layers = new ArrayList<>();
+        for (int i = 0; i < c.numHiddenLayers(); i++) {
+            layers.add(BertLayer.load(p.select("encoder.layer." + i + "."), c));
+        }
+        Linear pooler = p.contains("pooler.dense.weight") ? Linear.load(p.select("pooler.dense."), d, d, true) : null;
+        return new BertModel(c,
+                Embedding.load(e.select("word_embeddings."), c.vocabSize(), d),
+                Embedding.load(e.select("position_embeddings."), c.maxPositionEmbeddings(), d),
+                Embedding.load(e.select("token_type_embeddings."), c.typeVocabSize(), d),
+                LayerNorm.load(e.select("LayerNorm."), d, c.layerNormEps(), true), layers, pooler);
+    }
+
+    /**
+     * @param parameters where every parameter is uploaded, once
+     * @return this model reading its parameters from {@code parameters}
+     */
+    public BertModel bind(Parameters parameters) {
+        List<BertLayer> bound = new ArrayList<>();
+        for (BertLayer l : layers) {
+            bound.add(l.bind(parameters));
+        }
+        return new BertModel(config, words.bind(parameters), positions.bind(parameters),
+                tokenTypes.bind(parameters), embeddingNorm.bind(parameters), bound,
+                pooler == null ? null : pooler.bind(parameters));
+    }
+
+    /** @return the hyper-parameters */
+    public BertConfig config() {
+        return config;
+    }
+
+    /** @return whether the checkpoint has a pooler */
+    public boolean hasPooler() {
+        return pooler != null;
+    }
+
+    /** @return the parameters under Hugging Face's names, without the {@code bert.} prefix */
+    public StateDict stateDict() {
+        StateDict sd = words.stateDict().prefixed("embeddings.word_embeddings.")
+                .plus(positions.stateDict().prefixed("embeddings.position_embeddings."))
+                .plus(tokenTypes.stateDict().prefixed("embeddings.token_type_embeddings."))
+                .plus(embeddingNorm.stateDict().prefixed("embeddings.LayerNorm."));
+        for (int i = 0; i < layers.size(); i++) {
+            sd = sd.plus(layers.get(i).stateDict().prefixed("encoder.layer." + i + "."));
+        }
+        return pooler == null ? sd : sd.plus(pooler.stateDict().prefixed("pooler.dense."));
+    }
+
+    /**
+     * The last hidden state, Hugging Face's {@code last_hidden_state}.
+     *
+     * @param scope receives the result
+     * @param input a padded batch; {@code L} at most {@code max_position_embeddings}, ids inside the tables
+     * @param dtype the compute dtype (the bound dtype, for a bound model)
+     * @return {@code [B, L, d]}
+     */
+    public Tensor forward(Scope scope, BertInput input, DType dtype) {
+        int batch = input.batch();
+        int length = input.length();
+        if (length > config.maxPositionEmbeddings()) {
+            throw new IllegalArgumentException("BertModel.forward: input length " + length + " exceeds"
+                    + " max_position_embeddings " + config.maxPositionEmbeddings() + "; truncate the input");
+        }
+        try (Scope work = scope.backend().newScope()) {
+            Ops ops = work.ops();
+            Shape ids = Shape.of(batch, length);
+            int[] position = new int[length];
+            for (int i = 0; i < length; i++) {
+                position[i] = i;
+            }
+            Tensor x = ops.add(words.forward(work, input.inputIds(), ids, dtype),
+                    tokenTypes.forward(work, input.tokenTypeIds(), ids, dtype));
+            x = embeddingNorm.forward(work, ops.add(x, positions.forward(work, position, Shape.of(length), dtype)));
+            Mask keyPadding = null;
+            if (input.padded()) {
+                int[] m = input.attentionMask();
+                boolean[] allowed = new boolean[m.length];
+                for (int i = 0; i < m.length; i++) {
+                    allowed[i] = m[i] == 1;
+                }
+                keyPadding = Mask.of(Shape.of(batch, 1, 1, length), allowed);
+            }
+            for (BertLayer layer : layers) {
+                x = layer.forward(work, x, keyPadding);
+            }
+            return scope.adopt(x);
+        }
+    }
+
+    /**
+     * Hugging Face's {@code pooler_output}: {@code tanh(pooler.dense(hidden[:, 0]))}, computed as
+     * {@code 1 - 2 / (exp(2y) + 1)} so that large {@code |y|} gives ±1.
+     *
+     * @param scope receives the result
+     * @param hidden {@code [B, L, d]} from {@link #forward}
+     * @return {@code [B, d]}
+     * @throws IllegalStateException if the checkpoint has no pooler
+     */
+    public Tensor pool(Scope scope, Tensor hidden) {
+        if (pooler == null) {
+            throw new IllegalStateException("BertModel.pool: the checkpoint has no pooler.dense weights");
+        }
+        try (Scope work = scope.backend().newScope()) {
+            Ops ops = work.ops();
+            int batch = hidden.shape().dim(0);
+            int length = hidden.shape().dim(1);
+            int d = hidden.shape().dim(2);
+            Tensor first = length == 1 ? hidden : ops.split(hidden, new int[] {1, length - 1}, 1).get(0);
+            Tensor y = pooler.forward(work, ops.reshape(first, batch, d));
+            Tensor one = work.tensor(new double[] {1}, Shape.of(1), hidden.dtype());
+            Tensor denominator = ops.add(ops.exp(ops.scale(y, 2)), one);
+            return scope.adopt(ops.sub(one, ops.scale(ops.div(one, denominator), 2)));
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package org.attn4j.models;
+
+import static org.attn4j.models.Numerics.assertClose;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import org.attn4j.api.DType;
+import org.attn4j.api.Scope;
+import org.attn4j.api.Shape;
+import org.attn4j.api.Tensor;
+import org.attn4j.models.Numerics.Target;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Layers bound to a backend read their parameters from one long-lived owner and give the unbound numbers. */
+class ParametersTest {
+
+    static Stream<Target> targets() {
+        return Numerics.targets().stream();
+    }
+
+    private static HostTensor random(SplittableRandom r, int... dims) {
+        return HostTensor.of(r.doubles(Shape.of(dims).size(), -1, 1).toArray(), dims);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("targets")
+    void boundLayersUploadOnceAndMatchTheUnboundLayers(Target t) {
+        SplittableRandom r = new SplittableRandom(7);
+        Linear linear = new Linear(random(r, 6, 4), random(r, 6));
+        LayerNorm norm = new LayerNorm(6, 1e-5, random(r, 6), random(r, 6));
+        Embedding table = new Embedding(random(r, 10, 4));
+        int[] ids = {3, 1, 4, 1, 5, 9};
+        try (Parameters p = Parameters.on(t.backend(), t.dtype()); Scope s = t.backend().newScope()) {
+            Linear boundLinear = linear.bind(p);
+            LayerNorm boundNorm = norm.bind(p);
+            Embedding boundTable = table.bind(p);
+            assertEquals(5, p.count());
+            assertEquals((24 + 6 + 6 + 6 + 40) * (long) t.dtype().byteSize(), p.byteSize());
+            Tensor x = table.forward(s, ids, Shape.of(2, 3), t.dtype());
+            assertClose("embedding", t, x.toDoubleArray(),
+                    boundTable.forward(s, ids, Shape.of(2, 3), t.dtype()).toDoubleArray());
+            Tensor y = linear.forward(s, x);
+            assertClose("linear", t, y.toDoubleArray(), boundLinear.forward(s, x).toDoubleArray());
+            assertClose("layer norm", t, norm.forward(s, y).toDoubleArray(), boundNorm.forward(s, y).toDoubleArray());
+            assertSame(p.upload(linear.stateDict().get("weight")), p.upload(linear.stateDict().get("weight")));
+            assertEquals(5, p.count());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("targets")
+    void aClosedOwnerOrAnotherDtypeIsRefused(Target t) {
+        SplittableRandom r = new SplittableRandom(8);
+        Linear linear = new Linear(random(r, 3, 2), null);
+        Parameters p = Parameters.on(t.backend(), t.dtype());
+        Linear bound = linear.bind(p);
+        DType other = t.dtype() == DType.F32 ? DType.F64 : DType.F32;
+        try (Scope s = t.backend().newScope()) {
+            Tensor x = s.tensor(new double[] {1, 2}, Shape.of(1, 2), t.dtype());
+            bound.forward(s, x);
+            if (t.backend().capabilities().supports(other)) {
+                Tensor wrong = s.tensor(new double[] {1, 2}, Shape.of(1, 2), other);
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                        () -> bound.forward(s, wrong));
+                assertTrue(e.getMessage().contains("bound to " + t.dtype()), e.getMessage());
+            }
+            p.close();
+            assertThrows(IllegalStateException.class, () -> bound.forward(s, x));
+            assertThrows(IllegalStateException.class, () -> linear.bind(p));
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("targets")
+    void halfPrecisionParametersUploadExactly(Target t) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .putShort((short) 0x3F80).putShort((short) 0xC2F7).flip();
+        HostTensor bf = HostTensor.wrap(Shape.of(2), StorageType.BF16, b);
+        try (Parameters p = Parameters.on(t.backend(), t.dtype())) {
+            assertEquals(java.util.List.of(1.0, -123.5), java.util.Arrays.stream(p.upload(bf).toDoubleArray())
+                    .boxed().toList());
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package org.attn4j.models.onnx;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.FloatBuffer;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+class OnnxStateDictTest {
+
+    @Test
+    void namesEveryMiniLmParameterAsTheOnnxPackageDoesWithTheSameShapesAndValues() throws IOException {
+        Map<String, OnnxTensor> sd = OnnxStateDict.map(MiniLm.model());
+        JsonNode golden;
+        try (InputStream in = getClass().getResourceAsStream("minilm-state-dict.json")) {
+            golden = new ObjectMapper().readTree(in);
+        }
+        TreeSet<String> expected = new TreeSet<>();
+        golden.fieldNames().forEachRemaining(expected::add);
+        assertEquals(expected, new TreeSet<>(sd.keySet()));
+        assertEquals(103, sd.size());
+        for (Iterator<Map.Entry<String, JsonNode>> it = golden.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            OnnxTensor t = sd.get(e.getKey());
+            long[] shape = new long[e.getValue().get("shape").size()];
+            for (int i = 0; i < shape.length; i++) {
+                shape[i] = e.getValue().get("shape").get(i).asLong();
+            }
+            assertArrayEquals(shape, t.dims(), e.getKey());
+            assertEquals(OnnxDataType.FLOAT, t.dataType(), e.getKey());
+            FloatBuffer v = t.floatBuffer();
+            double sum = 0;
+            for (int i = 0; i < v.limit(); i++) {
+                sum += v.get(i);
+            }
+            double want = e.getValue().get("sum").asDouble();
+            assertEquals(want, sum, 1e-9 * Math.max(1, Math.abs(want)) * Math.sqrt(v.limit()),
+                    e.getKey() + ": sum");
+            for (int i = 0; i < 4; i++) {
+                assertEquals((float) e.getValue().get("first").get(i).asDouble(), v.get(i),
+                        e.getKey() + "[" + i + "]");
+                int j = v.limit() - 4 + i;
+                assertEquals((float) e.getValue().get("last").get(i).asDouble(), v.get(j),
+                        e.getKey() + "[" + j + "]");
+            }
+        }
+    }
+
+    @Test
+    void generalisesBeyondSixLayersOf384() {
+        OnnxModel m = MiniLm.model();
+        Map<String, OnnxTensor> sd = OnnxStateDict.map(m);
+        assertArrayEquals(new long[] {1536, 384}, sd.get("encoder.layer.5.intermediate.dense.weight").dims());
+        assertArrayEquals(new long[] {384, 1536}, sd.get("encoder.layer.5.output.dense.weight").dims());
+        assertFalse(sd.containsKey("embeddings.position_ids"), "an integer buffer is no parameter");
+        Proto[] nodes = {
+            Proto.node("/encoder/layer.11/attention/self/query/MatMul", "MatMul", "h", "onnx::MatMul_1"),
+            Proto.node("/encoder/layer.11/attention/self/query/Add", "Add", "onnx::Add_2", "q"),
+        };
+        Map<String, OnnxTensor> small = OnnxStateDict.map(readModel(nodes,
+                Proto.floatTensor("onnx::MatMul_1", new long[] {2, 3}, 1, 2, 3, 4, 5, 6),
+                Proto.floatTensor("onnx::Add_2", new long[] {3}, 7, 8, 9)));
+        OnnxTensor w = small.get("encoder.layer.11.attention.self.query.weight");
+        assertArrayEquals(new long[] {3, 2}, w.dims());
+        assertArrayEquals(new float[] {1, 4, 2, 5, 3, 6}, w.toFloatArray(), "W = Bᵀ");
+        assertArrayEquals(new float[] {7, 8, 9}, small.get("encoder.layer.11.attention.self.query.bias")
+                .toFloatArray());
+    }
+
+    @Test
+    void keepsTheLayoutOfAGemmWithTransposedBAndTransposesOneWithout() {
+        Proto[] nodes = {
+            Proto.node("/pooler/dense/Gemm", "Gemm", "x", "onnx::Gemm_1", "onnx::Gemm_2")
+                    .message(5, Proto.intAttribute("transB", 1)),
+            Proto.node("/head/Gemm", "Gemm", "x", "onnx::Gemm_3"),
+        };
+        Map<String, OnnxTensor> sd = OnnxStateDict.map(readModel(nodes,
+                Proto.floatTensor("onnx::Gemm_1", new long[] {2, 3}, 1, 2, 3, 4, 5, 6),
+                Proto.floatTensor("onnx::Gemm_2", new long[] {2}, 1, 1),
+                Proto.floatTensor("onnx::Gemm_3", new long[] {2, 1}, 1, 2)));
+        assertArrayEquals(new float[] {1, 2, 3, 4, 5, 6}, sd.get("pooler.dense.weight").toFloatArray());
+        assertArrayEquals(new long[] {2, 3}, sd.get("pooler.dense.weight").dims());
+        assertArrayEquals(new float[] {1, 1}, sd.get("pooler.dense.bias").toFloatArray());
+        assertArrayEquals(new long[] {1, 2}, sd.get("head.weight").dims());
+    }
+
+    @Test
+    void listsEveryAnonymousWeightItCannotName() {
+        Proto[] nodes = {Proto.node("MatMul", "MatMul", "x", "onnx::MatMul_1")};
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> OnnxStateDict.map(
+                readModel(new Proto[0], Proto.floatTensor("onnx::MatMul_9", new long[] {2}, 1, 2))));
+        assertTrue(e.getMessage().contains("onnx::MatMul_9: FLOAT[2]"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> OnnxStateDict.map(
+                readModel(nodes, Proto.floatTensor("onnx::MatMul_1", new long[] {1, 1}, 1))));
+        assertTrue(e.getMessage().contains("gives no module path"), e.getMessage());
+    }
+
+    @Test
+    void refusesTwoSourcesForOneName() {
+        Proto[] nodes = {Proto.node("/a/MatMul", "MatMul", "x", "onnx::MatMul_1")};
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> OnnxStateDict.map(
+                readModel(nodes, Proto.floatTensor("onnx::MatMul_1", new long[] {1, 1}, 1),
+                        Proto.floatTensor("a.weight", new long[] {1, 1}, 2))));
+        assertTrue(e.getMessage().contains("'a.weight' is given by both"), e.getMessage());
+    }
+
+    private static OnnxModel readModel(Proto[] nodes, Proto... initializers) {
+        try {
+            return OnnxModel.read(Proto.model(nodes, initializers));
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+}

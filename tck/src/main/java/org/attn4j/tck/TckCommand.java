@@ -1,0 +1,105 @@
+package org.attn4j.tck;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The kit's command line, {@code tck [--backend NAME] [--json FILE]}: runs {@link TckRunner} against one backend or
+ * every provider on the class path and prints {@link TckReport#toTable()}, summary and verdicts first. The same
+ * command is {@link Tck#main(String[])} and the cli's {@code attn4j tck}.
+ *
+ * <p>Exit codes: 0 when no case failed; 1 when one did, or when the backend named with {@code --backend} cannot run
+ * here (none of its cases ran, and a 0 would hide that); 2 on bad input (an unknown option or backend, a
+ * {@code --json} target that cannot be written), reported as a {@link ParameterException} before the kit runs.
+ */
+@Command(name = "tck", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Run the technology compatibility kit and print its conformance table: first the totals and "
+                + "a verdict per backend (conformant, not conformant, or not run with the reason), then per backend, "
+                + "kind of check (golden, law, differential, bad-input), op and dtype the cases passed, skipped and "
+                + "failed and the largest errors. A skipped case is never counted as passed."},
+        footer = {"", "Exit codes: 0 no case failed, 1 a case failed or the requested backend cannot run here, "
+                + "2 bad input."})
+public final class TckCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--backend", paramLabel = "NAME",
+            description = "The backend to check; default: every provider on the class path, unavailable ones "
+                    + "reported as not run with the reason.")
+    private String backend;
+
+    @Option(names = "--json", paramLabel = "FILE",
+            description = "Also write the report (summary, verdicts, table rows, every case) as JSON to FILE.")
+    private Path json;
+
+    @Override
+    public Integer call() throws IOException {
+        checkJsonTarget();
+        if (backend != null) {
+            List<String> known = PeerBackends.discovered().backends().stream()
+                    .map(b -> b.name().toLowerCase(Locale.ROOT)).sorted().toList();
+            if (!known.contains(backend.toLowerCase(Locale.ROOT))) {
+                throw new ParameterException(spec.commandLine(), "unknown backend '" + backend
+                        + "'; known backends: " + (known.isEmpty() ? "none (no backend jar is on the class path)"
+                        : String.join(", ", known)));
+            }
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(spec.qualifiedName() + ": " + (backend == null ? "every backend on the class path"
+                : "backend " + backend));
+        out.flush();
+        TckReport report = backend == null ? TckRunner.runAll() : TckRunner.run(backend);
+        out.print(report.toTable());
+        if (json != null) {
+            report.writeJson(json);
+            out.println("json: " + json);
+        }
+        out.flush();
+        PrintWriter err = spec.commandLine().getErr();
+        if (backend != null && report.verdicts().values().stream().allMatch(v -> v == TckReport.Verdict.NOT_RUN)) {
+            err.println(spec.qualifiedName() + ": backend '" + report.results().get(0).backend()
+                    + "' cannot run here, so none of its cases ran: " + report.unavailableReasons().values()
+                    .iterator().next());
+            err.flush();
+            return 1;
+        }
+        if (!report.passed()) {
+            err.println(spec.qualifiedName() + ": " + report.count(Status.FAILED)
+                    + " case(s) failed; see the FAILED lines above");
+            err.flush();
+            return 1;
+        }
+        return 0;
+    }
+
+    /** Rejects a --json target that can never be written, before the kit runs. */
+    private void checkJsonTarget() {
+        if (json == null) {
+            return;
+        }
+        if (Files.isDirectory(json)) {
+            throw new ParameterException(spec.commandLine(), "--json " + json + " is a directory; name a file");
+        }
+        Path dir = json.toAbsolutePath().getParent();
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new ParameterException(spec.commandLine(), "--json " + json + ": its directory cannot be created: "
+                    + e.getMessage());
+        }
+        if (!Files.isWritable(dir)) {
+            throw new ParameterException(spec.commandLine(), "--json " + json + ": its directory is not writable");
+        }
+    }
+}
