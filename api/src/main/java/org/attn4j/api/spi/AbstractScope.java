@@ -2,6 +2,7 @@ package org.attn4j.api.spi;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.Parameter;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -87,8 +88,21 @@ public abstract class AbstractScope implements Scope {
     }
 
     /**
+     * @param otherwise the name to answer outside ops (a factory's name, for example)
+     * @return the name of the op running on this thread, for messages from deep inside it (an allocation that is
+     *     too large, for example)
+     */
+    public static String runningOp(String otherwise) {
+        String op = InFlight.op();
+        return op == null ? otherwise : op;
+    }
+
+    /**
      * Wraps a backend's ops so that each call, and every op it calls in turn, holds its operands pinned until it
-     * returns. Every public op of {@link Ops}, present and future, goes through the wrapper.
+     * returns, and so that a null argument other than a tensor (shape, axes, sizes, ids, options, dtype, …) gets
+     * one answer on every backend: {@link IllegalArgumentException} naming the op and the argument. A null tensor
+     * is the backend's to judge through {@link #operand} (some are optional). Every public op of {@link Ops},
+     * present and future, goes through the wrapper.
      *
      * @param ops the backend's ops, whose methods take their operands through {@link #operand}
      * @return the ops to hand out from {@link #ops()}
@@ -102,7 +116,14 @@ public abstract class AbstractScope implements Scope {
         if (method.getDeclaringClass() == Object.class) {
             return method.invoke(ops, args);
         }
-        InFlight.enter();
+        Parameter[] parameters = method.getParameters();
+        for (int i = 0; i < parameters.length; i++) {
+            if (args[i] == null && !Tensor.class.isAssignableFrom(parameters[i].getType())) {
+                throw new IllegalArgumentException(method.getName() + ": argument " + parameters[i].getName()
+                        + " is null");
+            }
+        }
+        InFlight.enter(method.getName());
         try {
             return method.invoke(ops, args);
         } catch (InvocationTargetException e) {

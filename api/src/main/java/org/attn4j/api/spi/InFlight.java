@@ -15,13 +15,27 @@ final class InFlight {
 
     private final List<AbstractTensor> pinned = new ArrayList<>();
     private int depth;
+    private String op;
 
     private InFlight() {
     }
 
-    /** Opens an op on this thread; ops nest (an op may call others) and share the outermost op's pins. */
-    static void enter() {
-        CURRENT.get().depth++;
+    /**
+     * Opens an op on this thread; ops nest (an op may call others) and share the outermost op's pins.
+     *
+     * @param name the op's name
+     */
+    static void enter(String name) {
+        InFlight frame = CURRENT.get();
+        if (frame.depth++ == 0) {
+            frame.op = name;
+        }
+    }
+
+    /** @return the name of the outermost op running on this thread, or null outside ops */
+    static String op() {
+        InFlight frame = CURRENT.get();
+        return frame.depth == 0 ? null : frame.op;
     }
 
     /** Closes the op opened by the matching {@link #enter()}; the outermost one lets go of every pin. */

@@ -179,7 +179,7 @@ final class HeapOps implements Ops {
         int in = w.shape().dim(1);
         int features = w.shape().dim(0);
         int rows = (int) (t.shape().size() / in);
-        Object result = HeapScope.allocate(t.dtype(), out.size());
+        Object result = HeapScope.allocate(t.dtype(), out);
         MatMul.linear(rows, features, in, t.data(), w.data(), b == null ? null : b.data(), result, parallel);
         return scope.wrap(out, result);
     }
@@ -191,7 +191,7 @@ final class HeapOps implements Ops {
         notNull("embedding", "idsShape", idsShape);
         Shape out = ShapeChecks.embedding(w.shape(), ids, idsShape);
         int d = w.shape().dim(1);
-        Object result = HeapScope.allocate(w.dtype(), out.size());
+        Object result = HeapScope.allocate(w.dtype(), out);
         for (int i = 0; i < ids.length; i++) {
             System.arraycopy(w.data(), ids[i] * d, result, i * d, d);
         }
@@ -238,7 +238,7 @@ final class HeapOps implements Ops {
         int a = ShapeChecks.axis("concat", out, axis);
         int inner = (int) out.stride(a);
         int outer = outer(out, a);
-        Object result = HeapScope.allocate(ts.get(0).dtype(), out.size());
+        Object result = HeapScope.allocate(ts.get(0).dtype(), out);
         int start = 0;
         for (HeapTensor t : ts) {
             int block = t.shape().dim(a) * inner;
@@ -260,7 +260,7 @@ final class HeapOps implements Ops {
         int start = 0;
         for (int p = 0; p < pieces.length; p++) {
             int block = sizes[p] * inner;
-            pieces[p] = HeapScope.allocate(t.dtype(), shapes.get(p).size());
+            pieces[p] = HeapScope.allocate(t.dtype(), shapes.get(p));
             Layout.blocks(pieces[p], t.data(), outer, block, start, t.shape().dim(a) * inner, true);
             start += block;
         }
