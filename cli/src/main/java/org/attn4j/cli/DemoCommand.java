@@ -80,7 +80,8 @@ final class DemoCommand implements Callable<Integer> {
         }
 
         List<Heatmap.Row> rows = heatmapRows(steps);
-        String title = "attn4j attention weights of \"" + text.strip() + "\" on " + choice.backend().name();
+        String title = "attn4j attention weights of \"" + Heatmap.shortened(text.strip(), Heatmap.MAX_TITLE) + "\" on "
+                + choice.backend().name();
         Path file = dir.resolve(HEATMAP);
         Heatmap.Layout layout = Heatmap.write(title, rows, file);
         Path sidecar = dir.resolve(SIDECAR);
