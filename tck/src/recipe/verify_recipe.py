@@ -3,7 +3,7 @@
 
 The recipe's pom fragment and test class are taken from tck/README.md as written; the only additions are what any
 project has of its own: coordinates, Java 17 compilation, and the backend under test (here the EJML backend, where
-a backend author has their own code, so MyBackendProvider becomes EjmlBackendProvider).
+a backend author has their own code, so the template's NaiveBackendProvider becomes EjmlBackendProvider).
 
 Needs the attn4j artifacts in the local Maven repository first:
     mvn -B install -DskipTests -DskipReleaseArtifacts
@@ -40,7 +40,9 @@ def main():
            "<properties><maven.compiler.release>17</maven.compiler.release>"
            "<project.build.sourceEncoding>UTF-8</project.build.sourceEncoding></properties>\n"
            + xml + "</project>\n")
-    java = java.replace("new MyBackendProvider()", "new org.attn4j.backend.ejml.EjmlBackendProvider()")
+    java = (java.replace("import org.attn4j.backend.template.NaiveBackendProvider;",
+                         "import org.attn4j.backend.ejml.EjmlBackendProvider;")
+            .replace("new NaiveBackendProvider()", "new EjmlBackendProvider()"))
     work = pathlib.Path(tempfile.mkdtemp(prefix="attn4j-recipe-"))
     (work / "pom.xml").write_text(pom, encoding="utf-8")
     test_dir = work / "src/test/java"

@@ -10,7 +10,8 @@ Folders under models/src/test/resources/org/attn4j/models/bert/:
     tiny-f16/      the weights rounded to F16 (no pooler), tiny-bf16/ rounded to BF16
 and reference.safetensors holding, for each folder's weights, the inputs and the float64 outputs of the reference
 forward below (Hugging Face's BertModel semantics, written out so that it needs torch only):
-    <folder>.last_hidden_state [B, L, d], <folder>.pooler_output [B, d] (tiny only), input_ids, token_type_ids,
+    <folder>.last_hidden_state [B, L, d], <folder>.pooler_output [B, d] and tiny.attentions.1 [B, H, L, L] (tiny
+    only), input_ids, token_type_ids,
     attention_mask [B, L] (as float64).
 
 Usage:
@@ -79,7 +80,7 @@ def weights(generator):
 
 
 def forward(sd, ids, types, mask):
-    """Hugging Face BertModel in float64: returns (last_hidden_state, pooler_output or None)."""
+    """Hugging Face BertModel in float64: returns (last_hidden_state, pooler_output or None, attentions)."""
     c = CONFIG
     eps, heads = c["layer_norm_eps"], c["num_attention_heads"]
     ids, types = torch.tensor(ids), torch.tensor(types)
@@ -96,6 +97,7 @@ def forward(sd, ids, types, mask):
     x = (sd["embeddings.word_embeddings.weight"][ids] + sd["embeddings.token_type_embeddings.weight"][types]
          + sd["embeddings.position_embeddings.weight"][torch.arange(length)])
     x = ln(x, "embeddings.LayerNorm")
+    attentions = []
     for i in range(c["num_hidden_layers"]):
         p = "encoder.layer.%d." % i
 
@@ -107,12 +109,14 @@ def forward(sd, ids, types, mask):
         v = split(lin(x, p + "attention.self.value"))
         scores = q @ k.transpose(-1, -2) / math.sqrt(d // heads)
         scores = scores.masked_fill(~keep[:, None, None, :], float("-inf"))
-        context = (torch.softmax(scores, -1) @ v).transpose(1, 2).reshape(b, length, d)
+        probs = torch.softmax(scores, -1)
+        attentions.append(probs)
+        context = (probs @ v).transpose(1, 2).reshape(b, length, d)
         a = ln(x + lin(context, p + "attention.output.dense"), p + "attention.output.LayerNorm")
         h = torch.nn.functional.gelu(lin(a, p + "intermediate.dense"))
         x = ln(a + lin(h, p + "output.dense"), p + "output.LayerNorm")
     pooled = torch.tanh(lin(x[:, 0], "pooler.dense")) if "pooler.dense.weight" in sd else None
-    return x, pooled
+    return x, pooled, attentions
 
 
 def tensor_bytes(t):
@@ -193,9 +197,11 @@ def generate(out):
         "word_embedding_dimension": CONFIG["hidden_size"], "pooling_mode_cls_token": True,
         "pooling_mode_mean_tokens": False, "pooling_mode_max_tokens": False,
         "pooling_mode_mean_sqrt_len_tokens": False})
-    hidden, pooled = forward({k: v.to(torch.float64) for k, v in f32.items()}, INPUT_IDS, TOKEN_TYPES, MASK)
+    hidden, pooled, attentions = forward({k: v.to(torch.float64) for k, v in f32.items()}, INPUT_IDS, TOKEN_TYPES,
+                                         MASK)
     reference["tiny.last_hidden_state"] = hidden
     reference["tiny.pooler_output"] = pooled
+    reference["tiny.attentions.1"] = attentions[1]
 
     sharded = os.path.join(out, "tiny-sharded")
     os.makedirs(sharded, exist_ok=True)
@@ -218,7 +224,7 @@ def generate(out):
         os.makedirs(os.path.join(out, folder), exist_ok=True)
         write_json(os.path.join(out, folder, "config.json"), CONFIG)
         write_safetensors(os.path.join(out, folder, "model.safetensors"), low)
-        hidden, _ = forward({k: v.to(torch.float64) for k, v in low.items()}, INPUT_IDS, TOKEN_TYPES, MASK)
+        hidden, _, _ = forward({k: v.to(torch.float64) for k, v in low.items()}, INPUT_IDS, TOKEN_TYPES, MASK)
         reference[folder + ".last_hidden_state"] = hidden
 
     write_safetensors(os.path.join(out, "reference.safetensors"), reference)

@@ -1,31 +1,32 @@
 package org.attn4j.api;
 
+import java.util.Objects;
 import java.util.OptionalDouble;
 
 /**
- * The options of {@link Ops#attention(Tensor, Tensor, Tensor, AttentionOptions)}. Start from {@link #defaults()}
- * and change what you need with the {@code with…} methods; each returns a new value.
- *
- * @param causal query {@code i} may attend to key {@code j} only if {@code j <= i} (top-left aligned, as
- *     PyTorch's {@code is_causal})
- * @param mask a boolean mask, {@code true} = may attend, broadcastable to {@code [..., Lq, Lk]}; or null
- * @param additiveMask a float tensor added to the scaled logits, broadcastable to {@code [..., Lq, Lk]}; or null
- * @param scale the factor applied to {@code q·kᵀ}; empty means {@code 1/sqrt(d_k)}; {@code 1.0} is allowed
- * @param dropoutP the probability in {@code [0, 1]} of zeroing each attention weight; 0 disables dropout
- * @param dropoutSeed the seed of the dropout mask (see {@link org.attn4j.api.spi.Dropout})
- * @param returnWeights whether {@link AttentionResult#weights()} is filled in
+ * The options of {@link Ops#attention(Tensor, Tensor, Tensor, AttentionOptions)}, an immutable value. Start from
+ * {@link #defaults()} and change what you need with the {@code with…} methods; each returns a new value, so an
+ * option added later changes no caller:
+ * <pre>{@code
+ * AttentionOptions o = AttentionOptions.defaults().withCausal(true).withDropout(0.1, 42).withWeights(true);
+ * }</pre>
+ * What each option means on every backend is written down in {@code SEMANTICS.md} at the root of the project.
  */
-public record AttentionOptions(boolean causal, Mask mask, Tensor additiveMask, OptionalDouble scale,
-                               double dropoutP, long dropoutSeed, boolean returnWeights) {
+public final class AttentionOptions {
 
     private static final AttentionOptions DEFAULTS =
             new AttentionOptions(false, null, null, OptionalDouble.empty(), 0.0, 0L, false);
 
-    /** Validates the options that do not depend on the inputs' shapes. */
-    public AttentionOptions {
-        if (scale == null) {
-            throw new IllegalArgumentException("attention: argument scale is null; use OptionalDouble.empty()");
-        }
+    private final boolean causal;
+    private final Mask mask;
+    private final Tensor additiveMask;
+    private final OptionalDouble scale;
+    private final double dropoutP;
+    private final long dropoutSeed;
+    private final boolean returnWeights;
+
+    private AttentionOptions(boolean causal, Mask mask, Tensor additiveMask, OptionalDouble scale, double dropoutP,
+                             long dropoutSeed, boolean returnWeights) {
         if (scale.isPresent() && !Double.isFinite(scale.getAsDouble())) {
             throw new IllegalArgumentException("attention: argument scale is " + scale.getAsDouble()
                     + "; it must be finite");
@@ -34,11 +35,56 @@ public record AttentionOptions(boolean causal, Mask mask, Tensor additiveMask, O
             throw new IllegalArgumentException("attention: argument dropoutP is " + dropoutP
                     + "; it must lie in [0, 1]");
         }
+        this.causal = causal;
+        this.mask = mask;
+        this.additiveMask = additiveMask;
+        this.scale = scale;
+        this.dropoutP = dropoutP;
+        this.dropoutSeed = dropoutSeed;
+        this.returnWeights = returnWeights;
     }
 
     /** @return no mask, not causal, scale {@code 1/sqrt(d_k)}, no dropout, no weights returned */
     public static AttentionOptions defaults() {
         return DEFAULTS;
+    }
+
+    /**
+     * @return whether query {@code i} may attend to key {@code j} only if {@code j <= i} (top-left aligned, as
+     *     PyTorch's {@code is_causal})
+     */
+    public boolean causal() {
+        return causal;
+    }
+
+    /** @return a boolean mask, {@code true} = may attend, broadcastable to {@code [..., Lq, Lk]}; or null */
+    public Mask mask() {
+        return mask;
+    }
+
+    /** @return a float tensor added to the scaled logits, broadcastable to {@code [..., Lq, Lk]}; or null */
+    public Tensor additiveMask() {
+        return additiveMask;
+    }
+
+    /** @return the factor applied to {@code q·kᵀ}; empty means {@code 1/sqrt(d_k)} */
+    public OptionalDouble scale() {
+        return scale;
+    }
+
+    /** @return the probability in {@code [0, 1]} of zeroing each attention weight; 0 disables dropout */
+    public double dropoutP() {
+        return dropoutP;
+    }
+
+    /** @return the seed of the dropout mask */
+    public long dropoutSeed() {
+        return dropoutSeed;
+    }
+
+    /** @return whether {@link AttentionResult#weights()} is filled in */
+    public boolean returnWeights() {
+        return returnWeights;
     }
 
     /**
@@ -66,8 +112,9 @@ public record AttentionOptions(boolean causal, Mask mask, Tensor additiveMask, O
     }
 
     /**
-     * @param value the logit scale, for example {@code 1.0} for unscaled attention
+     * @param value the logit scale, finite; for example {@code 1.0} for unscaled attention
      * @return a copy with an explicit scale
+     * @throws IllegalArgumentException if {@code value} is not finite
      */
     public AttentionOptions withScale(double value) {
         return new AttentionOptions(causal, mask, additiveMask, OptionalDouble.of(value), dropoutP, dropoutSeed,
@@ -76,8 +123,9 @@ public record AttentionOptions(boolean causal, Mask mask, Tensor additiveMask, O
 
     /**
      * @param p the drop probability in {@code [0, 1]}
-     * @param seed the seed of the dropout mask
+     * @param seed the seed of the dropout mask (the hash is in {@code SEMANTICS.md})
      * @return a copy with dropout on the attention weights
+     * @throws IllegalArgumentException if {@code p} lies outside {@code [0, 1]}
      */
     public AttentionOptions withDropout(double p, long seed) {
         return new AttentionOptions(causal, mask, additiveMask, scale, p, seed, returnWeights);
@@ -97,5 +145,26 @@ public record AttentionOptions(boolean causal, Mask mask, Tensor additiveMask, O
      */
     public double scaleFor(int keyDim) {
         return scale.orElse(1.0 / Math.sqrt(keyDim));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof AttentionOptions a && causal == a.causal && Objects.equals(mask, a.mask)
+                && Objects.equals(additiveMask, a.additiveMask) && scale.equals(a.scale)
+                && Double.compare(dropoutP, a.dropoutP) == 0 && dropoutSeed == a.dropoutSeed
+                && returnWeights == a.returnWeights;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights);
+    }
+
+    @Override
+    public String toString() {
+        return "AttentionOptions[causal=" + causal + ", mask=" + mask + ", additiveMask="
+                + (additiveMask == null ? null : additiveMask.dtype() + " " + additiveMask.shape()) + ", scale="
+                + (scale.isPresent() ? scale.getAsDouble() : "1/sqrt(d_k)") + ", dropoutP=" + dropoutP
+                + ", dropoutSeed=" + dropoutSeed + ", returnWeights=" + returnWeights + "]";
     }
 }

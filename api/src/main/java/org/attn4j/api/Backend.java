@@ -1,7 +1,5 @@
 package org.attn4j.api;
 
-import org.attn4j.api.spi.Capabilities;
-
 /**
  * A place where tensors live and ops run: the Java heap, a native library, a GPU. Obtain one from
  * {@link Backends#load()}. A backend is thread-safe: many threads may open and use their own scopes at once.

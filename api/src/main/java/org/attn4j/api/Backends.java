@@ -8,21 +8,22 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
-import org.attn4j.api.spi.Availability;
-import org.attn4j.api.spi.BackendProvider;
 
 /**
  * The one place that discovers and selects backends. Providers are found with {@link ServiceLoader} under
- * {@code META-INF/services/org.attn4j.api.spi.BackendProvider}; the choice is deterministic:
+ * {@code META-INF/services/org.attn4j.api.BackendProvider}; the choice is deterministic:
  * <ol>
  *   <li>the system property {@value #PROPERTY}, if set and not blank;</li>
  *   <li>else the environment variable {@value #ENVIRONMENT}, if set and not blank;</li>
  *   <li>else the available provider with the highest {@link BackendProvider#priority()}, ties broken by name.</li>
  * </ol>
  * A requested name that is unknown or unavailable, or no available provider at all, fails with one
- * {@link IllegalStateException} listing every provider found and why each is or is not usable. Each provider's
- * availability is checked once, and each backend created once, per class loader; the first choice of each backend is logged through
- * {@link System.Logger} at INFO.
+ * {@link IllegalStateException} listing every provider found and why each is or is not usable.
+ *
+ * <p>Selection touches only what it needs: a backend requested by name probes that provider's availability alone;
+ * the default choice probes every provider; only the chosen backend is created, and {@link #describe()} creates
+ * none. Each provider's availability is checked once, and each backend created once, per class loader; the first
+ * choice of each backend is logged through {@link System.Logger} at INFO.
  */
 public final class Backends {
     /** The system property that names the backend to use. */
@@ -55,28 +56,35 @@ public final class Backends {
         return discovery().select(name, "requested by name").backend();
     }
 
-    /** @return the selected backend, why it was chosen and every provider found */
+    /** @return the selected backend, why it was chosen and, on request, every provider found */
     public static BackendSelection select() {
+        Request r = request();
+        return discovery().select(r.name(), r.how());
+    }
+
+    /**
+     * Checks the availability of every provider, and creates no backend.
+     *
+     * @return every provider found on the class path, in name order, with the one {@link #load()} picks marked
+     */
+    public static List<ProviderReport> describe() {
+        return discovery().describe(request().name());
+    }
+
+    /** A backend named by the system property or the environment, or none (both fields null). */
+    private record Request(String name, String how) {
+    }
+
+    private static Request request() {
         String property = System.getProperty(PROPERTY);
         if (property != null && !property.isBlank()) {
-            return discovery().select(property.trim(), "requested by system property " + PROPERTY);
+            return new Request(property.trim(), "requested by system property " + PROPERTY);
         }
         String env = System.getenv(ENVIRONMENT);
         if (env != null && !env.isBlank()) {
-            return discovery().select(env.trim(), "requested by environment variable " + ENVIRONMENT);
+            return new Request(env.trim(), "requested by environment variable " + ENVIRONMENT);
         }
-        return discovery().select(null, null);
-    }
-
-    /** @return every provider found on the class path, in name order, with the one {@link #load()} picks marked */
-    public static List<ProviderReport> describe() {
-        String selected;
-        try {
-            selected = select().backend().name();
-        } catch (IllegalStateException e) {
-            selected = null;
-        }
-        return discovery().reports(selected);
+        return new Request(null, null);
     }
 
     private static Discovery discovery() {
@@ -99,6 +107,29 @@ public final class Backends {
         }
 
         BackendSelection select(String requested, String how) {
+            Choice choice = choose(requested, how);
+            BackendProvider chosen = choice.provider();
+            Backend backend = created.computeIfAbsent(chosen.name(), n -> {
+                LOG.log(Level.DEBUG, () -> "attn4j backend " + n + ": " + choice.reason());
+                return chosen.create();
+            });
+            return new BackendSelection(backend, choice.reason(), () -> reports(chosen.name()));
+        }
+
+        List<ProviderReport> describe(String requested) {
+            String selected;
+            try {
+                selected = choose(requested, "requested").provider().name();
+            } catch (IllegalStateException e) {
+                selected = null;
+            }
+            return reports(selected);
+        }
+
+        private record Choice(BackendProvider provider, String reason) {
+        }
+
+        private Choice choose(String requested, String how) {
             BackendProvider chosen;
             String reason;
             if (requested != null) {
@@ -117,11 +148,7 @@ public final class Backends {
                 reason = "highest priority (" + chosen.priority() + ") of the available backends; set -D"
                         + PROPERTY + " or " + ENVIRONMENT + " to choose another";
             }
-            Backend backend = created.computeIfAbsent(chosen.name(), n -> {
-                LOG.log(Level.INFO, () -> "attn4j backend " + n + ": " + reason);
-                return chosen.create();
-            });
-            return new BackendSelection(backend, reason, reports(chosen.name()));
+            return new Choice(chosen, reason);
         }
 
         List<ProviderReport> reports(String selected) {

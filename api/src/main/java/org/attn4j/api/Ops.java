@@ -1,8 +1,6 @@
 package org.attn4j.api;
 
 import java.util.List;
-import org.attn4j.api.spi.ReferenceAttention;
-import org.attn4j.api.spi.ReferenceOps;
 
 /**
  * The primitives a transformer needs. Every result is a new tensor owned by {@link #scope()}; operands may come
@@ -252,7 +250,8 @@ public interface Ops {
 
     /**
      * Inverted dropout with an explicit seed, the same on every backend: element {@code i} (flat row-major) is
-     * kept iff {@link org.attn4j.api.spi.Dropout#keep(long, long, double)} and then scaled by {@code 1/(1-p)}.
+     * kept iff its SplitMix64 hash of {@code (seed, i)} is at least {@code p} (the formula is in
+     * {@code SEMANTICS.md}) and then scaled by {@code 1/(1-p)}.
      *
      * @param x any shape
      * @param p the drop probability in {@code [0, 1]}; 0 returns a copy of {@code x}, 1 returns zeros
@@ -277,9 +276,7 @@ public interface Ops {
      * @param eps added to the mean square, at least 0
      * @return {@code [..., d]}
      */
-    default Tensor rmsNorm(Tensor x, Tensor weight, double eps) {
-        return ReferenceOps.rmsNorm(this, x, weight, eps);
-    }
+    Tensor rmsNorm(Tensor x, Tensor weight, double eps);
 
     /**
      * The sigmoid-weighted linear unit (swish), as PyTorch's {@code F.silu}: {@code x · σ(x) = x / (1 + e^-x)}.
@@ -287,9 +284,7 @@ public interface Ops {
      * @param x any shape
      * @return {@code silu(x)}, elementwise
      */
-    default Tensor silu(Tensor x) {
-        return ReferenceOps.silu(this, x);
-    }
+    Tensor silu(Tensor x);
 
     /**
      * Rotary position embedding. Query or key row {@code p} (counted along axis -2) sits at position
@@ -306,16 +301,15 @@ public interface Ops {
      * @param offset the position of row 0, at least 0 (the number of tokens already in a cache)
      * @return {@code [..., L, d]}
      */
-    default Tensor rope(Tensor x, RopeLayout layout, double base, int offset) {
-        return ReferenceOps.rope(this, x, layout, base, offset);
-    }
+    Tensor rope(Tensor x, RopeLayout layout, double base, int offset);
 
     /**
      * Writes {@code source} into {@code target} at {@code offset} along {@code axis}: afterwards
      * {@code target[..., offset + i, ...] = source[..., i, ...]} for {@code i < source.dim(axis)}, every other
      * element unchanged. Unlike every other op this one may modify its operand {@code target} in place, so that
-     * a preallocated key/value cache grows without a copy; the default implementation builds a new tensor
-     * instead. Either way the caller continues with the returned tensor and no longer uses {@code target}.
+     * a preallocated key/value cache grows without a copy; a backend may build a new tensor instead
+     * ({@code org.attn4j.api.spi.ReferenceOps}). Either way the caller continues with the returned tensor and no
+     * longer uses {@code target}.
      *
      * @param target {@code [..., n, ...]}; modified, or consumed
      * @param source the same shape as {@code target} except along {@code axis}, and the same dtype; not modified
@@ -324,9 +318,7 @@ public interface Ops {
      * @return {@code target} itself (when written in place, owned by its scope) or a new tensor owned by
      *     {@link #scope()}
      */
-    default Tensor writeSlice(Tensor target, Tensor source, int axis, int offset) {
-        return ReferenceOps.writeSlice(this, target, source, axis, offset);
-    }
+    Tensor writeSlice(Tensor target, Tensor source, int axis, int offset);
 
     /**
      * Scaled dot-product attention:
@@ -339,8 +331,10 @@ public interface Ops {
      * NaN and infinities in unmasked positions follow IEEE 754 (a NaN logit makes its row NaN). Whether a NaN or
      * infinity in a masked-out position of {@code k} or {@code v} reaches the output is unspecified: a fused kernel
      * may skip masked keys entirely while the composed form multiplies them by zero.
-     * The default implementation composes the primitives above ({@link ReferenceAttention}); a backend overrides
-     * it with a fused kernel where it has one, with the same results within the TCK's tolerances.
+     * A backend either composes the primitives above ({@code org.attn4j.api.spi.ReferenceAttention}) or runs a
+     * fused kernel ({@link Capabilities.Feature#FUSED_ATTENTION}), with the same results within the TCK's
+     * tolerances. What masks, causal alignment, fully masked rows and dropout mean is written down in
+     * {@code SEMANTICS.md}.
      *
      * @param q {@code [..., Lq, d_k]}
      * @param k {@code [..., Lk, d_k]}
@@ -348,7 +342,5 @@ public interface Ops {
      * @param options masks, scale, dropout and whether to return the weights
      * @return output {@code [..., Lq, d_v]} and, if asked, weights {@code [..., Lq, Lk]}
      */
-    default AttentionResult attention(Tensor q, Tensor k, Tensor v, AttentionOptions options) {
-        return ReferenceAttention.compute(this, q, k, v, options);
-    }
+    AttentionResult attention(Tensor q, Tensor k, Tensor v, AttentionOptions options);
 }

@@ -1,8 +1,5 @@
 package org.attn4j.api;
 
-import org.attn4j.api.spi.Availability;
-import org.attn4j.api.spi.Capabilities;
-
 /**
  * What {@link Backends#describe()} says about one provider found on the class path.
  *

@@ -119,6 +119,29 @@ public final class Shape {
         return of(all);
     }
 
+    /**
+     * Numpy broadcasting: the shapes are aligned at their last axis and each pair of sizes must be equal or 1;
+     * the result takes the larger of each pair.
+     *
+     * @param other the other shape
+     * @return the shape both broadcast to
+     * @throws IllegalArgumentException naming both shapes and the first axis where they disagree
+     */
+    public Shape broadcast(Shape other) {
+        int rank = Math.max(rank(), other.rank());
+        int[] out = new int[rank];
+        for (int i = 0; i < rank; i++) {
+            int da = i < rank - rank() ? 1 : dim(i - (rank - rank()));
+            int db = i < rank - other.rank() ? 1 : other.dim(i - (rank - other.rank()));
+            if (da != db && da != 1 && db != 1) {
+                throw new IllegalArgumentException("shape " + other + " does not broadcast against shape " + this
+                        + " (sizes " + da + " and " + db + " at result axis " + i + ")");
+            }
+            out[i] = Math.max(da, db);
+        }
+        return Shape.of(out);
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof Shape other && Arrays.equals(dims, other.dims);

@@ -1,7 +1,9 @@
 /**
  * The attn4j api: {@link org.attn4j.api.Tensor}, {@link org.attn4j.api.Shape}, {@link org.attn4j.api.DType},
- * memory {@link org.attn4j.api.Scope}s, the op set {@link org.attn4j.api.Ops} with attention, and
- * {@link org.attn4j.api.Backends}, which discovers and selects a backend.
+ * memory {@link org.attn4j.api.Scope}s, the op set {@link org.attn4j.api.Ops} with attention and its
+ * {@link org.attn4j.api.AttentionOptions}, and {@link org.attn4j.api.Backends}, which discovers the
+ * {@link org.attn4j.api.BackendProvider}s on the class path and selects a backend, reporting each one's
+ * {@link org.attn4j.api.Availability} and {@link org.attn4j.api.Capabilities}.
  *
  * <p>Typical use:
  * <pre>{@code
@@ -14,6 +16,7 @@
  * }
  * }</pre>
  *
- * <p>This package depends on the JDK alone.
+ * <p>This package depends on the JDK alone, and never on {@code org.attn4j.api.spi}, which holds what only
+ * implementers of a backend need. The semantics every backend shares are written down in {@code SEMANTICS.md}.
  */
 package org.attn4j.api;

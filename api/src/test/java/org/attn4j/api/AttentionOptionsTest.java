@@ -40,6 +40,17 @@ class AttentionOptionsTest {
     }
 
     @Test
+    void equalOptionsAreEqualValues() {
+        Mask mask = Mask.causal(3, 3);
+        AttentionOptions a = AttentionOptions.defaults().withMask(mask).withScale(0.5).withDropout(0.1, 3);
+        AttentionOptions b = AttentionOptions.defaults().withDropout(0.1, 3).withScale(0.5).withMask(mask);
+        assertEquals(a, b);
+        assertEquals(a.hashCode(), b.hashCode());
+        assertFalse(a.equals(b.withCausal(true)));
+        assertEquals(AttentionOptions.defaults(), AttentionOptions.defaults().withCausal(true).withCausal(false));
+    }
+
+    @Test
     void dropoutOutsideZeroToOneIsRejected() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> AttentionOptions.defaults().withDropout(1.5, 1));

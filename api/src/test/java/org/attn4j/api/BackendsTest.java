@@ -7,11 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.attn4j.api.spi.Availability;
-import org.attn4j.api.spi.BackendProvider;
-import org.attn4j.api.spi.Capabilities;
 import org.junit.jupiter.api.Test;
 
 class BackendsTest {
@@ -103,6 +99,32 @@ class BackendsTest {
     }
 
     @Test
+    void aBackendRequestedByNameProbesAndCreatesNoOtherProvider() {
+        FakeProvider wanted = new FakeProvider("ejml", 100, true);
+        FakeProvider native1 = new FakeProvider("nd4j", 200, true);
+        Backends.Discovery d = new Backends.Discovery(List.of(wanted, native1));
+        BackendSelection s = d.select("ejml", "requested by test");
+        assertEquals("ejml", s.backend().name());
+        assertEquals(0, native1.checked.get());
+        assertEquals(0, native1.created.get());
+        assertEquals(List.of("ejml", "nd4j"), s.providers().stream().map(ProviderReport::name).toList());
+        assertEquals(1, native1.checked.get());
+        assertEquals(0, native1.created.get());
+    }
+
+    @Test
+    void describingProvidersCreatesNoBackend() {
+        FakeProvider low = new FakeProvider("low", 1, true);
+        FakeProvider high = new FakeProvider("high", 9, true);
+        Backends.Discovery d = new Backends.Discovery(List.of(low, high));
+        List<ProviderReport> reports = d.describe(null);
+        assertEquals(List.of(true, false), reports.stream().map(ProviderReport::selected).toList());
+        assertEquals(List.of(false, true), d.describe("low").stream().map(ProviderReport::selected).toList());
+        assertEquals(List.of(false, false), d.describe("nope").stream().map(ProviderReport::selected).toList());
+        assertEquals(0, low.created.get() + high.created.get());
+    }
+
+    @Test
     void reportsAreInNameOrderAndMarkTheSelectedProvider() {
         Backends.Discovery d = new Backends.Discovery(List.of(
                 new FakeProvider("zeta", 1, true), new FakeProvider("alpha", 2, true)));
@@ -162,7 +184,7 @@ class BackendsTest {
 
         @Override
         public Capabilities capabilities() {
-            return new Capabilities("test", Set.of(DType.F32), false, false, false, 1);
+            return Capabilities.builder("test").build();
         }
 
         @Override

@@ -1,6 +1,7 @@
 package org.attn4j.archrules;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
@@ -14,6 +15,13 @@ public final class ApiRules {
             .that().resideInAPackage("org.attn4j.api..")
             .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.attn4j.api..")
             .because("a user must be able to write against the api without pulling in any library or backend");
+
+    /** What users see never reaches into what only implementers need. */
+    @ArchTest
+    public static final ArchRule API_DOES_NOT_DEPEND_ON_THE_SPI = noClasses()
+            .that().resideInAPackage("org.attn4j.api")
+            .should().dependOnClassesThat().resideInAPackage("org.attn4j.api.spi..")
+            .because("org.attn4j.api.spi builds on org.attn4j.api, so an arrow back would make the two one package");
 
     private ApiRules() {
     }

@@ -29,7 +29,7 @@ public final class BackendRules {
     @ArchTest
     public static final ArchRule ONLY_THE_PROVIDER_IS_PUBLIC = classes()
             .that().resideInAPackage("org.attn4j.backend..")
-            .and().areNotAssignableTo("org.attn4j.api.spi.BackendProvider")
+            .and().areNotAssignableTo("org.attn4j.api.BackendProvider")
             .and().areTopLevelClasses()
             .should().notBePublic()
             .because("users reach a backend through the api; its provider is all they may ever name");

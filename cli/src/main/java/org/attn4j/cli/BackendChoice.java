@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.ServiceLoader;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendProvider;
 import org.attn4j.api.BackendSelection;
 import org.attn4j.api.Backends;
-import org.attn4j.api.spi.BackendProvider;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 

@@ -6,8 +6,9 @@ import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.attn4j.api.BackendSelection;
 import org.attn4j.api.Backends;
+import org.attn4j.api.Capabilities.Feature;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.ProviderReport;
-import org.attn4j.api.spi.Capabilities;
 import org.attn4j.cli.TextTable.Align;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -67,7 +68,8 @@ final class BackendsCommand implements Callable<Integer> {
             t.row(List.of(r.selected() ? "*" : "", r.name(), Integer.toString(r.priority()),
                     r.availability().available() ? "available" : "unavailable", c.device(),
                     c.dtypes().stream().map(Enum::name).sorted().collect(Collectors.joining(",")),
-                    yesNo(c.fusedAttention()), yesNo(c.dropout()), yesNo(c.attentionWeights()),
+                    yesNo(c.has(Feature.FUSED_ATTENTION)), yesNo(c.has(Feature.DROPOUT)),
+                    yesNo(c.has(Feature.ATTENTION_WEIGHTS)),
                     Integer.toString(c.maxThreads())));
         }
         return t;

@@ -10,7 +10,8 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.attn4j.api.spi.Capabilities;
+import org.attn4j.api.Capabilities.Feature;
+import org.attn4j.api.Capabilities;
 import org.attn4j.cli.TextTable.Align;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -126,7 +127,7 @@ final class DemoCommand implements Callable<Integer> {
         o.println("attn4j demo: \"" + text.strip() + "\"");
         o.println("backend: " + choice.backend().name() + " (" + choice.reason() + ")");
         o.println("         device " + c.device() + ", dtypes " + c.dtypes().stream().map(Enum::name).sorted()
-                .collect(Collectors.joining(",")) + ", fused attention " + (c.fusedAttention() ? "yes" : "no")
+                .collect(Collectors.joining(",")) + ", fused attention " + (c.has(Feature.FUSED_ATTENTION) ? "yes" : "no")
                 + ", up to " + c.maxThreads() + " thread" + (c.maxThreads() == 1 ? "" : "s"));
         o.println("model:   d_model " + dim + ", " + heads + " head" + (heads == 1 ? "" : "s") + " of "
                 + dim / heads + ", seed " + seed + ", F32, inference (no dropout)");

@@ -17,6 +17,7 @@ import org.attn4j.models.AttentionMasks;
 import org.attn4j.models.Embedding;
 import org.attn4j.models.HostTensor;
 import org.attn4j.models.MultiHeadAttention;
+import org.attn4j.models.MultiHeadOptions;
 import org.attn4j.models.RunMode;
 import org.attn4j.models.SelfAttention;
 import org.attn4j.models.SimplifiedSelfAttention;
@@ -137,8 +138,8 @@ final class Walkthrough {
                     single, List.of(panel("causal", causal.weights(), words))));
 
             MultiHeadAttention mha = MultiHeadAttention.random(dim, heads, seed + 2);
-            AttentionResult multi = mha.forward(scope, x, x, x, AttentionMasks.NONE, true, false,
-                    RunMode.INFERENCE);
+            AttentionResult multi = mha.forward(scope, x, x, x,
+                    MultiHeadOptions.defaults().withAverageAttnWeights(false));
             String headCount = heads + (heads == 1 ? " head" : " heads");
             steps.add(new Step("Multi-head attention (" + headCount + " of " + dim / heads + ")",
                     List.of("head_h = softmax(Q_h·K_hᵀ / sqrt(d/H))·V_h,  Q_h = x·W_q,hᵀ + b_q,h  (likewise K, V)",

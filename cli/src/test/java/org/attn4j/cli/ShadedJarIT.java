@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 import java.util.zip.ZipEntry;
 import javax.imageio.ImageIO;
-import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.BackendProvider;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,8 +47,14 @@ class ShadedJarIT {
     }
 
     private Run java(String... args) throws IOException, InterruptedException {
+        return java(List.of(), args);
+    }
+
+    private Run java(List<String> jvmOptions, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-jar", jar.toString()));
+                .toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar.toString()));
         command.addAll(List.of(args));
         Path out = dir.resolve("stdout.txt");
         Path err = dir.resolve("stderr.txt");
@@ -88,6 +94,20 @@ class ShadedJarIT {
                         "no availability line for " + p.name() + "\n" + r.transcript());
             }
         }
+    }
+
+    @Test
+    void plainJavaJarRunsTheEjmlSimdKernelWithoutTheIncubatorWarning() throws Exception {
+        Run r = java("backends");
+        assertEquals(0, r.exitCode(), r.transcript());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("  ejml (priority 100): available")
+                && l.contains("-bit SIMD vectors (jdk.incubator.vector)")), r.transcript());
+        assertTrue(!r.err().contains("incubator"), r.transcript());
+
+        Run off = java(List.of("-D" + VectorModuleRelaunch.PROPERTY + "=false"), "backends");
+        assertTrue(off.out().lines().anyMatch(l -> l.startsWith("  ejml (priority 100): available")
+                && l.contains("scalar kernel") && l.contains("--add-modules jdk.incubator.vector")),
+                off.transcript());
     }
 
     @Test

@@ -1,11 +1,9 @@
 package org.attn4j.cli;
 
-import java.util.Set;
+import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
-import org.attn4j.api.DType;
-import org.attn4j.api.spi.Availability;
-import org.attn4j.api.spi.BackendProvider;
-import org.attn4j.api.spi.Capabilities;
+import org.attn4j.api.BackendProvider;
+import org.attn4j.api.Capabilities;
 
 /**
  * A provider that is never usable, registered for the tests only, so that every machine shows an unavailable
@@ -33,7 +31,7 @@ public final class UnpluggedProvider implements BackendProvider {
 
     @Override
     public Capabilities capabilities() {
-        return new Capabilities("none", Set.of(DType.F32), false, false, false, 1);
+        return Capabilities.builder("none").build();
     }
 
     @Override

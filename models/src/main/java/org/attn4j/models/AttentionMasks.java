@@ -4,7 +4,6 @@ import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
-import org.attn4j.api.spi.ShapeChecks;
 
 /**
  * The masks a multi-head layer takes, in the api's convention ({@code true} = may attend). PyTorch's boolean
@@ -80,7 +79,7 @@ public record AttentionMasks(Mask keyPadding, Mask attnMask, Tensor additive, bo
      * @return {@code a ∧ b} with the broadcast shape
      */
     static Mask and(Mask a, Mask b) {
-        Shape out = ShapeChecks.broadcast("attention mask", a.shape(), b.shape());
+        Shape out = a.shape().broadcast(b.shape());
         int rank = out.rank();
         int[] dims = out.toArray();
         boolean[] r = new boolean[(int) out.size()];

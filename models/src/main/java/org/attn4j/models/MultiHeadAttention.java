@@ -92,7 +92,8 @@ public final class MultiHeadAttention implements AttentionLayer {
      * The multi-head layout of Raschka's chapter 3 ({@code MultiHeadAttention}, section 3.6.2): three separate
      * {@code nn.Linear(d_in, d_out, bias=qkv_bias)} projections split into {@code numHeads} heads of
      * {@code d_out/numHeads}, then {@code out_proj = nn.Linear(d_out, d_out)}. Pass
-     * {@link AttentionMasks#NONE}{@code .withCausal(true)} to {@code forward} for the book's causal mask.
+     * {@link AttentionMasks#NONE}{@code .withCausal(true)} in {@link MultiHeadOptions#withMasks} for the book's causal
+     * mask.
      *
      * @param params {@code W_query.weight}, {@code W_key.weight}, {@code W_value.weight} {@code [d_out, d_in]}
      *     (with {@code .bias} when {@code qkvBias}), {@code out_proj.weight [d_out, d_out]}, {@code out_proj.bias}
@@ -178,17 +179,14 @@ public final class MultiHeadAttention implements AttentionLayer {
      * @param query {@code [B, L, E]} or {@code [L, E]}
      * @param key {@code [B, S, E]} or {@code [S, E]}
      * @param value like {@code key}
-     * @param masks key padding, attention and additive masks and the causal flag
-     * @param needWeights whether to return the attention weights
-     * @param averageAttnWeights average the weights over heads ({@code [B, L, S]}) or keep them per head
-     *     ({@code [B, H, L, S]})
-     * @param mode training (dropout on the weights, seeded) or inference
-     * @return {@code attn_output [B, L, E]} and, when {@code needWeights}, {@code attn_output_weights}
+     * @param options masks, whether to return the weights and average them over heads, training or inference
+     * @return {@code attn_output [B, L, E]} and, when {@code options.needWeights()}, {@code attn_output_weights}:
+     *     {@code [B, L, S]} averaged over heads, or {@code [B, H, L, S]}
      */
-    public AttentionResult forward(Scope scope, Tensor query, Tensor key, Tensor value, AttentionMasks masks,
-                                   boolean needWeights, boolean averageAttnWeights, RunMode mode) {
-        AttentionResult r = core.forward(scope, query, key, value, masks, needWeights, mode);
-        if (!needWeights || !averageAttnWeights) {
+    public AttentionResult forward(Scope scope, Tensor query, Tensor key, Tensor value, MultiHeadOptions options) {
+        AttentionResult r = core.forward(scope, query, key, value, options.masks(), options.needWeights(),
+                options.mode());
+        if (!options.needWeights() || !options.averageAttnWeights()) {
             return r;
         }
         try (Scope work = scope.backend().newScope()) {
@@ -206,7 +204,7 @@ public final class MultiHeadAttention implements AttentionLayer {
      * @return the output and the averaged weights
      */
     public AttentionResult forward(Scope scope, Tensor x) {
-        return forward(scope, x, x, x, AttentionMasks.NONE, true, true, RunMode.INFERENCE);
+        return forward(scope, x, x, x, MultiHeadOptions.defaults());
     }
 
     /**
@@ -221,6 +219,7 @@ public final class MultiHeadAttention implements AttentionLayer {
      */
     @Override
     public AttentionResult forward(Scope scope, Tensor x, AttentionMasks masks, boolean needWeights, RunMode mode) {
-        return forward(scope, x, x, x, masks, needWeights, false, mode);
+        return forward(scope, x, x, x, MultiHeadOptions.defaults().withMasks(masks).withNeedWeights(needWeights)
+                .withAverageAttnWeights(false).withMode(mode));
     }
 }

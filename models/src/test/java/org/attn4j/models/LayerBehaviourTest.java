@@ -237,11 +237,11 @@ class LayerBehaviourTest {
             Tensor x = s.zeros(Shape.of(2, 5, 16), t.dtype());
             Tensor flat = s.zeros(Shape.of(16), t.dtype());
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> mha.forward(s, x, flat, flat, AttentionMasks.NONE, true, true, RunMode.INFERENCE));
+                    () -> mha.forward(s, x, flat, flat, MultiHeadOptions.defaults()));
             assertTrue(e.getMessage().contains("[2, 5, 16]") && e.getMessage().contains("[16]"), e.getMessage());
             AttentionMasks wrong = AttentionMasks.NONE.withKeyPadding(Mask.keyPadding(new int[] {1, 2, 3}, 5));
             e = assertThrows(IllegalArgumentException.class,
-                    () -> mha.forward(s, x, x, x, wrong, true, true, RunMode.INFERENCE));
+                    () -> mha.forward(s, x, x, x, MultiHeadOptions.defaults().withMasks(wrong)));
             assertTrue(e.getMessage().contains("keyPadding has shape [3, 1, 1, 5]"), e.getMessage());
             assertThrows(IllegalArgumentException.class, () -> SimplifiedSelfAttention.forwardQuery(s, x, 5));
         }

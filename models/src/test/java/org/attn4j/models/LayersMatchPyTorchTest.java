@@ -67,8 +67,8 @@ class LayersMatchPyTorchTest {
                         : masks.withAdditive(in(s, t, c.input("attn_mask")));
             }
             AttentionResult r = mha.forward(s, in(s, t, c.input("query")), in(s, t, c.input("key")),
-                    in(s, t, c.input("value")), masks, c.flag("needWeights"), c.flag("averageAttnWeights"),
-                    RunMode.INFERENCE);
+                    in(s, t, c.input("value")), MultiHeadOptions.defaults().withMasks(masks)
+                            .withNeedWeights(c.flag("needWeights")).withAverageAttnWeights(c.flag("averageAttnWeights")));
             assertClose(c + " attn_output", t, c.output("attn_output"), r.output());
             if (c.flag("needWeights")) {
                 assertClose(c + " attn_weights", t, c.output("attn_weights"), r.weights());
@@ -90,8 +90,8 @@ class LayersMatchPyTorchTest {
         assertEquals(c.parameters(), mha.stateDict());
         try (Scope s = t.backend().newScope()) {
             Tensor x = in(s, t, c.input("x"));
-            AttentionResult r = mha.forward(s, x, x, x, AttentionMasks.NONE.withCausal(true), true, false,
-                    RunMode.INFERENCE);
+            AttentionResult r = mha.forward(s, x, x, x, MultiHeadOptions.defaults()
+                    .withMasks(AttentionMasks.NONE.withCausal(true)).withAverageAttnWeights(false));
             assertResult(t, c, "context", r);
         }
     }

@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.stream.Stream;
-import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.BackendProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.TestFactory;
@@ -28,6 +28,8 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class BackendTck {
+    /** How many failure messages the printed table holds; the JSON report holds them all. */
+    static final int PRINTED_FAILURES = 20;
     private final List<CaseResult> results = Collections.synchronizedList(new ArrayList<>());
     private TckRunner runner;
 
@@ -83,11 +85,16 @@ public abstract class BackendTck {
     public final Stream<DynamicNode> conformance() {
         runner = TckRunner.create(provider(),
                 TckOptions.of(fixtures(), toleranceOverrides(), peers(), settings()));
-        return Tck.dynamicTests(runner, results::add);
+        return Tck.dynamicTests(runner, results::add, "the whole message is in " + reportFile());
+    }
+
+    private Path reportFile() {
+        return reportDirectory().resolve(runner.backendName() + ".json");
     }
 
     /**
-     * Prints the conformance table and writes it as JSON.
+     * Prints the conformance table, with the first {@value #PRINTED_FAILURES} failure messages, and writes the whole
+     * report as JSON.
      *
      * @throws IOException if the JSON cannot be written
      */
@@ -97,7 +104,7 @@ public abstract class BackendTck {
             return;
         }
         TckReport report = new TckReport(results, runner.notes());
-        System.out.print(report.toTable());
-        report.writeJson(reportDirectory().resolve(runner.backendName() + ".json"));
+        System.out.print(report.toTable(PRINTED_FAILURES));
+        report.writeJson(reportFile());
     }
 }

@@ -1,9 +1,9 @@
 package org.attn4j.tck;
 
+import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
-import org.attn4j.api.spi.Availability;
-import org.attn4j.api.spi.BackendProvider;
-import org.attn4j.api.spi.Capabilities;
+import org.attn4j.api.BackendProvider;
+import org.attn4j.api.Capabilities;
 
 /**
  * A backend the kit runs, reached through its provider: availability is asked once (an exception there counts as

@@ -11,6 +11,7 @@ import java.util.Set;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Backend;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
@@ -90,7 +91,7 @@ final class DifferentialSuite {
                             "the F64 result is the reference")));
         }
         pairs.add(underTest.name() + " ops.attention ~ ReferenceAttention on " + underTest.name() + "'s primitives"
-                + (underTest.capabilities().fusedAttention() ? ""
+                + (underTest.capabilities().has(Capabilities.Feature.FUSED_ATTENTION) ? ""
                 : " (skipped: it declares no fused attention, so its attention is that composition)"));
         for (DType dtype : DType.values()) {
             for (Computation c : computations) {

@@ -1,8 +1,8 @@
 package org.attn4j.tck;
 
 import java.util.Optional;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
-import org.attn4j.api.spi.Capabilities;
 
 /**
  * What a case needs from a backend. A required feature is part of the contract: a backend that lacks it fails.
@@ -14,11 +14,11 @@ public enum Feature {
     REQUIRED_F32(true, "F32"),
     /** F64 tensors ({@link Capabilities#dtypes()} contains F64). */
     OPTIONAL_F64(false, "F64"),
-    /** Dropout as an op and as an attention option ({@link Capabilities#dropout()}). */
+    /** Dropout as an op and as an attention option ({@link Capabilities.Feature#DROPOUT}). */
     OPTIONAL_DROPOUT(false, "dropout"),
-    /** Attention that returns its weights ({@link Capabilities#attentionWeights()}). */
+    /** Attention that returns its weights ({@link Capabilities.Feature#ATTENTION_WEIGHTS}). */
     OPTIONAL_RETURNED_WEIGHTS(false, "returned attention weights"),
-    /** A fused attention kernel that overrides the reference composition ({@link Capabilities#fusedAttention()}). */
+    /** A fused attention kernel instead of the reference composition ({@link Capabilities.Feature#FUSED_ATTENTION}). */
     OPTIONAL_FUSED_ATTENTION(false, "fused attention");
 
     private final boolean required;
@@ -56,13 +56,16 @@ public enum Feature {
             case REQUIRED_F32 -> null;
             case OPTIONAL_F64 -> capabilities.supports(DType.F64) ? null
                     : "Capabilities.dtypes() is " + capabilities.dtypes();
-            case OPTIONAL_DROPOUT -> capabilities.dropout() ? null : "Capabilities.dropout() is false";
-            case OPTIONAL_RETURNED_WEIGHTS -> capabilities.attentionWeights() ? null
-                    : "Capabilities.attentionWeights() is false";
-            case OPTIONAL_FUSED_ATTENTION -> capabilities.fusedAttention() ? null
-                    : "Capabilities.fusedAttention() is false, so its attention is the reference composition";
+            case OPTIONAL_DROPOUT -> lacks(capabilities, Capabilities.Feature.DROPOUT);
+            case OPTIONAL_RETURNED_WEIGHTS -> lacks(capabilities, Capabilities.Feature.ATTENTION_WEIGHTS);
+            case OPTIONAL_FUSED_ATTENTION -> capabilities.has(Capabilities.Feature.FUSED_ATTENTION) ? null
+                    : "Capabilities.features() lacks FUSED_ATTENTION, so its attention is the reference composition";
         };
         return declared == null ? Optional.empty()
                 : Optional.of("the backend declares no " + description + " support (" + declared + ")");
+    }
+
+    private static String lacks(Capabilities capabilities, Capabilities.Feature feature) {
+        return capabilities.has(feature) ? null : "Capabilities.features() lacks " + feature;
     }
 }

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.ServiceLoader;
-import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.BackendProvider;
 
 /**
  * The backends the differential checks compare the backend under test with. The kit binds every provider on the

@@ -6,9 +6,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
-import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.BackendProvider;
 import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.DynamicTest;
@@ -22,6 +23,10 @@ import picocli.CommandLine;
  * ({@link #dynamicTests(BackendProvider, TckOptions)}).
  */
 public final class Tck {
+    /** How many failures of a run are reported to JUnit with their whole message and cause. */
+    static final int DETAILED_FAILURES = 10;
+    /** How long the message of a later failure may be. */
+    static final int BRIEF_LENGTH = 200;
 
     private Tck() {
     }
@@ -79,15 +84,24 @@ public final class Tck {
      * @return containers per kind and op holding one test per case, named {@code required_…[F32]} etc.
      */
     public static Stream<DynamicNode> dynamicTests(BackendProvider provider, TckOptions options) {
-        return dynamicTests(TckRunner.create(provider, options), result -> { });
+        return dynamicTests(TckRunner.create(provider, options), result -> { }, "the first "
+                + DETAILED_FAILURES + " failures carry every detail");
     }
 
-    static Stream<DynamicNode> dynamicTests(TckRunner runner, Consumer<CaseResult> sink) {
+    /**
+     * @param runner the planned run
+     * @param sink receives every case's result
+     * @param detailsAt where a failure beyond the first {@value #DETAILED_FAILURES} says its full message is
+     * @return the tests, grouped by kind and op
+     */
+    static Stream<DynamicNode> dynamicTests(TckRunner runner, Consumer<CaseResult> sink, String detailsAt) {
+        AtomicInteger failures = new AtomicInteger();
         Map<Kind, Map<String, List<DynamicNode>>> tree = new LinkedHashMap<>();
         for (TckCase c : runner.cases()) {
             tree.computeIfAbsent(c.kind(), k -> new LinkedHashMap<>())
                     .computeIfAbsent(c.op(), o -> new ArrayList<>())
-                    .add(DynamicTest.dynamicTest(c.testName(), () -> check(runner.execute(c), sink)));
+                    .add(DynamicTest.dynamicTest(c.testName(),
+                            () -> check(runner.execute(c), sink, failures, detailsAt)));
         }
         return tree.entrySet().stream().map(kind -> DynamicContainer.dynamicContainer(
                 runner.backendName() + " " + kind.getKey().label(),
@@ -95,11 +109,29 @@ public final class Tck {
                         op.getValue().stream()))));
     }
 
-    private static void check(CaseResult result, Consumer<CaseResult> sink) {
+    /**
+     * Reports one result to JUnit: a skip as an aborted test, a failure as an assertion error. The first
+     * {@value #DETAILED_FAILURES} failures carry the whole message and the backend's exception; later ones only the
+     * message's first line, cut at {@value #BRIEF_LENGTH} characters, and where the rest is, with no stack trace,
+     * so that a badly broken backend does not bury the build's output under thousands of lines.
+     */
+    private static void check(CaseResult result, Consumer<CaseResult> sink, AtomicInteger failures,
+                              String detailsAt) {
         sink.accept(result);
         switch (result.status()) {
             case SKIPPED -> throw new TestAbortedException(result.message());
-            case FAILED -> throw new AssertionFailedError(result.message(), result.cause());
+            case FAILED -> {
+                int n = failures.incrementAndGet();
+                if (n <= DETAILED_FAILURES) {
+                    throw new AssertionFailedError(result.message(), result.cause());
+                }
+                String first = result.message().lines().findFirst().orElse("");
+                AssertionFailedError brief = new AssertionFailedError((first.length() > BRIEF_LENGTH
+                        ? first.substring(0, BRIEF_LENGTH) + "…" : first) + " [failure " + n + ": " + detailsAt
+                        + "]");
+                brief.setStackTrace(new StackTraceElement[0]);
+                throw brief;
+            }
             default -> {
             }
         }

@@ -138,6 +138,14 @@ public record TckReport(List<CaseResult> results, List<String> notes) {
      *     reasons and every failure message
      */
     public String toTable() {
+        return toTable(Integer.MAX_VALUE);
+    }
+
+    /**
+     * @param failureLines how many failure messages to print at most; the rest are counted in one line
+     * @return {@link #toTable()} with at most {@code failureLines} failure messages
+     */
+    public String toTable(int failureLines) {
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "total: %d passed, %d skipped, %d failed%n", count(Status.PASSED),
                 count(Status.SKIPPED), count(Status.FAILED)));
@@ -176,9 +184,14 @@ public record TckReport(List<CaseResult> results, List<String> notes) {
             }
         }
         skipReasons.forEach((reason, n) -> b.append("skipped ").append(n).append(" × ").append(reason).append('\n'));
-        for (CaseResult r : failures()) {
+        List<CaseResult> failures = failures();
+        for (CaseResult r : failures.subList(0, Math.min(failureLines, failures.size()))) {
             b.append("FAILED ").append(r.testName()).append(" on ").append(r.backend()).append(": ")
                     .append(r.message()).append('\n');
+        }
+        if (failures.size() > failureLines) {
+            b.append("… and ").append(failures.size() - failureLines)
+                    .append(" more failures, each in the JSON report\n");
         }
         return b.toString();
     }

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.attn4j.api.Backend;
-import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.BackendProvider;
 
 /**
  * The kit's engine, usable without JUnit: plans every case for one backend, runs them and returns a

@@ -2,21 +2,26 @@ package org.attn4j.tck;
 
 import java.util.List;
 import java.util.function.UnaryOperator;
+import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.AttentionResult;
+import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendProvider;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
+import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
-import org.attn4j.api.spi.Availability;
-import org.attn4j.api.spi.BackendProvider;
-import org.attn4j.api.spi.Capabilities;
+import org.attn4j.api.spi.ReferenceAttention;
+import org.attn4j.api.spi.ReferenceOps;
 
 /**
  * A test backend that runs on a real one but lets a test change its name, its capabilities or some of its ops.
- * Attention is always the api's default composition over this backend's (possibly changed) primitives, so a
+ * Attention is always the spi's {@link ReferenceAttention} over this backend's (possibly changed) primitives, so a
  * broken softmax or mask shows up in attention too.
  */
 final class ForwardingBackend implements Backend {
@@ -132,7 +137,7 @@ final class ForwardingBackend implements Backend {
         }
     }
 
-    /** Every op of the real backend, with results in the real scope; attention stays the api's default. */
+    /** Every op of the real backend, with results in the real scope; attention is the composed reference. */
     static class ForwardingOps implements Ops {
         private final Scope scope;
         private final Ops ops;
@@ -149,6 +154,30 @@ final class ForwardingBackend implements Backend {
         @Override
         public Scope scope() {
             return scope;
+        }
+
+        @Override
+        public AttentionResult attention(Tensor q, Tensor k, Tensor v, AttentionOptions options) {
+            return ReferenceAttention.compute(this, q, k, v, options);
+        }
+        @Override
+        public Tensor rmsNorm(Tensor x, Tensor weight, double eps) {
+            return ReferenceOps.rmsNorm(this, x, weight, eps);
+        }
+
+        @Override
+        public Tensor silu(Tensor x) {
+            return ReferenceOps.silu(this, x);
+        }
+
+        @Override
+        public Tensor rope(Tensor x, RopeLayout layout, double base, int offset) {
+            return ReferenceOps.rope(this, x, layout, base, offset);
+        }
+
+        @Override
+        public Tensor writeSlice(Tensor target, Tensor source, int axis, int offset) {
+            return ReferenceOps.writeSlice(this, target, source, axis, offset);
         }
 
         @Override

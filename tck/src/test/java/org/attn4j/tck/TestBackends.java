@@ -1,21 +1,21 @@
 package org.attn4j.tck;
 
 import java.util.EnumSet;
-import java.util.Set;
+import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendProvider;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Tensor;
-import org.attn4j.api.spi.Availability;
-import org.attn4j.api.spi.BackendProvider;
-import org.attn4j.api.spi.Capabilities;
 import org.attn4j.backend.ejml.EjmlBackendProvider;
 
 /** Backends with known defects or gaps, built on the EJML backend, for testing the kit itself. */
 final class TestBackends {
     static final Backend EJML = new EjmlBackendProvider().create();
-    static final Capabilities FULL = new Capabilities("cpu", Set.of(DType.F32, DType.F64), false, true, true, 1);
+    static final Capabilities FULL = Capabilities.builder("cpu").dtypes(DType.F32, DType.F64)
+            .features(Capabilities.Feature.DROPOUT, Capabilities.Feature.ATTENTION_WEIGHTS).build();
 
     private TestBackends() {
     }
@@ -71,7 +71,7 @@ final class TestBackends {
     /** @return EJML declaring only F32, no dropout and no returned weights */
     static ForwardingBackend minimal() {
         return new ForwardingBackend("minimal", EJML,
-                new Capabilities("cpu", Set.of(DType.F32), false, false, false, 1), ops -> ops);
+                Capabilities.builder("cpu").build(), ops -> ops);
     }
 
     /** @return a provider that is never available, like CUDA without a GPU */

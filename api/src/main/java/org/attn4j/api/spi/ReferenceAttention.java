@@ -8,8 +8,8 @@ import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
 
 /**
- * Attention composed from the primitives of {@link Ops}, the default of
- * {@link Ops#attention(Tensor, Tensor, Tensor, AttentionOptions)}:
+ * Attention composed from the primitives of {@link Ops}: what a backend without a fused kernel returns from
+ * {@link Ops#attention(Tensor, Tensor, Tensor, AttentionOptions)}, and what the TCK compares a fused kernel with:
  * <pre>
  *   logits  = q·kᵀ·scale + additiveMask + maskToAdditive(mask) + maskToAdditive(causal)
  *   weights = dropout(softmax(logits, -1))

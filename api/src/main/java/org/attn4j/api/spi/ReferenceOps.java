@@ -10,8 +10,8 @@ import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 
 /**
- * The decoder ops of {@link Ops} composed from its primitives, the defaults a backend inherits until it has
- * kernels of its own. Intermediates live in a scope of their own that is closed before returning.
+ * The decoder ops of {@link Ops} composed from its primitives, what a backend returns until it has kernels of its
+ * own. Intermediates live in a scope of their own that is closed before returning.
  */
 public final class ReferenceOps {
 

@@ -103,26 +103,20 @@ public final class ShapeChecks {
     }
 
     /**
-     * Numpy broadcasting: shapes are aligned at their last axis and each pair of sizes must be equal or 1.
+     * Numpy broadcasting, as {@link Shape#broadcast(Shape)}.
      *
      * @param op the op name for the message
      * @param a the first operand's shape
      * @param b the second operand's shape
      * @return the broadcast shape
+     * @throws IllegalArgumentException naming the op, argument {@code b} and both shapes
      */
     public static Shape broadcast(String op, Shape a, Shape b) {
-        int rank = Math.max(a.rank(), b.rank());
-        int[] out = new int[rank];
-        for (int i = 0; i < rank; i++) {
-            int da = i < rank - a.rank() ? 1 : a.dim(i - (rank - a.rank()));
-            int db = i < rank - b.rank() ? 1 : b.dim(i - (rank - b.rank()));
-            if (da != db && da != 1 && db != 1) {
-                throw new IllegalArgumentException(op + ": argument b of shape " + b + " does not broadcast against a"
-                        + " of shape " + a + " (sizes " + da + " and " + db + " at result axis " + i + ")");
-            }
-            out[i] = Math.max(da, db);
+        try {
+            return a.broadcast(b);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(op + ": argument b of " + e.getMessage(), e);
         }
-        return Shape.of(out);
     }
 
     /**

@@ -2,8 +2,8 @@ package org.attn4j.api.spi;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.attn4j.api.Backend;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
@@ -21,7 +21,7 @@ final class ToyBackend implements Backend {
 
     @Override
     public Capabilities capabilities() {
-        return new Capabilities("cpu", Set.of(DType.F32, DType.F64), false, false, false, 1);
+        return Capabilities.builder("cpu").dtypes(DType.F32, DType.F64).build();
     }
 
     @Override

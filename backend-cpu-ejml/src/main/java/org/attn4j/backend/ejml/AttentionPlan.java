@@ -5,6 +5,7 @@ import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.Shape;
 import org.attn4j.api.spi.Dropout;
 import org.attn4j.api.spi.ShapeChecks;
+import org.attn4j.api.spi.Strides;
 
 /**
  * The dtype-independent facts of one fused attention call: dimensions, scale, where each (problem, query row)
@@ -32,7 +33,7 @@ final class AttentionPlan {
     private record MaskIndex(int[] problemOffsets, int rowStride, int columnStride) {
         static MaskIndex of(Shape mask, ShapeChecks.AttentionShape shape) {
             Shape weights = shape.weights();
-            int[] strides = Strides.broadcast(mask, weights);
+            int[] strides = Strides.broadcast("attention", "mask", mask, weights);
             int rank = weights.rank();
             int[] batchStrides = Arrays.copyOf(strides, rank - 2);
             return new MaskIndex(Strides.offsets(shape.batch(), batchStrides), strides[rank - 2],

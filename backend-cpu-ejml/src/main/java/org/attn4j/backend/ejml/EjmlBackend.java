@@ -1,14 +1,11 @@
 package org.attn4j.backend.ejml;
 
 import org.attn4j.api.Backend;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.Scope;
-import org.attn4j.api.spi.Capabilities;
 
 /** The heap backend: thread-safe and stateless apart from its worker pool; every scope is thread-confined. */
 final class EjmlBackend implements Backend {
-
-    /** Whether {@link HeapOps#attention} runs the fused kernel. */
-    static final boolean FUSED_ATTENTION = true;
 
     private final String name;
     private final Capabilities capabilities;

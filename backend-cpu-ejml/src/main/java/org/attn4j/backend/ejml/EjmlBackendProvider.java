@@ -1,11 +1,11 @@
 package org.attn4j.backend.ejml;
 
-import java.util.Set;
+import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendProvider;
+import org.attn4j.api.Capabilities.Feature;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
-import org.attn4j.api.spi.Availability;
-import org.attn4j.api.spi.BackendProvider;
-import org.attn4j.api.spi.Capabilities;
 
 /**
  * The pure-Java backend: tensors on the Java heap ({@code float[]} / {@code double[]}), matrix products by EJML,
@@ -43,8 +43,9 @@ public final class EjmlBackendProvider implements BackendProvider {
 
     @Override
     public Capabilities capabilities() {
-        return new Capabilities("cpu", Set.of(DType.F32, DType.F64), EjmlBackend.FUSED_ATTENTION, true, true,
-                threads());
+        return Capabilities.builder("cpu").dtypes(DType.F32, DType.F64)
+                .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS)
+                .maxThreads(threads()).build();
     }
 
     @Override

@@ -3,14 +3,12 @@ package org.attn4j.backend.ejml;
 import java.util.Arrays;
 import org.attn4j.api.DType;
 import org.attn4j.api.Shape;
+import org.attn4j.api.spi.AbstractOps.Binary;
+import org.attn4j.api.spi.Erf;
+import org.attn4j.api.spi.Strides;
 
 /** Elementwise kernels: broadcasting binary ops by stride arithmetic, and unary maps. */
 final class Elementwise {
-
-    /** The four broadcasting binary ops. */
-    enum Binary {
-        ADD, SUB, MUL, DIV
-    }
 
     /** A function of an element's flat index and value. */
     @FunctionalInterface
@@ -37,8 +35,8 @@ final class Elementwise {
     static Object binary(Binary op, HeapTensor a, HeapTensor b, Shape out, Parallel parallel) {
         int rank = out.rank();
         int n = rank == 0 ? 1 : out.dim(-1);
-        int[] sa = Strides.broadcast(a.shape(), out);
-        int[] sb = Strides.broadcast(b.shape(), out);
+        int[] sa = Strides.broadcast(op.op(), "a", a.shape(), out);
+        int[] sb = Strides.broadcast(op.op(), "b", b.shape(), out);
         int la = rank == 0 ? 0 : sa[rank - 1];
         int lb = rank == 0 ? 0 : sb[rank - 1];
         Shape rows = rank == 0 ? Shape.scalar() : out.slice(0, rank - 1);

@@ -37,6 +37,9 @@ final class FlashAttention {
         AttentionPlan plan = new AttentionPlan(shape, options, additive);
         boolean f32 = q.dtype() == DType.F32;
         boolean simd = f32 && Simd.enabled() && 4 * plan.queries >= VectorFlashAttentionF32.QUERY_BLOCK;
+        if (f32 && !simd) {
+            Simd.adviseScalar((long) plan.problems * plan.queries * plan.keys * (plan.keyDim + plan.valueDim));
+        }
         int block = simd ? VectorFlashAttentionF32.QUERY_BLOCK
                 : f32 ? FlashAttentionF32.QUERY_BLOCK : FlashAttentionF64.QUERY_BLOCK;
         int blocks = (plan.queries + block - 1) / block;

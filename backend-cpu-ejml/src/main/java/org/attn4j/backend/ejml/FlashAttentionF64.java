@@ -17,8 +17,8 @@ import java.util.Arrays;
  * double. One instance is the scratch space of one thread: {@code O(block · (d_k + d_v + KEY_BLOCK))} doubles.
  *
  * <p>This is {@link FlashAttentionF32} with {@code float} replaced by {@code double} and {@code FastExp} by
- * {@code Math.exp} (Java has no generics over primitives, and boxing would defeat vectorisation); change the two
- * together.
+ * {@code Math.exp} (Java has no generics over primitives, and boxing would defeat vectorisation).
+ * {@code FlashAttentionTwinsTest} fails when the two drift apart.
  */
 final class FlashAttentionF64 {
     static final int QUERY_BLOCK = 128;

@@ -1,6 +1,7 @@
 package org.attn4j.backend.ejml;
 
 import org.attn4j.api.Shape;
+import org.attn4j.api.spi.Strides;
 import org.ejml.data.DMatrixRMaj;
 import org.ejml.data.FMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
@@ -127,7 +128,7 @@ final class MatMul {
     }
 
     private static int[] batchOffsets(Shape x, Shape batch, int matrixSize) {
-        int[] strides = Strides.broadcast(x.slice(0, x.rank() - 2), batch);
+        int[] strides = Strides.broadcast("matmul", "batch dims", x.slice(0, x.rank() - 2), batch);
         for (int i = 0; i < strides.length; i++) {
             strides[i] *= matrixSize;
         }

@@ -1,15 +1,12 @@
 package org.attn4j.backend.ejml;
 
+import org.attn4j.api.spi.AbstractOps.Reduction;
+
 /**
  * Kernels that work along one axis of a tensor viewed as {@code [outer, n, inner]} (row-major), in double
  * precision: max, sum, mean, variance, softmax and layer norm.
  */
 final class Reductions {
-
-    /** What a reduction computes along its axis. */
-    enum Kind {
-        MAX, SUM, MEAN, VARIANCE
-    }
 
     private Reductions() {
     }
@@ -22,7 +19,7 @@ final class Reductions {
      * @param inner the product of the dims after the axis
      * @return {@code [outer, inner]}: max (NaN if any NaN), sum, mean, or population variance {@code Σ(x-mean)²/n}
      */
-    static double[] reduce(Kind kind, double[] x, int outer, int n, int inner) {
+    static double[] reduce(Reduction kind, double[] x, int outer, int n, int inner) {
         double[] out = new double[outer * inner];
         for (int o = 0; o < outer; o++) {
             for (int in = 0; in < inner; in++) {

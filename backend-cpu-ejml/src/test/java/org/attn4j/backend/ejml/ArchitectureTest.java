@@ -5,10 +5,14 @@ import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.junit.ArchTests;
 import org.attn4j.archrules.BackendRules;
+import org.attn4j.archrules.PackageRules;
 
 @AnalyzeClasses(packages = "org.attn4j.backend.ejml", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
 
     @ArchTest
     static final ArchTests BACKEND = ArchTests.in(BackendRules.class);
+
+    @ArchTest
+    static final ArchTests PACKAGES = ArchTests.in(PackageRules.class);
 }

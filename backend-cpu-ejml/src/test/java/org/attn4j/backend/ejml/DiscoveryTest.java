@@ -5,9 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.attn4j.api.Backend;
 import org.attn4j.api.Backends;
+import org.attn4j.api.Capabilities.Feature;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
 import org.attn4j.api.ProviderReport;
-import org.attn4j.api.spi.Capabilities;
 import org.junit.jupiter.api.Test;
 
 class DiscoveryTest {
@@ -28,7 +29,7 @@ class DiscoveryTest {
         Capabilities c = provider.capabilities();
         assertEquals("cpu", c.device());
         assertTrue(c.supports(DType.F32) && c.supports(DType.F64));
-        assertTrue(c.dropout() && c.attentionWeights());
+        assertTrue(c.has(Feature.DROPOUT) && c.has(Feature.ATTENTION_WEIGHTS));
         assertEquals(Runtime.getRuntime().availableProcessors(), c.maxThreads());
     }
 }

@@ -1,6 +1,7 @@
 package org.attn4j.backend.ejml;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -35,6 +36,16 @@ class SimdTest {
         }
         if (!VECTOR_MODULE_EXPECTED) {
             assertTrue(reason.contains("--add-modules jdk.incubator.vector"), reason);
+        }
+    }
+
+    @Test
+    void theScalarKernelAdvisesTheJvmFlagOnceAndOnlyForWorkWorthSpeedingUp() {
+        assertFalse(Simd.adviseScalar(Simd.ADVICE_WORK - 1), "small attention never advises");
+        Simd.adviseScalar(Simd.ADVICE_WORK);
+        assertFalse(Simd.adviseScalar(Simd.ADVICE_WORK), "the advice is given at most once per JVM");
+        if (Simd.enabled() || VECTOR_MODULE_EXPECTED) {
+            assertFalse(Simd.adviseScalar(Long.MAX_VALUE), "nothing to advise when the SIMD kernel can run");
         }
     }
 }

@@ -1,8 +1,8 @@
 package org.attn4j.backend.cuda;
 
 import org.attn4j.api.Backend;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.Scope;
-import org.attn4j.api.spi.Capabilities;
 
 /**
  * A CUDA backend: one {@link Device} (the {@link CudaContext}) shared by every scope, for the life of the JVM.

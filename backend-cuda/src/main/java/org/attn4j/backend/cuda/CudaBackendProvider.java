@@ -1,11 +1,11 @@
 package org.attn4j.backend.cuda;
 
-import java.util.Set;
+import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendProvider;
+import org.attn4j.api.Capabilities.Feature;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
-import org.attn4j.api.spi.Availability;
-import org.attn4j.api.spi.BackendProvider;
-import org.attn4j.api.spi.Capabilities;
 
 /**
  * The CUDA backend, {@value #NAME}: F32 tensors in the memory of one NVIDIA GPU (compute capability 7.5 or newer,
@@ -22,7 +22,8 @@ public final class CudaBackendProvider implements BackendProvider {
     /** Above the CPU backends. */
     public static final int PRIORITY = 300;
 
-    private static final Capabilities CAPABILITIES = new Capabilities("cuda", Set.of(DType.F32), true, true, true, 1);
+    private static final Capabilities CAPABILITIES = Capabilities.builder("cuda").dtypes(DType.F32)
+            .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS).build();
 
     private Availability availability;
 

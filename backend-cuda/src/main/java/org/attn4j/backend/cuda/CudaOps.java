@@ -10,117 +10,97 @@ import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
-import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.spi.AbstractOps;
 import org.attn4j.api.spi.Dropout;
 import org.attn4j.api.spi.ShapeChecks;
 
 /**
  * Every op of {@link Ops} as launches of this module's kernels; results are new contiguous F32 tensors of the
- * scope. Shapes are checked with {@link ShapeChecks} before anything touches the device. Attention without
+ * scope. {@link AbstractOps} validates each call before anything touches the device. Attention without
  * returned weights is one launch of the fused kernel; with weights it runs GEMM, masked softmax, dropout and
  * GEMM, since the weights must then be materialised anyway.
  */
-final class CudaOps implements Ops {
+final class CudaOps extends AbstractOps<CudaTensor> {
     private static final int[] NONE = new int[0];
 
     private final CudaScope scope;
     private final Device device;
 
     CudaOps(CudaScope scope, Device device) {
+        super(scope, CudaTensor.class);
         this.scope = scope;
         this.device = device;
     }
 
     @Override
-    public Scope scope() {
-        return scope;
-    }
-
-    @Override
-    public Tensor matmul(Tensor a, Tensor b, boolean transposeA, boolean transposeB) {
-        CudaTensor x = operand("matmul", "a", a);
-        CudaTensor y = operand("matmul", "b", b);
-        Shape out = ShapeChecks.matmul(a.shape(), b.shape(), transposeA, transposeB);
+    protected Tensor computeMatmul(CudaTensor x, CudaTensor y, boolean transposeA, boolean transposeB, Shape out) {
         CudaTensor c = scope.allocate("matmul", out);
-        gemm("matmul", x.data(), y.data(), null, c.data(), OpPlans.gemm(a.shape(), b.shape(), transposeA, transposeB,
+        gemm("matmul", x.data(), y.data(), null, c.data(), OpPlans.gemm(x.shape(), y.shape(), transposeA, transposeB,
                 out), transposeA, transposeB, 1.0f);
         return c;
     }
 
     @Override
-    public Tensor add(Tensor a, Tensor b) {
-        return binary("add", Kernel.ADD, a, b);
+    protected Tensor computeBinary(Binary kind, CudaTensor x, CudaTensor y, Shape out) {
+        Kernel kernel = switch (kind) {
+            case ADD -> Kernel.ADD;
+            case SUB -> Kernel.SUB;
+            case MUL -> Kernel.MUL;
+            case DIV -> Kernel.DIV;
+        };
+        String op = kind.op();
+        StridedLayout.Walk walk = OpPlans.binary(op, x.shape(), y.shape(), out);
+        CudaTensor r = scope.allocate(op, out);
+        device.launch(kernel, Launches.elementwise(r.size()), new KernelArgs(op).shape(walk.dims())
+                .strides(walk.strides()[0]).strides(walk.strides()[1]).pointer(x.data()).pointer(y.data())
+                .pointer(r.data()).i64(r.size()));
+        return r;
     }
 
     @Override
-    public Tensor sub(Tensor a, Tensor b) {
-        return binary("sub", Kernel.SUB, a, b);
-    }
-
-    @Override
-    public Tensor mul(Tensor a, Tensor b) {
-        return binary("mul", Kernel.MUL, a, b);
-    }
-
-    @Override
-    public Tensor div(Tensor a, Tensor b) {
-        return binary("div", Kernel.DIV, a, b);
-    }
-
-    @Override
-    public Tensor scale(Tensor x, double factor) {
-        CudaTensor t = operand("scale", "x", x);
-        CudaTensor r = scope.allocate("scale", x.shape());
+    protected Tensor computeScale(CudaTensor t, double factor) {
+        CudaTensor r = scope.allocate("scale", t.shape());
         device.launch(Kernel.SCALE, Launches.elementwise(t.size()),
                 new KernelArgs("scale").pointer(t.data()).pointer(r.data()).f32((float) factor).i64(t.size()));
         return r;
     }
 
     @Override
-    public Tensor exp(Tensor x) {
+    protected Tensor computeExp(CudaTensor x) {
         return unary("exp", Kernel.EXP, x);
     }
 
     @Override
-    public Tensor max(Tensor x, int axis, boolean keepDims) {
-        return reduce("max", Kernel.REDUCE_MAX, x, axis, keepDims);
+    protected Tensor computeReduce(Reduction kind, CudaTensor t, int axis, boolean keepDims, Shape out) {
+        Kernel kernel = switch (kind) {
+            case MAX -> Kernel.REDUCE_MAX;
+            case SUM -> Kernel.REDUCE_SUM;
+            case MEAN -> Kernel.REDUCE_MEAN;
+            case VARIANCE -> Kernel.REDUCE_VAR;
+        };
+        String op = kind.op();
+        OpPlans.AxisView view = OpPlans.axis(t.shape(), axis);
+        CudaTensor r = scope.allocate(op, out);
+        device.launch(kernel, Launches.reduction((long) view.outer() * view.inner()), new KernelArgs(op)
+                .pointer(t.data()).pointer(r.data()).i32(view.outer()).i32(view.n()).i32(view.inner()));
+        return r;
     }
 
     @Override
-    public Tensor sum(Tensor x, int axis, boolean keepDims) {
-        return reduce("sum", Kernel.REDUCE_SUM, x, axis, keepDims);
-    }
-
-    @Override
-    public Tensor mean(Tensor x, int axis, boolean keepDims) {
-        return reduce("mean", Kernel.REDUCE_MEAN, x, axis, keepDims);
-    }
-
-    @Override
-    public Tensor variance(Tensor x, int axis, boolean keepDims) {
-        return reduce("variance", Kernel.REDUCE_VAR, x, axis, keepDims);
-    }
-
-    @Override
-    public Tensor softmax(Tensor x, int axis) {
-        CudaTensor t = operand("softmax", "x", x);
-        OpPlans.AxisView view = OpPlans.axis(x.shape(), ShapeChecks.axis("softmax", x.shape(), axis));
-        CudaTensor r = scope.allocate("softmax", x.shape());
+    protected Tensor computeSoftmax(CudaTensor t, int axis) {
+        OpPlans.AxisView view = OpPlans.axis(t.shape(), axis);
+        CudaTensor r = scope.allocate("softmax", t.shape());
         softmax("softmax", t.data(), r.data(), view, NONE, null, NONE, null, NONE, false);
         return r;
     }
 
     @Override
-    public Tensor layerNorm(Tensor x, Tensor gamma, Tensor beta, double eps) {
-        CudaTensor t = operand("layerNorm", "x", x);
-        CudaTensor g = gamma == null ? null : operand("layerNorm", "gamma", gamma);
-        CudaTensor b = beta == null ? null : operand("layerNorm", "beta", beta);
-        ShapeChecks.layerNorm(x.shape(), g == null ? null : g.shape(), b == null ? null : b.shape(), eps);
-        int d = x.shape().dim(-1);
+    protected Tensor computeLayerNorm(CudaTensor t, CudaTensor g, CudaTensor b, double eps) {
+        int d = t.shape().dim(-1);
         int rows = t.size() / d;
-        CudaTensor r = scope.allocate("layerNorm", x.shape());
+        CudaTensor r = scope.allocate("layerNorm", t.shape());
         device.launch(Kernel.LAYER_NORM, Launches.rows(rows, d), new KernelArgs("layerNorm").pointer(t.data())
                 .pointer(g == null ? null : g.data()).pointer(b == null ? null : b.data()).pointer(r.data())
                 .i32(rows).i32(d).f32((float) eps));
@@ -128,26 +108,20 @@ final class CudaOps implements Ops {
     }
 
     @Override
-    public Tensor relu(Tensor x) {
+    protected Tensor computeRelu(CudaTensor x) {
         return unary("relu", Kernel.RELU, x);
     }
 
     @Override
-    public Tensor gelu(Tensor x, GeluApproximation approximation) {
-        if (approximation == null) {
-            throw new IllegalArgumentException("gelu: argument approximation is null");
-        }
+    protected Tensor computeGelu(CudaTensor x, GeluApproximation approximation) {
         return unary("gelu", approximation == GeluApproximation.TANH ? Kernel.GELU_TANH : Kernel.GELU_ERF, x);
     }
 
     @Override
-    public Tensor linear(Tensor x, Tensor weight, Tensor bias) {
-        CudaTensor t = operand("linear", "x", x);
-        CudaTensor w = operand("linear", "weight", weight);
-        CudaTensor b = bias == null ? null : operand("linear", "bias", bias);
-        Shape out = ShapeChecks.linear(x.shape(), weight.shape(), b == null ? null : b.shape());
-        int in = weight.shape().dim(1);
-        int outFeatures = weight.shape().dim(0);
+    protected Tensor computeLinear(CudaTensor t, CudaTensor w, CudaTensor b, Shape out) {
+        Shape weight = w.shape();
+        int in = weight.dim(1);
+        int outFeatures = weight.dim(0);
         CudaTensor r = scope.allocate("linear", out);
         gemm("linear", t.data(), w.data(), b == null ? null : b.data(), r.data(),
                 new OpPlans.Gemm(t.size() / in, outFeatures, in, 1, NONE, NONE, NONE), false, true, 1.0f);
@@ -155,13 +129,8 @@ final class CudaOps implements Ops {
     }
 
     @Override
-    public Tensor embedding(Tensor weight, int[] ids, Shape idsShape) {
-        CudaTensor w = operand("embedding", "weight", weight);
-        if (ids == null || idsShape == null) {
-            throw new IllegalArgumentException("embedding: arguments ids and idsShape must not be null");
-        }
-        Shape out = ShapeChecks.embedding(weight.shape(), ids, idsShape);
-        int d = weight.shape().dim(1);
+    protected Tensor computeEmbedding(CudaTensor w, int[] ids, Shape out) {
+        int d = w.shape().dim(1);
         CudaTensor r = scope.allocate("embedding", out);
         CUdeviceptr deviceIds = device.alloc("embedding", (long) ids.length * Sizeof.INT);
         try {
@@ -175,35 +144,21 @@ final class CudaOps implements Ops {
     }
 
     @Override
-    public Tensor reshape(Tensor x, int... shape) {
-        CudaTensor t = operand("reshape", "x", x);
-        CudaTensor r = scope.allocate("reshape", ShapeChecks.reshape(x.shape(), shape));
+    protected Tensor computeReshape(CudaTensor t, Shape out) {
+        CudaTensor r = scope.allocate("reshape", out);
         device.copy("reshape", r.data(), t.data(), (long) t.size() * Sizeof.FLOAT);
         return r;
     }
 
     @Override
-    public Tensor permute(Tensor x, int... axes) {
-        CudaTensor t = operand("permute", "x", x);
-        CudaTensor r = scope.allocate("permute", ShapeChecks.permute(x.shape(), axes));
-        copyStrided("permute", OpPlans.permute(x.shape(), axes), 0, 1, t.data(), 0, r.data(), 0, t.size());
+    protected Tensor computePermute(CudaTensor t, int[] axes, Shape out) {
+        CudaTensor r = scope.allocate("permute", out);
+        copyStrided("permute", OpPlans.permute(t.shape(), axes), 0, 1, t.data(), 0, r.data(), 0, t.size());
         return r;
     }
 
     @Override
-    public Tensor concat(List<Tensor> parts, int axis) {
-        if (parts == null || parts.isEmpty()) {
-            throw new IllegalArgumentException("concat: argument parts is empty");
-        }
-        List<CudaTensor> ts = new ArrayList<>();
-        List<Shape> shapes = new ArrayList<>();
-        for (int i = 0; i < parts.size(); i++) {
-            CudaTensor t = operand("concat", "parts[" + i + "]", parts.get(i));
-            ts.add(t);
-            shapes.add(t.shape());
-        }
-        Shape out = ShapeChecks.concat(shapes, axis);
-        int a = ShapeChecks.axis("concat", out, axis);
+    protected Tensor computeConcat(List<CudaTensor> ts, int a, Shape out) {
         CudaTensor r = scope.allocate("concat", out);
         long offset = 0;
         for (CudaTensor t : ts) {
@@ -215,15 +170,13 @@ final class CudaOps implements Ops {
     }
 
     @Override
-    public List<Tensor> split(Tensor x, int[] sizes, int axis) {
-        CudaTensor t = operand("split", "x", x);
-        List<Shape> pieces = ShapeChecks.split(x.shape(), sizes, axis);
-        int a = ShapeChecks.axis("split", x.shape(), axis);
+    protected List<Tensor> computeSplit(CudaTensor t, int a, List<Shape> pieces) {
+        Shape x = t.shape();
         List<Tensor> out = new ArrayList<>();
         long offset = 0;
         for (Shape piece : pieces) {
             CudaTensor r = scope.allocate("split", piece);
-            copyStrided("split", OpPlans.slab(piece, x.shape()), 1, 0, t.data(), offset * x.shape().stride(a),
+            copyStrided("split", OpPlans.slab(piece, x), 1, 0, t.data(), offset * x.stride(a),
                     r.data(), 0, r.size());
             offset += piece.dim(a);
             out.add(r);
@@ -232,30 +185,24 @@ final class CudaOps implements Ops {
     }
 
     @Override
-    public Tensor cast(Tensor x, DType dtype) {
-        CudaTensor t = operand("cast", "x", x);
+    protected Tensor computeCast(CudaTensor t, DType dtype) {
         if (dtype != DType.F32) {
             throw CudaScope.unsupported("cast", dtype);
         }
-        CudaTensor r = scope.allocate("cast", x.shape());
+        CudaTensor r = scope.allocate("cast", t.shape());
         device.copy("cast", r.data(), t.data(), (long) t.size() * Sizeof.FLOAT);
         return r;
     }
 
     @Override
-    public Tensor dropout(Tensor x, double p, long seed) {
-        CudaTensor t = operand("dropout", "x", x);
-        Dropout.checkProbability("dropout", p);
-        CudaTensor r = scope.allocate("dropout", x.shape());
+    protected Tensor computeDropout(CudaTensor t, double p, long seed) {
+        CudaTensor r = scope.allocate("dropout", t.shape());
         dropout("dropout", t.data(), r.data(), t.size(), p, seed);
         return r;
     }
 
     @Override
-    public Tensor additiveMask(Mask mask, DType dtype) {
-        if (mask == null) {
-            throw new IllegalArgumentException("additiveMask: argument mask is null");
-        }
+    protected Tensor computeAdditiveMask(Mask mask, DType dtype) {
         if (dtype != DType.F32) {
             throw CudaScope.unsupported("additiveMask", dtype);
         }
@@ -271,13 +218,8 @@ final class CudaOps implements Ops {
      * Fused attention, or the materialised path when the weights are requested; see the class comment.
      */
     @Override
-    public AttentionResult attention(Tensor q, Tensor k, Tensor v, AttentionOptions options) {
-        CudaTensor tq = operand("attention", "q", q);
-        CudaTensor tk = operand("attention", "k", k);
-        CudaTensor tv = operand("attention", "v", v);
-        ShapeChecks.AttentionShape s = ShapeChecks.attention(q, k, v, options);
-        CudaTensor add = options.additiveMask() == null ? null
-                : operand("attention", "additiveMask", options.additiveMask());
+    protected AttentionResult computeAttention(CudaTensor tq, CudaTensor tk, CudaTensor tv, CudaTensor add,
+                                               AttentionOptions options, ShapeChecks.AttentionShape s) {
         Mask mask = options.mask();
         OpPlans.MaskLayout layout = OpPlans.masks(s.batch(), s.queries(), s.keys(),
                 mask == null ? null : mask.shape(), add == null ? null : add.shape());
@@ -357,37 +299,10 @@ final class CudaOps implements Ops {
         return ptr;
     }
 
-    private CudaTensor operand(String op, String argument, Tensor tensor) {
-        return scope.operand(op, argument, tensor, CudaTensor.class);
-    }
-
-    private Tensor binary(String op, Kernel kernel, Tensor a, Tensor b) {
-        CudaTensor x = operand(op, "a", a);
-        CudaTensor y = operand(op, "b", b);
-        Shape out = ShapeChecks.broadcast(op, a.shape(), b.shape());
-        StridedLayout.Walk walk = OpPlans.binary(op, a.shape(), b.shape(), out);
-        CudaTensor r = scope.allocate(op, out);
-        device.launch(kernel, Launches.elementwise(r.size()), new KernelArgs(op).shape(walk.dims())
-                .strides(walk.strides()[0]).strides(walk.strides()[1]).pointer(x.data()).pointer(y.data())
-                .pointer(r.data()).i64(r.size()));
-        return r;
-    }
-
-    private Tensor unary(String op, Kernel kernel, Tensor x) {
-        CudaTensor t = operand(op, "x", x);
-        CudaTensor r = scope.allocate(op, x.shape());
+    private Tensor unary(String op, Kernel kernel, CudaTensor t) {
+        CudaTensor r = scope.allocate(op, t.shape());
         device.launch(kernel, Launches.elementwise(t.size()),
                 new KernelArgs(op).pointer(t.data()).pointer(r.data()).i64(t.size()));
-        return r;
-    }
-
-    private Tensor reduce(String op, Kernel kernel, Tensor x, int axis, boolean keepDims) {
-        CudaTensor t = operand(op, "x", x);
-        Shape out = ShapeChecks.reduce(op, x.shape(), axis, keepDims);
-        OpPlans.AxisView view = OpPlans.axis(x.shape(), ShapeChecks.axis(op, x.shape(), axis));
-        CudaTensor r = scope.allocate(op, out);
-        device.launch(kernel, Launches.reduction((long) view.outer() * view.inner()), new KernelArgs(op)
-                .pointer(t.data()).pointer(r.data()).i32(view.outer()).i32(view.n()).i32(view.inner()));
         return r;
     }
 

@@ -18,7 +18,7 @@ import jcuda.driver.CUdevice;
 import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUresult;
-import org.attn4j.api.spi.Availability;
+import org.attn4j.api.Availability;
 
 /**
  * The first code that touches JCuda: loads its driver binding (and so {@code libcuda.so.1}), initialises the

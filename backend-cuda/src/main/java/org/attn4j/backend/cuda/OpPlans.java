@@ -2,6 +2,7 @@ package org.attn4j.backend.cuda;
 
 import java.util.Arrays;
 import org.attn4j.api.Shape;
+import org.attn4j.api.spi.Strides;
 
 /**
  * How each op maps its shapes onto a kernel's arguments; pure arithmetic, no device. All tensors of this
@@ -77,8 +78,7 @@ final class OpPlans {
      */
     static StridedLayout.Walk binary(String op, Shape a, Shape b, Shape out) {
         int[] dims = out.toArray();
-        return StridedLayout.collapse(dims, StridedLayout.broadcastStrides(op, "a", a.toArray(), dims),
-                StridedLayout.broadcastStrides(op, "b", b.toArray(), dims));
+        return StridedLayout.collapse(dims, Strides.broadcast(op, "a", a, out), Strides.broadcast(op, "b", b, out));
     }
 
     /**
@@ -114,14 +114,14 @@ final class OpPlans {
      * @return the collapsed walk; operand 0 is the source, operand 1 the contiguous destination
      */
     static StridedLayout.Walk permute(Shape x, int[] axes) {
-        int[] src = StridedLayout.contiguousStrides(x.toArray());
+        int[] src = Strides.contiguous(x);
         int[] dims = new int[axes.length];
         int[] strides = new int[axes.length];
         for (int i = 0; i < axes.length; i++) {
             dims[i] = x.dim(axes[i]);
             strides[i] = src[axes[i]];
         }
-        return StridedLayout.collapse(dims, strides, StridedLayout.contiguousStrides(dims));
+        return StridedLayout.collapse(dims, strides, Strides.contiguous(Shape.of(dims)));
     }
 
     /**
@@ -134,8 +134,7 @@ final class OpPlans {
      */
     static StridedLayout.Walk slab(Shape part, Shape whole) {
         int[] dims = part.toArray();
-        return StridedLayout.collapse(dims, StridedLayout.contiguousStrides(dims),
-                StridedLayout.contiguousStrides(whole.toArray()));
+        return StridedLayout.collapse(dims, Strides.contiguous(part), Strides.contiguous(whole));
     }
 
     /**
@@ -147,11 +146,11 @@ final class OpPlans {
      * @return the mask arguments over {@code [batch..., Lq, Lk]}
      */
     static MaskLayout masks(Shape batch, int queries, int keys, Shape mask, Shape additive) {
-        int[] full = batch.append(queries, keys).toArray();
-        int[] ms = mask == null ? new int[full.length] : StridedLayout.broadcastStrides("attention", "mask",
-                mask.toArray(), full);
-        int[] as = additive == null ? new int[full.length] : StridedLayout.broadcastStrides("attention",
-                "additiveMask", additive.toArray(), full);
+        Shape weights = batch.append(queries, keys);
+        int[] full = weights.toArray();
+        int[] ms = mask == null ? new int[full.length] : Strides.broadcast("attention", "mask", mask, weights);
+        int[] as = additive == null ? new int[full.length]
+                : Strides.broadcast("attention", "additiveMask", additive, weights);
         int lead = full.length - 2;
         StridedLayout.Walk walk = StridedLayout.collapse(Arrays.copyOf(full, lead), Arrays.copyOf(ms, lead),
                 Arrays.copyOf(as, lead));
@@ -170,8 +169,7 @@ final class OpPlans {
 
     private static int[] batchStrides(String op, String arg, Shape operand, int[] batch) {
         int rank = operand.rank();
-        int[] own = operand.slice(0, rank - 2).toArray();
-        int[] strides = StridedLayout.broadcastStrides(op, arg, own, batch);
+        int[] strides = Strides.broadcast(op, arg, operand.slice(0, rank - 2), Shape.of(batch));
         long matrix = (long) operand.dim(rank - 2) * operand.dim(rank - 1);
         for (int i = 0; i < strides.length; i++) {
             strides[i] = Math.toIntExact(strides[i] * matrix);

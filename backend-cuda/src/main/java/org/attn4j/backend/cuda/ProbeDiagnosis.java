@@ -1,7 +1,7 @@
 package org.attn4j.backend.cuda;
 
 import java.util.Arrays;
-import org.attn4j.api.spi.Availability;
+import org.attn4j.api.Availability;
 
 /**
  * Turns what the CUDA probe found into an {@link Availability} whose reason says what is missing and how to fix

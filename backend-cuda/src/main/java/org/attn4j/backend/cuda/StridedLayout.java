@@ -5,9 +5,10 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Row-major shapes and element strides as the kernels consume them: numpy broadcasting, merging of dims that
- * every operand walks contiguously, and packing into the by-value structs {@code Attn4jShape} and
- * {@code Attn4jStrides} ({@link ParamType#SHAPE}, {@link ParamType#STRIDES}).
+ * Element strides as the kernels consume them: merging of dims that every operand walks contiguously, and packing
+ * into the by-value structs {@code Attn4jShape} and {@code Attn4jStrides} ({@link ParamType#SHAPE},
+ * {@link ParamType#STRIDES}). The strides themselves (contiguous and broadcast) come from the spi's
+ * {@link org.attn4j.api.spi.Strides}, shared with every backend.
  */
 final class StridedLayout {
     /** Most dims a kernel struct holds ({@code ATTN4J_MAX_RANK}). */
@@ -23,74 +24,6 @@ final class StridedLayout {
     }
 
     private StridedLayout() {
-    }
-
-    /**
-     * @param dims a shape
-     * @return its row-major strides: {@code strides[i] = dims[i+1] * ... * dims[rank-1]}
-     */
-    static int[] contiguousStrides(int[] dims) {
-        int[] strides = new int[dims.length];
-        long s = 1;
-        for (int i = dims.length - 1; i >= 0; i--) {
-            strides[i] = Math.toIntExact(s);
-            s *= dims[i];
-        }
-        return strides;
-    }
-
-    /**
-     * numpy broadcasting: dims are aligned at the right; each pair must be equal or contain a 1.
-     *
-     * @param op the op name for messages
-     * @param a  the first operand's shape
-     * @param b  the second operand's shape
-     * @return the broadcast shape, of rank {@code max(a.length, b.length)}
-     * @throws IllegalArgumentException naming the op and both shapes if they do not broadcast
-     */
-    static int[] broadcastShape(String op, int[] a, int[] b) {
-        int rank = Math.max(a.length, b.length);
-        int[] out = new int[rank];
-        for (int i = 0; i < rank; i++) {
-            int da = i < rank - a.length ? 1 : a[i - (rank - a.length)];
-            int db = i < rank - b.length ? 1 : b[i - (rank - b.length)];
-            if (da != db && da != 1 && db != 1) {
-                throw new IllegalArgumentException(op + ": shapes a " + Arrays.toString(a) + " and b "
-                        + Arrays.toString(b) + " do not broadcast (dim " + i + " of the result: " + da + " vs " + db + ")");
-            }
-            out[i] = Math.max(da, db);
-        }
-        return out;
-    }
-
-    /**
-     * Strides that read a contiguous operand as if it had the shape {@code target}.
-     *
-     * @param op      the op name for messages
-     * @param arg     the argument name for messages
-     * @param operand the operand's shape, broadcastable to {@code target}
-     * @param target  the shape to read it as
-     * @return strides of rank {@code target.length}, 0 on dims the operand lacks or has as 1
-     * @throws IllegalArgumentException naming op, argument and both shapes if not broadcastable
-     */
-    static int[] broadcastStrides(String op, String arg, int[] operand, int[] target) {
-        if (operand.length > target.length) {
-            throw new IllegalArgumentException(op + ": " + arg + " shape " + Arrays.toString(operand)
-                    + " has more dims than the shape " + Arrays.toString(target) + " it must broadcast to");
-        }
-        int[] own = contiguousStrides(operand);
-        int[] strides = new int[target.length];
-        int lead = target.length - operand.length;
-        for (int i = 0; i < operand.length; i++) {
-            int d = operand[i];
-            if (d == target[lead + i]) {
-                strides[lead + i] = d == 1 ? 0 : own[i];
-            } else if (d != 1) {
-                throw new IllegalArgumentException(op + ": " + arg + " shape " + Arrays.toString(operand)
-                        + " does not broadcast to " + Arrays.toString(target));
-            }
-        }
-        return strides;
     }
 
     /**

@@ -8,12 +8,16 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.junit.ArchTests;
 import com.tngtech.archunit.lang.ArchRule;
 import org.attn4j.archrules.BackendRules;
+import org.attn4j.archrules.PackageRules;
 
 @AnalyzeClasses(packages = "org.attn4j.backend.cuda", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
 
     @ArchTest
     static final ArchTests BACKEND = ArchTests.in(BackendRules.class);
+
+    @ArchTest
+    static final ArchTests PACKAGES = ArchTests.in(PackageRules.class);
 
     @ArchTest
     static final ArchRule PROVIDER_TOUCHES_JCUDA_ONLY_THROUGH_THE_PROBE = noClasses()

@@ -9,12 +9,13 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import java.util.ServiceLoader;
 import java.util.Set;
+import org.attn4j.api.Availability;
+import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Backends;
+import org.attn4j.api.Capabilities.Feature;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
 import org.attn4j.api.ProviderReport;
-import org.attn4j.api.spi.Availability;
-import org.attn4j.api.spi.BackendProvider;
-import org.attn4j.api.spi.Capabilities;
 import org.junit.jupiter.api.Test;
 
 class CudaBackendProviderTest {
@@ -32,7 +33,7 @@ class CudaBackendProviderTest {
         assertEquals("cuda", c.device());
         assertEquals(Set.of(DType.F32), c.dtypes());
         assertFalse(c.supports(DType.F64));
-        assertTrue(c.fusedAttention() && c.dropout() && c.attentionWeights());
+        assertTrue(c.has(Feature.FUSED_ATTENTION) && c.has(Feature.DROPOUT) && c.has(Feature.ATTENTION_WEIGHTS));
     }
 
     @Test

@@ -1,6 +1,6 @@
 package org.attn4j.backend.cuda;
 
-import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.BackendProvider;
 import org.attn4j.tck.BackendTck;
 
 /**

@@ -7,12 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
+import org.attn4j.api.Capabilities.Feature;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
@@ -20,7 +21,6 @@ import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
-import org.attn4j.api.spi.Capabilities;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -36,7 +36,8 @@ class CudaOpsTest {
     @BeforeEach
     void setUp() {
         device = new RecordingDevice();
-        backend = new CudaBackend(device, new Capabilities("cuda", Set.of(DType.F32), true, true, true, 1));
+        backend = new CudaBackend(device, Capabilities.builder("cuda")
+                .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS).build());
     }
 
     private static Tensor t(Scope s, int... dims) {

@@ -1,12 +1,11 @@
 package org.attn4j.backend.cuda;
 
 import java.nio.file.Path;
-import java.util.Set;
+import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
-import org.attn4j.api.DType;
-import org.attn4j.api.spi.Availability;
-import org.attn4j.api.spi.BackendProvider;
-import org.attn4j.api.spi.Capabilities;
+import org.attn4j.api.BackendProvider;
+import org.attn4j.api.Capabilities.Feature;
+import org.attn4j.api.Capabilities;
 import org.attn4j.tck.BackendTck;
 
 /**
@@ -19,7 +18,8 @@ class HostEmulatedConformanceTest extends BackendTck {
     @Override
     protected BackendProvider provider() {
         return new BackendProvider() {
-            private final Capabilities capabilities = new Capabilities("cuda", Set.of(DType.F32), true, true, true, 1);
+            private final Capabilities capabilities = Capabilities.builder("cuda")
+                    .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS).build();
 
             @Override
             public String name() {

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import org.attn4j.api.spi.Availability;
+import org.attn4j.api.Availability;
 import org.junit.jupiter.api.Test;
 
 class ProbeDiagnosisTest {

@@ -4,46 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.attn4j.api.Shape;
+import org.attn4j.api.spi.Strides;
 import org.junit.jupiter.api.Test;
 
 class StridedLayoutTest {
 
     @Test
-    void contiguousStridesAreRowMajor() {
-        assertArrayEquals(new int[] {12, 4, 1}, StridedLayout.contiguousStrides(new int[] {2, 3, 4}));
-        assertArrayEquals(new int[0], StridedLayout.contiguousStrides(new int[0]));
-    }
-
-    @Test
-    void broadcastShapeAlignsDimsAtTheRight() {
-        assertArrayEquals(new int[] {2, 3, 4}, StridedLayout.broadcastShape("add", new int[] {2, 1, 4}, new int[] {3, 1}));
-        assertArrayEquals(new int[] {5}, StridedLayout.broadcastShape("add", new int[0], new int[] {5}));
-    }
-
-    @Test
-    void incompatibleShapesNameTheOpAndBothShapes() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> StridedLayout.broadcastShape("mul", new int[] {2, 3}, new int[] {4}));
-        assertTrue(e.getMessage().startsWith("mul: shapes a [2, 3] and b [4] do not broadcast"), e.getMessage());
-    }
-
-    @Test
-    void broadcastStridesAreZeroOnMissingAndUnitDims() {
-        assertArrayEquals(new int[] {0, 4, 0, 1},
-                StridedLayout.broadcastStrides("add", "b", new int[] {3, 1, 4}, new int[] {2, 3, 5, 4}));
-    }
-
-    @Test
-    void broadcastStridesRejectAnOperandThatDoesNotFitAndNameTheArgument() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> StridedLayout.broadcastStrides("attention", "mask", new int[] {3, 4}, new int[] {2, 5, 4}));
-        assertTrue(e.getMessage().equals("attention: mask shape [3, 4] does not broadcast to [2, 5, 4]"), e.getMessage());
-    }
-
-    @Test
     void collapseMergesDimsEveryOperandWalksContiguously() {
         int[] dims = {2, 3, 4, 5};
-        int[] a = StridedLayout.contiguousStrides(dims);
+        int[] a = Strides.contiguous(Shape.of(dims));
         int[] b = {0, 0, 5, 1};
         StridedLayout.Walk walk = StridedLayout.collapse(dims, a, b);
         assertArrayEquals(new int[] {6, 20}, walk.dims());

@@ -2,7 +2,7 @@ package org.attn4j.backend.nd4j;
 
 import java.io.IOException;
 import java.io.InputStream;
-import org.attn4j.api.spi.Availability;
+import org.attn4j.api.Availability;
 import org.nd4j.context.Nd4jContext;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;

@@ -2,8 +2,8 @@ package org.attn4j.backend.nd4j;
 
 import java.util.concurrent.atomic.AtomicLong;
 import org.attn4j.api.Backend;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.Scope;
-import org.attn4j.api.spi.Capabilities;
 
 /**
  * The ND4J backend: thread-safe, holds no ND4J state of its own beyond a count of the native bytes its open

@@ -1,11 +1,11 @@
 package org.attn4j.backend.nd4j;
 
-import java.util.Set;
+import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendProvider;
+import org.attn4j.api.Capabilities.Feature;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
-import org.attn4j.api.spi.Availability;
-import org.attn4j.api.spi.BackendProvider;
-import org.attn4j.api.spi.Capabilities;
 
 /**
  * The ND4J backend's service entry, found through {@code META-INF/services}. Its priority, 200, is above the pure
@@ -43,8 +43,9 @@ public final class Nd4jBackendProvider implements BackendProvider {
 
     @Override
     public Capabilities capabilities() {
-        return new Capabilities("cpu", Set.of(DType.F32, DType.F64), true, true, true,
-                Runtime.getRuntime().availableProcessors());
+        return Capabilities.builder("cpu").dtypes(DType.F32, DType.F64)
+                .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS)
+                .maxThreads(Runtime.getRuntime().availableProcessors()).build();
     }
 
     @Override

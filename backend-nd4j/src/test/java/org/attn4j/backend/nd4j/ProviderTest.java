@@ -4,10 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ServiceLoader;
+import org.attn4j.api.Availability;
+import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Backends;
+import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
-import org.attn4j.api.spi.Availability;
-import org.attn4j.api.spi.BackendProvider;
 import org.junit.jupiter.api.Test;
 
 class ProviderTest {
@@ -19,7 +20,7 @@ class ProviderTest {
         assertEquals(Nd4jBackendProvider.class, provider.getClass());
         assertEquals(200, provider.priority());
         assertTrue(provider.capabilities().supports(DType.F64));
-        assertTrue(provider.capabilities().dropout());
+        assertTrue(provider.capabilities().has(Capabilities.Feature.DROPOUT));
     }
 
     @Test

@@ -2,6 +2,7 @@ package org.attn4j.models.bert;
 
 import java.util.List;
 import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
@@ -93,6 +94,17 @@ final class BertLayer {
      * @return {@code [B, L, d]}
      */
     Tensor forward(Scope scope, Tensor x, Mask keyPadding) {
+        return forward(scope, x, keyPadding, false).output();
+    }
+
+    /**
+     * @param scope receives the results
+     * @param x {@code [B, L, d]}
+     * @param keyPadding {@code [B, 1, 1, L]}, true on real tokens, or null when nothing is padded
+     * @param needWeights whether to return the attention weights {@code [B, H, L, L]} too
+     * @return the layer's output {@code [B, L, d]} and, if asked, its attention weights
+     */
+    AttentionResult forward(Scope scope, Tensor x, Mask keyPadding, boolean needWeights) {
         try (Scope work = scope.backend().newScope()) {
             Ops ops = work.ops();
             int batch = x.shape().dim(0);
@@ -102,11 +114,14 @@ final class BertLayer {
             Tensor q = heads(ops, parts.get(0), batch, length);
             Tensor k = heads(ops, parts.get(1), batch, length);
             Tensor v = heads(ops, parts.get(2), batch, length);
-            Tensor context = ops.attention(q, k, v, AttentionOptions.defaults().withMask(keyPadding)).output();
+            AttentionResult attended = ops.attention(q, k, v,
+                    AttentionOptions.defaults().withMask(keyPadding).withWeights(needWeights));
+            Tensor context = attended.output();
             context = ops.reshape(ops.permute(context, 0, 2, 1, 3), batch, length, d);
             Tensor a = attentionNorm.forward(work, ops.add(x, attentionOut.forward(work, context)));
             Tensor h = config.hiddenAct().apply(ops, intermediate.forward(work, a));
-            return scope.adopt(outputNorm.forward(work, ops.add(a, output.forward(work, h))));
+            Tensor y = scope.adopt(outputNorm.forward(work, ops.add(a, output.forward(work, h))));
+            return new AttentionResult(y, needWeights ? scope.adopt(attended.weights()) : null);
         }
     }
 

@@ -2,6 +2,7 @@ package org.attn4j.models.bert;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
@@ -132,6 +133,28 @@ public final class BertModel {
      * @return {@code [B, L, d]}
      */
     public Tensor forward(Scope scope, BertInput input, DType dtype) {
+        return run(scope, input, dtype, -1).output();
+    }
+
+    /**
+     * The attention weights of one layer, Hugging Face's {@code attentions[layer]}.
+     *
+     * @param scope receives the result
+     * @param input a padded batch
+     * @param dtype the compute dtype
+     * @param layer which layer, {@code 0 .. num_hidden_layers-1}
+     * @return {@code [B, H, L, L]}: row {@code i} of head {@code h} is how query token {@code i} spreads its
+     *     attention over the keys (zero on padding keys; rows sum to 1)
+     */
+    public Tensor attentionWeights(Scope scope, BertInput input, DType dtype, int layer) {
+        if (layer < 0 || layer >= layers.size()) {
+            throw new IllegalArgumentException("BertModel.attentionWeights: argument layer is " + layer
+                    + "; the model has layers 0 to " + (layers.size() - 1));
+        }
+        return run(scope, input, dtype, layer).weights();
+    }
+
+    private AttentionResult run(Scope scope, BertInput input, DType dtype, int weightsOf) {
         int batch = input.batch();
         int length = input.length();
         if (length > config.maxPositionEmbeddings()) {
@@ -157,10 +180,14 @@ public final class BertModel {
                 }
                 keyPadding = Mask.of(Shape.of(batch, 1, 1, length), allowed);
             }
-            for (BertLayer layer : layers) {
-                x = layer.forward(work, x, keyPadding);
+            for (int i = 0; i < layers.size(); i++) {
+                if (i == weightsOf) {
+                    AttentionResult r = layers.get(i).forward(work, x, keyPadding, true);
+                    return new AttentionResult(null, scope.adopt(r.weights()));
+                }
+                x = layers.get(i).forward(work, x, keyPadding);
             }
-            return scope.adopt(x);
+            return new AttentionResult(scope.adopt(x), null);
         }
     }
 

@@ -15,6 +15,7 @@ import org.attn4j.models.Activation;
 import org.attn4j.models.AttentionMasks;
 import org.attn4j.models.Embedding;
 import org.attn4j.models.MultiHeadAttention;
+import org.attn4j.models.MultiHeadOptions;
 import org.attn4j.models.RunMode;
 import org.attn4j.models.SinusoidalPositionalEncoding;
 import org.attn4j.models.TransformerEncoder;
@@ -64,7 +65,8 @@ public final class TransformerExamples {
             AttentionMasks masks = AttentionMasks.NONE.withKeyPadding(
                     Mask.keyPadding(new int[] {first.length, second.length}, length)).withCausal(true);
             MultiHeadAttention mha = MultiHeadAttention.random(d, 2, 42);
-            AttentionResult r = mha.forward(s, x, x, x, masks, true, false, RunMode.INFERENCE);
+            AttentionResult r = mha.forward(s, x, x, x,
+                    MultiHeadOptions.defaults().withMasks(masks).withAverageAttnWeights(false));
             out.println("causal multi-head attention with key padding, weights of sentence 2, head 0 [6, 6]:\n"
                     + Printer.format(s.ops().split(s.ops().reshape(r.weights(), 4, length, length),
                             new int[] {2, 1, 1}, 0).get(1), 3));

@@ -109,6 +109,9 @@ class BertModelTest {
             if (name.equals("tiny")) {
                 assertClose("pooler_output on " + backend.name() + "/" + dtype, tol,
                         ref.get("tiny.pooler_output").data(), model.pool(s, hidden).toDoubleArray(), null, 16);
+                assertClose("attentions[1] on " + backend.name() + "/" + dtype, tol,
+                        ref.get("tiny.attentions.1").data(), model.attentionWeights(s, in, dtype, 1).toDoubleArray(),
+                        null, 7);
             }
         }
     }

@@ -11,7 +11,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.FloatBuffer;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
@@ -29,8 +28,7 @@ class OnnxStateDictTest {
         golden.fieldNames().forEachRemaining(expected::add);
         assertEquals(expected, new TreeSet<>(sd.keySet()));
         assertEquals(103, sd.size());
-        for (Iterator<Map.Entry<String, JsonNode>> it = golden.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : golden.properties()) {
             OnnxTensor t = sd.get(e.getKey());
             long[] shape = new long[e.getValue().get("shape").size()];
             for (int i = 0; i < shape.length; i++) {

@@ -1,6 +1,6 @@
 package org.attn4j.tck.conformance;
 
-import org.attn4j.api.spi.BackendProvider;
+import org.attn4j.api.BackendProvider;
 import org.attn4j.backend.nd4j.Nd4jBackendProvider;
 import org.attn4j.tck.BackendTck;
 

@@ -1,4 +1,4 @@
-package org.attn4j.api.spi;
+package org.attn4j.api;
 
 /**
  * Whether a backend can run on this machine, and why.

@@ -1,4 +1,4 @@
-package org.attn4j.backend.ejml;
+package org.attn4j.api.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

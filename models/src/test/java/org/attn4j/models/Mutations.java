@@ -1,16 +1,21 @@
-package org.attn4j.models.onnx;
+package org.attn4j.models;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /** Byte-level mutations of a valid input, one to four per mutant, as a coverage-free fuzzer would make them. */
-final class Mutations {
+public final class Mutations {
     private static final byte[] INTERESTING = {0, 1, 2, 0x7F, (byte) 0x80, (byte) 0xFF, 0x08, 0x0A, 0x12, 0x3A};
 
     private Mutations() {
     }
 
-    static byte[] mutate(byte[] seed, SplittableRandom random) {
+    /**
+     * @param seed a valid input; not modified
+     * @param random the seeded source of every choice
+     * @return a mutant
+     */
+    public static byte[] mutate(byte[] seed, SplittableRandom random) {
         byte[] b = seed.clone();
         int rounds = 1 + random.nextInt(4);
         for (int r = 0; r < rounds && b.length > 0; r++) {

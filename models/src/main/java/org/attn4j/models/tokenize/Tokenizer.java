@@ -1,0 +1,143 @@
+package org.attn4j.models.tokenize;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalInt;
+
+/**
+ * Text to token ids and back, read from a Hugging Face {@code tokenizer.json}: WordPiece (BERT: BertNormalizer,
+ * BertPreTokenizer, {@code ##} continuations, {@code [CLS] … [SEP]}) or byte-level BPE (GPT-2), with the file's
+ * added tokens, post-processor template and truncation. Pure Java; the ids equal those of Hugging Face's
+ * {@code tokenizers} library for the same file. Immutable and thread-safe.
+ *
+ * <pre>{@code
+ * Tokenizer t = Tokenizer.fromJson(Path.of("tokenizer.json"));
+ * Encoding e = t.encode("Hello, world!");            // [CLS] hello , world ! [SEP] → [101, 7592, 1010, 2088, 999, 102]
+ * Batch b = t.encodeBatch(List.of("a", "b c"), 128);   // ids, typeIds, attentionMask: [2][4], right-padded
+ * }</pre>
+ */
+public interface Tokenizer {
+
+    /**
+     * @param file a {@code tokenizer.json} whose model is {@code WordPiece} or {@code BPE}
+     * @return its tokenizer
+     * @throws FormatException if the file is not a tokenizer.json attn4j reads (the message says what is wrong)
+     * @throws IOException if it cannot be read
+     */
+    static Tokenizer fromJson(Path file) throws IOException {
+        Objects.requireNonNull(file, "Tokenizer.fromJson: argument file is null");
+        return TokenizerJson.read(Files.readAllBytes(file), file.toString());
+    }
+
+    /**
+     * @param in a stream holding a {@code tokenizer.json}, read to its end (not closed)
+     * @return its tokenizer
+     * @throws FormatException if the content is not a tokenizer.json attn4j reads
+     * @throws IOException if the stream fails
+     */
+    static Tokenizer fromJson(InputStream in) throws IOException {
+        Objects.requireNonNull(in, "Tokenizer.fromJson: argument in is null");
+        return TokenizerJson.read(in.readAllBytes(), "tokenizer.json");
+    }
+
+    /**
+     * GPT-2's original files: {@code vocab.json} (or {@code encoder.json}) and {@code merges.txt} (or
+     * {@code vocab.bpe}), with {@code <|endoftext|>} as an added token when the vocabulary has it.
+     *
+     * @param vocabJson token → id
+     * @param merges one merge {@code "a b"} a line, by rank; a first line starting with {@code #version} is skipped
+     * @return the byte-level BPE tokenizer
+     * @throws FormatException if a file is malformed
+     * @throws IOException if one cannot be read
+     */
+    static Tokenizer fromGpt2Files(Path vocabJson, Path merges) throws IOException {
+        Objects.requireNonNull(vocabJson, "Tokenizer.fromGpt2Files: argument vocabJson is null");
+        Objects.requireNonNull(merges, "Tokenizer.fromGpt2Files: argument merges is null");
+        return TokenizerJson.gpt2(Files.readAllBytes(vocabJson), Files.readString(merges), vocabJson.toString());
+    }
+
+    /**
+     * Encodes one text: added tokens found in it, then normalization, pre-tokenization, the model, truncation to
+     * {@link #maxLength()} and the single-text template ({@code [CLS] A [SEP]} for BERT).
+     *
+     * @param text any text
+     * @return its encoding
+     */
+    Encoding encode(String text);
+
+    /**
+     * Encodes a pair ({@code [CLS] A [SEP] B [SEP]}, type ids 0 for A and its specials, 1 for B and the last
+     * {@code [SEP]}), truncating the longer text first to fit {@link #maxLength()}.
+     *
+     * @param text the first text
+     * @param pair the second text
+     * @return their encoding
+     */
+    Encoding encode(String text, String pair);
+
+    /**
+     * Encodes texts each truncated to {@code maxLength} tokens (specials included) and pads them to the longest.
+     *
+     * @param texts the texts
+     * @param maxLength the most tokens per text, at least the number of special tokens the template adds
+     * @return the padded batch
+     * @throws IllegalArgumentException if {@code maxLength} cannot hold the template's special tokens
+     */
+    default Batch encodeBatch(List<String> texts, int maxLength) {
+        Objects.requireNonNull(texts, "Tokenizer.encodeBatch: argument texts is null");
+        Tokenizer t = withMaxLength(maxLength);
+        List<Encoding> out = new ArrayList<>(texts.size());
+        for (String text : texts) {
+            out.add(t.encode(text));
+        }
+        return new Batch(out, padId());
+    }
+
+    /**
+     * @param ids token ids
+     * @return the text they spell (WordPiece: {@code ##} joined, special tokens dropped; BPE: the exact bytes)
+     * @throws IllegalArgumentException if an id is not in the vocabulary
+     */
+    String decode(int[] ids);
+
+    /**
+     * @param maxLength the most tokens an encoding may have, special tokens included, or
+     *     {@code Integer.MAX_VALUE} for no truncation
+     * @return this tokenizer truncating to that length
+     * @throws IllegalArgumentException if the length cannot hold the template's special tokens
+     */
+    Tokenizer withMaxLength(int maxLength);
+
+    /** @return the most tokens an encoding has: the file's {@code truncation.max_length}, unless changed */
+    int maxLength();
+
+    /** @return the number of distinct ids: the model's vocabulary and the added tokens */
+    int vocabSize();
+
+    /** @return the id padding uses: the file's {@code padding.pad_id}, else {@code [PAD]}'s, else 0 */
+    int padId();
+
+    /**
+     * @param token a token as the vocabulary spells it
+     * @return its id, if the vocabulary or the added tokens have it
+     */
+    OptionalInt id(String token);
+
+    /** A {@code tokenizer.json} or vocabulary that attn4j cannot read. */
+    final class FormatException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        FormatException(String message) {
+            super(message);
+        }
+
+        FormatException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}
