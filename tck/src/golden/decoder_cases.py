@@ -91,3 +91,208 @@ def decoder_ops_cases(r, gen, randn):
         source = randn(g, *sshape)
         r.add(G, name, "writeSlice", {"axis": axis, "offset": offset}, [("target", target), ("source", source)],
               [("out", write_slice_ref(target, source, axis, offset))])
+
+
+# ---------------------------------------------------------------------------------------------
+# Decoders: GPT-2 and a Llama-style model in plain torch, random weights under Hugging Face names
+# ---------------------------------------------------------------------------------------------
+
+def attention_probs(q, k, v, window=None):
+    """softmax(q k^T / sqrt(d) + causal (+ window)) v over [B, H, L, d], keys j <= i (and j > i - window)."""
+    L = q.shape[-2]
+    i = torch.arange(L).reshape(L, 1)
+    j = torch.arange(L).reshape(1, L)
+    allowed = j <= i
+    if window is not None:
+        allowed = allowed & (j > i - window)
+    logits = (q @ k.transpose(-2, -1)) / (q.shape[-1] ** 0.5)
+    logits = logits.masked_fill(~allowed, float("-inf"))
+    return torch.softmax(logits, -1) @ v
+
+
+def gpt2_state(cfg, g):
+    E, V, P, n = cfg["n_embd"], cfg["vocab_size"], cfg["n_positions"], cfg["n_layer"]
+    s = {"wte.weight": torch.randn(V, E, generator=g), "wpe.weight": torch.randn(P, E, generator=g) * 0.5}
+    for layer in range(n):
+        p = f"h.{layer}."
+        for ln in ("ln_1", "ln_2"):
+            s[p + ln + ".weight"] = 1.0 + 0.2 * torch.randn(E, generator=g)
+            s[p + ln + ".bias"] = 0.2 * torch.randn(E, generator=g)
+        for name, (fan_in, fan_out) in (("attn.c_attn", (E, 3 * E)), ("attn.c_proj", (E, E)),
+                                        ("mlp.c_fc", (E, 4 * E)), ("mlp.c_proj", (4 * E, E))):
+            s[p + name + ".weight"] = torch.randn(fan_in, fan_out, generator=g) / fan_in ** 0.5
+            s[p + name + ".bias"] = 0.1 * torch.randn(fan_out, generator=g)
+    s["ln_f.weight"] = 1.0 + 0.2 * torch.randn(E, generator=g)
+    s["ln_f.bias"] = 0.2 * torch.randn(E, generator=g)
+    return s
+
+
+def gpt2_logits(cfg, s, ids):
+    E, H, eps = cfg["n_embd"], cfg["n_head"], cfg["layer_norm_epsilon"]
+    L = ids.shape[-1]
+    x = s["wte.weight"][ids] + s["wpe.weight"][torch.arange(L)]
+    for layer in range(cfg["n_layer"]):
+        p = f"h.{layer}."
+        h = F.layer_norm(x, (E,), s[p + "ln_1.weight"], s[p + "ln_1.bias"], eps)
+        qkv = h @ s[p + "attn.c_attn.weight"] + s[p + "attn.c_attn.bias"]
+        q, k, v = (t.reshape(1, L, H, E // H).transpose(1, 2) for t in qkv.split(E, -1))
+        a = attention_probs(q, k, v).transpose(1, 2).reshape(1, L, E)
+        x = x + a @ s[p + "attn.c_proj.weight"] + s[p + "attn.c_proj.bias"]
+        h = F.layer_norm(x, (E,), s[p + "ln_2.weight"], s[p + "ln_2.bias"], eps)
+        h = F.gelu(h @ s[p + "mlp.c_fc.weight"] + s[p + "mlp.c_fc.bias"], approximate="tanh")
+        x = x + h @ s[p + "mlp.c_proj.weight"] + s[p + "mlp.c_proj.bias"]
+    x = F.layer_norm(x, (E,), s["ln_f.weight"], s["ln_f.bias"], eps)
+    return x @ s["wte.weight"].t()
+
+
+def llama_state(cfg, g):
+    E, V, n, I = cfg["hidden_size"], cfg["vocab_size"], cfg["num_hidden_layers"], cfg["intermediate_size"]
+    H, Hkv = cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    dh = E // H
+    s = {"model.embed_tokens.weight": torch.randn(V, E, generator=g)}
+    for layer in range(n):
+        p = f"model.layers.{layer}."
+        s[p + "input_layernorm.weight"] = 1.0 + 0.2 * torch.randn(E, generator=g)
+        s[p + "post_attention_layernorm.weight"] = 1.0 + 0.2 * torch.randn(E, generator=g)
+        for name, (out_f, in_f) in (("self_attn.q_proj", (H * dh, E)), ("self_attn.k_proj", (Hkv * dh, E)),
+                                    ("self_attn.v_proj", (Hkv * dh, E)), ("self_attn.o_proj", (E, H * dh)),
+                                    ("mlp.gate_proj", (I, E)), ("mlp.up_proj", (I, E)), ("mlp.down_proj", (E, I))):
+            s[p + name + ".weight"] = torch.randn(out_f, in_f, generator=g) / in_f ** 0.5
+    s["model.norm.weight"] = 1.0 + 0.2 * torch.randn(E, generator=g)
+    s["lm_head.weight"] = torch.randn(V, E, generator=g) / E ** 0.5 * 3.0
+    return s
+
+
+def llama_logits(cfg, s, ids):
+    E, H, Hkv, eps = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["rms_norm_eps"]
+    dh = E // H
+    layout = "INTERLEAVED" if cfg.get("rope_interleaved", False) else "HALF_SPLIT"
+    window = cfg.get("sliding_window")
+    L = ids.shape[-1]
+    x = s["model.embed_tokens.weight"][ids].reshape(1, L, E)
+    for layer in range(cfg["num_hidden_layers"]):
+        p = f"model.layers.{layer}."
+        h = rms_norm_ref(x, s[p + "input_layernorm.weight"], eps)
+        q = (h @ s[p + "self_attn.q_proj.weight"].t()).reshape(1, L, H, dh).transpose(1, 2)
+        k = (h @ s[p + "self_attn.k_proj.weight"].t()).reshape(1, L, Hkv, dh).transpose(1, 2)
+        v = (h @ s[p + "self_attn.v_proj.weight"].t()).reshape(1, L, Hkv, dh).transpose(1, 2)
+        q = rope_ref(q, layout, cfg["rope_theta"], 0)
+        k = rope_ref(k, layout, cfg["rope_theta"], 0)
+        k = k.repeat_interleave(H // Hkv, dim=1)
+        v = v.repeat_interleave(H // Hkv, dim=1)
+        a = attention_probs(q, k, v, window).transpose(1, 2).reshape(1, L, H * dh)
+        x = x + a @ s[p + "self_attn.o_proj.weight"].t()
+        h = rms_norm_ref(x, s[p + "post_attention_layernorm.weight"], eps)
+        m = F.silu(h @ s[p + "mlp.gate_proj.weight"].t()) * (h @ s[p + "mlp.up_proj.weight"].t())
+        x = x + m @ s[p + "mlp.down_proj.weight"].t()
+    x = rms_norm_ref(x, s["model.norm.weight"], eps)
+    return x @ s["lm_head.weight"].t()
+
+
+def greedy(logits_of, prompt, steps, min_margin=1e-3):
+    """Greedy decoding by a full forward per step; asserts that no step is a near tie."""
+    ids = list(prompt)
+    for _ in range(steps):
+        last = logits_of(torch.tensor([ids]))[0, -1]
+        top = torch.topk(last, 2).values
+        assert float(top[0] - top[1]) > min_margin, "near tie; change the case's seed"
+        ids.append(int(torch.argmax(last)))
+    return ids[len(prompt):]
+
+
+GPT2_CONFIG = {"model_type": "gpt2", "vocab_size": 97, "n_positions": 64, "n_embd": 32, "n_layer": 2, "n_head": 4,
+               "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new", "tie_word_embeddings": True}
+LLAMA_CONFIG = {"model_type": "llama", "vocab_size": 97, "hidden_size": 32, "intermediate_size": 48,
+                "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "rms_norm_eps": 1e-6,
+                "rope_theta": 10000.0, "max_position_embeddings": 64, "hidden_act": "silu",
+                "tie_word_embeddings": False}
+DECODERS = (
+    ("gpt2_tiny", GPT2_CONFIG),
+    ("llama_gqa_tiny", LLAMA_CONFIG),
+    ("llama_mha_interleaved_tiny", dict(LLAMA_CONFIG, num_key_value_heads=4, rope_interleaved=True)),
+    ("llama_mqa_window_tiny", dict(LLAMA_CONFIG, num_key_value_heads=1, sliding_window=5)),
+)
+NEW_TOKENS = 16
+
+
+def decoder(name, cfg, gen):
+    """The case's state_dict, prompt, prompt logits and greedy continuation."""
+    g = gen(name)
+    gpt2 = cfg["model_type"] == "gpt2"
+    state = gpt2_state(cfg, g) if gpt2 else llama_state(cfg, g)
+    prompt = torch.randint(0, cfg["vocab_size"], (7,), generator=g).tolist()
+
+    def logits_of(ids):
+        return gpt2_logits(cfg, state, ids) if gpt2 else llama_logits(cfg, state, ids)
+    return state, prompt, logits_of(torch.tensor([prompt])), greedy(logits_of, prompt, NEW_TOKENS)
+
+
+def decoder_model_cases(r, gen):
+    for name, cfg in DECODERS:
+        state, prompt, logits, generated = decoder(name, cfg, gen)
+        params = dict(cfg, newTokens=NEW_TOKENS)
+        r.add("models", name, "CausalLM", params,
+              [("ids", torch.tensor(prompt, dtype=torch.float64))],
+              [("logits", logits), ("generated", torch.tensor(generated, dtype=torch.float64))],
+              sorted(state.items()))
+
+
+# ---------------------------------------------------------------------------------------------
+# Attention for decoding: causal alignment, grouped-query attention, sliding window, key length
+# ---------------------------------------------------------------------------------------------
+
+def visible_keys(lq, lk, causal, alignment, window, key_length):
+    """[lq, lk] bool: key j < n, and if causal j <= i', and with a window j > i' - w, i' = i (+ n - lq bottom-right)."""
+    n = key_length or lk
+    shift = n - lq if alignment == "BOTTOM_RIGHT" else 0
+    i = torch.arange(lq).reshape(lq, 1) + shift
+    j = torch.arange(lk).reshape(1, lk)
+    allowed = j < n
+    if causal:
+        allowed = allowed & (j <= i)
+    if window:
+        allowed = allowed & (j > i - window)
+    return allowed
+
+
+def decoding_attention_ref(q, k, v, causal, alignment, window, key_length, mask=None):
+    group = q.shape[-3] // k.shape[-3]
+    k = k.repeat_interleave(group, dim=-3)
+    v = v.repeat_interleave(group, dim=-3)
+    logits = (q @ k.transpose(-2, -1)) / (q.shape[-1] ** 0.5)
+    if mask is not None:
+        logits = logits.masked_fill(~mask, float("-inf"))
+    logits = logits.masked_fill(~visible_keys(q.shape[-2], k.shape[-2], causal, alignment, window, key_length),
+                                float("-inf"))
+    weights = torch.softmax(logits, -1)
+    weights = weights.masked_fill(torch.all(logits == float("-inf"), dim=-1, keepdim=True), 0.0)
+    return weights @ v, weights
+
+
+def decoder_attention_cases(r, gen, randn):
+    G = "attention"
+    for name, b, hq, hkv, lq, lk, d, causal, alignment, window, key_length, masked in (
+            ("attn_bottom_right_lq_lt_lk", 1, 2, 2, 3, 7, 8, True, "BOTTOM_RIGHT", 0, 0, False),
+            ("attn_bottom_right_lq_gt_lk", 1, 1, 1, 7, 4, 8, True, "BOTTOM_RIGHT", 0, 0, False),
+            ("attn_bottom_right_square", 2, 2, 2, 5, 5, 4, True, "BOTTOM_RIGHT", 0, 0, False),
+            ("attn_gqa_4_over_2", 2, 4, 2, 5, 6, 8, False, "TOP_LEFT", 0, 0, False),
+            ("attn_mqa_causal", 1, 3, 1, 6, 6, 4, True, "TOP_LEFT", 0, 0, False),
+            ("attn_window3_top_left", 1, 2, 2, 8, 8, 4, True, "TOP_LEFT", 3, 0, False),
+            ("attn_window4_bottom_right_gqa", 1, 4, 2, 3, 10, 8, True, "BOTTOM_RIGHT", 4, 0, False),
+            ("attn_key_length_cache", 2, 2, 2, 1, 12, 8, True, "BOTTOM_RIGHT", 0, 9, False),
+            ("attn_key_length_not_causal_masked", 2, 2, 1, 2, 10, 4, False, "TOP_LEFT", 0, 6, True),
+            ("attn_decode_gqa_window_long_cache", 1, 8, 2, 1, 600, 16, True, "BOTTOM_RIGHT", 256, 517, False),
+            ("attn_decode_gqa_long_cache", 2, 4, 2, 2, 700, 32, True, "BOTTOM_RIGHT", 0, 650, True)):
+        g = gen(name)
+        q = randn(g, b, hq, lq, d)
+        k = randn(g, b, hkv, lk, d)
+        v = randn(g, b, hkv, lk, d)
+        mask = None
+        if masked:
+            mask = torch.rand(b, 1, 1, lk, generator=g) < 0.7
+            mask[..., 0] = True
+        out, weights = decoding_attention_ref(q, k, v, causal, alignment, window, key_length, mask)
+        params = {"causal": causal, "scale": None, "dropoutP": 0.0, "dropoutSeed": 0, "returnWeights": True,
+                  "causalAlignment": alignment, "window": window, "keyLength": key_length}
+        ins = [("q", q), ("k", k), ("v", v)] + ([("mask", mask.to(torch.float64))] if masked else [])
+        r.add(G, name, "attention", params, ins, [("out", out), ("weights", weights)])

@@ -24,7 +24,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from decoder_cases import decoder_ops_cases
+from decoder_cases import decoder_attention_cases, decoder_model_cases, decoder_ops_cases
 
 torch.set_default_dtype(torch.float64)
 torch.set_num_threads(1)
@@ -41,16 +41,16 @@ MASK64 = (1 << 64) - 1
 # safetensors writer (format: u64 LE header length, JSON header padded with spaces to 8, raw data)
 # ---------------------------------------------------------------------------------------------
 
-def write_safetensors(path, tensors, metadata):
+def write_safetensors(path, tensors, metadata, dtype="F64"):
     names = sorted(tensors)
-    header = {"__metadata__": {k: str(metadata[k]) for k in sorted(metadata)}}
+    header = {"__metadata__": {k: str(metadata[k]) for k in sorted(metadata)}} if metadata else {}
     blobs = []
     offset = 0
     for name in names:
         t = tensors[name]
-        arr = np.asarray(t.detach().numpy(), dtype="<f8", order="C")
+        arr = np.asarray(t.detach().numpy(), dtype={"F64": "<f8", "F32": "<f4"}[dtype], order="C")
         data = arr.tobytes()
-        header[name] = {"dtype": "F64", "shape": list(arr.shape),
+        header[name] = {"dtype": dtype, "shape": list(arr.shape),
                         "data_offsets": [offset, offset + len(data)]}
         blobs.append(data)
         offset += len(data)
@@ -865,7 +865,9 @@ def generate(out_dir):
     ops_cases(r)
     decoder_ops_cases(r, gen, randn)
     attention_cases(r)
+    decoder_attention_cases(r, gen, randn)
     models_cases(r)
+    decoder_model_cases(r, gen)
     os.makedirs(out_dir, exist_ok=True)
     meta_common = {"format": "pt", "generator": "attn4j tck/src/golden/generate_goldens.py",
                    "torch": torch.__version__, "dtype": "float64"}

@@ -201,6 +201,71 @@ def rope(x, layout, base, offset):
     return out
 
 
+def causal_lm_logits(p, P, ids):
+    """GPT-2 or Llama-style logits of ids [L] (numpy, full causal forward), as decoder_cases.py defines them."""
+    L = len(ids)
+    allowed = np.arange(L)[None, :] <= np.arange(L)[:, None]
+    if p.get("sliding_window") is not None:
+        allowed &= np.arange(L)[None, :] > np.arange(L)[:, None] - p["sliding_window"]
+
+    def attend(q, k, v):
+        logits = np.where(allowed, q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1]), NEG_INF)
+        return softmax(logits) @ v
+
+    if p["model_type"] == "gpt2":
+        E, H, eps = p["n_embd"], p["n_head"], p["layer_norm_epsilon"]
+        x = P["wte.weight"][ids] + P["wpe.weight"][:L]
+        for i in range(p["n_layer"]):
+            pre = f"h.{i}."
+            h = layer_norm(x, P[pre + "ln_1.weight"], P[pre + "ln_1.bias"], eps)
+            qkv = h @ P[pre + "attn.c_attn.weight"] + P[pre + "attn.c_attn.bias"]
+            q, k, v = (qkv[:, j * E:(j + 1) * E].reshape(L, H, E // H).transpose(1, 0, 2) for j in range(3))
+            a = attend(q, k, v).transpose(1, 0, 2).reshape(L, E)
+            x = x + a @ P[pre + "attn.c_proj.weight"] + P[pre + "attn.c_proj.bias"]
+            h = layer_norm(x, P[pre + "ln_2.weight"], P[pre + "ln_2.bias"], eps)
+            h = gelu(h @ P[pre + "mlp.c_fc.weight"] + P[pre + "mlp.c_fc.bias"], "TANH")
+            x = x + h @ P[pre + "mlp.c_proj.weight"] + P[pre + "mlp.c_proj.bias"]
+        return (layer_norm(x, P["ln_f.weight"], P["ln_f.bias"], eps) @ P["wte.weight"].T)[None]
+    E, H, Hkv, eps = p["hidden_size"], p["num_attention_heads"], p["num_key_value_heads"], p["rms_norm_eps"]
+    dh = E // H
+    layout = "INTERLEAVED" if p.get("rope_interleaved") else "HALF_SPLIT"
+    x = P["model.embed_tokens.weight"][ids]
+    for i in range(p["num_hidden_layers"]):
+        pre = f"model.layers.{i}."
+        h = rms_norm(x, P[pre + "input_layernorm.weight"], eps)
+        q = (h @ P[pre + "self_attn.q_proj.weight"].T).reshape(L, H, dh).transpose(1, 0, 2)
+        k = (h @ P[pre + "self_attn.k_proj.weight"].T).reshape(L, Hkv, dh).transpose(1, 0, 2)
+        v = (h @ P[pre + "self_attn.v_proj.weight"].T).reshape(L, Hkv, dh).transpose(1, 0, 2)
+        q, k = rope(q, layout, p["rope_theta"], 0), rope(k, layout, p["rope_theta"], 0)
+        k, v = np.repeat(k, H // Hkv, axis=0), np.repeat(v, H // Hkv, axis=0)
+        a = attend(q, k, v).transpose(1, 0, 2).reshape(L, E)
+        x = x + a @ P[pre + "self_attn.o_proj.weight"].T
+        h = rms_norm(x, P[pre + "post_attention_layernorm.weight"], eps)
+        gate = h @ P[pre + "mlp.gate_proj.weight"].T
+        x = x + (gate / (1.0 + np.exp(-gate)) * (h @ P[pre + "mlp.up_proj.weight"].T)) @ P[pre + "mlp.down_proj.weight"].T
+    return (rms_norm(x, P["model.norm.weight"], eps) @ P["lm_head.weight"].T)[None]
+
+
+def decoding_attention(T, p):
+    """Attention with grouped queries, causal alignment, a window and a key length (see decoder_cases.py)."""
+    q, k, v = T["q"], T["k"], T["v"]
+    group = q.shape[-3] // k.shape[-3]
+    k, v = np.repeat(k, group, axis=-3), np.repeat(v, group, axis=-3)
+    lq, lk = q.shape[-2], k.shape[-2]
+    n = p["keyLength"] or lk
+    i = np.arange(lq)[:, None] + (n - lq if p["causalAlignment"] == "BOTTOM_RIGHT" else 0)
+    j = np.arange(lk)[None, :]
+    allowed = (j < n) & (i >= -lk)
+    if p["causal"]:
+        allowed = allowed & (j <= i)
+    if p["window"]:
+        allowed = allowed & (j > i - p["window"])
+    if "mask" in T:
+        allowed = allowed & (T["mask"] == 1.0)
+    w = softmax(np.where(allowed, q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), NEG_INF))
+    return [w @ v, w]
+
+
 def compute(case, T, P):
     op, p = case["op"], case["params"]
     x = T.get("x")
@@ -223,6 +288,13 @@ def compute(case, T, P):
         index[p["axis"]] = slice(p["offset"], p["offset"] + T["source"].shape[p["axis"]])
         out[tuple(index)] = T["source"]
         return [out]
+    if op == "CausalLM":
+        ids = [int(i) for i in T["ids"]]
+        logits = causal_lm_logits(p, P, ids)
+        generated = list(ids)
+        for _ in range(p["newTokens"]):
+            generated.append(int(np.argmax(causal_lm_logits(p, P, generated)[0, -1])))
+        return [logits, np.array(generated[len(ids):], dtype=np.float64)]
     if op == "scale":
         return [x * p["s"]]
     if op == "exp":
@@ -270,6 +342,8 @@ def compute(case, T, P):
         return [np.where(T["mask"] == 1.0, 0.0, NEG_INF)]
     if op == "dropout":
         return [dropout(x, p["p"], p["seed"])]
+    if op == "attention" and "causalAlignment" in p:
+        return decoding_attention(T, p)
     if op == "attention":
         mask = T["mask"] == 1.0 if "mask" in T else None
         o, w = attention(T["q"], T["k"], T["v"], p["causal"], mask, T.get("additiveMask"), p["scale"],

@@ -11,11 +11,17 @@ import java.util.OptionalDouble;
  * AttentionOptions o = AttentionOptions.defaults().withCausal(true).withDropout(0.1, 42).withWeights(true);
  * }</pre>
  * What each option means on every backend is written down in {@code SEMANTICS.md} at the root of the project.
+ *
+ * <p>Which key {@code j} query {@code i} may see: with {@code n = keyLength} (or {@code Lk}) and {@code i'} the
+ * query's position ({@code i} top-left, {@code i + n - Lq} bottom-right, see {@link CausalAlignment}), key
+ * {@code j} is visible iff {@code j < n}, and if causal {@code j <= i'}, and if a window {@code w > 0} is set
+ * {@code j > i' - w}; then the boolean and additive masks apply. Keys and values may have fewer heads than the
+ * queries (grouped-query attention, see {@link Ops#attention}).
  */
 public final class AttentionOptions {
 
-    private static final AttentionOptions DEFAULTS =
-            new AttentionOptions(false, null, null, OptionalDouble.empty(), 0.0, 0L, false);
+    private static final AttentionOptions DEFAULTS = new AttentionOptions(false, null, null, OptionalDouble.empty(),
+            0.0, 0L, false, CausalAlignment.TOP_LEFT, 0, 0);
 
     private final boolean causal;
     private final Mask mask;
@@ -24,9 +30,13 @@ public final class AttentionOptions {
     private final double dropoutP;
     private final long dropoutSeed;
     private final boolean returnWeights;
+    private final CausalAlignment causalAlignment;
+    private final int window;
+    private final int keyLength;
 
     private AttentionOptions(boolean causal, Mask mask, Tensor additiveMask, OptionalDouble scale, double dropoutP,
-                             long dropoutSeed, boolean returnWeights) {
+                             long dropoutSeed, boolean returnWeights, CausalAlignment causalAlignment, int window,
+                             int keyLength) {
         if (scale.isPresent() && !Double.isFinite(scale.getAsDouble())) {
             throw new IllegalArgumentException("attention: argument scale is " + scale.getAsDouble()
                     + "; it must be finite");
@@ -35,6 +45,17 @@ public final class AttentionOptions {
             throw new IllegalArgumentException("attention: argument dropoutP is " + dropoutP
                     + "; it must lie in [0, 1]");
         }
+        if (causalAlignment == null) {
+            throw new IllegalArgumentException("attention: argument causalAlignment is null");
+        }
+        if (window < 0) {
+            throw new IllegalArgumentException("attention: argument window is " + window
+                    + "; it must be at least 1, or 0 for none");
+        }
+        if (keyLength < 0) {
+            throw new IllegalArgumentException("attention: argument keyLength is " + keyLength
+                    + "; it must be at least 1, or 0 for every key");
+        }
         this.causal = causal;
         this.mask = mask;
         this.additiveMask = additiveMask;
@@ -42,6 +63,9 @@ public final class AttentionOptions {
         this.dropoutP = dropoutP;
         this.dropoutSeed = dropoutSeed;
         this.returnWeights = returnWeights;
+        this.causalAlignment = causalAlignment;
+        this.window = window;
+        this.keyLength = keyLength;
     }
 
     /** @return no mask, not causal, scale {@code 1/sqrt(d_k)}, no dropout, no weights returned */
@@ -49,10 +73,7 @@ public final class AttentionOptions {
         return DEFAULTS;
     }
 
-    /**
-     * @return whether query {@code i} may attend to key {@code j} only if {@code j <= i} (top-left aligned, as
-     *     PyTorch's {@code is_causal})
-     */
+    /** @return whether query {@code i} may attend only to keys {@code j <= i'} (see {@link #causalAlignment()}) */
     public boolean causal() {
         return causal;
     }
@@ -92,7 +113,8 @@ public final class AttentionOptions {
      * @return a copy with {@code causal} set
      */
     public AttentionOptions withCausal(boolean value) {
-        return new AttentionOptions(value, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights);
+        return new AttentionOptions(value, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
+                causalAlignment, window, keyLength);
     }
 
     /**
@@ -100,7 +122,8 @@ public final class AttentionOptions {
      * @return a copy with the mask set
      */
     public AttentionOptions withMask(Mask value) {
-        return new AttentionOptions(causal, value, additiveMask, scale, dropoutP, dropoutSeed, returnWeights);
+        return new AttentionOptions(causal, value, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
+                causalAlignment, window, keyLength);
     }
 
     /**
@@ -108,7 +131,8 @@ public final class AttentionOptions {
      * @return a copy with the additive mask set
      */
     public AttentionOptions withAdditiveMask(Tensor value) {
-        return new AttentionOptions(causal, mask, value, scale, dropoutP, dropoutSeed, returnWeights);
+        return new AttentionOptions(causal, mask, value, scale, dropoutP, dropoutSeed, returnWeights,
+                causalAlignment, window, keyLength);
     }
 
     /**
@@ -118,7 +142,7 @@ public final class AttentionOptions {
      */
     public AttentionOptions withScale(double value) {
         return new AttentionOptions(causal, mask, additiveMask, OptionalDouble.of(value), dropoutP, dropoutSeed,
-                returnWeights);
+                returnWeights, causalAlignment, window, keyLength);
     }
 
     /**
@@ -128,7 +152,8 @@ public final class AttentionOptions {
      * @throws IllegalArgumentException if {@code p} lies outside {@code [0, 1]}
      */
     public AttentionOptions withDropout(double p, long seed) {
-        return new AttentionOptions(causal, mask, additiveMask, scale, p, seed, returnWeights);
+        return new AttentionOptions(causal, mask, additiveMask, scale, p, seed, returnWeights, causalAlignment, window,
+                keyLength);
     }
 
     /**
@@ -136,7 +161,64 @@ public final class AttentionOptions {
      * @return a copy with {@code returnWeights} set
      */
     public AttentionOptions withWeights(boolean value) {
-        return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, value);
+        return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, value, causalAlignment,
+                window, keyLength);
+    }
+
+    /** @return where the causal diagonal sits when {@code Lq != Lk}; {@link CausalAlignment#TOP_LEFT} by default */
+    public CausalAlignment causalAlignment() {
+        return causalAlignment;
+    }
+
+    /**
+     * @return how many of the most recent keys each query sees, itself included ({@code i' - w < j <= i'}); 0 for
+     *     no window; a window needs {@code causal}
+     */
+    public int window() {
+        return window;
+    }
+
+    /**
+     * @return how many keys exist, the rest of {@code k} and {@code v} being unused cache capacity that is neither
+     *     read nor seen; 0 for all {@code Lk}
+     */
+    public int keyLength() {
+        return keyLength;
+    }
+
+    /**
+     * @param value where the causal diagonal sits; {@link CausalAlignment#BOTTOM_RIGHT} for decoding with a cache
+     * @return a copy with the alignment set (it matters only when causal)
+     */
+    public AttentionOptions withCausalAlignment(CausalAlignment value) {
+        return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights, value,
+                window, keyLength);
+    }
+
+    /**
+     * @param value how many of the most recent keys each query sees, itself included; 0 for no window
+     * @return a copy with the sliding window set (it needs causal attention)
+     */
+    public AttentionOptions withWindow(int value) {
+        return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
+                causalAlignment, value, keyLength);
+    }
+
+    /**
+     * @param value how many keys of {@code k} and {@code v} exist (a filled cache prefix); 0 for all of them
+     * @return a copy with the key length set
+     */
+    public AttentionOptions withKeyLength(int value) {
+        return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
+                causalAlignment, window, value);
+    }
+
+    /**
+     * @param keys {@code Lk}, the keys of the call
+     * @return the number of keys that exist: {@link #keyLength()} or {@code keys}
+     */
+    public int keysFor(int keys) {
+        return keyLength == 0 ? keys : keyLength;
     }
 
     /**
@@ -152,12 +234,14 @@ public final class AttentionOptions {
         return o instanceof AttentionOptions a && causal == a.causal && Objects.equals(mask, a.mask)
                 && Objects.equals(additiveMask, a.additiveMask) && scale.equals(a.scale)
                 && Double.compare(dropoutP, a.dropoutP) == 0 && dropoutSeed == a.dropoutSeed
-                && returnWeights == a.returnWeights;
+                && returnWeights == a.returnWeights && causalAlignment == a.causalAlignment && window == a.window
+                && keyLength == a.keyLength;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights);
+        return Objects.hash(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights, causalAlignment,
+                window, keyLength);
     }
 
     @Override
@@ -165,6 +249,7 @@ public final class AttentionOptions {
         return "AttentionOptions[causal=" + causal + ", mask=" + mask + ", additiveMask="
                 + (additiveMask == null ? null : additiveMask.dtype() + " " + additiveMask.shape()) + ", scale="
                 + (scale.isPresent() ? scale.getAsDouble() : "1/sqrt(d_k)") + ", dropoutP=" + dropoutP
-                + ", dropoutSeed=" + dropoutSeed + ", returnWeights=" + returnWeights + "]";
+                + ", dropoutSeed=" + dropoutSeed + ", returnWeights=" + returnWeights + ", causalAlignment="
+                + causalAlignment + ", window=" + window + ", keyLength=" + keyLength + "]";
     }
 }

@@ -18,10 +18,12 @@ import java.util.List;
  * @param loadAfter {@code /proc/loadavg} when it ended
  * @param jmh the JMH settings: forks, warm-up and measurement iterations and their times
  * @param notes anything else a reader needs: unavailable backends, which BLAS was loaded
+ * @param vectorPeakGflops the 256-bit FMA peak of the threads used, {@code threads × 2 FMA units × 8 lanes × 2
+ *     operations × GHz}, with the clock {@code cpu} states; NaN where the clock is unknown
  */
 public record Environment(String started, String finished, String command, int threads, boolean quick,
                           String java, String os, String cpu, int cores, String loadBefore, String loadAfter,
-                          String jmh, List<String> notes) {
+                          String jmh, List<String> notes, double vectorPeakGflops) {
 
     /** Copies the notes. */
     public Environment {

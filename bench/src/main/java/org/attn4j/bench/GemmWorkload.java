@@ -31,6 +31,16 @@ public record GemmWorkload(int count, int m, int n, int k, boolean attentionShap
     }
 
     /**
+     * @param m rows of the left operand
+     * @param n columns of the right operand
+     * @param k the inner dimension
+     * @return one {@code [m, k]·[k, n]} product
+     */
+    public static GemmWorkload product(int m, int n, int k) {
+        return new GemmWorkload(1, m, n, k, false);
+    }
+
+    /**
      * @param heads the number of heads {@code H} (batch 1)
      * @param length {@code L}
      * @param headDim {@code d}

@@ -1,14 +1,25 @@
 package org.attn4j.bench;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
- * A minimal JSON writer for the report: maps (in their iteration order), lists, strings, booleans, numbers and
- * null. NaN and infinities, which JSON lacks, are written as null. Two spaces indent each level.
+ * The report's JSON, written by jackson-core: maps (in their iteration order), lists, strings, booleans, numbers and
+ * null, two spaces per level, one value per line. A double that is a whole number below 10^15 is written without a
+ * fraction; NaN and infinities follow Jackson's rule, the project's one rule (see SEMANTICS.md): the strings
+ * {@code "NaN"}, {@code "Infinity"}, {@code "-Infinity"}.
  */
 final class Json {
+    private static final JsonFactory FACTORY = new JsonFactory();
+    private static final DefaultIndenter INDENTER = new DefaultIndenter("  ", "\n");
 
     private Json() {
     }
@@ -19,103 +30,55 @@ final class Json {
      * @return its JSON text, ending with a newline
      */
     static String write(Object value) {
-        StringBuilder out = new StringBuilder();
-        write(value, 0, out);
+        StringWriter out = new StringWriter();
+        Separators separators = Separators.createDefaultInstance()
+                .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
+                .withObjectEmptySeparator("").withArrayEmptySeparator("");
+        DefaultPrettyPrinter printer = new DefaultPrettyPrinter().withSeparators(separators);
+        printer.indentObjectsWith(INDENTER);
+        printer.indentArraysWith(INDENTER);
+        try (JsonGenerator g = FACTORY.createGenerator(out).setPrettyPrinter(printer)) {
+            write(value, g);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         return out.append('\n').toString();
     }
 
-    private static void write(Object value, int depth, StringBuilder out) {
+    private static void write(Object value, JsonGenerator g) throws IOException {
         if (value == null) {
-            out.append("null");
+            g.writeNull();
         } else if (value instanceof Map<?, ?> map) {
-            writeMap(map, depth, out);
+            g.writeStartObject();
+            for (Map.Entry<?, ?> e : map.entrySet()) {
+                if (!(e.getKey() instanceof String key)) {
+                    throw new IllegalArgumentException("Json.write: map key " + e.getKey() + " is not a string");
+                }
+                g.writeFieldName(key);
+                write(e.getValue(), g);
+            }
+            g.writeEndObject();
         } else if (value instanceof List<?> list) {
-            writeList(list, depth, out);
+            g.writeStartArray();
+            for (Object item : list) {
+                write(item, g);
+            }
+            g.writeEndArray();
         } else if (value instanceof CharSequence s) {
-            quote(s.toString(), out);
+            g.writeString(s.toString());
         } else if (value instanceof Boolean b) {
-            out.append(b);
+            g.writeBoolean(b);
         } else if (value instanceof Double || value instanceof Float) {
             double d = ((Number) value).doubleValue();
-            out.append(Double.isFinite(d) ? number(d) : "null");
+            if (d == Math.rint(d) && Math.abs(d) < 1e15) {
+                g.writeNumber((long) d);
+            } else {
+                g.writeNumber(d);
+            }
         } else if (value instanceof Number n) {
-            out.append(n.longValue());
+            g.writeNumber(n.longValue());
         } else {
             throw new IllegalArgumentException("Json.write: cannot write a " + value.getClass().getName());
         }
-    }
-
-    private static void writeMap(Map<?, ?> map, int depth, StringBuilder out) {
-        if (map.isEmpty()) {
-            out.append("{}");
-            return;
-        }
-        out.append('{');
-        String separator = "\n";
-        for (Map.Entry<?, ?> e : map.entrySet()) {
-            if (!(e.getKey() instanceof String key)) {
-                throw new IllegalArgumentException("Json.write: map key " + e.getKey() + " is not a string");
-            }
-            out.append(separator);
-            indent(depth + 1, out);
-            quote(key, out);
-            out.append(": ");
-            write(e.getValue(), depth + 1, out);
-            separator = ",\n";
-        }
-        out.append('\n');
-        indent(depth, out);
-        out.append('}');
-    }
-
-    private static void writeList(List<?> list, int depth, StringBuilder out) {
-        if (list.isEmpty()) {
-            out.append("[]");
-            return;
-        }
-        out.append('[');
-        String separator = "\n";
-        for (Object item : list) {
-            out.append(separator);
-            indent(depth + 1, out);
-            write(item, depth + 1, out);
-            separator = ",\n";
-        }
-        out.append('\n');
-        indent(depth, out);
-        out.append(']');
-    }
-
-    private static String number(double d) {
-        if (d == Math.rint(d) && Math.abs(d) < 1e15) {
-            return Long.toString((long) d);
-        }
-        return Double.toString(d).replace("E", "e");
-    }
-
-    private static void indent(int depth, StringBuilder out) {
-        out.append("  ".repeat(depth));
-    }
-
-    private static void quote(String s, StringBuilder out) {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
     }
 }

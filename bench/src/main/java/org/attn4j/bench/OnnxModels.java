@@ -27,6 +27,7 @@ public final class OnnxModels {
 
     private static final int IR_VERSION = 8;
     private static final int FLOAT = 1;
+    private static final int INT32 = 6;
     private static final int ATTRIBUTE_INT = 2;
 
     private OnnxModels() {
@@ -86,6 +87,53 @@ public final class OnnxModels {
                 .message(11, floatInput("key", "batch", "key_length", "hidden"))
                 .message(11, floatInput("value", "batch", "key_length", "v_hidden"))
                 .message(12, floatInput("output", "batch", "query_length", "v_hidden"));
+        return model(graph);
+    }
+
+    /**
+     * One {@code com.microsoft.GroupQueryAttention} node (attributes {@code num_heads}, {@code kv_num_heads}),
+     * ONNX Runtime's fused decoding attention with a past key/value cache. Inputs {@code query [batch, seq,
+     * num_heads·d]}, {@code key} and {@code value [batch, seq, kv_num_heads·d]}, {@code past_key} and
+     * {@code past_value [batch, kv_num_heads, past, d]}, {@code seqlens_k [batch]} (int32: total length - 1) and
+     * {@code total_sequence_length} (an int32 scalar); outputs {@code output}, {@code present_key},
+     * {@code present_value}. Dimensions are symbolic.
+     *
+     * @param numHeads query heads
+     * @param kvHeads key/value heads, dividing {@code numHeads}
+     * @return the serialized {@code ModelProto}
+     */
+    public static byte[] groupQueryAttention(int numHeads, int kvHeads) {
+        if (numHeads < 1 || kvHeads < 1 || numHeads % kvHeads != 0) {
+            throw new IllegalArgumentException("groupQueryAttention: arguments numHeads " + numHeads + " and kvHeads "
+                    + kvHeads + " must be positive, kvHeads dividing numHeads");
+        }
+        Proto node = new Proto()
+                .string(1, "query").string(1, "key").string(1, "value").string(1, "past_key")
+                .string(1, "past_value").string(1, "seqlens_k").string(1, "total_sequence_length")
+                .string(2, "output").string(2, "present_key").string(2, "present_value")
+                .string(3, "gqa")
+                .string(4, "GroupQueryAttention")
+                .string(7, "com.microsoft")
+                .message(5, intAttribute("num_heads", numHeads))
+                .message(5, intAttribute("kv_num_heads", kvHeads));
+        Proto graph = new Proto()
+                .message(1, node)
+                .string(2, "group_query_attention")
+                .message(11, floatInput("query", "batch", "seq", "hidden"))
+                .message(11, floatInput("key", "batch", "seq", "kv_hidden"))
+                .message(11, floatInput("value", "batch", "seq", "kv_hidden"))
+                .message(11, floatInput("past_key", "batch", "kv_heads", "past", "head"))
+                .message(11, floatInput("past_value", "batch", "kv_heads", "past", "head"))
+                .message(11, input("seqlens_k", INT32, "batch"))
+                .message(11, input("total_sequence_length", INT32))
+                .message(12, floatInput("output", "batch", "seq", "hidden"))
+                .message(12, floatInput("present_key", "batch", "kv_heads", "total", "head"))
+                .message(12, floatInput("present_value", "batch", "kv_heads", "total", "head"));
+        return model(graph);
+    }
+
+    /** {@code ModelProto} of one graph: IR version, producer, the graph, opsets {@code ai.onnx} 17 and {@code com.microsoft} 1. */
+    private static byte[] model(Proto graph) {
         return new Proto()
                 .varint(1, IR_VERSION)
                 .string(2, "attn4j-bench")
@@ -102,11 +150,16 @@ public final class OnnxModels {
 
     /** {@code ValueInfoProto} (name = 1, type = 2) of a float tensor whose dimensions are all symbolic. */
     private static Proto floatInput(String name, String... dims) {
+        return input(name, FLOAT, dims);
+    }
+
+    /** {@code ValueInfoProto} of a tensor of element type {@code type} whose dimensions are all symbolic. */
+    private static Proto input(String name, int type, String... dims) {
         Proto shape = new Proto();
         for (String d : dims) {
             shape.message(1, new Proto().string(2, d)); // TensorShapeProto.dim; Dimension.dim_param = 2
         }
-        Proto tensorType = new Proto().varint(1, FLOAT).message(2, shape); // elem_type = 1, shape = 2
+        Proto tensorType = new Proto().varint(1, type).message(2, shape); // elem_type = 1, shape = 2
         return new Proto().string(1, name).message(2, new Proto().message(1, tensorType)); // TypeProto.tensor_type
     }
 

@@ -88,6 +88,7 @@ public final class ReportWriter {
         o.put("loadAfter", e.loadAfter());
         o.put("jmh", e.jmh());
         o.put("notes", e.notes());
+        o.put("vectorPeakGflops", e.vectorPeakGflops());
         return o;
     }
 
@@ -111,6 +112,7 @@ public final class ReportWriter {
             o.put("ratioToOnnxRuntime", m.isOnnxRuntime() ? null : report.ratioToOnnxRuntime(m));
             o.put("ratioToSgemmPeak", report.ratioToSgemmPeak(m));
             o.put("ratioToOwnGemm", report.ratioToOwnGemm(m));
+            o.put("ratioToVectorPeak", m.gflops() / report.environment().vectorPeakGflops());
         } else {
             o.put("failure", m.failure());
         }
@@ -157,6 +159,9 @@ public final class ReportWriter {
                 .append(e.loadAfter()).append('\n');
         md.append("- JMH: ").append(e.jmh()).append('\n');
         md.append("- Operations counted: ").append(FLOP_FORMULA).append('\n');
+        md.append("- 256-bit FMA peak of the ").append(e.threads()).append(" threads: ")
+                .append(Format.significant(e.vectorPeakGflops())).append(" GFLOP/s (threads × 2 FMA units × 8 lanes ×")
+                .append(" 2 × GHz, at the clock above); × 256-bit peak is GFLOP/s over it\n");
         report.sgemmPeak().ifPresent(p -> md.append("- SGEMM peak of this run: ").append(p.implementation())
                 .append(' ').append(p.workload().label()).append(", ").append(Format.gflops(p)).append('\n'));
         md.append("- Spread = (90th − 10th percentile of the call times) / median; × ONNX Runtime = its GFLOP/s over")
@@ -193,16 +198,17 @@ public final class ReportWriter {
                 row(md, m, Format.ratio(m.isOnnxRuntime() ? Double.NaN : report.ratioToOnnxRuntime(m)));
             }
         }
-        for (Suite suite : List.of(Suite.LONG_SEQUENCE, Suite.SQUARE_GEMM, Suite.ATTENTION_GEMM)) {
+        for (Suite suite : List.of(Suite.LONG_SEQUENCE, Suite.SQUARE_GEMM, Suite.BERT_GEMM, Suite.ATTENTION_GEMM)) {
             List<Measurement> ms = report.in(suite);
             if (ms.isEmpty()) {
                 continue;
             }
             md.append("\n## ").append(suite.title()).append("\n\n");
-            md.append("| shape | implementation | median | spread | GFLOP/s | × SGEMM peak |\n")
-                    .append("|---|---|---|---|---|---|\n");
+            md.append("| shape | implementation | median | spread | GFLOP/s | × SGEMM peak | × 256-bit peak |\n")
+                    .append("|---|---|---|---|---|---|---|\n");
             for (Measurement m : ms) {
-                row(md, m, Format.ratio(report.ratioToSgemmPeak(m)));
+                row(md, m, Format.ratio(report.ratioToSgemmPeak(m)),
+                        Format.ratio(m.gflops() / e.vectorPeakGflops()));
             }
         }
         return md.toString();

@@ -10,6 +10,8 @@ public enum Suite {
     LONG_SEQUENCE("Long sequence in -Xmx2g"),
     /** Square SGEMM: the machine's matrix-product rate on the same threads. */
     SQUARE_GEMM("SGEMM, square"),
+    /** The products of a BERT-base-sized encoder layer at 4096 tokens: projections and the feed-forward pair. */
+    BERT_GEMM("SGEMM, BERT-shaped"),
     /** The products attention is made of, per head, without softmax: each library's GEMM on matching sizes. */
     ATTENTION_GEMM("SGEMM, attention-shaped");
 

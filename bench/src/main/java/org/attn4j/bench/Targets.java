@@ -13,6 +13,8 @@ final class Targets {
     static final int HEAD_DIM = 64;
     /** The backend whose attention, in each of its variants, is held against its own library's GEMM. */
     static final String EJML = "ejml";
+    /** The EJML backend's SGEMM, held against OpenBLAS (ND4J's) on the same product. */
+    static final String SIMD_SGEMM = "ejml + SIMD SGEMM";
 
     private Targets() {
     }
@@ -30,6 +32,11 @@ final class Targets {
                 .forEach(m -> targets.add(versusOwnGemm(report, m, 0.8)));
         report.in(Suite.TOY).stream().filter(m -> m.isOnnxRuntime()).findFirst()
                 .ifPresent(o -> targets.add(versusOnnxRuntime(report, Suite.TOY, o.workload(), 1.0)));
+        for (Suite suite : List.of(Suite.SQUARE_GEMM, Suite.BERT_GEMM)) {
+            report.in(suite).stream().filter(m -> m.implementation().equals(SIMD_SGEMM))
+                    .filter(m -> suite == Suite.BERT_GEMM || m.workload().flops() >= 2.0 * 1024 * 1024 * 1024)
+                    .forEach(m -> targets.add(versusOpenBlas(report, m, 0.8)));
+        }
         for (Measurement m : report.in(Suite.LONG_SEQUENCE)) {
             targets.add(new Target(m.implementation() + " runs " + m.workload().label() + " in -Xmx2g", false, 1,
                     m.ok() ? 1 : 0, m.ok() ? String.format(Locale.ROOT, "finished in %.1f s, %.1f GFLOP/s",
@@ -54,6 +61,21 @@ final class Targets {
                 "%s %s vs ONNX Runtime %s (median %s vs %s)", b.implementation(), Format.gflops(b),
                 Format.gflops(o), Format.duration(b.timing().medianSeconds()),
                 Format.duration(o.timing().medianSeconds())));
+    }
+
+    private static Target versusOpenBlas(BenchReport report, Measurement m, double threshold) {
+        String goal = m.implementation() + " ≥ " + threshold + "× OpenBLAS (fastest ND4J variant), "
+                + m.workload().label();
+        Optional<Measurement> blas = report.in(m.suite()).stream()
+                .filter(o -> o.ok() && o.implementation().startsWith("nd4j") && o.workload().equals(m.workload()))
+                .max(Comparator.comparingDouble(Measurement::gflops));
+        if (!m.ok() || blas.isEmpty()) {
+            return new Target(goal, true, threshold, Double.NaN, "not measured: "
+                    + (!m.ok() ? "the product failed" : "no ND4J product finished"));
+        }
+        Measurement o = blas.get();
+        return new Target(goal, true, threshold, m.gflops() / o.gflops(), String.format(Locale.ROOT,
+                "%s vs %s %s", Format.gflops(m), o.implementation(), Format.gflops(o)));
     }
 
     private static Target versusOwnGemm(BenchReport report, Measurement m, double threshold) {

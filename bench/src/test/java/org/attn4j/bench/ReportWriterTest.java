@@ -25,7 +25,7 @@ class ReportWriterTest {
     private static BenchReport report() {
         Environment env = new Environment("2026-11-22T05:00:00Z", "2026-11-22T05:20:00Z", "mvn -Pbench", 2, false,
                 "17.0.15 (OpenJDK 64-Bit Server VM)", "Linux amd64", "AMD EPYC", 2, "0.10 0.20 0.30",
-                "1.00 1.10 1.20", "1 fork", List.of("a note"));
+                "1.00 1.10 1.20", "1 fork", List.of("a note"), 100.0);
         List<Measurement> ms = List.of(
                 Measurement.of(Suite.ATTENTION, Measurement.ONNX_RUNTIME, L2048, median(0.100)),
                 Measurement.of(Suite.ATTENTION, "ejml", L2048, median(0.200)),
@@ -117,7 +117,9 @@ class ReportWriterTest {
                 md);
         assertTrue(md.contains("| B=1 H=1 L=6 d=16 | ejml | 4.00 µs | 30.0 % | 0.576 | 4.00× |\n"), md);
         assertTrue(md.contains("| B=1 H=12 L=16384 d=64 | nd4j | failed: java.lang.OutOfMemoryError: Java heap space"
-                + " | | | |\n"), md);
+                + " | | | | |\n"), md);
+        assertTrue(md.contains("| 2048×2048·2048×2048 | nd4j | 128 ms | 30.0 % | 134 | 1.00× | 1.34× |\n"), md);
+        assertTrue(md.contains("- 256-bit FMA peak of the 2 threads: 100 GFLOP/s"), md);
         assertTrue(md.contains("| nd4j runs B=1 H=12 L=16384 d=64 in -Xmx2g | not done | done | **no** |"), md);
         assertTrue(md.contains("- SGEMM peak of this run: nd4j 2048×2048·2048×2048, 134 GFLOP/s\n"), md);
         assertTrue(md.contains("4·B·H·Lq·Lk·d"), md);
@@ -145,7 +147,7 @@ class ReportWriterTest {
     }
 
     @Test
-    void jsonEscapesStringsAndWritesNonFiniteNumbersAsNull() {
+    void jsonEscapesStringsAndWritesNonFiniteNumbersAsStrings() {
         Map<String, Object> o = new LinkedHashMap<>();
         o.put("s", "a\"b\\c\nd\u0001");
         o.put("n", Double.NaN);
@@ -153,7 +155,7 @@ class ReportWriterTest {
         o.put("x", 0.125);
         o.put("l", List.of(1, true));
         o.put("e", List.of());
-        assertEquals("{\n  \"s\": \"a\\\"b\\\\c\\nd\\u0001\",\n  \"n\": null,\n  \"i\": 3,\n  \"x\": 0.125,\n"
+        assertEquals("{\n  \"s\": \"a\\\"b\\\\c\\nd\\u0001\",\n  \"n\": \"NaN\",\n  \"i\": 3,\n  \"x\": 0.125,\n"
                 + "  \"l\": [\n    1,\n    true\n  ],\n  \"e\": []\n}\n", Json.write(o));
     }
 }

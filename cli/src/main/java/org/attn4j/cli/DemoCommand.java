@@ -75,14 +75,15 @@ final class DemoCommand implements Callable<Integer> {
         BackendChoice choice = BackendChoice.resolve(backend, spec);
         PrintWriter o = spec.commandLine().getOut();
         printHeader(o, choice);
-        List<Walkthrough.Step> steps = Walkthrough.run(choice.backend(), text, dim, heads, seed);
+        List<Walkthrough.Step> steps = new ArrayList<>(Walkthrough.run(choice.backend(), text, dim, heads, seed));
+        steps.add(PretrainedAttention.run(choice.backend(), text));
         for (int i = 0; i < steps.size(); i++) {
             printStep(o, i + 1, steps.get(i));
         }
 
         List<Heatmap.Row> rows = heatmapRows(steps);
         String title = "attn4j attention weights of \"" + Heatmap.shortened(text.strip(), Heatmap.MAX_TITLE) + "\" on "
-                + choice.backend().name();
+                + choice.backend().name() + ": random weights (seed " + seed + "), then the pretrained all-MiniLM-L6-v2";
         Path file = dir.resolve(HEATMAP);
         Heatmap.Layout layout = Heatmap.write(title, rows, file);
         Path sidecar = dir.resolve(SIDECAR);

@@ -1,5 +1,7 @@
 package org.attn4j.cli;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
@@ -9,13 +11,14 @@ import java.awt.RenderingHints;
 import java.awt.geom.AffineTransform;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import javax.imageio.ImageIO;
-import org.attn4j.models.io.Json;
 
 /**
  * Draws attention weights as a heatmap with the JDK's own imaging ({@link BufferedImage}, {@link ImageIO}), headless.
@@ -118,6 +121,7 @@ final class Heatmap {
 
     /** A band with more panels continues on the next line. */
     static final int PANELS_PER_LINE = 4;
+    private static final JsonFactory JSON = new JsonFactory();
     private static final int MARGIN = 16;
     private static final int GAP = 28;
     private static final int LABEL_PAD = 6;
@@ -170,7 +174,9 @@ final class Heatmap {
      *  "panels": [{"band": "...", "title": "...", "x": X, "y": Y, "width": W, "height": H,
      *              "rows": ["Life", ...], "columns": ["Life", ...], "weights": [[0.25, ...], ...]}, ...]}
      * </pre>
-     * {@code x, y, width, height} of a panel bound its coloured cells; panels are in drawing order.
+     * {@code x, y, width, height} of a panel bound its coloured cells; panels are in drawing order. A weight that
+     * is NaN or infinite is written as the string {@code "NaN"}, {@code "Infinity"} or {@code "-Infinity"}, the
+     * project's one rule (SEMANTICS.md).
      *
      * @param title the picture's title
      * @param rows what was drawn
@@ -178,41 +184,57 @@ final class Heatmap {
      * @return a JSON object
      */
     static String json(String title, List<Row> rows, Layout layout) {
-        StringBuilder b = new StringBuilder();
-        b.append("{\"title\": ").append(Json.quote(title)).append(", \"width\": ").append(layout.width())
-                .append(", \"height\": ").append(layout.height()).append(", \"cell\": ").append(layout.cell())
-                .append(", \"scale\": [0, 1], \"panels\": [");
-        int k = 0;
-        for (Row row : rows) {
-            for (Panel p : row.panels()) {
-                Box g = layout.grids().get(k);
-                b.append(k++ == 0 ? "\n  " : ",\n  ").append("{\"band\": ").append(Json.quote(row.caption()))
-                        .append(", \"title\": ").append(Json.quote(p.title()))
-                        .append(", \"x\": ").append(g.x()).append(", \"y\": ").append(g.y())
-                        .append(", \"width\": ").append(g.width()).append(", \"height\": ").append(g.height())
-                        .append(", \"rows\": ").append(strings(p.rowLabels()))
-                        .append(", \"columns\": ").append(strings(p.columnLabels()))
-                        .append(", \"weights\": [");
-                for (int i = 0; i < p.weights().length; i++) {
-                    b.append(i == 0 ? "[" : ", [");
-                    for (int j = 0; j < p.weights()[i].length; j++) {
-                        double w = p.weights()[i][j];
-                        b.append(j == 0 ? "" : ", ").append(Double.isFinite(w) ? Float.toString((float) w) : "null");
+        StringWriter out = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(out).useDefaultPrettyPrinter()) {
+            g.writeStartObject();
+            g.writeStringField("title", title);
+            g.writeNumberField("width", layout.width());
+            g.writeNumberField("height", layout.height());
+            g.writeNumberField("cell", layout.cell());
+            g.writeArrayFieldStart("scale");
+            g.writeNumber(0);
+            g.writeNumber(1);
+            g.writeEndArray();
+            g.writeArrayFieldStart("panels");
+            int k = 0;
+            for (Row row : rows) {
+                for (Panel p : row.panels()) {
+                    Box box = layout.grids().get(k++);
+                    g.writeStartObject();
+                    g.writeStringField("band", row.caption());
+                    g.writeStringField("title", p.title());
+                    g.writeNumberField("x", box.x());
+                    g.writeNumberField("y", box.y());
+                    g.writeNumberField("width", box.width());
+                    g.writeNumberField("height", box.height());
+                    strings(g, "rows", p.rowLabels());
+                    strings(g, "columns", p.columnLabels());
+                    g.writeArrayFieldStart("weights");
+                    for (double[] line : p.weights()) {
+                        g.writeStartArray();
+                        for (double w : line) {
+                            g.writeNumber((float) w);
+                        }
+                        g.writeEndArray();
                     }
-                    b.append(']');
+                    g.writeEndArray();
+                    g.writeEndObject();
                 }
-                b.append("]}");
             }
+            g.writeEndArray();
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        return b.append("\n]}\n").toString();
+        return out.append('\n').toString();
     }
 
-    private static String strings(List<String> values) {
-        StringBuilder b = new StringBuilder("[");
-        for (int i = 0; i < values.size(); i++) {
-            b.append(i == 0 ? "" : ", ").append(Json.quote(values.get(i)));
+    private static void strings(JsonGenerator g, String field, List<String> values) throws IOException {
+        g.writeArrayFieldStart(field);
+        for (String v : values) {
+            g.writeString(v);
         }
-        return b.append(']').toString();
+        g.writeEndArray();
     }
 
     /** Lays out and, unless {@code measureOnly}, draws into {@code image}, which must be large enough. */

@@ -94,7 +94,8 @@ final class Walkthrough {
         Vocabulary vocabulary = Vocabulary.fromText(text);
         int[] ids = vocabulary.encode(text);
         int length = words.size();
-        String single = "single-head attention";
+        String random = "random weights, seed " + seed;
+        String single = "single-head attention (" + random + ")";
         List<Step> steps = new ArrayList<>();
         try (Scope scope = backend.newScope()) {
             Embedding embedding = Embedding.random(vocabulary.size(), dim, seed);
@@ -149,7 +150,7 @@ final class Walkthrough {
                             new Named("out_proj.weight", mha.stateDict().get("out_proj.weight").shape(), "W_o"),
                             new Named("weights", multi.weights().shape(), "[H, L, L], one matrix per head"),
                             new Named("out", multi.output().shape(), "")),
-                    "multi-head attention (" + headCount + ")", heads(multi.weights(), words, heads)));
+                    "multi-head attention (" + headCount + "; " + random + ")", heads(multi.weights(), words, heads)));
 
             TransformerEncoderLayer block = TransformerEncoderLayer.random(
                     TransformerEncoderLayer.Config.of(dim, heads, 4, Activation.RELU, false), seed + 3);
@@ -165,7 +166,8 @@ final class Walkthrough {
                             new Named("linear2.weight", block.stateDict().get("linear2.weight").shape(), "W_2"),
                             new Named("weights", inner.weights().shape(), "of the block's attention"),
                             new Named("y", y.shape(), "same shape as x: blocks stack")),
-                    "transformer block attention (" + headCount + ")", heads(inner.weights(), words, heads)));
+                    "transformer block attention (" + headCount + "; " + random + ")",
+                    heads(inner.weights(), words, heads)));
         }
         return steps;
     }

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,11 +18,11 @@ import javax.imageio.ImageIO;
 import org.attn4j.api.BackendSelection;
 import org.attn4j.api.Backends;
 import org.attn4j.api.ProviderReport;
-import org.attn4j.models.io.Json;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class DemoCommandTest {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.USE_LONG_FOR_INTS);
     private static final List<String> WORDS = List.of("Life", "is", "short", "eat", "dessert", "first");
     /** The pure-Java backend: always available, quick to start. */
     private static final String EJML = "ejml";
@@ -75,24 +77,30 @@ class DemoCommandTest {
         Path png = dir.resolve(DemoCommand.HEATMAP);
         BufferedImage image = ImageIO.read(png.toFile());
         assertNotNull(image, "ImageIO cannot decode " + png);
-        Map<?, ?> sidecar = (Map<?, ?>) Json.parse(Files.readString(dir.resolve(DemoCommand.SIDECAR)));
+        Map<?, ?> sidecar = JSON.readValue(Files.readString(dir.resolve(DemoCommand.SIDECAR)), Map.class);
         assertEquals(((Number) sidecar.get("width")).intValue(), image.getWidth());
         assertEquals(((Number) sidecar.get("height")).intValue(), image.getHeight());
+        String pretrainedHeads = java.util.stream.IntStream.rangeClosed(1, 12).mapToObj(h -> "head " + h)
+                .collect(java.util.stream.Collectors.joining(", "));
         assertTrue(r.out().contains("heatmap: " + png + " (" + image.getWidth() + "x" + image.getHeight()
-                + " px, 7 panels: simplified, scaled, causal, head 1, head 2, head 1, head 2)"), r.transcript());
+                + " px, 19 panels: simplified, scaled, causal, head 1, head 2, head 1, head 2, " + pretrainedHeads
+                + ")"), r.transcript());
 
         List<?> panels = (List<?>) sidecar.get("panels");
-        assertEquals(3 + 2 + 2, panels.size(), "three single-head steps, then two heads twice");
+        assertEquals(3 + 2 + 2 + 12, panels.size(),
+                "three single-head steps, two random heads twice, then the pretrained model's twelve heads");
+        List<String> tokens = List.of("[CLS]", "life", "is", "short", ",", "eat", "dessert", "first", "[SEP]");
         int cell = ((Number) sidecar.get("cell")).intValue();
-        for (Object o : panels) {
-            Map<?, ?> p = (Map<?, ?>) o;
-            assertEquals(WORDS, p.get("rows"));
-            assertEquals(WORDS, p.get("columns"));
+        for (int n = 0; n < panels.size(); n++) {
+            Map<?, ?> p = (Map<?, ?>) panels.get(n);
+            List<String> labels = n < 7 ? WORDS : tokens;
+            assertEquals(labels, p.get("rows"));
+            assertEquals(labels, p.get("columns"));
             List<?> weights = (List<?>) p.get("weights");
             int x = ((Number) p.get("x")).intValue();
             int y = ((Number) p.get("y")).intValue();
-            for (int i = 0; i < WORDS.size(); i++) {
-                for (int j = 0; j < WORDS.size(); j++) {
+            for (int i = 0; i < labels.size(); i++) {
+                for (int j = 0; j < labels.size(); j++) {
                     double w = ((Number) ((List<?>) weights.get(i)).get(j)).doubleValue();
                     int actual = image.getRGB(x + j * cell + 2, y + i * cell + 2) & 0xFFFFFF;
                     assertEquals(Viridis.rgb(w), actual, "panel '" + p.get("title") + "' cell [" + i + "][" + j

@@ -115,11 +115,12 @@ class ShadedJarIT {
         Run r = java("demo");
         assertEquals(0, r.exitCode(), r.transcript());
         assertTrue(r.out().contains("\n6. Transformer block"), r.transcript());
+        assertTrue(r.out().contains("\n7. Pretrained all-MiniLM-L6-v2, layer 3 of 6"), r.transcript());
         Path png = dir.resolve("attn4j-demo").resolve(DemoCommand.HEATMAP);
         BufferedImage image = ImageIO.read(png.toFile());
         assertNotNull(image, "cannot decode " + png + "\n" + r.transcript());
         assertTrue(r.out().contains("heatmap: attn4j-demo/" + DemoCommand.HEATMAP + " (" + image.getWidth() + "x"
-                + image.getHeight() + " px, 11 panels: "), r.transcript());
+                + image.getHeight() + " px, 23 panels: "), r.transcript());
     }
 
     @Test

@@ -3,16 +3,18 @@ package org.attn4j.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.attn4j.models.io.Json;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class TckCommandTest {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.USE_LONG_FOR_INTS);
 
     @TempDir
     Path dir;
@@ -34,7 +36,7 @@ class TckCommandTest {
         assertTrue(total.endsWith(", 0 failed"), total);
         assertTrue(lines.contains("json: " + json), r.transcript());
 
-        Map<?, ?> report = (Map<?, ?>) Json.parse(Files.readString(json));
+        Map<?, ?> report = JSON.readValue(Files.readString(json), Map.class);
         Map<?, ?> summary = (Map<?, ?>) report.get("summary");
         assertEquals("total: " + summary.get("passed") + " passed, " + summary.get("skipped") + " skipped, "
                 + summary.get("failed") + " failed", total);

@@ -27,14 +27,18 @@ public final class Embedding {
     }
 
     private Embedding(Embedding host, Parameters parameters) {
-        this.weight = host.weight;
+        this.weight = null;
         this.parameters = parameters;
-        this.boundWeight = parameters.upload(weight);
+        this.boundWeight = parameters.upload(host.hostWeight());
+    }
+
+    private HostTensor hostWeight() {
+        return weight != null ? weight : HostTensor.copyOf(boundWeight);
     }
 
     /**
      * @param parameters where the table is uploaded, once
-     * @return this layer reading its table from {@code parameters}; {@code forward} then needs
+     * @return this layer reading its table from {@code parameters}, keeping no host copy; {@code forward} then needs
      *     {@code parameters.dtype()}
      */
     public Embedding bind(Parameters parameters) {
@@ -68,17 +72,17 @@ public final class Embedding {
 
     /** @return {@code V} */
     public int numEmbeddings() {
-        return weight.shape().dim(0);
+        return (weight != null ? weight.shape() : boundWeight.shape()).dim(0);
     }
 
     /** @return {@code d} */
     public int dim() {
-        return weight.shape().dim(1);
+        return (weight != null ? weight.shape() : boundWeight.shape()).dim(1);
     }
 
     /** @return {@code weight} */
     public StateDict stateDict() {
-        return StateDict.of("weight", weight);
+        return StateDict.of("weight", hostWeight());
     }
 
     /**

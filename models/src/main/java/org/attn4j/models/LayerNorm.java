@@ -48,16 +48,26 @@ public final class LayerNorm {
     private LayerNorm(LayerNorm host, Parameters parameters) {
         this.dim = host.dim;
         this.eps = host.eps;
-        this.weight = host.weight;
-        this.bias = host.bias;
+        this.weight = null;
+        this.bias = null;
         this.parameters = parameters;
-        this.boundWeight = weight == null ? null : parameters.upload(weight);
-        this.boundBias = bias == null ? null : parameters.upload(bias);
+        HostTensor w = host.hostWeight();
+        HostTensor b = host.hostBias();
+        this.boundWeight = w == null ? null : parameters.upload(w);
+        this.boundBias = b == null ? null : parameters.upload(b);
+    }
+
+    private HostTensor hostWeight() {
+        return weight != null ? weight : boundWeight == null ? null : HostTensor.copyOf(boundWeight);
+    }
+
+    private HostTensor hostBias() {
+        return bias != null ? bias : boundBias == null ? null : HostTensor.copyOf(boundBias);
     }
 
     /**
      * @param parameters where the affine parameters are uploaded, once
-     * @return this layer reading its parameters from {@code parameters}
+     * @return this layer reading its parameters from {@code parameters}; it keeps no host copy
      */
     public LayerNorm bind(Parameters parameters) {
         return new LayerNorm(this, parameters);
@@ -85,8 +95,10 @@ public final class LayerNorm {
 
     /** @return the affine parameters, empty without them */
     public StateDict stateDict() {
-        StateDict sd = weight == null ? StateDict.empty() : StateDict.of("weight", weight);
-        return bias == null ? sd : sd.with("bias", bias);
+        HostTensor w = hostWeight();
+        HostTensor b = hostBias();
+        StateDict sd = w == null ? StateDict.empty() : StateDict.of("weight", w);
+        return b == null ? sd : sd.with("bias", b);
     }
 
     /**

@@ -36,16 +36,29 @@ public final class Linear {
     }
 
     private Linear(Linear host, Parameters parameters) {
-        this.weight = host.weight;
-        this.bias = host.bias;
+        this.weight = null;
+        this.bias = null;
         this.parameters = parameters;
-        this.boundWeight = parameters.upload(weight);
-        this.boundBias = bias == null ? null : parameters.upload(bias);
+        this.boundWeight = parameters.upload(host.hostWeight());
+        this.boundBias = host.hasBias() ? parameters.upload(host.hostBias()) : null;
+    }
+
+    private HostTensor hostWeight() {
+        return weight != null ? weight : HostTensor.copyOf(boundWeight);
+    }
+
+    private HostTensor hostBias() {
+        return bias != null ? bias : boundBias == null ? null : HostTensor.copyOf(boundBias);
+    }
+
+    private boolean hasBias() {
+        return bias != null || boundBias != null;
     }
 
     /**
      * @param parameters where the weight and bias are uploaded, once
-     * @return this layer reading its parameters from {@code parameters}
+     * @return this layer reading its parameters from {@code parameters}; it keeps no host copy (its
+     *     {@link #stateDict()} reads them back from the backend)
      */
     public Linear bind(Parameters parameters) {
         return new Linear(this, parameters);
@@ -66,18 +79,18 @@ public final class Linear {
 
     /** @return {@code in} */
     public int inFeatures() {
-        return weight.shape().dim(1);
+        return (weight != null ? weight.shape() : boundWeight.shape()).dim(1);
     }
 
     /** @return {@code out} */
     public int outFeatures() {
-        return weight.shape().dim(0);
+        return (weight != null ? weight.shape() : boundWeight.shape()).dim(0);
     }
 
     /** @return {@code weight} and, if present, {@code bias} */
     public StateDict stateDict() {
-        StateDict sd = StateDict.of("weight", weight);
-        return bias == null ? sd : sd.with("bias", bias);
+        StateDict sd = StateDict.of("weight", hostWeight());
+        return hasBias() ? sd.with("bias", hostBias()) : sd;
     }
 
     /**

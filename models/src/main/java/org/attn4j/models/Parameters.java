@@ -1,6 +1,8 @@
 package org.attn4j.models;
 
-import java.util.IdentityHashMap;
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
+import java.util.HashMap;
 import java.util.Map;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
@@ -10,7 +12,8 @@ import org.attn4j.api.Tensor;
 /**
  * A model's parameters living on one backend in one dtype, like PyTorch's {@code model.to(device, dtype)}: each
  * {@link HostTensor} is uploaded once, on first use, into a scope owned by this object, and stays there until
- * {@link #close()}. A layer's {@code bind(Parameters)} returns a copy of the layer whose forward reads these
+ * {@link #close()}. It remembers which host tensors it holds without keeping them alive, so the host copy of a bound
+ * model is freed once the caller drops it. A layer's {@code bind(Parameters)} returns a copy of the layer whose forward reads these
  * tensors, so a forward call allocates only its activations (in the caller's scope) and frees them with it.
  *
  * <pre>
@@ -30,8 +33,10 @@ public final class Parameters implements AutoCloseable {
     private final Backend backend;
     private final DType dtype;
     private final Scope scope;
-    private final Map<HostTensor, Tensor> uploaded = new IdentityHashMap<>();
+    private final Map<HostKey, Tensor> uploaded = new HashMap<>();
+    private final ReferenceQueue<HostTensor> collected = new ReferenceQueue<>();
     private long bytes;
+    private int count;
 
     private Parameters(Backend backend, DType dtype) {
         this.backend = backend;
@@ -71,18 +76,46 @@ public final class Parameters implements AutoCloseable {
         if (!scope.isOpen()) {
             throw new IllegalStateException("Parameters.upload: closed; bind the model again");
         }
-        Tensor t = uploaded.get(host);
+        for (Object k; (k = collected.poll()) != null; ) {
+            uploaded.remove(k);
+        }
+        HostKey key = new HostKey(host, null);
+        Tensor t = uploaded.get(key);
         if (t == null) {
             t = host.toTensor(scope, dtype);
-            uploaded.put(host, t);
+            uploaded.put(new HostKey(host, collected), t);
             bytes += host.shape().size() * dtype.byteSize();
+            count++;
         }
         return t;
     }
 
+    /**
+     * Remembers a host tensor by identity without keeping it alive, so the host copy of a bound model (a memory map,
+     * an ONNX file's bytes) can be freed once nothing else holds it.
+     */
+    private static final class HostKey extends WeakReference<HostTensor> {
+        private final int hash;
+
+        HostKey(HostTensor host, ReferenceQueue<HostTensor> queue) {
+            super(host, queue);
+            this.hash = System.identityHashCode(host);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o == this || o instanceof HostKey k && k.hash == hash && k.get() != null && k.get() == get();
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
     /** @return how many distinct parameters were uploaded */
     public synchronized int count() {
-        return uploaded.size();
+        return count;
     }
 
     /** @return the bytes they occupy on the backend */

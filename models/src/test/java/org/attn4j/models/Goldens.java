@@ -1,16 +1,16 @@
 package org.attn4j.models;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.attn4j.models.io.Json;
 import org.attn4j.models.io.SafeTensors;
 
 /**
@@ -18,6 +18,7 @@ import org.attn4j.models.io.SafeTensors;
  * see models/pom.xml) and the extra cases of {@code models/src/test/python/generate_model_goldens.py}.
  */
 final class Goldens {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.USE_LONG_FOR_INTS);
     private static final String ROOT = "/org/attn4j/models/golden/";
     private static final List<Case> ALL = load();
 
@@ -90,7 +91,7 @@ final class Goldens {
     private static List<Case> load(String manifest, String data) {
         try {
             StateDict tensors = SafeTensors.read(bytes(data)).tensors();
-            List<Object> entries = (List<Object>) Json.parse(new String(bytes(manifest), StandardCharsets.UTF_8));
+            List<Object> entries = JSON.readValue(bytes(manifest), List.class);
             List<Case> cases = new ArrayList<>();
             for (Object o : entries) {
                 Map<String, Object> e = (Map<String, Object>) o;

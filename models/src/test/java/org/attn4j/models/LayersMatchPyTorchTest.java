@@ -25,11 +25,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class LayersMatchPyTorchTest {
 
-    /** The layer names of the golden manifests this class has a test for. */
+    /** The layer names of the golden manifests this class (or, for CausalLM, DecodersMatchPyTorchTest) tests. */
     private static final Set<String> TESTED = Set.of("nn.MultiheadAttention",
             "RaschkaMultiHeadAttention", "nn.TransformerEncoderLayer", "nn.TransformerEncoder", "nn.LayerNorm",
             "nn.Embedding", "SinusoidalPositionalEncoding", "BahdanauAttention", "SelfAttentionV1", "SelfAttentionV2",
-            "SelfAttention", "SimplifiedSelfAttention", "WideSelfAttention", "PerHeadMultiHeadAttention", "BloemTransformerBlock");
+            "SelfAttention", "SimplifiedSelfAttention", "WideSelfAttention", "PerHeadMultiHeadAttention", "BloemTransformerBlock",
+            "CausalLM");
 
     @org.junit.jupiter.api.Test
     void everyGoldenLayerHasATest() {

@@ -85,7 +85,7 @@ public abstract class BackendTck {
     public final Stream<DynamicNode> conformance() {
         runner = TckRunner.create(provider(),
                 TckOptions.of(fixtures(), toleranceOverrides(), peers(), settings()));
-        return Tck.dynamicTests(runner, results::add, "the whole message is in " + reportFile());
+        return Tck.dynamicTests(runner, getClass(), results::add, "the whole message is in " + reportFile());
     }
 
     private Path reportFile() {

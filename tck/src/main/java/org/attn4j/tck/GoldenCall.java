@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
+import org.attn4j.api.CausalAlignment;
 import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
@@ -148,6 +149,15 @@ final class GoldenCall {
     private List<Tensor> attention(boolean returnWeights) {
         AttentionOptions options = AttentionOptions.defaults().withCausal(golden.bool("causal"))
                 .withWeights(returnWeights);
+        if (golden.hasParam("causalAlignment")) {
+            options = options.withCausalAlignment(CausalAlignment.valueOf(golden.string("causalAlignment")));
+        }
+        if (golden.hasParam("window")) {
+            options = options.withWindow(golden.integer("window"));
+        }
+        if (golden.hasParam("keyLength")) {
+            options = options.withKeyLength(golden.integer("keyLength"));
+        }
         if (golden.param("scale") != null) {
             options = options.withScale(golden.number("scale"));
         }

@@ -44,6 +44,10 @@ public record GoldenCase(String group, String name, String op, Map<String, Objec
         return inputs.contains(name + "/" + role);
     }
 
+    boolean hasParam(String key) {
+        return params.containsKey(key);
+    }
+
     Object param(String key) {
         if (!params.containsKey(key)) {
             throw new IllegalArgumentException("golden case " + name + " (" + op + ") has no param '" + key

@@ -1,5 +1,10 @@
 package org.attn4j.tck;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -12,13 +17,16 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.attn4j.models.HostTensor;
 import org.attn4j.models.StateDict;
-import org.attn4j.models.io.Json;
 import org.attn4j.models.io.SafeTensors;
 
 /** Golden cases read from a {@code manifest.json} and the safetensors files beside it. */
 public final class GoldenFixtures implements FixtureSource {
     /** The class-path folder of the committed golden files. */
     public static final String RESOURCE_FOLDER = "/org/attn4j/tck/golden/";
+    /** Strict like the safetensors header: duplicate names rejected; integers as {@link Long}, as cases expect. */
+    private static final ObjectMapper MANIFEST = JsonMapper.builder()
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.USE_LONG_FOR_INTS).build();
 
     private interface Opener {
         byte[] read(String fileName) throws IOException;
@@ -99,7 +107,13 @@ public final class GoldenFixtures implements FixtureSource {
     @SuppressWarnings("unchecked")
     private List<GoldenCase> parseManifest(String json) {
         List<GoldenCase> out = new ArrayList<>();
-        if (!(Json.parse(json) instanceof List<?> items)) {
+        Object parsed;
+        try {
+            parsed = MANIFEST.readValue(json, Object.class);
+        } catch (JsonProcessingException e) {
+            throw malformed("it is not valid JSON: " + e.getOriginalMessage());
+        }
+        if (!(parsed instanceof List<?> items)) {
             throw malformed("it is not a JSON array of cases");
         }
         for (int i = 0; i < items.size(); i++) {

@@ -1,6 +1,7 @@
 package org.attn4j.tck;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import org.attn4j.api.Shape;
 import org.attn4j.models.HostTensor;
@@ -62,6 +63,35 @@ final class HostArrays {
                 System.arraycopy(src, (o * size + indices[i]) * inner, out, (o * indices.length + i) * inner, inner);
             }
         }
+        return new HostTensor(Shape.of(dims), out);
+    }
+
+    /**
+     * @param parts tensors whose shapes agree except along {@code axis}
+     * @param axis the axis to join along, non-negative
+     * @return the parts joined in order
+     */
+    static HostTensor concat(List<HostTensor> parts, int axis) {
+        int[] dims = parts.get(0).shape().toArray();
+        int outer = 1;
+        for (int i = 0; i < axis; i++) {
+            outer *= dims[i];
+        }
+        int total = 0;
+        for (HostTensor p : parts) {
+            total += p.shape().dim(axis);
+        }
+        int inner = (int) parts.get(0).shape().stride(axis);
+        double[] out = new double[outer * total * inner];
+        int at = 0;
+        for (HostTensor p : parts) {
+            int block = p.shape().dim(axis) * inner;
+            for (int o = 0; o < outer; o++) {
+                System.arraycopy(p.data(), o * block, out, (o * total) * inner + at, block);
+            }
+            at += block;
+        }
+        dims[axis] = total;
         return new HostTensor(Shape.of(dims), out);
     }
 

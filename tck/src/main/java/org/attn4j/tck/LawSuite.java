@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.Backend;
+import org.attn4j.api.CausalAlignment;
 import org.attn4j.api.DType;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
@@ -60,6 +61,14 @@ final class LawSuite {
                     seed, LawSuite::nanInAnUnmaskedKeyReachesEveryRow);
             add(cases, tolerances, dtype, "law_threads_with_own_scopes_agree", "attention", Set.of(), seed,
                     LawSuite::threadsWithOwnScopesAgree);
+            add(cases, tolerances, dtype, "law_decoding_with_a_cache_equals_one_causal_forward", "attention",
+                    Set.of(), seed, (run, random) -> decodingEqualsCausalForward(run, random, L, 0, 4));
+            add(cases, tolerances, dtype, "law_decoding_with_a_long_cache_equals_one_causal_forward", "attention",
+                    Set.of(), seed, (run, random) -> decodingEqualsCausalForward(run, random, 300, 293, 2));
+            add(cases, tolerances, dtype, "law_grouped_query_equals_repeated_kv_heads", "attention", Set.of(), seed,
+                    LawSuite::groupedQueryEqualsRepeatedKeyValueHeads);
+            add(cases, tolerances, dtype, "law_window_covering_every_key_equals_causal", "attention", Set.of(), seed,
+                    LawSuite::wideWindowEqualsCausal);
             add(cases, tolerances, dtype, "law_copies_in_and_out_round_trip", "scope", Set.of(), seed,
                     LawSuite::copiesRoundTrip);
             add(cases, tolerances, dtype, "law_zeros_are_zero", "scope", Set.of(), seed, LawSuite::zerosAreZero);
@@ -84,6 +93,58 @@ final class LawSuite {
                         dtype, tolerance);
             }
         }));
+    }
+
+    /**
+     * Attention of {@code [B, H, n, D]} computed in one causal forward, and again as a decoder does: a prefill of
+     * {@code prefill} tokens, then chunks of 1, 2, … up to {@code maxChunk} tokens, each written into a
+     * preallocated cache ({@code writeSlice}) and attending to it bottom-right aligned over its filled length.
+     */
+    private static HostTensor[] decodingEqualsCausalForward(Run run, Random random, int n, int prefill,
+                                                            int maxChunk) {
+        int heads = 2;
+        HostTensor q = HostArrays.randn(random, 1.0, B, heads, n, D);
+        HostTensor k = HostArrays.randn(random, 1.0, B, heads, n, D);
+        HostTensor v = HostArrays.randn(random, 1.0, B, heads, n, D);
+        HostTensor full = run.attend(q, k, v, AttentionOptions.defaults().withCausal(true));
+        Ops ops = run.ops();
+        Tensor keys = run.scope().zeros(Shape.of(B, heads, n + 3, D), run.dtype());
+        Tensor values = run.scope().zeros(Shape.of(B, heads, n + 3, D), run.dtype());
+        List<HostTensor> outputs = new ArrayList<>();
+        int chunk = 1;
+        for (int start = 0; start < n; ) {
+            int size = start == 0 && prefill > 0 ? prefill : Math.min(chunk, n - start);
+            int[] rows = new int[size];
+            for (int i = 0; i < size; i++) {
+                rows[i] = start + i;
+            }
+            keys = ops.writeSlice(keys, run.in(HostArrays.take(k, 2, rows)), 2, start);
+            values = ops.writeSlice(values, run.in(HostArrays.take(v, 2, rows)), 2, start);
+            AttentionOptions step = AttentionOptions.defaults().withCausal(true)
+                    .withCausalAlignment(CausalAlignment.BOTTOM_RIGHT).withKeyLength(start + size);
+            outputs.add(HostTensor.copyOf(ops.attention(run.in(HostArrays.take(q, 2, rows)), keys, values, step)
+                    .output()));
+            start += size;
+            chunk = chunk % maxChunk + 1;
+        }
+        return new HostTensor[] {full, HostArrays.concat(outputs, 2)};
+    }
+
+    private static HostTensor[] groupedQueryEqualsRepeatedKeyValueHeads(Run run, Random random) {
+        HostTensor q = HostArrays.randn(random, 1.0, B, 6, L, D);
+        HostTensor k = HostArrays.randn(random, 1.0, B, 2, L + 2, D);
+        HostTensor v = HostArrays.randn(random, 1.0, B, 2, L + 2, D + 1);
+        int[] repeat = {0, 0, 0, 1, 1, 1};
+        AttentionOptions causal = AttentionOptions.defaults().withCausal(true)
+                .withCausalAlignment(CausalAlignment.BOTTOM_RIGHT);
+        return new HostTensor[] {run.attend(q, HostArrays.take(k, 1, repeat), HostArrays.take(v, 1, repeat), causal),
+            run.attend(q, k, v, causal)};
+    }
+
+    private static HostTensor[] wideWindowEqualsCausal(Run run, Random random) {
+        Tensor[] qkv = qkv(run, random, L, L);
+        AttentionOptions causal = AttentionOptions.defaults().withCausal(true);
+        return new HostTensor[] {run.attend(qkv, causal), run.attend(qkv, causal.withWindow(L))};
     }
 
     private static HostTensor[] softmaxRowsSumToOne(Run run, Random random) {

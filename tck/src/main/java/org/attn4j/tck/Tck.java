@@ -2,6 +2,8 @@ package org.attn4j.tck;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,6 +29,9 @@ public final class Tck {
     static final int DETAILED_FAILURES = 10;
     /** How long the message of a later failure may be. */
     static final int BRIEF_LENGTH = 200;
+    private static final String ALL_DETAILS_IN_FIRST = "the first " + DETAILED_FAILURES
+            + " failures carry every detail";
+    private static final StackWalker CALLER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
     private Tck() {
     }
@@ -75,7 +80,8 @@ public final class Tck {
      * @return containers per kind and op holding one test per case, named {@code required_…[F32]} etc.
      */
     public static Stream<DynamicNode> dynamicTests(BackendProvider provider) {
-        return dynamicTests(provider, TckOptions.defaults());
+        return dynamicTests(TckRunner.create(provider, TckOptions.defaults()), CALLER.getCallerClass(),
+                result -> { }, ALL_DETAILS_IN_FIRST);
     }
 
     /**
@@ -84,29 +90,43 @@ public final class Tck {
      * @return containers per kind and op holding one test per case, named {@code required_…[F32]} etc.
      */
     public static Stream<DynamicNode> dynamicTests(BackendProvider provider, TckOptions options) {
-        return dynamicTests(TckRunner.create(provider, options), result -> { }, "the first "
-                + DETAILED_FAILURES + " failures carry every detail");
+        return dynamicTests(TckRunner.create(provider, options), CALLER.getCallerClass(), result -> { },
+                ALL_DETAILS_IN_FIRST);
     }
 
     /**
+     * The tests, each with a {@code method:} source URI naming the test class and the case, so that tools which
+     * name tests by their source, as Maven surefire does by default, name each case
+     * ({@code MyBackendConformanceTest.required_attn_causal_square[F32]}) rather than the factory method.
+     *
      * @param runner the planned run
+     * @param testClass the test class whose factory returns the tests
      * @param sink receives every case's result
      * @param detailsAt where a failure beyond the first {@value #DETAILED_FAILURES} says its full message is
      * @return the tests, grouped by kind and op
      */
-    static Stream<DynamicNode> dynamicTests(TckRunner runner, Consumer<CaseResult> sink, String detailsAt) {
+    static Stream<DynamicNode> dynamicTests(TckRunner runner, Class<?> testClass, Consumer<CaseResult> sink,
+                                            String detailsAt) {
         AtomicInteger failures = new AtomicInteger();
         Map<Kind, Map<String, List<DynamicNode>>> tree = new LinkedHashMap<>();
         for (TckCase c : runner.cases()) {
             tree.computeIfAbsent(c.kind(), k -> new LinkedHashMap<>())
                     .computeIfAbsent(c.op(), o -> new ArrayList<>())
-                    .add(DynamicTest.dynamicTest(c.testName(),
+                    .add(DynamicTest.dynamicTest(c.testName(), source(testClass, c.testName()),
                             () -> check(runner.execute(c), sink, failures, detailsAt)));
         }
         return tree.entrySet().stream().map(kind -> DynamicContainer.dynamicContainer(
                 runner.backendName() + " " + kind.getKey().label(),
                 kind.getValue().entrySet().stream().map(op -> DynamicContainer.dynamicContainer(op.getKey(),
                         op.getValue().stream()))));
+    }
+
+    static URI source(Class<?> testClass, String testName) {
+        try {
+            return new URI("method", testClass.getName(), testName);
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException("tck: test " + testName + " has no method URI", e);
+        }
     }
 
     /**

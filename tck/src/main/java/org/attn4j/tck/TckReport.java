@@ -1,6 +1,10 @@
 package org.attn4j.tck;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,7 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.attn4j.models.io.Json;
 
 /**
  * The outcome of a kit run: every case's result, plus notes on what was and was not compared (peers unavailable,
@@ -21,6 +24,7 @@ import org.attn4j.models.io.Json;
  * @param notes human sentences about the run
  */
 public record TckReport(List<CaseResult> results, List<String> notes) {
+    private static final JsonFactory JSON = new JsonFactory();
 
     /** Copies the lists. */
     public TckReport {
@@ -201,50 +205,66 @@ public record TckReport(List<CaseResult> results, List<String> notes) {
     }
 
     /**
+     * A NaN or infinite error is written as the string {@code "NaN"}, {@code "Infinity"} or {@code "-Infinity"}, the
+     * project's one rule for non-finite numbers in JSON (SEMANTICS.md).
+     *
      * @return {@code {"summary": {...}, "verdicts": {...}, "notes": [...], "rows": [...], "results": [...]}}
      */
     public String toJson() {
-        StringBuilder b = new StringBuilder("{\n  \"summary\": {\"passed\": ").append(count(Status.PASSED))
-                .append(", \"skipped\": ").append(count(Status.SKIPPED)).append(", \"failed\": ")
-                .append(count(Status.FAILED)).append("},\n  \"verdicts\": {");
-        List<Map.Entry<String, Verdict>> verdicts = new ArrayList<>(verdicts().entrySet());
-        for (int i = 0; i < verdicts.size(); i++) {
-            b.append(i == 0 ? "" : ", ").append(Json.quote(verdicts.get(i).getKey())).append(": ")
-                    .append(Json.quote(verdicts.get(i).getValue().name()));
+        StringWriter out = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(out).useDefaultPrettyPrinter()) {
+            g.writeStartObject();
+            g.writeObjectFieldStart("summary");
+            g.writeNumberField("passed", count(Status.PASSED));
+            g.writeNumberField("skipped", count(Status.SKIPPED));
+            g.writeNumberField("failed", count(Status.FAILED));
+            g.writeEndObject();
+            g.writeObjectFieldStart("verdicts");
+            for (Map.Entry<String, Verdict> v : verdicts().entrySet()) {
+                g.writeStringField(v.getKey(), v.getValue().name());
+            }
+            g.writeEndObject();
+            g.writeArrayFieldStart("notes");
+            for (String note : notes) {
+                g.writeString(note);
+            }
+            g.writeEndArray();
+            g.writeArrayFieldStart("rows");
+            for (Row r : rows()) {
+                g.writeStartObject();
+                g.writeStringField("backend", r.backend());
+                g.writeStringField("kind", r.kind().label());
+                g.writeStringField("op", r.op());
+                g.writeStringField("variant", r.variant());
+                g.writeNumberField("passed", r.passed());
+                g.writeNumberField("skipped", r.skipped());
+                g.writeNumberField("failed", r.failed());
+                g.writeNumberField("maxAbsError", r.maxAbsError());
+                g.writeNumberField("maxRelError", r.maxRelError());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeArrayFieldStart("results");
+            for (CaseResult r : results) {
+                g.writeStartObject();
+                g.writeStringField("backend", r.backend());
+                g.writeStringField("kind", r.kind().label());
+                g.writeStringField("op", r.op());
+                g.writeStringField("test", r.testName());
+                g.writeStringField("dtype", r.dtype().name());
+                g.writeStringField("variant", r.variant());
+                g.writeStringField("status", r.status().name());
+                g.writeNumberField("maxAbsError", r.maxAbsError());
+                g.writeNumberField("maxRelError", r.maxRelError());
+                g.writeStringField("message", r.message());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        b.append("},\n  \"notes\": [");
-        for (int i = 0; i < notes.size(); i++) {
-            b.append(i == 0 ? "\n    " : ",\n    ").append(Json.quote(notes.get(i)));
-        }
-        b.append("\n  ],\n  \"rows\": [");
-        List<Row> rows = rows();
-        for (int i = 0; i < rows.size(); i++) {
-            Row r = rows.get(i);
-            b.append(i == 0 ? "\n    " : ",\n    ").append("{\"backend\": ").append(Json.quote(r.backend()))
-                    .append(", \"kind\": ").append(Json.quote(r.kind().label())).append(", \"op\": ")
-                    .append(Json.quote(r.op())).append(", \"variant\": ").append(Json.quote(r.variant()))
-                    .append(", \"passed\": ").append(r.passed()).append(", \"skipped\": ").append(r.skipped())
-                    .append(", \"failed\": ").append(r.failed()).append(", \"maxAbsError\": ")
-                    .append(number(r.maxAbsError())).append(", \"maxRelError\": ").append(number(r.maxRelError()))
-                    .append('}');
-        }
-        b.append("\n  ],\n  \"results\": [");
-        for (int i = 0; i < results.size(); i++) {
-            CaseResult r = results.get(i);
-            b.append(i == 0 ? "\n    " : ",\n    ").append("{\"backend\": ").append(Json.quote(r.backend()))
-                    .append(", \"kind\": ").append(Json.quote(r.kind().label())).append(", \"op\": ")
-                    .append(Json.quote(r.op())).append(", \"test\": ").append(Json.quote(r.testName()))
-                    .append(", \"dtype\": ").append(Json.quote(r.dtype().name())).append(", \"variant\": ")
-                    .append(Json.quote(r.variant())).append(", \"status\": ")
-                    .append(Json.quote(r.status().name())).append(", \"maxAbsError\": ")
-                    .append(number(r.maxAbsError())).append(", \"maxRelError\": ").append(number(r.maxRelError()))
-                    .append(", \"message\": ").append(Json.quote(r.message())).append('}');
-        }
-        return b.append("\n  ]\n}\n").toString();
-    }
-
-    private static String number(double d) {
-        return Double.isFinite(d) ? Double.toString(d) : Json.quote(Double.toString(d));
+        return out.append('\n').toString();
     }
 
     /**

@@ -183,10 +183,13 @@ public final class TckRunner {
                 m.maxAbsError(), m.maxRelError(), message, cause);
     }
 
-    /** @return notes on what was and was not compared, gathered while planning */
+    /**
+     * @return notes on what was and was not compared, gathered while planning; none for a backend that is
+     *     unavailable here, since nothing of it ran (its verdict says why)
+     */
     synchronized List<String> notes() {
         cases();
-        return List.copyOf(notes);
+        return underTest.availability().available() ? List.copyOf(notes) : List.of();
     }
 
     /** @return the report of every planned case */

@@ -41,6 +41,9 @@ class FailureDetailTest {
             }
         }
 
+        assertTrue(tests.stream().allMatch(t -> t.getTestSourceUri().orElseThrow().equals(
+                Tck.source(FailureDetailTest.class, t.getDisplayName()))), "each case is its own method source");
+        assertEquals("required_x[F32 a~b]", Tck.source(FailureDetailTest.class, "required_x[F32 a~b]").getFragment());
         assertTrue(failures.size() > Tck.DETAILED_FAILURES, failures.size() + " failures");
         for (AssertionFailedError e : failures.subList(0, Tck.DETAILED_FAILURES)) {
             assertTrue(e.getMessage().contains("expected") && e.getMessage().contains("actual"), e.getMessage());

@@ -424,17 +424,40 @@ public final class ShapeChecks {
     /**
      * The dimensions of one attention call.
      *
-     * @param batch the leading dims shared by q, k and v (for example {@code [B, H]}), possibly empty
+     * @param batch the leading dims of q (for example {@code [B, H]}), possibly empty
      * @param queries {@code Lq}
      * @param keys {@code Lk}
      * @param keyDim {@code d_k}
      * @param valueDim {@code d_v}
+     * @param groupSize query heads per key/value head: 1, or {@code H / H_kv} for grouped-query attention, where
+     *     k and v have {@code H_kv} heads on axis -3
      */
-    public record AttentionShape(Shape batch, int queries, int keys, int keyDim, int valueDim) {
+    public record AttentionShape(Shape batch, int queries, int keys, int keyDim, int valueDim, int groupSize) {
+
+        /**
+         * Without grouped queries.
+         *
+         * @param batch the leading dims shared by q, k and v
+         * @param queries {@code Lq}
+         * @param keys {@code Lk}
+         * @param keyDim {@code d_k}
+         * @param valueDim {@code d_v}
+         */
+        public AttentionShape(Shape batch, int queries, int keys, int keyDim, int valueDim) {
+            this(batch, queries, keys, keyDim, valueDim, 1);
+        }
 
         /** @return the number of independent (batch × head) problems */
         public int problems() {
             return (int) batch.size();
+        }
+
+        /**
+         * @param problem a (batch × query head) index
+         * @return the (batch × key/value head) index whose keys and values it reads: {@code problem / groupSize}
+         */
+        public int kvProblem(int problem) {
+            return problem / groupSize;
         }
 
         /** @return {@code [..., Lq, Lk]} */
@@ -467,9 +490,17 @@ public final class ShapeChecks {
                     + " must have one rank of at least 2 ([..., L, d])");
         }
         Shape batch = qs.slice(0, qs.rank() - 2);
+        int groupSize = 1;
         if (!ks.slice(0, ks.rank() - 2).equals(batch) || !vs.slice(0, vs.rank() - 2).equals(batch)) {
-            throw new IllegalArgumentException("attention: arguments q " + qs + ", k " + ks + " and v " + vs
-                    + " must share their leading (batch, head) dims");
+            boolean grouped = qs.rank() >= 3 && ks.slice(0, ks.rank() - 2).equals(vs.slice(0, vs.rank() - 2))
+                    && ks.slice(0, ks.rank() - 3).equals(qs.slice(0, qs.rank() - 3))
+                    && qs.dim(-3) % ks.dim(-3) == 0;
+            if (!grouped) {
+                throw new IllegalArgumentException("attention: arguments q " + qs + ", k " + ks + " and v " + vs
+                        + " must share their leading (batch, head) dims, except that k and v may have fewer heads"
+                        + " (axis -3) than q when that number divides q's (grouped-query attention)");
+            }
+            groupSize = qs.dim(-3) / ks.dim(-3);
         }
         if (ks.dim(-1) != qs.dim(-1)) {
             throw new IllegalArgumentException("attention: argument k has shape " + ks + " but q has shape " + qs
@@ -480,7 +511,15 @@ public final class ShapeChecks {
                     + "; they need the same number of keys");
         }
         sameDType("attention", "q", q, "k", k, "v", v, "additiveMask", options.additiveMask());
-        AttentionShape shape = new AttentionShape(batch, qs.dim(-2), ks.dim(-2), qs.dim(-1), vs.dim(-1));
+        if (options.window() > 0 && !options.causal()) {
+            throw new IllegalArgumentException("attention: argument window is " + options.window()
+                    + " but causal is false; a sliding window needs causal attention");
+        }
+        if (options.keyLength() > ks.dim(-2)) {
+            throw new IllegalArgumentException("attention: argument keyLength is " + options.keyLength()
+                    + " but k of shape " + ks + " holds " + ks.dim(-2) + " keys");
+        }
+        AttentionShape shape = new AttentionShape(batch, qs.dim(-2), ks.dim(-2), qs.dim(-1), vs.dim(-1), groupSize);
         if (options.mask() != null) {
             broadcastsTo("attention", "mask", options.mask().shape(), shape.weights());
         }

@@ -115,4 +115,18 @@ class ShapeChecksTest {
         assertMentions(rejected(() -> ShapeChecks.broadcastsTo("attention", "mask", Shape.of(1, 2, 4, 3, 5),
                 Shape.of(2, 4, 3, 5))), "argument mask");
     }
+
+    @Test
+    void decoderOpsNameOpArgumentAndShapes() {
+        assertMentions(rejected(() -> ShapeChecks.rope(Shape.of(2, 3, 5), 1e4, 0)), "rope:", "argument x", "[2, 3, 5]",
+                "even");
+        assertMentions(rejected(() -> ShapeChecks.rope(Shape.of(3, 4), 1e4, -1)), "rope:", "argument offset", "-1");
+        assertMentions(rejected(() -> ShapeChecks.rmsNorm(Shape.of(3, 4), Shape.of(5), 1e-6)), "rmsNorm:",
+                "argument weight", "[5]", "[3, 4]");
+        assertMentions(rejected(() -> ShapeChecks.writeSlice(Shape.of(1, 2, 8, 4), Shape.of(1, 3, 1, 4), 2, 0)),
+                "writeSlice:", "argument source", "[1, 3, 1, 4]", "[1, 2, 8, 4]");
+        assertMentions(rejected(() -> ShapeChecks.writeSlice(Shape.of(1, 2, 8, 4), Shape.of(1, 2, 2, 4), 2, 7)),
+                "writeSlice:", "argument offset", "7", "[1, 2, 8, 4]");
+        assertEquals(2, ShapeChecks.writeSlice(Shape.of(1, 2, 8, 4), Shape.of(1, 2, 2, 4), -2, 6));
+    }
 }

@@ -6,6 +6,7 @@ import org.attn4j.api.Shape;
 import org.attn4j.api.spi.Dropout;
 import org.attn4j.api.spi.ShapeChecks;
 import org.attn4j.api.spi.Strides;
+import org.attn4j.api.spi.VisibleKeys;
 
 /**
  * The dtype-independent facts of one fused attention call: dimensions, scale, where each (problem, query row)
@@ -20,6 +21,9 @@ final class AttentionPlan {
     final int valueDim;
     final double scale;
     final boolean causal;
+    final int window;
+    final VisibleKeys visible;
+    private final int groupSize;
     final boolean[] mask;
     final Object additive;
     final double dropoutP;
@@ -53,6 +57,9 @@ final class AttentionPlan {
         this.valueDim = shape.valueDim();
         this.scale = options.scaleFor(keyDim);
         this.causal = options.causal();
+        this.window = options.window();
+        this.visible = new VisibleKeys(options, queries, keys);
+        this.groupSize = shape.groupSize();
         this.mask = options.mask() == null ? null : options.mask().toArray();
         this.maskIndex = options.mask() == null ? null : MaskIndex.of(options.mask().shape(), shape);
         this.additive = additiveMask == null ? null : additiveMask.data();
@@ -62,9 +69,39 @@ final class AttentionPlan {
         this.survivorScale = dropoutP > 0 ? Dropout.survivorScale(dropoutP) : 1.0;
     }
 
-    /** @return the first key index that no query of rows {@code [.., rowEnd)} may see: {@code Lk}, or less if causal */
+    /**
+     * @param rowEnd one past the last query row of a block
+     * @return the first key index that no query of rows {@code [.., rowEnd)} may see: the key length, or less if
+     *     causal
+     */
     int keyLimit(int rowEnd) {
-        return causal ? Math.min(keys, rowEnd) : keys;
+        return rowEnd == 0 ? 0 : visible.end(rowEnd - 1);
+    }
+
+    /**
+     * @param problem a (batch × query head) index
+     * @return the (batch × kv head) index whose keys and values it reads
+     */
+    int kvProblem(int problem) {
+        return problem / groupSize;
+    }
+
+    /**
+     * @param problem the (batch × head) index
+     * @param row the query index
+     * @return the first key that query may see
+     */
+    int firstKey(int problem, int row) {
+        return visible.first(row);
+    }
+
+    /**
+     * @param problem the (batch × head) index
+     * @param row the query index
+     * @return one past the last key that query may see
+     */
+    int keyEnd(int problem, int row) {
+        return visible.end(row);
     }
 
     int maskOffset(int problem, int row) {

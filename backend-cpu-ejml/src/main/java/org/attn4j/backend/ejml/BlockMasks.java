@@ -52,7 +52,8 @@ final class BlockMasks {
      * @return whether any mask or the causal diagonal touches that block of this query block
      */
     boolean touch(int keyStart, int cols) {
-        return plan.additive != null || plan.mask != null || plan.causal && keyStart + cols - 1 > rowStart;
+        return plan.additive != null || plan.mask != null || plan.window > 0
+                || plan.causal && keyStart + cols - 1 > rowStart + plan.visible.shift();
     }
 
     /**
@@ -75,9 +76,9 @@ final class BlockMasks {
                 }
             }
         }
-        int hidden = plan.causal ? Math.min(rows, key - rowStart) : 0;
-        if (hidden > 0) {
-            Arrays.fill(s, at, at + hidden, Float.NEGATIVE_INFINITY);
+        if (plan.causal) {
+            Arrays.fill(s, at, at + hiddenBefore(key), Float.NEGATIVE_INFINITY);
+            Arrays.fill(s, at + hiddenFrom(key), at + rows, Float.NEGATIVE_INFINITY);
         }
     }
 
@@ -98,9 +99,9 @@ final class BlockMasks {
                 }
             }
         }
-        int hidden = plan.causal ? Math.min(rows, key - rowStart) : 0;
-        if (hidden > 0) {
-            Arrays.fill(s, at, at + hidden, Double.NEGATIVE_INFINITY);
+        if (plan.causal) {
+            Arrays.fill(s, at, at + hiddenBefore(key), Double.NEGATIVE_INFINITY);
+            Arrays.fill(s, at + hiddenFrom(key), at + rows, Double.NEGATIVE_INFINITY);
         }
     }
 
@@ -120,5 +121,18 @@ final class BlockMasks {
                 s[at + r] = 0.0;
             }
         }
+    }
+
+    /** @return how many first rows of the block sit before {@code key} on the causal diagonal ({@code key > i'}) */
+    private int hiddenBefore(int key) {
+        return Math.max(0, Math.min(rows, key - plan.visible.shift() - rowStart));
+    }
+
+    /** @return the first row of the block whose window has passed {@code key} ({@code key <= i' - window}) */
+    private int hiddenFrom(int key) {
+        if (plan.window == 0) {
+            return rows;
+        }
+        return Math.max(hiddenBefore(key), Math.min(rows, key - plan.visible.shift() + plan.window - rowStart));
     }
 }

@@ -9,7 +9,8 @@ import org.attn4j.api.spi.ShapeChecks;
  * Runs the fused attention kernels over the backend's pool: one task per (batch × head, query block), each with
  * its own scratch space, writing disjoint rows of the output. F32 runs on {@link VectorFlashAttentionF32} when
  * {@link Simd#enabled()} and there are at least a quarter block of query rows (one full vector), else on
- * {@link FlashAttentionF32}; F64 runs on {@link FlashAttentionF64}.
+ * {@link FlashAttentionF32}; F64 runs on {@link FlashAttentionF64}. A few F32 query rows against many keys
+ * (decoding with a cache) run on {@link FlashDecoding} instead, split over the keys.
  */
 final class FlashAttention {
 
@@ -36,6 +37,9 @@ final class FlashAttention {
                       ShapeChecks.AttentionShape shape, Parallel parallel) {
         AttentionPlan plan = new AttentionPlan(shape, options, additive);
         boolean f32 = q.dtype() == DType.F32;
+        if (FlashDecoding.applies(plan, f32)) {
+            return FlashDecoding.run(plan, q.f32(), k.f32(), v.f32(), parallel);
+        }
         boolean simd = f32 && Simd.enabled() && 4 * plan.queries >= VectorFlashAttentionF32.QUERY_BLOCK;
         if (f32 && !simd) {
             Simd.adviseScalar((long) plan.problems * plan.queries * plan.keys * (plan.keyDim + plan.valueDim));

@@ -104,11 +104,11 @@ final class FlashAttentionF64 {
     /** {@code scoresT[j][r] = Σ_d k[key j][d] · queriesT[d][r]} for any number of rows, four keys per pass. */
     private void scores(int problem, int keyStart, int rows, int cols) {
         if (rows == QUERY_BLOCK) {
-            scoresFullBlock(k, (problem * plan.keys + keyStart) * plan.keyDim, plan.keyDim, queriesT, scoresT, cols);
+            scoresFullBlock(k, (plan.kvProblem(problem) * plan.keys + keyStart) * plan.keyDim, plan.keyDim, queriesT, scoresT, cols);
             return;
         }
         int dk = plan.keyDim;
-        int kBase = (problem * plan.keys + keyStart) * dk;
+        int kBase = (plan.kvProblem(problem) * plan.keys + keyStart) * dk;
         int j = 0;
         for (; j + 4 <= cols; j += 4) {
             double[] s0 = scoresT[j];
@@ -254,12 +254,12 @@ final class FlashAttentionF64 {
     /** {@code outT[e][r] += Σ_j v[key j][e] · scoresT[j][r]} for any number of rows, four value columns per pass. */
     private void accumulate(int problem, int keyStart, int rows, int cols) {
         if (rows == QUERY_BLOCK) {
-            accumulateFullBlock(v, (problem * plan.keys + keyStart) * plan.valueDim, plan.valueDim, scoresT, outT,
+            accumulateFullBlock(v, (plan.kvProblem(problem) * plan.keys + keyStart) * plan.valueDim, plan.valueDim, scoresT, outT,
                     cols);
             return;
         }
         int dv = plan.valueDim;
-        int vBase = (problem * plan.keys + keyStart) * dv;
+        int vBase = (plan.kvProblem(problem) * plan.keys + keyStart) * dv;
         int e = 0;
         for (; e + 4 <= dv; e += 4) {
             double[] o0 = outT[e];

@@ -96,7 +96,7 @@ final class VectorFlashAttentionF32 {
             int cols = Math.min(KEY_BLOCK, keyEnd - keyStart);
             boolean masked = masks.touch(keyStart, cols);
             System.arraycopy(rowMax, 0, blockMax, 0, QUERY_BLOCK);
-            scores((problem * plan.keys + keyStart) * plan.keyDim, cols, !masked);
+            scores((plan.kvProblem(problem) * plan.keys + keyStart) * plan.keyDim, cols, !masked);
             if (masked) {
                 for (int j = 0; j < cols; j++) {
                     masks.apply(scoresT, j * QUERY_BLOCK, keyStart + j, LOG2E);
@@ -109,7 +109,7 @@ final class VectorFlashAttentionF32 {
                     masks.drop(scoresT, j * QUERY_BLOCK, keyStart + j);
                 }
             }
-            accumulate((problem * plan.keys + keyStart) * plan.valueDim, cols);
+            accumulate((plan.kvProblem(problem) * plan.keys + keyStart) * plan.valueDim, cols);
         }
         finish(problem, rowStart, rows);
     }

@@ -244,7 +244,7 @@ final class VectorGemmF32 {
     }
 
     /** {@link #tile} for 6 rows by 2 vectors: 12 accumulators, 2 loads and 6 broadcasts per step. */
-    private static void tile6(int kc, float[] pa, int aAt, float[] pb, int bAt, float[] c, int cAt, int ldc,
+    static void tile6(int kc, float[] pa, int aAt, float[] pb, int bAt, float[] c, int cAt, int ldc,
                               boolean accumulate) {
         FloatVector c00 = FloatVector.zero(SPECIES);
         FloatVector c01 = c00;
@@ -316,8 +316,11 @@ final class VectorGemmF32 {
         c51.intoArray(c, r5 + LANES);
     }
 
-    /** {@link #tile} for 12 rows by 2 vectors: 24 accumulators, 2 loads and 12 broadcasts per step. */
-    private static void tile12(int kc, float[] pa, int aAt, float[] pb, int bAt, float[] c, int cAt, int ldc,
+    /**
+     * {@link #tile} for 12 rows by 2 vectors: 24 accumulators, 2 loads and 12 broadcasts per step. Correct on any
+     * vector size (the tests run it on 256-bit vectors too), fast where there are 32 vector registers.
+     */
+    static void tile12(int kc, float[] pa, int aAt, float[] pb, int bAt, float[] c, int cAt, int ldc,
                                boolean accumulate) {
         FloatVector c00 = FloatVector.zero(SPECIES);
         FloatVector c01 = c00;

@@ -91,6 +91,7 @@ class AttentionTest extends ScopedTest {
         int[][] dims = {
             {1, 1, 1, 1, 1, 1}, {2, 3, 7, 7, 8, 8}, {1, 2, 7, 13, 5, 3}, {2, 1, 63, 63, 16, 16},
             {1, 2, 129, 65, 32, 24}, {1, 1, 33, 129, 7, 9}, {2, 2, 64, 64, 64, 64}, {1, 1, 200, 300, 16, 8}, {1, 1, 130, 67, 7, 5},
+            {1, 4, 1, 1000, 64, 64}, {2, 3, 3, 517, 16, 24}, {1, 1, 8, 256, 5, 7}, {1, 2, 1, 4099, 128, 128},
         };
         for (int[] d : dims) {
             list.add(new Case(d[0], d[1], d[2], d[3], d[4], d[5], false, false, false, null, 0));
@@ -235,6 +236,23 @@ class AttentionTest extends ScopedTest {
         AttentionOptions options = in.options().withMask(late);
         assertClose("late keys only", ReferenceAttention.compute(ops, in.q(), in.k(), in.v(), options).output()
                 .toDoubleArray(), ops.attention(in.q(), in.k(), in.v(), options).output(), attentionTolerance(dtype));
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void decodingRowsWithOnlyLateKeysOrNoKeysMatchReferenceAttention(DType dtype) {
+        Case c = new Case(1, 2, 2, 3000, 16, 8, false, false, false, null, 0);
+        Inputs in = inputs(dtype, c, false);
+        boolean[] allowed = new boolean[2 * 3000];
+        for (int j = 0; j < 3000; j++) {
+            allowed[j] = j >= 2990 || j == 1500;
+        }
+        Mask late = Mask.of(Shape.of(2, 3000), allowed);
+        AttentionOptions options = in.options().withMask(late);
+        double[] out = ops.attention(in.q(), in.k(), in.v(), options).output().toDoubleArray();
+        assertClose("late keys only", ReferenceAttention.compute(ops, in.q(), in.k(), in.v(), options).output()
+                .toDoubleArray(), out, attentionTolerance(dtype));
+        assertClose("row without keys", new double[8], Arrays.copyOfRange(out, 8, 16), new Tolerance(0, 0));
     }
 
     @ParameterizedTest

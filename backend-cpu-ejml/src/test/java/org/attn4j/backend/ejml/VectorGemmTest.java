@@ -56,6 +56,44 @@ class VectorGemmTest {
         check(random, 31, 29, 77, true, false, false, true);
     }
 
+    @Test
+    void bothRegisterTilesAgreeWithADoubleLoopWhicheverOneThisCpuUses() {
+        Random random = new Random(19);
+        int kc = 37;
+        int nr = VectorGemmF32.NR;
+        for (int rows : new int[] {6, 12}) {
+            float[] pa = randoms(random, rows * kc + 2);
+            float[] pb = randoms(random, nr * kc + 3);
+            int ldc = nr + 5;
+            for (boolean accumulate : new boolean[] {false, true}) {
+                float[] c = randoms(random, 1 + rows * ldc);
+                float[] before = c.clone();
+                if (rows == 6) {
+                    VectorGemmF32.tile6(kc, pa, 2, pb, 3, c, 1, ldc, accumulate);
+                } else {
+                    VectorGemmF32.tile12(kc, pa, 2, pb, 3, c, 1, ldc, accumulate);
+                }
+                double[] expected = new double[c.length];
+                double[] actual = new double[c.length];
+                for (int x = 0; x < c.length; x++) {
+                    expected[x] = before[x];
+                    actual[x] = c[x];
+                }
+                for (int i = 0; i < rows; i++) {
+                    for (int j = 0; j < nr; j++) {
+                        double sum = accumulate ? before[1 + i * ldc + j] : 0;
+                        for (int p = 0; p < kc; p++) {
+                            sum += (double) pa[2 + p * rows + i] * pb[3 + p * nr + j];
+                        }
+                        expected[1 + i * ldc + j] = sum;
+                    }
+                }
+                Oracle.assertClose("tile of " + rows + " rows, accumulate=" + accumulate, expected, actual,
+                        new Oracle.Tolerance(1e-5, 1e-5));
+            }
+        }
+    }
+
     /**
      * Multiplies random operands placed at an offset inside larger arrays and compares with a double loop; the
      * elements of {@code c} outside the result must keep their sentinel.

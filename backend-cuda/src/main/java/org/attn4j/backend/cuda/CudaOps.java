@@ -14,7 +14,9 @@ import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.AbstractOps;
 import org.attn4j.api.spi.Dropout;
+import org.attn4j.api.spi.ReferenceAttention;
 import org.attn4j.api.spi.ShapeChecks;
+import org.attn4j.api.spi.VisibleKeys;
 
 /**
  * Every op of {@link Ops} as launches of this module's kernels; results are new contiguous F32 tensors of the
@@ -169,6 +171,14 @@ final class CudaOps extends AbstractOps<CudaTensor> {
         return r;
     }
 
+    /** Writes in place, with the copy kernel of {@link #concat}: the slab lands in the target's memory. */
+    @Override
+    protected Tensor computeWriteSlice(CudaTensor target, CudaTensor source, int axis, int offset) {
+        copyStrided("writeSlice", OpPlans.slab(source.shape(), target.shape()), 0, 1, source.data(), 0,
+                target.data(), (long) offset * target.shape().stride(axis), source.size());
+        return target;
+    }
+
     @Override
     protected List<Tensor> computeSplit(CudaTensor t, int a, List<Shape> pieces) {
         Shape x = t.shape();
@@ -215,11 +225,17 @@ final class CudaOps extends AbstractOps<CudaTensor> {
     }
 
     /**
-     * Fused attention, or the materialised path when the weights are requested; see the class comment.
+     * Fused attention, or the materialised path when the weights are requested; see the class comment. Grouped
+     * queries, a sliding window, a key length or a bottom-right diagonal that differs from the top-left one are
+     * composed by {@link ReferenceAttention} from this backend's kernels.
      */
     @Override
     protected AttentionResult computeAttention(CudaTensor tq, CudaTensor tk, CudaTensor tv, CudaTensor add,
                                                AttentionOptions options, ShapeChecks.AttentionShape s) {
+        if (VisibleKeys.beyondTopLeftCausal(VisibleKeys.simplified(options, s), s)) {
+            return ReferenceAttention.compute(this, tq, tk, tv, options);
+        }
+        options = VisibleKeys.simplified(options, s);
         Mask mask = options.mask();
         OpPlans.MaskLayout layout = OpPlans.masks(s.batch(), s.queries(), s.keys(),
                 mask == null ? null : mask.shape(), add == null ? null : add.shape());

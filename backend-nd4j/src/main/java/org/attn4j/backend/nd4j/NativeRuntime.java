@@ -50,8 +50,16 @@ final class NativeRuntime {
         }
         return Availability.available("ND4J " + Nd4j.getBackend().getClass().getSimpleName() + " on "
                 + Nd4j.getExecutioner().getEnvironmentInformation().getProperty("blas.vendor", "BLAS") + ", "
-                + ops.ompGetMaxThreads() + " threads, " + level(ops.binaryLevel()) + " binary");
+                + ops.ompGetMaxThreads() + " threads, " + level(ops.binaryLevel()) + " binary; " + ATTENTION_NOTE);
     }
+
+    /**
+     * What a user who gets this backend by default should know: its attention runs its softmax steps between the
+     * OpenBLAS products on one thread, so it is several times slower than the pure-Java backend's fused kernel.
+     */
+    static final String ATTENTION_NOTE = "attention is several times slower here than on the ejml backend (softmax"
+            + " steps between OpenBLAS calls run on one thread; see the bench results): for attention-bound work"
+            + " choose -Dattn4j.backend=ejml";
 
     /** Keeps ND4J's start-up quiet unless the user asked otherwise. */
     private static void quietDefaults() {

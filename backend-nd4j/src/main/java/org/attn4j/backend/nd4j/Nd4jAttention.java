@@ -5,7 +5,9 @@ import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.spi.ReferenceAttention;
 import org.attn4j.api.spi.ShapeChecks;
+import org.attn4j.api.spi.VisibleKeys;
 import org.nd4j.linalg.api.ndarray.INDArray;
 
 /**
@@ -27,6 +29,8 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  *   output  = weights·v             one batched GEMM
  * </pre></li>
  * </ul>
+ * Calls with grouped queries, a sliding window, a key length or a bottom-right diagonal that differs from the
+ * top-left one are composed by {@link ReferenceAttention} from this backend's own ops.
  * ND4J's own {@code dot_product_attention} op is not used: its mask is a multiplicative key mask of shape
  * {@code [batch, Lk]}, it has no causal flag, additive mask, explicit scale or seeded dropout, and it answers NaN
  * for a fully masked row.
@@ -55,6 +59,10 @@ final class Nd4jAttention {
     static AttentionResult attention(Nd4jScope scope, INDArray q, INDArray k, INDArray v, INDArray additive,
                                      Tensor qt, Tensor kt, Tensor vt, AttentionOptions options) {
         ShapeChecks.AttentionShape shape = ShapeChecks.attention(qt, kt, vt, options);
+        if (VisibleKeys.beyondTopLeftCausal(VisibleKeys.simplified(options, shape), shape)) {
+            return ReferenceAttention.compute(scope.ops(), qt, kt, vt, options);
+        }
+        options = VisibleKeys.simplified(options, shape);
         if (HostAttention.suits(shape)) {
             return onHost(scope, q, k, v, additive, options, shape, qt.dtype());
         }

@@ -249,6 +249,18 @@ final class Nd4jOps extends AbstractOps<Nd4jTensor> {
         return pieces;
     }
 
+    /** Writes in place: the slice of the target's array is assigned, and {@code target} itself returned. */
+    @Override
+    protected Tensor computeWriteSlice(Nd4jTensor target, Nd4jTensor source, int axis, int offset) {
+        INDArrayIndex[] index = new INDArrayIndex[target.shape().rank()];
+        for (int i = 0; i < index.length; i++) {
+            index[i] = i == axis ? NDArrayIndex.interval(offset, offset + source.shape().dim(axis))
+                    : NDArrayIndex.all();
+        }
+        target.array("writeSlice").get(index).assign(source.array("writeSlice"));
+        return target;
+    }
+
     @Override
     protected Tensor computeCast(Nd4jTensor x, DType dtype) {
         INDArray a = x.array("cast");

@@ -28,6 +28,7 @@ class ProviderTest {
         Availability a = new Nd4jBackendProvider().availability();
         assertTrue(a.available(), a.reason());
         assertTrue(a.reason().contains("OPENBLAS") || a.reason().contains("BLAS"), a.reason());
+        assertTrue(a.reason().contains("-Dattn4j.backend=ejml"), a.reason());
     }
 
     @Test

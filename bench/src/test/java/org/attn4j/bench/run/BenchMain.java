@@ -154,7 +154,8 @@ public final class BenchMain {
         return new Environment(started, now(), command, BenchData.threads(), quick,
                 System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")",
                 System.getProperty("os.name") + " " + System.getProperty("os.arch"), cpuModel(),
-                Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), jmhSettings(quick), all);
+                Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), jmhSettings(quick), all,
+                BenchData.threads() * 2 * 8 * 2 * clockGhz());
     }
 
     static Measurement run(Job job, boolean quick, Path jvms) throws IOException {
@@ -304,7 +305,20 @@ public final class BenchMain {
         return cpuInfo().getOrDefault("flags", "");
     }
 
-    /** @return the model name, family and model numbers and the vector extensions */
+    /**
+     * @return the first processor's {@code cpu MHz} in {@code /proc/cpuinfo}, in GHz, or NaN; under a hypervisor
+     *     that is the nominal clock, the boost clock is not visible there
+     */
+    private static double clockGhz() {
+        try {
+            String mhz = cpuInfo().getOrDefault("cpu MHz", "");
+            return mhz.matches("[0-9.]+") ? Double.parseDouble(mhz) / 1000 : Double.NaN;
+        } catch (IOException e) {
+            return Double.NaN;
+        }
+    }
+
+    /** @return the model name, family and model numbers, the vector extensions and the clock */
     private static String cpuModel() {
         Map<String, String> fields;
         try {
@@ -315,6 +329,8 @@ public final class BenchMain {
         List<String> flags = Arrays.asList(fields.getOrDefault("flags", "").split(" "));
         String vector = Stream.of("avx2", "fma", "avx512f").filter(flags::contains).collect(Collectors.joining(", "));
         return fields.getOrDefault("model name", "unknown CPU") + " (family " + fields.getOrDefault("cpu family", "?")
-                + ", model " + fields.getOrDefault("model", "?") + (vector.isEmpty() ? "" : "; " + vector) + ")";
+                + ", model " + fields.getOrDefault("model", "?") + (vector.isEmpty() ? "" : "; " + vector)
+                + "; clock " + fields.getOrDefault("cpu MHz", "?") + " MHz, the first processor's 'cpu MHz' in"
+                + " /proc/cpuinfo when the run ended)";
     }
 }

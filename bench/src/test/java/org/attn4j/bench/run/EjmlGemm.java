@@ -17,10 +17,10 @@ final class EjmlGemm implements GemmPeer {
     }
 
     @Override
-    public Runnable square(int n) {
-        FMatrixRMaj a = matrix(n, n, 1);
-        FMatrixRMaj b = matrix(n, n, 2);
-        FMatrixRMaj c = new FMatrixRMaj(n, n);
+    public Runnable product(int m, int n, int k) {
+        FMatrixRMaj a = matrix(m, k, 1);
+        FMatrixRMaj b = matrix(k, n, 2);
+        FMatrixRMaj c = new FMatrixRMaj(m, n);
         return concurrent ? () -> CommonOps_MT_FDRM.mult(a, b, c) : () -> CommonOps_FDRM.mult(a, b, c);
     }
 

@@ -7,10 +7,12 @@ package org.attn4j.bench.run;
 interface GemmPeer {
 
     /**
-     * @param n the size
-     * @return a call computing one {@code [n, n]·[n, n]} product
+     * @param m rows of the left operand and of the result
+     * @param n columns of the right operand and of the result
+     * @param k the inner dimension
+     * @return a call computing one {@code [m, k]·[k, n]} product
      */
-    Runnable square(int n);
+    Runnable product(int m, int n, int k);
 
     /**
      * @param heads {@code H}
@@ -23,16 +25,19 @@ interface GemmPeer {
 
     /**
      * @param name {@code "ejml"} (one thread), {@code "ejml-mt"} (EJML's concurrent ops on {@link
-     *     BenchData#threads()} threads) or {@code "nd4j"} (ND4J's {@code mmul}, on whichever BLAS ND4J loaded)
+     *     BenchData#threads()} threads), {@code "ejml-backend"} (the EJML backend's {@code Ops.matmul}, whose F32
+     *     products run on its SIMD SGEMM in a JVM with the Vector API) or {@code "nd4j"} (ND4J's {@code mmul}, on
+     *     whichever BLAS ND4J loaded)
      * @return that peer
      */
     static GemmPeer named(String name) {
         return switch (name) {
             case "ejml" -> new EjmlGemm(false);
             case "ejml-mt" -> new EjmlGemm(true);
+            case "ejml-backend" -> new BackendGemm();
             case "nd4j" -> new Nd4jGemm();
             default -> throw new IllegalArgumentException("GemmPeer: unknown implementation '" + name
-                    + "'; expected ejml, ejml-mt or nd4j");
+                    + "'; expected ejml, ejml-mt, ejml-backend or nd4j");
         };
     }
 }

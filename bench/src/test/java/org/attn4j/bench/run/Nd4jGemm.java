@@ -12,10 +12,10 @@ import org.nd4j.linalg.factory.Nd4j;
 final class Nd4jGemm implements GemmPeer {
 
     @Override
-    public Runnable square(int n) {
-        INDArray a = matrix(n, n, 1);
-        INDArray b = matrix(n, n, 2);
-        INDArray c = Nd4j.create(DataType.FLOAT, n, n);
+    public Runnable product(int m, int n, int k) {
+        INDArray a = matrix(m, k, 1);
+        INDArray b = matrix(k, n, 2);
+        INDArray c = Nd4j.create(DataType.FLOAT, m, n);
         return () -> a.mmuli(b, c);
     }
 

@@ -19,8 +19,10 @@ import org.attn4j.bench.Suite;
  * @param squareSizes the square SGEMM sizes for the multi-threaded peers
  * @param singleThreadSize the square SGEMM size for single-threaded EJML
  * @param longLength the length of the {@code -Xmx2g} check
+ * @param bertProducts the BERT-shaped products
  */
-record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSize, int longLength) {
+record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSize, int longLength,
+            List<GemmWorkload> bertProducts) {
     static final int HEADS = 12;
     static final int HEAD_DIM = 64;
     static final AttentionWorkload TOY = AttentionWorkload.selfAttention(1, 6, 16, false);
@@ -45,14 +47,18 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
     /** Resolves the incubating Vector API, which the EJML backend's SIMD attention kernel needs. */
     static final List<String> VECTOR_MODULE = List.of("--add-modules", "jdk.incubator.vector");
     static final String EJML = "ejml";
+    /** The EJML backend's own {@code Ops.matmul} as a GEMM peer. */
+    static final String EJML_BACKEND = "ejml-backend";
     static final String ND4J = "nd4j";
 
     static Plan full() {
-        return new Plan(List.of(128, 512, 2048, 4096), List.of(512, 1024, 2048), 1024, 16384);
+        return new Plan(List.of(128, 512, 2048, 4096), List.of(512, 1024, 2048), 1024, 16384,
+                List.of(GemmWorkload.product(4096, 1536, 384), GemmWorkload.product(4096, 384, 1536),
+                        GemmWorkload.product(4096, 384, 384)));
     }
 
     static Plan quick() {
-        return new Plan(List.of(128), List.of(128), 128, 1024);
+        return new Plan(List.of(128), List.of(128), 128, 1024, List.of(GemmWorkload.product(128, 96, 32)));
     }
 
     /**
@@ -60,7 +66,7 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
      * @return this plan with other lengths
      */
     Plan withLengths(List<Integer> chosen) {
-        return new Plan(List.copyOf(chosen), squareSizes, singleThreadSize, longLength);
+        return new Plan(List.copyOf(chosen), squareSizes, singleThreadSize, longLength, bertProducts);
     }
 
     /**
@@ -86,6 +92,13 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
             List<String> jvm = new ArrayList<>(JVM);
             jvm.addAll(VECTOR_MODULE);
             return new Variant(EJML + " + SIMD kernel", EJML, jvm, Map.of());
+        }
+
+        /** @return the EJML backend's {@code Ops.matmul} in a JVM with the Vector API: its SIMD SGEMM */
+        static Variant ejmlSgemm() {
+            List<String> jvm = new ArrayList<>(JVM);
+            jvm.addAll(VECTOR_MODULE);
+            return new Variant(EJML + " + SIMD SGEMM", EJML_BACKEND, jvm, Map.of());
         }
     }
 
@@ -139,7 +152,7 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
         /** @return for each backend variant's label, the label of its own library's attention-shaped GEMM */
         Map<String, String> ownGemm() {
             Map<String, String> own = new LinkedHashMap<>(Map.of(EJML, "ejml-mt",
-                    Variant.ejmlSimd().label(), "ejml-mt"));
+                    Variant.ejmlSimd().label(), Variant.ejmlSgemm().label()));
             nd4jDefaultAndTuned().forEach(v -> own.put(v.label(), v.label()));
             return own;
         }
@@ -153,7 +166,8 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
      */
     List<Job> jobs(List<String> backends, Set<Suite> suites, NativeOptions natives) {
         List<Variant> attention = natives.expand(backends);
-        List<Variant> gemm = natives.expand(List.of("ejml-mt", ND4J));
+        List<Variant> gemm = new ArrayList<>(natives.expand(List.of("ejml-mt", ND4J)));
+        gemm.add(1, Variant.ejmlSgemm());
         List<Job> jobs = new ArrayList<>();
         if (suites.contains(Suite.ATTENTION)) {
             for (int length : lengths) {
@@ -170,10 +184,17 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
         }
         if (suites.contains(Suite.SQUARE_GEMM)) {
             jobs.add(gemm(Suite.SQUARE_GEMM, Variant.plain("ejml"), GemmWorkload.square(singleThreadSize)));
-            List<Variant> square = new ArrayList<>(List.of(Variant.plain("ejml-mt")));
+            List<Variant> square = new ArrayList<>(List.of(Variant.plain("ejml-mt"), Variant.ejmlSgemm()));
             square.addAll(natives.nd4jVariants());
             for (int n : squareSizes) {
                 square.forEach(g -> jobs.add(gemm(Suite.SQUARE_GEMM, g, GemmWorkload.square(n))));
+            }
+        }
+        if (suites.contains(Suite.BERT_GEMM)) {
+            List<Variant> peers = new ArrayList<>(List.of(Variant.plain("ejml-mt"), Variant.ejmlSgemm()));
+            peers.addAll(natives.nd4jVariants());
+            for (GemmWorkload w : bertProducts) {
+                peers.forEach(g -> jobs.add(gemm(Suite.BERT_GEMM, g, w)));
             }
         }
         if (suites.contains(Suite.ATTENTION_GEMM)) {
@@ -211,9 +232,11 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
     }
 
     private static Job gemm(Suite suite, Variant peer, GemmWorkload w) {
-        Map<String, String> params = Map.of("impl", peer.name(),
-                "heads", Integer.toString(w.attentionShaped() ? w.count() : 0),
-                "length", Integer.toString(w.m()), "headDim", Integer.toString(w.k()));
+        Map<String, String> params = w.attentionShaped()
+                ? Map.of("impl", peer.name(), "heads", Integer.toString(w.count()), "length", Integer.toString(w.m()),
+                        "headDim", Integer.toString(w.k()))
+                : Map.of("impl", peer.name(), "heads", "0", "length", Integer.toString(w.m()),
+                        "columns", Integer.toString(w.n()), "inner", Integer.toString(w.k()));
         return new Job(suite, peer.label(), GemmBench.class, params, w, false, peer.jvmArgs(), peer.env());
     }
 }

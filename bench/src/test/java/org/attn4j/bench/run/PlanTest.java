@@ -17,6 +17,7 @@ class PlanTest {
     private static final Plan.NativeOptions NONE = new Plan.NativeOptions(false, false);
     private static final String TUNED = "nd4j + system OpenBLAS + AVX-512 kernels";
     private static final String SIMD = "ejml + SIMD kernel";
+    private static final String SGEMM = "ejml + SIMD SGEMM";
 
     @Test
     void everyAttentionShapeRunsOnOnnxRuntimeAndOnEachBackendAsItComesAndTuned() {
@@ -51,9 +52,9 @@ class PlanTest {
     void squareGemmSeparatesTheSystemLibraryFromTheKernelChoice() {
         List<String> labels = Plan.quick().jobs(List.of(), EnumSet.of(Suite.SQUARE_GEMM), ALL).stream()
                 .map(Job::implementation).toList();
-        assertEquals(List.of("ejml", "ejml-mt", "nd4j", "nd4j + AVX-512 kernels", "nd4j + system OpenBLAS", TUNED),
-                labels);
-        assertEquals(List.of("ejml", "ejml-mt", "nd4j"), Plan.quick().jobs(List.of(), EnumSet.of(Suite.SQUARE_GEMM),
+        assertEquals(List.of("ejml", "ejml-mt", SGEMM, "nd4j", "nd4j + AVX-512 kernels", "nd4j + system OpenBLAS",
+                TUNED), labels);
+        assertEquals(List.of("ejml", "ejml-mt", SGEMM, "nd4j"), Plan.quick().jobs(List.of(), EnumSet.of(Suite.SQUARE_GEMM),
                 NONE).stream().map(Job::implementation).toList());
     }
 
@@ -79,6 +80,18 @@ class PlanTest {
 
     @Test
     void eachBackendVariantIsComparedWithItsOwnLibrarysGemm() {
-        assertEquals(Map.of("ejml", "ejml-mt", SIMD, "ejml-mt", "nd4j", "nd4j", TUNED, TUNED), ALL.ownGemm());
+        assertEquals(Map.of("ejml", "ejml-mt", SIMD, SGEMM, "nd4j", "nd4j", TUNED, TUNED), ALL.ownGemm());
+    }
+
+    @Test
+    void bertShapedGemmPassesRowsColumnsAndInnerSizeAndRunsTheSimdSgemmWithTheVectorApi() {
+        List<Job> jobs = Plan.full().jobs(List.of(), EnumSet.of(Suite.BERT_GEMM), NONE);
+        assertEquals(List.of("ejml-mt", SGEMM, "nd4j"), jobs.stream().limit(3).map(Job::implementation).toList());
+        Job sgemm = jobs.get(1);
+        assertEquals(Map.of("impl", "ejml-backend", "heads", "0", "length", "4096", "columns", "1536", "inner",
+                "384"), sgemm.params());
+        assertEquals(GemmWorkload.product(4096, 1536, 384), sgemm.workload());
+        assertTrue(sgemm.jvmArgs().contains("jdk.incubator.vector"), sgemm.jvmArgs().toString());
+        assertEquals(9, jobs.size());
     }
 }

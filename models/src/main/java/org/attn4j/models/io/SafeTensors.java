@@ -239,7 +239,7 @@ public final class SafeTensors {
         }
         Object parsed;
         try {
-            parsed = Json.parse(json);
+            parsed = StrictJson.parse(json);
         } catch (IllegalArgumentException e) {
             throw new FormatException("safetensors: the header of " + what + " is not valid JSON: " + e.getMessage());
         }
@@ -396,11 +396,11 @@ public final class SafeTensors {
     public static byte[] toBytes(StateDict tensors, DType dtype, Map<String, String> metadata) {
         StringBuilder h = new StringBuilder("{");
         if (!metadata.isEmpty()) {
-            h.append(Json.quote(METADATA)).append(":{");
+            h.append(StrictJson.quote(METADATA)).append(":{");
             int i = 0;
             for (Map.Entry<String, String> e : metadata.entrySet()) {
-                h.append(i++ > 0 ? "," : "").append(Json.quote(e.getKey())).append(':')
-                        .append(Json.quote(e.getValue()));
+                h.append(i++ > 0 ? "," : "").append(StrictJson.quote(e.getKey())).append(':')
+                        .append(StrictJson.quote(e.getValue()));
             }
             h.append('}');
         }
@@ -410,7 +410,7 @@ public final class SafeTensors {
                 throw new IllegalArgumentException("SafeTensors.write: a tensor may not be named " + METADATA);
             }
             long bytes = e.getValue().shape().size() * dtype.byteSize();
-            h.append(h.length() > 1 ? "," : "").append(Json.quote(e.getKey())).append(":{\"dtype\":\"")
+            h.append(h.length() > 1 ? "," : "").append(StrictJson.quote(e.getKey())).append(":{\"dtype\":\"")
                     .append(dtype.name()).append("\",\"shape\":[");
             int[] dims = e.getValue().shape().toArray();
             for (int i = 0; i < dims.length; i++) {

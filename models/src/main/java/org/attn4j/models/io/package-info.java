@@ -1,7 +1,7 @@
 /**
  * Weights in and out: {@link org.attn4j.models.io.SafeTensors} reads and writes PyTorch {@code state_dict}s in the
- * safetensors format (F32, F64) with every offset and length validated against the file, and
- * {@link org.attn4j.models.io.Json} is the small strict JSON reader it uses, also handy for golden manifests.
- * Both are dependency-free.
+ * safetensors format with every offset and length validated against the file. Its header is strict JSON read with
+ * jackson-core's streaming parser (duplicate names, deep nesting, unpaired surrogates and every syntax error
+ * rejected); no JSON parser is public here.
  */
 package org.attn4j.models.io;

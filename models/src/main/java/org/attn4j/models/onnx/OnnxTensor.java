@@ -4,6 +4,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.util.Arrays;
+import org.attn4j.api.Shape;
+import org.attn4j.models.HostTensor;
+import org.attn4j.models.StorageType;
 
 /**
  * One tensor of an ONNX file (an initializer or a constant): its name, element type, dims and row-major values.
@@ -143,27 +146,17 @@ public final class OnnxTensor {
         if (!dataType.isFloatingPoint()) {
             throw new IllegalStateException("ONNX: tensor '" + name + "' is " + dataType + ", not floating point");
         }
-        float[] out = new float[arrayLength()];
-        ByteBuffer b = data.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        switch (dataType) {
-            case FLOAT -> b.asFloatBuffer().get(out);
-            case DOUBLE -> {
-                for (int i = 0; i < out.length; i++) {
-                    out[i] = (float) b.getDouble(i * 8);
-                }
-            }
-            case FLOAT16 -> {
-                for (int i = 0; i < out.length; i++) {
-                    out[i] = halfToFloat(b.getShort(i * 2));
-                }
-            }
-            default -> {
-                for (int i = 0; i < out.length; i++) {
-                    out[i] = Float.intBitsToFloat((b.getShort(i * 2) & 0xFFFF) << 16);
-                }
-            }
+        int n = arrayLength();
+        if (n == 0) {
+            return new float[0];
         }
-        return out;
+        StorageType type = switch (dataType) {
+            case FLOAT16 -> StorageType.F16;
+            case BFLOAT16 -> StorageType.BF16;
+            case DOUBLE -> StorageType.F64;
+            default -> StorageType.F32;
+        };
+        return HostTensor.wrap(Shape.of(n), type, bytes()).toFloatArray();
     }
 
     /**
@@ -190,22 +183,6 @@ public final class OnnxTensor {
             };
         }
         return out;
-    }
-
-    /** IEEE half precision to float, exactly: sign, 5 exponent bits (bias 15), 10 mantissa bits. */
-    static float halfToFloat(short half) {
-        int bits = half & 0xFFFF;
-        int sign = (bits & 0x8000) << 16;
-        int exponent = (bits >>> 10) & 0x1F;
-        int mantissa = bits & 0x3FF;
-        if (exponent == 0x1F) {
-            return Float.intBitsToFloat(sign | 0x7F800000 | (mantissa << 13));
-        }
-        if (exponent == 0) {
-            float subnormal = mantissa * 0x1p-24f;
-            return sign == 0 ? subnormal : -subnormal;
-        }
-        return Float.intBitsToFloat(sign | ((exponent + 112) << 23) | (mantissa << 13));
     }
 
     private int arrayLength() {

@@ -64,29 +64,28 @@ final class WordPiece implements Model {
     }
 
     /**
-     * Hugging Face's WordPiece decoder: tokens joined by spaces except that a continuation is glued on without its
-     * prefix; with {@code cleanup}, the spaces tokenization put before punctuation and English contractions are
-     * taken out again ({@code " ."} → {@code "."}, {@code " n't"} → {@code "n't"}, …).
+     * Hugging Face's WordPiece decoder: each token after the first gets a space before it, except a continuation,
+     * which loses its prefix instead; with {@code cleanup}, each token so spaced is then cleaned on its own
+     * ({@code " ."} → {@code "."}, {@code " ,"} → {@code ","}, and the other replacements of Hugging Face's
+     * {@code cleanup}, which can only match within one token), and the tokens are joined.
      */
     static String decode(List<String> tokens, String prefix, boolean cleanup) {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < tokens.size(); i++) {
             String t = tokens.get(i);
             if (i > 0 && t.startsWith(prefix)) {
-                out.append(t, prefix.length(), t.length());
-            } else {
-                if (i > 0) {
-                    out.append(' ');
-                }
-                out.append(t);
+                t = t.substring(prefix.length());
+            } else if (i > 0) {
+                t = " " + t;
             }
+            if (cleanup) {
+                t = t.replace(" .", ".").replace(" ?", "?").replace(" !", "!").replace(" ,", ",")
+                        .replace(" ' ", "'").replace(" n't", "n't").replace(" 'm", "'m")
+                        .replace(" do not", " don't").replace(" 's", "'s").replace(" 've", "'ve")
+                        .replace(" 're", "'re");
+            }
+            out.append(t);
         }
-        String s = out.toString();
-        if (cleanup) {
-            s = s.replace(" .", ".").replace(" ?", "?").replace(" !", "!").replace(" ,", ",")
-                    .replace(" ' ", "'").replace(" n't", "n't").replace(" 'm", "'m").replace(" do not", " don't")
-                    .replace(" 's", "'s").replace(" 've", "'ve").replace(" 're", "'re");
-        }
-        return s;
+        return out.toString();
     }
 }

@@ -3,7 +3,6 @@ package org.attn4j.models.tokenize;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -14,7 +13,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.attn4j.models.Mutations;
@@ -56,29 +54,25 @@ class TokenizerJsonFuzzTest {
     }
 
     private static boolean check(int c, byte[] mutant) {
-        try {
-            Tokenizer t = Tokenizer.fromJson(new ByteArrayInputStream(mutant));
+        return Mutations.readOrRefused(c, mutant, bytes -> {
+            Tokenizer t = Tokenizer.fromJson(new ByteArrayInputStream(bytes));
             for (String text : TEXTS) {
-                try {
-                    Encoding e = t.encode(text);
-                    t.decode(e.ids());
-                    t.encode(text, text);
-                } catch (IllegalArgumentException e) {
-                    assertFalse(e.getMessage() == null || e.getMessage().isBlank(), "case " + c + ": no message");
-                }
+                use(c, () -> t.decode(t.encode(text).ids()));
+                use(c, () -> t.encode(text, text));
             }
-            try {
-                t.encodeBatch(TEXTS, 8);
-            } catch (IllegalArgumentException e) {
-                assertFalse(e.getMessage() == null || e.getMessage().isBlank(), "case " + c + ": no message");
-            }
-            return true;
-        } catch (IOException | IllegalArgumentException e) {
-            assertFalse(e.getMessage() == null || e.getMessage().isBlank(), "case " + c + ": no message");
-            return false;
-        } catch (RuntimeException | Error e) {
-            fail("case " + c + ": " + e + " for " + Base64.getEncoder().encodeToString(mutant), e);
-            return false;
+            use(c, () -> t.encodeBatch(TEXTS, 8));
+        });
+    }
+
+    /**
+     * A tokenizer that was read may still refuse a text with a message: a byte-level symbol outside a BPE vocabulary
+     * that has no unk_token, or an id of the template that the vocabulary lacks.
+     */
+    private static void use(int c, Runnable r) {
+        try {
+            r.run();
+        } catch (IllegalArgumentException e) {
+            assertFalse(e.getMessage() == null || e.getMessage().isBlank(), "case " + c + ": no message in " + e);
         }
     }
 

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The WordPiece tokenizer of the real all-MiniLM-L6-v2 {@code tokenizer.json} gives exactly the ids, type ids and
  * attention masks of Hugging Face's Rust tokenizers (through DJL, test scope) on every line of the corpus, alone,
- * as pairs and truncated.
+ * as pairs and truncated, and decodes those ids to the same text.
  */
 class WordPieceMatchesHuggingFaceTest {
     static final String MINILM_JSON = "/all-minilm-l6-v2-tokenizer.json";
@@ -43,14 +43,20 @@ class WordPieceMatchesHuggingFaceTest {
     }
 
     @Test
-    void everyCorpusLineGetsTheIdsOfHuggingFace() throws IOException {
+    void everyCorpusLineGetsTheIdsAndTheDecodedTextOfHuggingFace() throws IOException {
         Tokenizer ours = minilm().withMaxLength(Integer.MAX_VALUE);
         try (HuggingFaceTokenizer hf = reference(Map.of("truncation", "false", "padding", "false"))) {
             List<String> mismatches = new ArrayList<>();
             for (int i = 0; i < corpus.size(); i++) {
                 String line = corpus.get(i);
                 ai.djl.huggingface.tokenizers.Encoding want = hf.encode(line);
-                compare("line " + i, line, want, ours.encode(line), mismatches);
+                Encoding got = ours.encode(line);
+                compare("line " + i, line, want, got, mismatches);
+                String decoded = hf.decode(want.getIds(), true);
+                if (!decoded.equals(ours.decode(got.ids()))) {
+                    mismatches.add("line " + i + " decodes to " + escape(ours.decode(got.ids())) + ", not "
+                            + escape(decoded));
+                }
             }
             assertEquals(List.of(), mismatches.subList(0, Math.min(10, mismatches.size())),
                     mismatches.size() + " of " + corpus.size() + " lines differ");

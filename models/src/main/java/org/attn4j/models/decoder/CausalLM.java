@@ -1,0 +1,201 @@
+package org.attn4j.models.decoder;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.attn4j.api.Backend;
+import org.attn4j.api.DType;
+import org.attn4j.api.Ops;
+import org.attn4j.api.Scope;
+import org.attn4j.api.Tensor;
+import org.attn4j.models.HostTensor;
+import org.attn4j.models.StateDict;
+import org.attn4j.models.io.SafeTensors;
+
+/**
+ * A decoder-only language model (GPT-2 or Llama-style, see {@link DecoderConfig}) whose weights live on one
+ * backend from {@link #load} until {@link #close()}. {@link #forward} runs new tokens through the blocks against a
+ * {@link KvCache} and returns their logits; {@link Generator} loops it.
+ *
+ * <pre>{@code
+ * try (CausalLM model = CausalLM.load(folder, Backends.load(), DType.F32);
+ *      KvCache cache = model.newCache(1, 64);
+ *      Scope scope = model.backend().newScope()) {
+ *     Tensor logits = model.forward(scope, new int[][] {{15496, 11, 995}}, cache);   // [1, 3, V]
+ * }
+ * }</pre>
+ *
+ * A model may be shared by threads, each with its own cache and scope.
+ */
+public final class CausalLM implements AutoCloseable {
+    private final DecoderConfig config;
+    private final Backend backend;
+    private final DType dtype;
+    private final Scope weights;
+    private final Architecture architecture;
+
+    private CausalLM(DecoderConfig config, Backend backend, DType dtype, Scope weights, Architecture architecture) {
+        this.config = config;
+        this.backend = backend;
+        this.dtype = dtype;
+        this.weights = weights;
+        this.architecture = architecture;
+    }
+
+    /**
+     * @param folder a Hugging Face folder: {@code config.json} and one or more {@code *.safetensors}
+     * @param backend where the weights go
+     * @param dtype the element type they are converted to
+     * @return the model, its weights uploaded
+     * @throws IOException if a file cannot be read
+     * @throws IllegalArgumentException if the config or the tensors do not describe a supported model
+     */
+    public static CausalLM load(Path folder, Backend backend, DType dtype) throws IOException {
+        DecoderConfig config = DecoderConfig.read(folder);
+        List<Path> files;
+        try (Stream<Path> listing = Files.list(folder)) {
+            files = listing.filter(f -> f.getFileName().toString().endsWith(".safetensors")).sorted().toList();
+        }
+        if (files.isEmpty()) {
+            throw new IllegalArgumentException("decoder: " + folder + " has no .safetensors file");
+        }
+        Map<String, HostTensor> all = new HashMap<>();
+        for (Path f : files) {
+            all.putAll(SafeTensors.read(f).tensors().asMap());
+        }
+        return of(config, StateDict.of(all), backend, dtype);
+    }
+
+    /**
+     * @param config the hyper-parameters
+     * @param state the parameters under Hugging Face names (GPT-2's may carry the {@code transformer.} prefix)
+     * @param backend where the weights go
+     * @param dtype the element type they are converted to
+     * @return the model
+     */
+    public static CausalLM of(DecoderConfig config, StateDict state, Backend backend, DType dtype) {
+        if (config.type() == DecoderConfig.Type.GPT2) {
+            Map<String, HostTensor> renamed = new HashMap<>();
+            state.asMap().forEach((k, v) -> renamed.put(k.startsWith("transformer.") ? k.substring(12) : k, v));
+            state = StateDict.of(renamed);
+        }
+        Scope scope = backend.newScope();
+        try {
+            Weights w = new Weights(state, scope, dtype);
+            Architecture a = config.type() == DecoderConfig.Type.GPT2 ? new Gpt2(config, w) : new Llama(config, w);
+            w.finish(config.type() == DecoderConfig.Type.GPT2 ? "gpt2" : "llama");
+            return new CausalLM(config, backend, dtype, scope, a);
+        } catch (RuntimeException e) {
+            scope.close();
+            throw e;
+        }
+    }
+
+    /** @return the hyper-parameters */
+    public DecoderConfig config() {
+        return config;
+    }
+
+    /** @return the backend holding the weights */
+    public Backend backend() {
+        return backend;
+    }
+
+    /** @return the element type of weights, activations and cache */
+    public DType dtype() {
+        return dtype;
+    }
+
+    /**
+     * @param batch rows decoded together
+     * @param capacity the most positions (prompt and generated) one row will hold
+     * @return an empty cache for this model, on its backend
+     */
+    public KvCache newCache(int batch, int capacity) {
+        if (config.type() == DecoderConfig.Type.GPT2 && capacity > config.maxPositions()) {
+            throw new IllegalArgumentException("gpt2: a cache of " + capacity + " positions exceeds n_positions "
+                    + config.maxPositions());
+        }
+        return new KvCache(backend, dtype, config.layers(), batch, config.kvHeads(), capacity, config.headDim());
+    }
+
+    /**
+     * Runs new tokens through the model after the cache's positions, appends their keys and values to the cache
+     * and returns the logits of every new position.
+     *
+     * @param scope receives the logits
+     * @param ids {@code [B][L]} token ids, every row of one length, each id in {@code [0, V)}
+     * @param cache this model's cache with room for {@code L} more positions
+     * @return logits {@code [B, L, V]}
+     */
+    public Tensor forward(Scope scope, int[][] ids, KvCache cache) {
+        return run(scope, ids, cache, false);
+    }
+
+    /**
+     * As {@link #forward}, but returns only the logits of each row's last new position, which is all that
+     * generation needs, without the LM head's work for the others.
+     *
+     * @param scope receives the logits
+     * @param ids {@code [B][L]} token ids
+     * @param cache this model's cache
+     * @return logits {@code [B, V]}
+     */
+    public Tensor next(Scope scope, int[][] ids, KvCache cache) {
+        return run(scope, ids, cache, true);
+    }
+
+    private Tensor run(Scope scope, int[][] ids, KvCache cache, boolean lastOnly) {
+        check(ids, cache);
+        int l = ids[0].length;
+        try (Scope work = backend.newScope()) {
+            Ops t = work.ops();
+            Tensor hidden = architecture.hidden(t, ids, cache);
+            if (lastOnly) {
+                Tensor last = l == 1 ? hidden : t.split(hidden, new int[] {l - 1, 1}, 1).get(1);
+                hidden = t.reshape(last, ids.length, config.hidden());
+            }
+            Tensor logits = scope.adopt(architecture.logits(t, hidden));
+            cache.advance(l);
+            return logits;
+        }
+    }
+
+    private void check(int[][] ids, KvCache cache) {
+        if (ids == null || ids.length != cache.batch() || ids[0] == null || ids[0].length == 0) {
+            throw new IllegalArgumentException("decoder: argument ids needs " + cache.batch()
+                    + " rows of at least one token, one per cache row");
+        }
+        List<String> problems = new ArrayList<>();
+        for (int r = 0; r < ids.length; r++) {
+            if (ids[r] == null || ids[r].length != ids[0].length) {
+                problems.add("row " + r + " has " + (ids[r] == null ? "no" : ids[r].length) + " tokens, row 0 has "
+                        + ids[0].length);
+                continue;
+            }
+            for (int id : ids[r]) {
+                if (id < 0 || id >= config.vocabSize()) {
+                    problems.add("row " + r + " holds id " + id + " outside [0, " + config.vocabSize() + ")");
+                    break;
+                }
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException("decoder: argument ids: " + String.join("; ", problems));
+        }
+        if (cache.length() + ids[0].length > cache.capacity()) {
+            throw new IllegalArgumentException("decoder: " + ids[0].length + " new tokens do not fit the cache ("
+                    + cache.length() + " of " + cache.capacity() + " positions used)");
+        }
+    }
+
+    @Override
+    public void close() {
+        weights.close();
+    }
+}

@@ -1,0 +1,80 @@
+package org.attn4j.models.decoder;
+
+import org.attn4j.api.GeluApproximation;
+import org.attn4j.api.Ops;
+import org.attn4j.api.Shape;
+import org.attn4j.api.Tensor;
+
+/**
+ * GPT-2 under Hugging Face's names: {@code wte}, {@code wpe}, per block {@code h.N.ln_1}, {@code h.N.attn.c_attn}
+ * and {@code c_proj} (Conv1D weights {@code [in, out]}, transposed once at load), {@code h.N.ln_2},
+ * {@code h.N.mlp.c_fc} and {@code c_proj}; {@code ln_f}; the LM head is {@code wte}. A block is
+ * {@code x += attn(ln_1(x)); x += c_proj(gelu_tanh(c_fc(ln_2(x))))}.
+ */
+final class Gpt2 implements Architecture {
+    private final DecoderConfig config;
+    private final Tensor wte;
+    private final Tensor wpe;
+    private final Tensor[][] blocks;
+    private final Tensor lnFWeight;
+    private final Tensor lnFBias;
+
+    Gpt2(DecoderConfig config, Weights w) {
+        this.config = config;
+        int e = config.hidden();
+        w.ignore("lm_head.weight");
+        this.wte = w.take("wte.weight", config.vocabSize(), e);
+        this.wpe = w.take("wpe.weight", config.maxPositions(), e);
+        this.blocks = new Tensor[config.layers()][];
+        for (int l = 0; l < config.layers(); l++) {
+            String p = "h." + l + ".";
+            w.ignore(p + "attn.bias");
+            w.ignore(p + "attn.masked_bias");
+            blocks[l] = new Tensor[] {
+                w.take(p + "ln_1.weight", e), w.take(p + "ln_1.bias", e),
+                w.takeTransposed(p + "attn.c_attn.weight", e, 3 * e), w.take(p + "attn.c_attn.bias", 3 * e),
+                w.takeTransposed(p + "attn.c_proj.weight", e, e), w.take(p + "attn.c_proj.bias", e),
+                w.take(p + "ln_2.weight", e), w.take(p + "ln_2.bias", e),
+                w.takeTransposed(p + "mlp.c_fc.weight", e, 4 * e), w.take(p + "mlp.c_fc.bias", 4 * e),
+                w.takeTransposed(p + "mlp.c_proj.weight", 4 * e, e), w.take(p + "mlp.c_proj.bias", e),
+            };
+        }
+        this.lnFWeight = w.take("ln_f.weight", e);
+        this.lnFBias = w.take("ln_f.bias", e);
+    }
+
+    @Override
+    public Tensor hidden(Ops t, int[][] ids, KvCache cache) {
+        int b = ids.length;
+        int l = ids[0].length;
+        int e = config.hidden();
+        double eps = config.eps();
+        int[] flat = new int[b * l];
+        int[] positions = new int[b * l];
+        for (int r = 0; r < b; r++) {
+            for (int s = 0; s < l; s++) {
+                flat[r * l + s] = ids[r][s];
+                positions[r * l + s] = Math.max(0, cache.position(r, s));
+            }
+        }
+        Shape idsShape = Shape.of(b, l);
+        Tensor x = t.add(t.embedding(wte, flat, idsShape), t.embedding(wpe, positions, idsShape));
+        for (int layer = 0; layer < blocks.length; layer++) {
+            Tensor[] p = blocks[layer];
+            Tensor qkv = t.linear(t.layerNorm(x, p[0], p[1], eps), p[2], p[3]);
+            var parts = t.split(qkv, new int[] {e, e, e}, -1);
+            int h = config.heads();
+            Tensor a = Attention.attend(t, layer, Attention.heads(t, parts.get(0), h), Attention.heads(t, parts.get(1), h),
+                    Attention.heads(t, parts.get(2), h), cache, 0);
+            x = t.add(x, t.linear(a, p[4], p[5]));
+            Tensor m = t.gelu(t.linear(t.layerNorm(x, p[6], p[7], eps), p[8], p[9]), GeluApproximation.TANH);
+            x = t.add(x, t.linear(m, p[10], p[11]));
+        }
+        return t.layerNorm(x, lnFWeight, lnFBias, eps);
+    }
+
+    @Override
+    public Tensor logits(Ops t, Tensor hidden) {
+        return t.linear(hidden, wte, null);
+    }
+}
