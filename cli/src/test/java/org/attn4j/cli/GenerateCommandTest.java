@@ -3,6 +3,8 @@ package org.attn4j.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -11,13 +13,13 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.attn4j.models.io.Json;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@code attn4j generate} on the random-weight fixture folders of tck/src/golden/generate_decoder_folders.py. */
 class GenerateCommandTest {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.USE_LONG_FOR_INTS);
 
     private static Path folder(String name) {
         try {
@@ -29,8 +31,7 @@ class GenerateCommandTest {
 
     @SuppressWarnings("unchecked")
     private static List<Long> expected(String name, String key) throws IOException {
-        Map<String, Object> json = (Map<String, Object>) Json.parse(Files.readString(folder(name)
-                .resolve("expected.json")));
+        Map<String, Object> json = JSON.readValue(Files.readString(folder(name).resolve("expected.json")), Map.class);
         return (List<Long>) json.get(key);
     }
 

@@ -1,11 +1,12 @@
 package org.attn4j.models.decoder;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.attn4j.api.RopeLayout;
-import org.attn4j.models.io.Json;
 
 /**
  * The hyper-parameters of a decoder, read from a Hugging Face {@code config.json}. GPT-2 keys: {@code vocab_size},
@@ -33,6 +34,8 @@ import org.attn4j.models.io.Json;
 public record DecoderConfig(Type type, int vocabSize, int hidden, int layers, int heads, int kvHeads,
                             int intermediate, double eps, int maxPositions, double ropeBase, RopeLayout ropeLayout,
                             int window, boolean tiedEmbeddings) {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
 
     /** The architectures this package loads. */
     public enum Type {
@@ -71,7 +74,13 @@ public record DecoderConfig(Type type, int vocabSize, int hidden, int layers, in
         if (!Files.isRegularFile(file)) {
             throw new IllegalArgumentException("decoder: " + folder + " has no config.json");
         }
-        if (!(Json.parse(Files.readString(file)) instanceof Map<?, ?> json)) {
+        Object parsed;
+        try {
+            parsed = JSON.readValue(file.toFile(), Object.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("decoder: " + file + " is not valid JSON: " + e.getOriginalMessage(), e);
+        }
+        if (!(parsed instanceof Map<?, ?> json)) {
             throw new IllegalArgumentException("decoder: " + file + " is not a JSON object");
         }
         return of(json, file.toString());

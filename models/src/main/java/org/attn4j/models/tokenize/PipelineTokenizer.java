@@ -47,6 +47,12 @@ final class PipelineTokenizer implements Tokenizer {
         this.decoder = decoder;
         this.maxLength = checkMaxLength(maxLength, template);
         this.padId = padId;
+        for (int id : template.specialIds()) {
+            if (!tokens.containsKey(id)) {
+                throw new IllegalArgumentException("post_processor: special token id " + id
+                        + " is not in the vocabulary");
+            }
+        }
     }
 
     private static int checkMaxLength(int maxLength, Template template) {

@@ -25,6 +25,18 @@ final class Template {
         this.pair = List.copyOf(pair);
     }
 
+    /** @return the ids of every special token the template adds */
+    List<Integer> specialIds() {
+        List<Integer> ids = new ArrayList<>();
+        for (Piece p : pair) {
+            ids.addAll(p.ids());
+        }
+        for (Piece p : single) {
+            ids.addAll(p.ids());
+        }
+        return ids;
+    }
+
     /** @return how many special tokens the template adds to one text or a pair */
     int added(boolean forPair) {
         int n = 0;

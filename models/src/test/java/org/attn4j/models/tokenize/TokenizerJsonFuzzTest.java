@@ -66,7 +66,7 @@ class TokenizerJsonFuzzTest {
 
     /**
      * A tokenizer that was read may still refuse a text with a message: a byte-level symbol outside a BPE vocabulary
-     * that has no unk_token, or an id of the template that the vocabulary lacks.
+     * that has no unk_token.
      */
     private static void use(int c, Runnable r) {
         try {

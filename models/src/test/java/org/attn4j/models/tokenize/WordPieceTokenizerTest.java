@@ -107,5 +107,12 @@ class WordPieceTokenizerTest {
                 """, StandardCharsets.UTF_8);
         IOException e = assertThrows(Tokenizer.FormatException.class, () -> Tokenizer.fromJson(good));
         assertTrue(e.getMessage().contains("model.unk_token '[UNK]' is not in the vocabulary"), e.getMessage());
+        Files.writeString(good, """
+                {"model": {"type": "WordPiece", "vocab": {"[UNK]": 0}},
+                 "post_processor": {"type": "BertProcessing", "cls": ["[CLS]", 101], "sep": ["[SEP]", 102]}}
+                """, StandardCharsets.UTF_8);
+        e = assertThrows(Tokenizer.FormatException.class, () -> Tokenizer.fromJson(good));
+        assertTrue(e.getMessage().contains("post_processor: special token id 101 is not in the vocabulary"),
+                e.getMessage());
     }
 }
