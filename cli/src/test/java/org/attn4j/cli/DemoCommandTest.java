@@ -177,7 +177,7 @@ class DemoCommandTest {
         BufferedImage image = ImageIO.read(dir.resolve(DemoCommand.HEATMAP).toFile());
         assertTrue(image.getWidth() <= 4096 && image.getHeight() <= 4096,
                 "picture of " + image.getWidth() + "x" + image.getHeight());
-        Map<?, ?> sidecar = (Map<?, ?>) Json.parse(Files.readString(dir.resolve(DemoCommand.SIDECAR)));
+        Map<?, ?> sidecar = JSON.readValue(Files.readString(dir.resolve(DemoCommand.SIDECAR)), Map.class);
         Map<?, ?> first = (Map<?, ?>) ((List<?>) sidecar.get("panels")).get(0);
         assertEquals(List.of("a", "x".repeat(Heatmap.MAX_LABEL - 1) + "\u2026", "b"), first.get("rows"));
     }
@@ -187,7 +187,7 @@ class DemoCommandTest {
         Cli r = Cli.run("demo", "--backend", EJML, "--text", "I \u2764\uFE0F tea \uD83C\uDF75", "--out",
                 dir.toString());
         assertEquals(0, r.exitCode(), r.transcript());
-        Map<?, ?> sidecar = (Map<?, ?>) Json.parse(Files.readString(dir.resolve(DemoCommand.SIDECAR)));
+        Map<?, ?> sidecar = JSON.readValue(Files.readString(dir.resolve(DemoCommand.SIDECAR)), Map.class);
         Map<?, ?> first = (Map<?, ?>) ((List<?>) sidecar.get("panels")).get(0);
         assertEquals(List.of("I", "\u2764\uFE0F", "tea", "\uD83C\uDF75"), first.get("rows"));
     }
