@@ -1,6 +1,7 @@
 package org.attn4j.tck;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -15,8 +16,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The kit as a JUnit 5 test class: extend it, name your provider, and every conformance case runs as a test named
  * {@code required_…[F32]} or {@code optional_…[F64]}. A case the backend cannot run (it is unavailable here, or
- * declares it lacks an optional feature) is reported skipped with the reason. After the run the conformance table
- * is printed and written as JSON to {@link #reportDirectory()}.
+ * declares it lacks an optional feature) is reported skipped with the reason. After the run the totals and the
+ * verdict are printed, and the whole report is written as text and JSON to {@link #reportDirectory()}.
  * <pre>{@code
  * class MyBackendConformanceTest extends BackendTck {
  *     @Override
@@ -93,10 +94,11 @@ public abstract class BackendTck {
     }
 
     /**
-     * Prints the conformance table, with the first {@value #PRINTED_FAILURES} failure messages, and writes the whole
-     * report as JSON.
+     * Prints what a build log needs — the totals, the verdict and at most {@value #PRINTED_FAILURES} failure
+     * messages — and writes the whole report next to the JSON: the conformance table as text
+     * ({@code <backend>.txt}) and every case as JSON ({@code <backend>.json}).
      *
-     * @throws IOException if the JSON cannot be written
+     * @throws IOException if the report cannot be written
      */
     @AfterAll
     public final void report() throws IOException {
@@ -104,7 +106,17 @@ public abstract class BackendTck {
             return;
         }
         TckReport report = new TckReport(results, runner.notes());
-        System.out.print(report.toTable(PRINTED_FAILURES));
-        report.writeJson(reportFile());
+        Path json = reportFile();
+        Path text = json.resolveSibling(runner.backendName() + ".txt");
+        report.writeJson(json);
+        Files.writeString(text, report.toTable());
+        StringBuilder printed = new StringBuilder();
+        List<String> lines = report.toTable(PRINTED_FAILURES).lines().toList();
+        lines.stream().takeWhile(l -> !l.isEmpty()).forEach(l -> printed.append(l).append('\n'));
+        printed.append("report: ").append(text).append(" (table, notes, every failure) and ").append(json)
+                .append('\n');
+        lines.stream().filter(l -> l.startsWith("FAILED ") || l.startsWith("… and "))
+                .forEach(l -> printed.append(l).append('\n'));
+        System.out.print(printed);
     }
 }

@@ -24,7 +24,7 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  *
  * <pre>
  *   mvn -B -q -pl bench -am test-compile -DskipTests
- *   java -cp "$(cat bench/target/test-classpath.txt):bench/target/test-classes" org.attn4j.bench.run.MiniLmMain [load] [JMH regex]
+ *   java -cp "$(cat bench/target/test-classpath.txt):bench/target/test-classes" org.attn4j.bench.run.MiniLmMain [load|B×L,…]
  * </pre>
  */
 public final class MiniLmMain {
@@ -32,7 +32,7 @@ public final class MiniLmMain {
     }
 
     /**
-     * @param args {@code load} for the load measurement, else an optional JMH include pattern
+     * @param args {@code load} for the load measurement, else optional shapes such as {@code 1x16,32x128}
      * @throws RunnerException if JMH fails
      * @throws IOException if the model cannot be read
      */
@@ -41,8 +41,12 @@ public final class MiniLmMain {
             load(args.length > 1 ? List.of(args[1].split(",")) : List.of("ejml", "nd4j"));
             return;
         }
-        Collection<RunResult> results = new Runner(new OptionsBuilder()
-                .include(MiniLmBench.class.getSimpleName() + (args.length > 0 ? args[0] : "")).build()).run();
+        OptionsBuilder options = new OptionsBuilder();
+        options.include(MiniLmBench.class.getSimpleName());
+        if (args.length > 0) {
+            options.param("shape", args[0].split(","));
+        }
+        Collection<RunResult> results = new Runner(options.build()).run();
         Map<String, Map<String, Double>> msByShape = new LinkedHashMap<>();
         for (RunResult r : results) {
             String shape = r.getParams().getParam("shape");
