@@ -305,6 +305,14 @@ def ops_cases(r):
           [("out", softmax_ref(x.t(), 0))])
     x = torch.tensor([[1.0, float("nan"), 2.0], [1.0, 2.0, 3.0], [NEG_INF, float("nan"), NEG_INF]])
     r.add(G, "softmax_nan_rows", "softmax", {"axis": -1}, [("x", x)], [("out", softmax_ref(x, -1))])
+    # entries across the F32 range: x - max must not overflow into NaN, ties at the top share the weight
+    x = torch.tensor([
+        [1e20, -1e20, 2e20, 0.0],
+        [3e38, 3e38, -3e38, 1e38],
+        [-1e30, -1e30, -1e30, -1e30],
+        [1e25, -3e38, 1e-30, 1e25],
+    ])
+    r.add(G, "softmax_f32_range", "softmax", {"axis": -1}, [("x", x)], [("out", softmax_ref(x, -1))])
 
     # layerNorm
     for label, shape, hg, hb, eps, off in (("both", (2, 3, 8), True, True, 1e-5, 0.0),
@@ -324,6 +332,17 @@ def ops_cases(r):
         out = F.layer_norm(x, (d,), gamma if hg else None, beta if hb else None, eps)
         ins = [("x", x)] + ([("gamma", gamma)] if hg else []) + ([("beta", beta)] if hb else [])
         r.add(G, name, "layerNorm", {"eps": eps, "hasGamma": hg, "hasBeta": hb}, ins, [("out", out)])
+    # entries whose squares overflow F32 (from about 1.8e19): the float64 reference keeps them
+    g = gen("layerNorm_f32_range")
+    x = torch.cat([torch.tensor([[1e20, -1e20, 2e20, 0.0, 5e19, -5e19, 1e19, 3e20]]),
+                   randn(g, 1, 8, scale=1e19), randn(g, 1, 8, scale=1e25) + 1e26,
+                   randn(g, 1, 8, scale=1e30)])
+    for label, hg in (("layerNorm_f32_range", False), ("layerNorm_f32_range_affine", True)):
+        gamma = 1.0 + 0.3 * randn(gen(label), 8)
+        beta = 0.3 * randn(gen(label + "_beta"), 8)
+        out = F.layer_norm(x, (8,), gamma if hg else None, beta if hg else None, 1e-5)
+        ins = [("x", x)] + ([("gamma", gamma), ("beta", beta)] if hg else [])
+        r.add(G, label, "layerNorm", {"eps": 1e-5, "hasGamma": hg, "hasBeta": hg}, ins, [("out", out)])
 
     # relu, gelu
     special = torch.tensor([0.0, -0.0, -1e-300, 1e-300, -10.0, 10.0, -40.0, 40.0, -1e3, 1e3])
@@ -443,11 +462,11 @@ def attention_cases(r):
     G = "attention"
 
     def case(name, lead, lq, lk, dk, dv, causal=False, mask=None, additive=None, scale=None,
-             dropout_p=0.0, seed=0, return_weights=True, qk_scale=1.0):
+             dropout_p=0.0, seed=0, return_weights=True, qk_scale=1.0, v_scale=1.0):
         g = gen(name)
         q = randn(g, *lead, lq, dk, scale=qk_scale)
         k = randn(g, *lead, lk, dk, scale=qk_scale)
-        v = randn(g, *lead, lk, dv)
+        v = randn(g, *lead, lk, dv, scale=v_scale)
         mask_t = mask(g) if callable(mask) else mask
         add_t = additive(g) if callable(additive) else additive
         out, w = attention_ref(q, k, v, causal, mask_t, add_t, scale, dropout_p, seed)
@@ -508,6 +527,10 @@ def attention_cases(r):
          mask=torch.tensor([[False, True, True, True]] * 4))
     case("attn_large_logits", (1, 2), 6, 6, 8, 8, scale=1.0, qk_scale=math.sqrt(1e4 / math.sqrt(8)))
     case("attn_large_logits_causal", (1, 1), 6, 6, 8, 8, causal=True, qk_scale=100.0)
+    # logits near 1e30 and values near 1e30, finite in F32: the softmax is one-hot and must stay free of NaN
+    case("attn_f32_range_logits", (1, 2), 6, 6, 8, 8, qk_scale=1e15)
+    case("attn_f32_range_logits_causal", (1, 1), 6, 6, 8, 8, causal=True, qk_scale=1e15)
+    case("attn_f32_range_values", (1, 2), 5, 7, 4, 4, v_scale=1e30)
     case("attn_b2_h3", (2, 3), 7, 7, 8, 8)
     case("attn_b3_h4_causal", (3, 4), 5, 5, 4, 4, causal=True)
     case("attn_size1", (1, 1), 1, 1, 1, 1)

@@ -62,7 +62,9 @@ extern "C" __global__ void attn4j_softmax_f32(const float* __restrict__ x, float
 // Layer norm over the last dim of x [rows, d]:
 //   y = (x - mean) / sqrt(var + eps) * gamma + beta,  var the biased variance;
 // gamma and beta [d] may be null (1 and 0). Deviations are taken from the row's first element, then from the
-// mean of those, so that rows far from zero (values near 1000) keep the precision of their spread.
+// mean of those, so that rows far from zero (values near 1000) keep the precision of their spread. When the
+// largest deviation exceeds 1 they are squared after dividing by it, so that rows of entries past 1.8e19 (whose
+// squares overflow F32) normalise as in float64.
 extern "C" __global__ void attn4j_layer_norm_f32(const float* __restrict__ x, const float* __restrict__ gamma,
                                                  const float* __restrict__ beta, float* __restrict__ y,
                                                  int rows, int d, float eps) {
@@ -74,12 +76,16 @@ extern "C" __global__ void attn4j_layer_norm_f32(const float* __restrict__ x, co
         float s = 0.0f;
         for (int c = threadIdx.x; c < d; c += blockDim.x) s += xr[c] - shift;
         const float meanShifted = attn4j_block_sum(s, scratch) / (float) d;
+        float a = 0.0f;
+        for (int c = threadIdx.x; c < d; c += blockDim.x) a = attn4j_nanmax(a, fabsf((xr[c] - shift) - meanShifted));
+        const float amax = attn4j_block_max(a, scratch);
+        const float inv = amax > 1.0f && amax < INFINITY ? 1.0f / amax : 1.0f;
         float q = 0.0f;
         for (int c = threadIdx.x; c < d; c += blockDim.x) {
-            float dlt = (xr[c] - shift) - meanShifted;
+            float dlt = ((xr[c] - shift) - meanShifted) * inv;
             q += dlt * dlt;
         }
-        const float rstd = 1.0f / sqrtf(attn4j_block_sum(q, scratch) / (float) d + eps);
+        const float rstd = inv / sqrtf(attn4j_block_sum(q, scratch) / (float) d + eps * inv * inv);
         for (int c = threadIdx.x; c < d; c += blockDim.x) {
             float v = ((xr[c] - shift) - meanShifted) * rstd;
             if (gamma) v *= gamma[c];

@@ -255,6 +255,17 @@ static void test_norm() {
     for (int c = 0; c < 64; ++c) farWant[c] = (far[c] - fm) / std::sqrt(fv + 1e-5);
     emu::launch({1}, {64}, [&] { attn4j_layer_norm_f32(far.data(), nullptr, nullptr, farOut.data(), 1, 64, 1e-5f); });
     check("layer norm of a row near 1000 (the TCK allows 1e-4)", farOut, farWant, 1e-5);
+
+    std::vector<float> huge(64), hugeOut(64);
+    std::vector<double> hugeWant(64);
+    double hm = 0, hv = 0;
+    for (int c = 0; c < 64; ++c) hm += huge[c] = 1e20f * noise[c];
+    hm /= 64;
+    for (int c = 0; c < 64; ++c) hv += std::pow(huge[c] - hm, 2);
+    hv /= 64;
+    for (int c = 0; c < 64; ++c) hugeWant[c] = (huge[c] - hm) / std::sqrt(hv + 1e-5);
+    emu::launch({1}, {64}, [&] { attn4j_layer_norm_f32(huge.data(), nullptr, nullptr, hugeOut.data(), 1, 64, 1e-5f); });
+    check("layer norm of a row of entries near 1e20, whose squares overflow F32", hugeOut, hugeWant);
 }
 
 static void test_gemm() {

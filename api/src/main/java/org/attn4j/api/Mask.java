@@ -25,6 +25,10 @@ public final class Mask {
      * @throws IllegalArgumentException if the number of flags differs from {@code shape.size()}
      */
     public static Mask of(Shape shape, boolean[] allowed) {
+        if (shape == null || allowed == null) {
+            throw new IllegalArgumentException("Mask.of: argument " + (shape == null ? "shape" : "allowed")
+                    + " is null");
+        }
         if (allowed.length != shape.size()) {
             throw new IllegalArgumentException("Mask.of: argument allowed has " + allowed.length
                     + " flags but shape " + shape + " needs " + shape.size());
@@ -41,7 +45,7 @@ public final class Mask {
      * @return a {@code [Lq, Lk]} lower-triangular mask
      */
     public static Mask causal(int queries, int keys) {
-        Shape s = Shape.of(queries, keys);
+        Shape s = fits("Mask.causal", Shape.of(queries, keys));
         boolean[] a = new boolean[queries * keys];
         for (int i = 0; i < queries; i++) {
             for (int j = 0; j <= Math.min(i, keys - 1); j++) {
@@ -60,7 +64,10 @@ public final class Mask {
      * @return a {@code [B, 1, 1, Lk]} mask, broadcastable over heads and queries
      */
     public static Mask keyPadding(int[] validLengths, int keys) {
-        Shape s = Shape.of(validLengths.length, 1, 1, keys);
+        if (validLengths == null) {
+            throw new IllegalArgumentException("Mask.keyPadding: argument validLengths is null");
+        }
+        Shape s = fits("Mask.keyPadding", Shape.of(validLengths.length, 1, 1, keys));
         boolean[] a = new boolean[validLengths.length * keys];
         for (int b = 0; b < validLengths.length; b++) {
             if (validLengths[b] < 0 || validLengths[b] > keys) {
@@ -70,6 +77,18 @@ public final class Mask {
             Arrays.fill(a, b * keys, b * keys + validLengths[b], true);
         }
         return new Mask(s, a);
+    }
+
+    /** A mask holds one flag per position in a Java array, so at most {@value #MAX_SIZE} positions. */
+    private static final int MAX_SIZE = Integer.MAX_VALUE - 8;
+
+    private static Shape fits(String op, Shape shape) {
+        if (shape.size() > MAX_SIZE) {
+            throw new IllegalArgumentException(op + ": a mask of shape " + shape + " needs " + shape.size()
+                    + " bytes of flags, more than the " + MAX_SIZE + " one Mask holds; for causal attention use"
+                    + " AttentionOptions.withCausal(true), which needs no mask");
+        }
+        return shape;
     }
 
     /** @return the mask's shape */

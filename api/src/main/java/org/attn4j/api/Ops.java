@@ -187,6 +187,9 @@ public interface Ops {
      * @return {@code x} with the two axes swapped
      */
     default Tensor transpose(Tensor x, int axis0, int axis1) {
+        if (x == null) {
+            throw new IllegalArgumentException("transpose: argument x is null");
+        }
         int rank = x.shape().rank();
         int a0 = x.shape().normalizeAxis(axis0);
         int a1 = x.shape().normalizeAxis(axis1);
@@ -222,6 +225,9 @@ public interface Ops {
      * @return the pieces, in order
      */
     default List<Tensor> chunk(Tensor x, int chunks, int axis) {
+        if (x == null) {
+            throw new IllegalArgumentException("chunk: argument x is null");
+        }
         if (chunks < 1) {
             throw new IllegalArgumentException("chunk: argument chunks is " + chunks + "; it must be at least 1");
         }

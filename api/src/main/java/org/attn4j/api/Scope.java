@@ -39,6 +39,9 @@ public interface Scope extends AutoCloseable {
      * @return a new tensor owned by this scope
      */
     default Tensor tensor(double[] data, Shape shape, DType dtype) {
+        if (data == null || dtype == null) {
+            throw new IllegalArgumentException("tensor: argument " + (data == null ? "data" : "dtype") + " is null");
+        }
         if (dtype == DType.F64) {
             return tensor(data, shape);
         }

@@ -16,7 +16,11 @@ public final class Shape {
         this.dims = dims;
         long n = 1;
         for (int d : dims) {
-            n = Math.multiplyExact(n, d);
+            if (n > Long.MAX_VALUE / d) {
+                throw new IllegalArgumentException("Shape: " + Arrays.toString(dims) + " has more than 2^63 - 1"
+                        + " elements");
+            }
+            n *= d;
         }
         this.size = n;
     }
@@ -24,9 +28,12 @@ public final class Shape {
     /**
      * @param dims the dimensions, outermost first; not modified
      * @return the shape with those dimensions
-     * @throws IllegalArgumentException if a dimension is below 1
+     * @throws IllegalArgumentException if {@code dims} is null, a dimension is below 1, or the size passes 2^63 - 1
      */
     public static Shape of(int... dims) {
+        if (dims == null) {
+            throw new IllegalArgumentException("Shape: argument dims is null");
+        }
         if (dims.length == 0) {
             return SCALAR;
         }

@@ -82,8 +82,9 @@ final class DemoCommand implements Callable<Integer> {
         }
 
         List<Heatmap.Row> rows = heatmapRows(steps);
-        String title = "attn4j attention weights of \"" + text.strip() + "\" on " + choice.backend().name()
-                + ": random weights (seed " + seed + "), then the pretrained all-MiniLM-L6-v2";
+        String title = "attn4j attention weights of \"" + Heatmap.shortened(text.strip(), Heatmap.MAX_TITLE) + "\" on "
+                + choice.backend().name() + ": random weights (seed " + seed + "), then the pretrained"
+                + " all-MiniLM-L6-v2";
         Path file = dir.resolve(HEATMAP);
         Heatmap.Layout layout = Heatmap.write(title, rows, file);
         Path sidecar = dir.resolve(SIDECAR);

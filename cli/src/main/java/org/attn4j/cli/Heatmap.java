@@ -43,8 +43,8 @@ final class Heatmap {
      */
     record Panel(String title, List<String> rowLabels, List<String> columnLabels, double[][] weights) {
         Panel {
-            rowLabels = List.copyOf(rowLabels);
-            columnLabels = List.copyOf(columnLabels);
+            rowLabels = shortened(rowLabels);
+            columnLabels = shortened(columnLabels);
             if (weights.length != rowLabels.size()) {
                 throw new IllegalArgumentException("Heatmap.Panel '" + title + "': " + weights.length
                         + " rows of weights but " + rowLabels.size() + " row labels");
@@ -57,6 +57,27 @@ final class Heatmap {
                 }
             }
         }
+    }
+
+    /** The most characters (code points) of a label drawn; a longer word is cut and ends in an ellipsis. */
+    static final int MAX_LABEL = 24;
+    /** The most characters (code points) of the picture's title. */
+    static final int MAX_TITLE = 120;
+
+    private static List<String> shortened(List<String> labels) {
+        return labels.stream().map(l -> shortened(l, MAX_LABEL)).toList();
+    }
+
+    /**
+     * @param text a word or a title
+     * @param max the most code points to keep
+     * @return the text, or its first {@code max - 1} code points and "…" if it is longer
+     */
+    static String shortened(String text, int max) {
+        if (text.codePointCount(0, text.length()) <= max) {
+            return text;
+        }
+        return text.substring(0, text.offsetByCodePoints(0, max - 1)) + "\u2026";
     }
 
     /**

@@ -170,6 +170,29 @@ class DemoCommandTest {
     }
 
     @Test
+    void aVeryLongWordIsCutWithAnEllipsisAndThePictureStaysSmall() throws IOException {
+        String longWord = "x".repeat(40_000);
+        Cli r = Cli.run("demo", "--backend", EJML, "--text", "a " + longWord + " b", "--out", dir.toString());
+        assertEquals(0, r.exitCode(), r.transcript());
+        BufferedImage image = ImageIO.read(dir.resolve(DemoCommand.HEATMAP).toFile());
+        assertTrue(image.getWidth() <= 4096 && image.getHeight() <= 4096,
+                "picture of " + image.getWidth() + "x" + image.getHeight());
+        Map<?, ?> sidecar = JSON.readValue(Files.readString(dir.resolve(DemoCommand.SIDECAR)), Map.class);
+        Map<?, ?> first = (Map<?, ?>) ((List<?>) sidecar.get("panels")).get(0);
+        assertEquals(List.of("a", "x".repeat(Heatmap.MAX_LABEL - 1) + "\u2026", "b"), first.get("rows"));
+    }
+
+    @Test
+    void emojiAreWordsOfTheVocabulary() throws IOException {
+        Cli r = Cli.run("demo", "--backend", EJML, "--text", "I \u2764\uFE0F tea \uD83C\uDF75", "--out",
+                dir.toString());
+        assertEquals(0, r.exitCode(), r.transcript());
+        Map<?, ?> sidecar = JSON.readValue(Files.readString(dir.resolve(DemoCommand.SIDECAR)), Map.class);
+        Map<?, ?> first = (Map<?, ?>) ((List<?>) sidecar.get("panels")).get(0);
+        assertEquals(List.of("I", "\u2764\uFE0F", "tea", "\uD83C\uDF75"), first.get("rows"));
+    }
+
+    @Test
     void anUnknownBackendIsAOneLineUsageErrorListingTheKnownOnes() {
         String known = Backends.describe().stream().map(ProviderReport::name).collect(Collectors.joining(", "));
         assertTrue(known.contains(EJML), known);

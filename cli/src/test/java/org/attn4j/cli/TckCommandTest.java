@@ -87,4 +87,12 @@ class TckCommandTest {
         assertEquals("attn4j tck: --json " + dir + " is a directory; name a file (see 'attn4j tck --help')",
                 r.err().strip(), r.transcript());
     }
+
+    @Test
+    void aJsonPathThatCannotBeWrittenIsAUsageErrorBeforeAnyCaseRuns() {
+        Cli r = Cli.run("tck", "--backend", "ejml", "--json", "/proc/attn4j-tck.json");
+        assertEquals(2, r.exitCode(), r.transcript());
+        assertTrue(r.err().startsWith("attn4j tck: --json /proc/attn4j-tck.json"), r.transcript());
+        assertEquals("", r.out(), r.transcript());
+    }
 }

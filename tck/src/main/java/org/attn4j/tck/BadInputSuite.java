@@ -28,8 +28,54 @@ final class BadInputSuite {
         void make(Scope scope, DType dtype);
     }
 
+    /** A mistake, the exception it must raise, and what the message must name besides the op. */
     private record Case(String id, String op, Class<? extends RuntimeException> expected, Set<Feature> needs,
-                        Mistake mistake) {
+                        Mistake mistake, List<String> mentions) {
+        Case(String id, String op, Class<? extends RuntimeException> expected, Set<Feature> needs, Mistake mistake) {
+            this(id, op, expected, needs, mistake, List.of());
+        }
+    }
+
+    /** A null where the op needs a value: IllegalArgumentException naming the op and the argument. */
+    private static Case nullArgument(String op, String argument, Mistake mistake) {
+        return new Case(op + "_null_" + argument, op, IllegalArgumentException.class, Set.of(), mistake,
+                List.of("argument " + argument));
+    }
+
+    /** A tensor too large for any machine: IllegalArgumentException naming the op, the shape and the bytes. */
+    private static Case tooLarge(String id, String op, Shape shape, Mistake mistake) {
+        return new Case(id, op, IllegalArgumentException.class, Set.of(), mistake, List.of(shape.toString(), "bytes"));
+    }
+
+    private static List<Case> nullsAndSizes() {
+        Shape huge = Shape.of(1 << 20, 1 << 20, 1 << 10);
+        return List.of(
+                nullArgument("tensor", "data", (s, t) -> s.tensor((float[]) null, Shape.of(2))),
+                nullArgument("tensor", "shape", (s, t) -> s.tensor(new double[2], null, t)),
+                nullArgument("tensor", "dtype", (s, t) -> s.tensor(new double[2], Shape.of(2), null)),
+                nullArgument("zeros", "shape", (s, t) -> s.zeros(null, t)),
+                nullArgument("zeros", "dtype", (s, t) -> s.zeros(Shape.of(2), null)),
+                nullArgument("reshape", "shape", (s, t) -> s.ops().reshape(ones(s, t, 2, 3), (int[]) null)),
+                nullArgument("permute", "axes", (s, t) -> s.ops().permute(ones(s, t, 2, 3), (int[]) null)),
+                nullArgument("transpose", "x", (s, t) -> s.ops().transpose(null, 0, 1)),
+                nullArgument("matmul", "a", (s, t) -> s.ops().matmul(null, ones(s, t, 2, 3))),
+                nullArgument("concat", "parts", (s, t) -> s.ops().concat(null, 0)),
+                nullArgument("split", "sizes", (s, t) -> s.ops().split(ones(s, t, 4, 2), null, 0)),
+                nullArgument("chunk", "x", (s, t) -> s.ops().chunk(null, 2, 0)),
+                nullArgument("embedding", "ids", (s, t) -> s.ops().embedding(ones(s, t, 4, 3), null, Shape.of(2))),
+                nullArgument("embedding", "idsShape", (s, t) -> s.ops().embedding(ones(s, t, 4, 3), new int[2], null)),
+                nullArgument("cast", "dtype", (s, t) -> s.ops().cast(ones(s, t, 2), null)),
+                nullArgument("gelu", "approximation", (s, t) -> s.ops().gelu(ones(s, t, 2), null)),
+                nullArgument("additiveMask", "mask", (s, t) -> s.ops().additiveMask(null, t)),
+                tooLarge("zeros_too_large", "zeros", huge, (s, t) -> s.zeros(huge, t)),
+                tooLarge("matmul_result_too_large", "matmul", Shape.of(1 << 21, 1 << 21),
+                        (s, t) -> s.ops().matmul(ones(s, t, 1 << 21, 1), ones(s, t, 1, 1 << 21))),
+                new Case("shape_size_past_long", "Shape", IllegalArgumentException.class, Set.of(),
+                        (s, t) -> Shape.of(Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE)),
+                new Case("causal_mask_past_int", "Mask.causal", IllegalArgumentException.class, Set.of(),
+                        (s, t) -> Mask.causal(70_000, 70_000), List.of("bytes")),
+                new Case("key_padding_mask_past_int", "Mask.keyPadding", IllegalArgumentException.class, Set.of(),
+                        (s, t) -> Mask.keyPadding(new int[70_000], 70_000), List.of("bytes")));
     }
 
     static List<TckCase> plan() {
@@ -109,12 +155,18 @@ final class BadInputSuite {
                 }));
         List<TckCase> cases = new ArrayList<>();
         for (DType dtype : DType.values()) {
-            for (Case c : mistakes) {
+            for (Case c : concat(mistakes, nullsAndSizes())) {
                 cases.add(new TckCase("bad_input_" + c.id(), Kind.BAD_INPUT, c.op(), dtype, dtype.name(), c.needs(),
                         backend -> check(backend, c, dtype)));
             }
         }
         return cases;
+    }
+
+    private static List<Case> concat(List<Case> a, List<Case> b) {
+        List<Case> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 
     private static Tensor ones(Scope scope, DType dtype, int... dims) {
@@ -136,6 +188,12 @@ final class BadInputSuite {
             if (e.getMessage() == null || !e.getMessage().contains(c.op())) {
                 return Measurement.failed(what + ": threw " + c.expected().getSimpleName() + " as expected, but its"
                         + " message does not name the op '" + c.op() + "': " + e.getMessage());
+            }
+            for (String mention : c.mentions()) {
+                if (!e.getMessage().contains(mention)) {
+                    return Measurement.failed(what + ": threw " + c.expected().getSimpleName() + " naming the op,"
+                            + " but its message does not mention '" + mention + "': " + e.getMessage());
+                }
             }
             return Measurement.EXACT;
         }

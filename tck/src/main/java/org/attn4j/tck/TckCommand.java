@@ -2,8 +2,10 @@ package org.attn4j.tck;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -100,6 +102,19 @@ public final class TckCommand implements Callable<Integer> {
         }
         if (!Files.isWritable(dir)) {
             throw new ParameterException(spec.commandLine(), "--json " + json + ": its directory is not writable");
+        }
+        boolean existed = Files.exists(json);
+        try (FileChannel probe = FileChannel.open(json, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            probe.size();
+        } catch (IOException e) {
+            throw new ParameterException(spec.commandLine(), "--json " + json + " cannot be written: " + e);
+        }
+        try {
+            if (!existed) {
+                Files.delete(json);
+            }
+        } catch (IOException e) {
+            throw new ParameterException(spec.commandLine(), "--json " + json + " cannot be written: " + e);
         }
     }
 }

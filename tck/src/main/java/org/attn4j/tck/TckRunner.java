@@ -123,12 +123,14 @@ public final class TckRunner {
             }
             if (settings.kinds().contains(Kind.LAW)) {
                 all.addAll(LawSuite.plan(tolerances, settings.seed()));
+                all.addAll(OverflowSuite.plan(settings.seed()));
             }
             if (settings.kinds().contains(Kind.DIFFERENTIAL)) {
                 all.addAll(DifferentialSuite.plan(underTest, peers, tolerances, settings.seed(), notes));
             }
             if (settings.kinds().contains(Kind.BAD_INPUT)) {
                 all.addAll(BadInputSuite.plan());
+                all.addAll(ClosingRaceSuite.plan(settings.seed()));
             }
             for (ToleranceOverride o : tolerances.overrides()) {
                 notes.add("tolerance override for " + o.op() + " " + o.dtype() + " cases " + o.casePattern() + ": "

@@ -2,8 +2,10 @@ package org.attn4j.api.spi;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.math.BigInteger;
 import java.util.List;
 import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.DType;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 
@@ -32,6 +34,59 @@ public final class ShapeChecks {
                         + first.shape() + "; cast one of them");
             }
         }
+    }
+
+    /**
+     * @param op the op name for the message
+     * @param argument the argument name for the message
+     * @param value the argument
+     * @throws IllegalArgumentException if it is null
+     */
+    public static void notNull(String op, String argument, Object value) {
+        if (value == null) {
+            throw new IllegalArgumentException(op + ": argument " + argument + " is null");
+        }
+    }
+
+    /**
+     * The checks of a factory that copies values in ({@code Scope.tensor}).
+     *
+     * @param op the op name for the message
+     * @param length the number of values supplied, or -1 when the data array is null
+     * @param shape the shape they should fill
+     * @throws IllegalArgumentException if the data or the shape is null, or they differ in size
+     */
+    public static void data(String op, int length, Shape shape) {
+        if (length < 0) {
+            throw new IllegalArgumentException(op + ": argument data is null");
+        }
+        notNull(op, "shape", shape);
+        dataLength(op, length, shape);
+    }
+
+    /**
+     * The size check a backend makes before it allocates a tensor, so that a tensor too large for it fails with the
+     * op, the shape and the bytes asked for instead of a native allocation failure or an array-size error.
+     *
+     * @param op the op name for the message
+     * @param shape the tensor's shape
+     * @param dtype the tensor's element type
+     * @param maxBytes the most bytes the backend can give one tensor now
+     * @param limit what {@code maxBytes} is, for the message
+     * @throws IllegalArgumentException if the tensor needs more than {@code maxBytes}
+     */
+    public static void fits(String op, Shape shape, DType dtype, long maxBytes, String limit) {
+        notNull(op, "shape", shape);
+        notNull(op, "dtype", dtype);
+        if (shape.size() > maxBytes / dtype.byteSize()) {
+            throw new IllegalArgumentException(op + ": a tensor of shape " + shape + " " + dtype + " needs "
+                    + bytes(shape, dtype) + " bytes, more than " + limit + " (" + maxBytes + " bytes)");
+        }
+    }
+
+    private static String bytes(Shape shape, DType dtype) {
+        return BigInteger.valueOf(shape.size()).multiply(BigInteger.valueOf(dtype.byteSize()))
+                .toString();
     }
 
     /**

@@ -42,7 +42,7 @@ final class Elementwise {
         Shape rows = rank == 0 ? Shape.scalar() : out.slice(0, rank - 1);
         int[] rowA = Strides.offsets(rows, Arrays.copyOf(sa, Math.max(0, rank - 1)));
         int[] rowB = Strides.offsets(rows, Arrays.copyOf(sb, Math.max(0, rank - 1)));
-        Object result = HeapScope.allocate(a.dtype(), out.size());
+        Object result = HeapScope.allocate(a.dtype(), out);
         if (result instanceof float[] o) {
             float[] x = a.f32();
             float[] y = b.f32();

@@ -48,7 +48,7 @@ final class FlashAttention {
                 : f32 ? FlashAttentionF32.QUERY_BLOCK : FlashAttentionF64.QUERY_BLOCK;
         int blocks = (plan.queries + block - 1) / block;
         long work = (long) block * plan.keys * (plan.keyDim + plan.valueDim);
-        Object out = HeapScope.allocate(q.dtype(), shape.output().size());
+        Object out = HeapScope.allocate(q.dtype(), shape.output());
         Supplier<Kernel> kernels = simd
                 ? () -> new VectorFlashAttentionF32(plan, q.f32(), k.f32(), v.f32(), (float[]) out)::block
                 : f32 ? () -> new FlashAttentionF32(plan, q.f32(), k.f32(), v.f32(), (float[]) out)::block

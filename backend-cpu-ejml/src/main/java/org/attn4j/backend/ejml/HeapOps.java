@@ -97,7 +97,7 @@ final class HeapOps extends AbstractOps<HeapTensor> {
         int in = weight.shape().dim(1);
         int features = weight.shape().dim(0);
         int rows = (int) (x.shape().size() / in);
-        Object result = HeapScope.allocate(x.dtype(), out.size());
+        Object result = HeapScope.allocate(x.dtype(), out);
         MatMul.linear(rows, features, in, x.data(), weight.data(), bias == null ? null : bias.data(), result,
                 parallel);
         return scope.wrap(out, result);
@@ -106,7 +106,7 @@ final class HeapOps extends AbstractOps<HeapTensor> {
     @Override
     protected Tensor computeEmbedding(HeapTensor weight, int[] ids, Shape out) {
         int d = weight.shape().dim(1);
-        Object result = HeapScope.allocate(weight.dtype(), out.size());
+        Object result = HeapScope.allocate(weight.dtype(), out);
         for (int i = 0; i < ids.length; i++) {
             System.arraycopy(weight.data(), ids[i] * d, result, i * d, d);
         }
@@ -132,7 +132,7 @@ final class HeapOps extends AbstractOps<HeapTensor> {
     protected Tensor computeConcat(List<HeapTensor> parts, int axis, Shape out) {
         int inner = (int) out.stride(axis);
         int outer = outer(out, axis);
-        Object result = HeapScope.allocate(parts.get(0).dtype(), out.size());
+        Object result = HeapScope.allocate(parts.get(0).dtype(), out);
         int start = 0;
         for (HeapTensor t : parts) {
             int block = t.shape().dim(axis) * inner;
@@ -150,7 +150,7 @@ final class HeapOps extends AbstractOps<HeapTensor> {
         int start = 0;
         for (int p = 0; p < data.length; p++) {
             int block = pieces.get(p).dim(axis) * inner;
-            data[p] = HeapScope.allocate(x.dtype(), pieces.get(p).size());
+            data[p] = HeapScope.allocate(x.dtype(), pieces.get(p));
             Layout.blocks(data[p], x.data(), outer, block, start, x.shape().dim(axis) * inner, true);
             start += block;
         }

@@ -1,5 +1,6 @@
 package org.attn4j.backend.ejml;
 
+import java.math.BigInteger;
 import org.attn4j.api.DType;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Shape;
@@ -9,11 +10,15 @@ import org.attn4j.api.spi.ShapeChecks;
 
 /** A scope of heap tensors; confined to one thread at a time, like every scope. */
 final class HeapScope extends AbstractScope {
-    private final HeapOps ops;
+    /** The most elements one Java array, and so one tensor of this backend, holds. */
+    private static final long MAX_ELEMENTS = Integer.MAX_VALUE - 8;
+    private static final String LIMIT = "backend ejml's limit for one tensor, a Java array of 2^31 - 9 elements;"
+            + " split the work or use a native backend";
+    private final Ops ops;
 
     HeapScope(EjmlBackend backend) {
         super(backend);
-        this.ops = new HeapOps(this, backend.parallel());
+        this.ops = guarded(new HeapOps(this, backend.parallel()));
     }
 
     @Override
@@ -25,32 +30,23 @@ final class HeapScope extends AbstractScope {
     @Override
     public Tensor tensor(float[] data, Shape shape) {
         checkOpen("tensor");
-        checkData(data, shape);
-        ShapeChecks.dataLength("tensor", data.length, shape);
+        ShapeChecks.data("tensor", data == null ? -1 : data.length, shape);
         return new HeapTensor(this, shape, data.clone());
     }
 
     @Override
     public Tensor tensor(double[] data, Shape shape) {
         checkOpen("tensor");
-        checkData(data, shape);
-        ShapeChecks.dataLength("tensor", data.length, shape);
+        ShapeChecks.data("tensor", data == null ? -1 : data.length, shape);
         return new HeapTensor(this, shape, data.clone());
     }
 
     @Override
     public Tensor zeros(Shape shape, DType dtype) {
         checkOpen("zeros");
-        if (shape == null || dtype == null) {
-            throw new IllegalArgumentException("zeros: argument " + (shape == null ? "shape" : "dtype") + " is null");
-        }
+        ShapeChecks.notNull("zeros", "dtype", dtype);
+        ShapeChecks.fits("zeros", shape, dtype, MAX_ELEMENTS * dtype.byteSize(), LIMIT);
         return wrap(shape, allocate(dtype, shape.size()));
-    }
-
-    private static void checkData(Object data, Shape shape) {
-        if (data == null || shape == null) {
-            throw new IllegalArgumentException("tensor: argument " + (data == null ? "data" : "shape") + " is null");
-        }
     }
 
     /**
@@ -74,13 +70,25 @@ final class HeapScope extends AbstractScope {
 
     /**
      * @param dtype the element type
+     * @param shape the result's shape
+     * @return a zeroed {@code float[]} or {@code double[]} of {@code shape.size()} elements
+     * @throws IllegalArgumentException naming the running op, the shape and the bytes if one array cannot hold it
+     */
+    static Object allocate(DType dtype, Shape shape) {
+        ShapeChecks.fits(runningOp("tensor"), shape, dtype, MAX_ELEMENTS * dtype.byteSize(), LIMIT);
+        return allocate(dtype, shape.size());
+    }
+
+    /**
+     * @param dtype the element type
      * @param size the number of elements
      * @return a zeroed {@code float[]} or {@code double[]}
      */
     static Object allocate(DType dtype, long size) {
-        if (size > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("tensor of " + size + " elements exceeds the Java array limit of the"
-                    + " ejml backend; split the work or use a native backend");
+        if (size > MAX_ELEMENTS) {
+            throw new IllegalArgumentException(runningOp("tensor") + ": a result of " + size + " " + dtype
+                    + " elements needs " + BigInteger.valueOf(size).multiply(BigInteger.valueOf(dtype.byteSize()))
+                    + " bytes, more than " + LIMIT + " (" + MAX_ELEMENTS * dtype.byteSize() + " bytes)");
         }
         return dtype == DType.F32 ? new float[(int) size] : new double[(int) size];
     }

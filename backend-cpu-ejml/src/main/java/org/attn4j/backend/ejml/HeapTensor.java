@@ -45,14 +45,13 @@ final class HeapTensor extends AbstractTensor {
 
     @Override
     public float[] toFloatArray() {
-        checkOpen("toFloatArray");
-        return dtype() == DType.F32 ? floats.clone() : (float[]) Layout.cast(doubles, DType.F32);
+        return reading("toFloatArray",
+                () -> dtype() == DType.F32 ? floats.clone() : (float[]) Layout.cast(doubles, DType.F32));
     }
 
     @Override
     public double[] toDoubleArray() {
-        checkOpen("toDoubleArray");
-        return dtype() == DType.F64 ? doubles.clone() : widened();
+        return reading("toDoubleArray", () -> dtype() == DType.F64 ? doubles.clone() : widened());
     }
 
     @Override

@@ -15,12 +15,12 @@ import org.attn4j.api.spi.ShapeChecks;
  */
 final class CudaScope extends AbstractScope {
     private final Device device;
-    private final CudaOps ops;
+    private final Ops ops;
 
     CudaScope(CudaBackend backend, Device device) {
         super(backend);
         this.device = device;
-        this.ops = new CudaOps(this, device);
+        this.ops = guarded(new CudaOps(this, device));
     }
 
     @Override
@@ -31,7 +31,7 @@ final class CudaScope extends AbstractScope {
 
     @Override
     public Tensor tensor(float[] data, Shape shape) {
-        ShapeChecks.dataLength("tensor", data.length, shape);
+        ShapeChecks.data("tensor", data == null ? -1 : data.length, shape);
         CudaTensor t = allocate("tensor", shape);
         device.upload("tensor", t.data(), data);
         return t;
@@ -44,10 +44,11 @@ final class CudaScope extends AbstractScope {
 
     @Override
     public Tensor tensor(double[] data, Shape shape, DType dtype) {
+        ShapeChecks.notNull("tensor", "dtype", dtype);
         if (dtype != DType.F32) {
             throw CudaScope.unsupported("tensor", dtype);
         }
-        ShapeChecks.dataLength("tensor", data.length, shape);
+        ShapeChecks.data("tensor", data == null ? -1 : data.length, shape);
         float[] f = new float[data.length];
         for (int i = 0; i < f.length; i++) {
             f[i] = (float) data[i];
@@ -57,6 +58,8 @@ final class CudaScope extends AbstractScope {
 
     @Override
     public Tensor zeros(Shape shape, DType dtype) {
+        ShapeChecks.notNull("zeros", "shape", shape);
+        ShapeChecks.notNull("zeros", "dtype", dtype);
         if (dtype != DType.F32) {
             throw CudaScope.unsupported("zeros", dtype);
         }
@@ -74,11 +77,9 @@ final class CudaScope extends AbstractScope {
      */
     CudaTensor allocate(String op, Shape shape) {
         checkOpen(op);
+        ShapeChecks.fits(op, shape, DType.F32, (long) Integer.MAX_VALUE * Sizeof.FLOAT,
+                "backend cuda's limit for one tensor, 2^31 - 1 elements");
         long size = shape.size();
-        if (size > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(op + ": shape " + shape + " has " + size
-                    + " elements; backend cuda holds at most 2^31 - 1 per tensor");
-        }
         CUdeviceptr ptr = device.alloc(op, size * Sizeof.FLOAT);
         try {
             return new CudaTensor(this, shape, device, ptr);

@@ -32,14 +32,12 @@ final class CudaTensor extends AbstractTensor {
 
     @Override
     public float[] toFloatArray() {
-        checkOpen("toFloatArray");
-        return device.download("toFloatArray", data, size());
+        return reading("toFloatArray", () -> device.download("toFloatArray", data, size()));
     }
 
     @Override
     public double[] toDoubleArray() {
-        checkOpen("toDoubleArray");
-        float[] f = device.download("toDoubleArray", data, size());
+        float[] f = reading("toDoubleArray", () -> device.download("toDoubleArray", data, size()));
         double[] d = new double[f.length];
         for (int i = 0; i < f.length; i++) {
             d[i] = f[i];

@@ -285,12 +285,18 @@ final class InterpretingDevice implements Device {
                 s += f(a.get(0), base + c) - shift;
             }
             float mean = s / d;
+            float amax = 0f;
+            for (int c = 0; c < d; c++) {
+                float dlt = Math.abs(f(a.get(0), base + c) - shift - mean);
+                amax = Float.isNaN(dlt) || Float.isNaN(amax) ? Float.NaN : Math.max(amax, dlt);
+            }
+            float inv = amax > 1f && amax < Float.POSITIVE_INFINITY ? 1f / amax : 1f;
             float q = 0f;
             for (int c = 0; c < d; c++) {
-                float dlt = f(a.get(0), base + c) - shift - mean;
+                float dlt = (f(a.get(0), base + c) - shift - mean) * inv;
                 q += dlt * dlt;
             }
-            float rstd = (float) (1 / Math.sqrt(q / d + eps));
+            float rstd = (float) (inv / Math.sqrt(q / d + eps * inv * inv));
             for (int c = 0; c < d; c++) {
                 float v = (f(a.get(0), base + c) - shift - mean) * rstd;
                 if (a.get(1) != null) {

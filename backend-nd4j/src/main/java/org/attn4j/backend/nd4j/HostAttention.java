@@ -7,7 +7,8 @@ import org.attn4j.api.spi.Dropout;
 import org.attn4j.api.spi.ShapeChecks;
 
 /**
- * Attention of a small problem in plain Java loops on host copies of the operands, in double precision:
+ * Attention of a small problem in plain Java loops on host copies of the operands, in double precision, except
+ * that an F32 call rounds each logit to F32, so that a logit past the F32 range is ±∞ as in every F32 kernel:
  * <pre>
  *   logit[p,i,j] = scale · Σ_c q[p,i,c]·k[p,j,c] + additive[p,i,j], plus -∞ where mask or causality forbids
  *   w[p,i,·]     = softmax(logit[p,i,·])   all -∞ → zeros; a NaN or +∞ logit → a NaN row (IEEE)
@@ -44,10 +45,12 @@ final class HostAttention {
      * @param options masks, scale and dropout
      * @param shape the call's dimensions
      * @param weights receives the weights {@code [P, Lq, Lk]} when not null; modified
+     * @param f32 round each logit to F32 (the call's dtype is F32)
      * @return the output {@code [P, Lq, d_v]}
      */
     static double[] compute(double[] q, double[] k, double[] v, double[] additive, Shape additiveShape,
-                            AttentionOptions options, ShapeChecks.AttentionShape shape, double[] weights) {
+                            AttentionOptions options, ShapeChecks.AttentionShape shape, double[] weights,
+                            boolean f32) {
         int problems = shape.problems();
         int lq = shape.queries();
         int lk = shape.keys();
@@ -72,6 +75,9 @@ final class HostAttention {
                     s *= scale;
                     if (additive != null) {
                         s += additive[broadcastIndex(rowStart + j, full, additiveShape)];
+                    }
+                    if (f32) {
+                        s = (float) s;
                     }
                     if (mask != null && !mask.allowed(broadcastIndex(rowStart + j, full, mask.shape()))
                             || options.causal() && j > i) {

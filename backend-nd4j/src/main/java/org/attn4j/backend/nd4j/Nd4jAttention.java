@@ -75,7 +75,8 @@ final class Nd4jAttention {
         double[] weights = options.returnWeights() ? new double[(int) shape.weights().size()] : null;
         double[] out = HostAttention.compute(q.data().asDouble(), k.data().asDouble(), v.data().asDouble(),
                 additive == null ? null : additive.data().asDouble(),
-                additive == null ? null : options.additiveMask().shape(), options, shape, weights);
+                additive == null ? null : options.additiveMask().shape(), options, shape, weights,
+                dtype == DType.F32);
         Tensor output = scope.fresh(shape.output(), dtype, t -> NdArrays.fromHost(out, dtype, shape.output()));
         Tensor w = weights == null ? null
                 : scope.fresh(shape.weights(), dtype, t -> NdArrays.fromHost(weights, dtype, shape.weights()));

@@ -130,6 +130,10 @@ final class Nd4jOps extends AbstractOps<Nd4jTensor> {
         });
     }
 
+    /**
+     * Normalises in F64 whatever the dtype, as the float64 reference does: the squares of F32 entries past about
+     * 1.8e19 overflow F32 and would turn every row that holds one into zeros. Gamma and beta apply in the dtype.
+     */
     @Override
     protected Tensor computeLayerNorm(Nd4jTensor x, Nd4jTensor gamma, Nd4jTensor beta, double eps) {
         INDArray a = x.array("layerNorm");
@@ -137,19 +141,21 @@ final class Nd4jOps extends AbstractOps<Nd4jTensor> {
         INDArray b = beta == null ? null : beta.array("layerNorm");
         int last = x.shape().rank() - 1;
         return scope.fresh(x.shape(), x.dtype(), t -> {
-            INDArray centred = t.add(NdArrays.uninitialized(x.dtype(), x.shape()));
-            Kind.SUB.exec(a, t.add(a.mean(true, last)), centred);
+            INDArray wide = x.dtype() == DType.F64 ? a : t.add(a.castTo(NdArrays.type(DType.F64)));
+            INDArray centred = t.add(NdArrays.uninitialized(DType.F64, x.shape()));
+            Kind.SUB.exec(wide, t.add(wide.mean(true, last)), centred);
             INDArray squares = t.add(centred.mul(centred));
             INDArray std = t.add(squares.mean(true, last));
             Transforms.sqrt(std.addi(eps), false);
             Kind.DIV.exec(centred, std, centred);
+            INDArray normalised = x.dtype() == DType.F64 ? centred : t.add(centred.castTo(NdArrays.type(x.dtype())));
             if (g != null) {
-                Kind.MUL.exec(centred, g, centred);
+                Kind.MUL.exec(normalised, g, normalised);
             }
             if (b != null) {
-                Kind.ADD.exec(centred, b, centred);
+                Kind.ADD.exec(normalised, b, normalised);
             }
-            return centred;
+            return normalised;
         });
     }
 

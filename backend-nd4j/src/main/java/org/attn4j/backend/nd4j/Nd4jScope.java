@@ -13,12 +13,12 @@ import org.nd4j.linalg.factory.Nd4j;
 /** A scope whose tensors are detached ND4J arrays, each closed when the scope closes. */
 final class Nd4jScope extends AbstractScope {
     private final Nd4jBackend backend;
-    private final Nd4jOps ops;
+    private final Ops ops;
 
     Nd4jScope(Nd4jBackend backend) {
         super(backend);
         this.backend = backend;
-        this.ops = new Nd4jOps(this);
+        this.ops = guarded(new Nd4jOps(this));
     }
 
     Nd4jBackend nd4j() {
@@ -34,20 +34,23 @@ final class Nd4jScope extends AbstractScope {
     @Override
     public Tensor tensor(float[] data, Shape shape) {
         checkOpen("tensor");
-        ShapeChecks.dataLength("tensor", data.length, shape);
+        ShapeChecks.data("tensor", data == null ? -1 : data.length, shape);
         return fresh(shape, DType.F32, t -> Nd4j.create(data, NdArrays.dims(shape), NdArrays.type(DType.F32)));
     }
 
     @Override
     public Tensor tensor(double[] data, Shape shape) {
         checkOpen("tensor");
-        ShapeChecks.dataLength("tensor", data.length, shape);
+        ShapeChecks.data("tensor", data == null ? -1 : data.length, shape);
         return fresh(shape, DType.F64, t -> Nd4j.create(data, NdArrays.dims(shape), NdArrays.type(DType.F64)));
     }
 
     @Override
     public Tensor zeros(Shape shape, DType dtype) {
         checkOpen("zeros");
+        ShapeChecks.notNull("zeros", "shape", shape);
+        ShapeChecks.notNull("zeros", "dtype", dtype);
+        NdArrays.checkFits("zeros", shape, dtype);
         return fresh(shape, dtype, t -> Nd4j.create(NdArrays.type(dtype), NdArrays.dims(shape)));
     }
 
@@ -62,6 +65,7 @@ final class Nd4jScope extends AbstractScope {
      * @return the new tensor
      */
     Nd4jTensor fresh(Shape shape, DType dtype, Function<Intermediates, INDArray> body) {
+        NdArrays.checkFits(runningOp("tensor"), shape, dtype);
         try (Intermediates t = new Intermediates()) {
             return wrap(t.keep(body.apply(t)), shape, dtype);
         }
@@ -85,6 +89,11 @@ final class Nd4jScope extends AbstractScope {
         }
         INDArray array = java.util.Arrays.equals(storage.shape(), NdArrays.dims(shape))
                 ? storage : storage.reshape('c', NdArrays.dims(shape));
-        return new Nd4jTensor(this, shape, dtype, array, storage);
+        try {
+            return new Nd4jTensor(this, shape, dtype, array, storage);
+        } catch (RuntimeException e) {
+            storage.close();
+            throw e;
+        }
     }
 }

@@ -36,14 +36,12 @@ final class Nd4jTensor extends AbstractTensor {
 
     @Override
     public float[] toFloatArray() {
-        checkOpen("toFloatArray");
-        return storage.data().asFloat();
+        return reading("toFloatArray", () -> storage.data().asFloat());
     }
 
     @Override
     public double[] toDoubleArray() {
-        checkOpen("toDoubleArray");
-        return storage.data().asDouble();
+        return reading("toDoubleArray", () -> storage.data().asDouble());
     }
 
     @Override

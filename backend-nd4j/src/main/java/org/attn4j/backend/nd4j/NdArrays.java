@@ -2,12 +2,17 @@ package org.attn4j.backend.nd4j;
 
 import org.attn4j.api.DType;
 import org.attn4j.api.Shape;
+import org.attn4j.api.spi.AbstractScope;
+import org.attn4j.api.spi.ShapeChecks;
+import org.bytedeco.javacpp.Pointer;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
 /** Conversions between attn4j's and ND4J's descriptions of an array, and detached allocation. */
 final class NdArrays {
+    /** Arrays up to this size are allocated without asking the system how much memory is free. */
+    private static final long CHECKED_BYTES = 1L << 28;
 
     private NdArrays() {
     }
@@ -39,7 +44,24 @@ final class NdArrays {
      * @return a new C-ordered array outside any workspace, contents undefined
      */
     static INDArray uninitialized(DType dtype, Shape shape) {
+        checkFits(AbstractScope.runningOp("tensor"), shape, dtype);
         return Nd4j.createUninitializedDetached(type(dtype), dims(shape));
+    }
+
+    /**
+     * Checks, before libnd4j allocates (where a failure is a bare {@code std::bad_alloc}), that an array of more than
+     * {@value #CHECKED_BYTES} bytes fits in the physical memory available now.
+     *
+     * @param op the op name for the message
+     * @param shape the array's shape
+     * @param dtype its element type
+     * @throws IllegalArgumentException naming the op, the shape and the bytes if it does not fit
+     */
+    static void checkFits(String op, Shape shape, DType dtype) {
+        if (shape.size() > CHECKED_BYTES / dtype.byteSize()) {
+            ShapeChecks.fits(op, shape, dtype, Pointer.availablePhysicalBytes(),
+                    "the physical memory available to backend nd4j now");
+        }
     }
 
     /**

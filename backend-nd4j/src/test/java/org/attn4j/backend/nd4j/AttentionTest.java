@@ -10,6 +10,7 @@ import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Mask;
+import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
@@ -51,7 +52,7 @@ class AttentionTest {
             Tensor qt = scope.tensor(q, Shape.of(B, H, LQ, DK), dtype);
             Tensor kt = scope.tensor(k, Shape.of(B, H, LK, DK), dtype);
             Tensor vt = scope.tensor(v, Shape.of(B, H, LK, DV), dtype);
-            Nd4jOps ops = (Nd4jOps) scope.ops();
+            Ops ops = scope.ops();
             AttentionResult r = ops.attention(qt, kt, vt, options.withWeights(true));
             assertEquals(Shape.of(B, H, LQ, DV), r.output().shape(), what);
             assertEquals(Shape.of(B, H, LQ, LK), r.weights().shape(), what);

@@ -1,9 +1,13 @@
 package org.attn4j.backend.nd4j;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -61,6 +65,38 @@ class ConcurrencyTest {
                 for (int c = 0; c < outs.size(); c++) {
                     assertArrayEquals(expected, outs.get(c), "thread " + t + " call " + c);
                 }
+            }
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    @Test
+    void closingAScopeWhileAnotherThreadComputesThrowsIllegalStateAndFreesEveryByteAfterwards() throws Exception {
+        Nd4jBackend backend = (Nd4jBackend) new Nd4jBackendProvider().create();
+        float[] data = floats(41, 4 * 256 * 64);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            for (int round = 0; round < 20; round++) {
+                Scope scope = backend.newScope();
+                Tensor q = scope.tensor(data, Shape.of(1, 4, 256, 64));
+                CountDownLatch started = new CountDownLatch(1);
+                Future<Throwable> computing = pool.submit(() -> {
+                    started.countDown();
+                    try {
+                        while (true) {
+                            scope.ops().attention(q, q, q, AttentionOptions.defaults().withWeights(true));
+                        }
+                    } catch (Throwable e) {
+                        return e;
+                    }
+                });
+                started.await();
+                Thread.sleep(0, 1000 * round);
+                scope.close();
+                assertInstanceOf(IllegalStateException.class, computing.get(), "round " + round);
+                assertFalse(q.isOpen(), "round " + round);
+                assertEquals(0, backend.liveBytes(), "native bytes still held after round " + round);
             }
         } finally {
             pool.shutdown();

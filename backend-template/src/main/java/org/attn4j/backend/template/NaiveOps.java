@@ -14,6 +14,7 @@ import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.spi.AbstractScope;
 import org.attn4j.api.spi.Dropout;
 import org.attn4j.api.spi.Erf;
 import org.attn4j.api.spi.ReferenceAttention;
@@ -97,7 +98,7 @@ final class NaiveOps implements Ops {
         NaiveTensor y = operand(op, "b", b);
         ShapeChecks.sameDType(op, "a", x, "b", y);
         Shape out = ShapeChecks.broadcast(op, x.shape(), y.shape());
-        double[] result = new double[Math.toIntExact(out.size())];
+        double[] result = values(out);
         for (int i = 0; i < result.length; i++) {
             result[i] = f.applyAsDouble(x.values()[broadcastIndex(x.shape(), out, i)],
                     y.values()[broadcastIndex(y.shape(), out, i)]);
@@ -118,7 +119,7 @@ final class NaiveOps implements Ops {
         Shape batch = out.slice(0, r - 2);
         Shape batchA = x.shape().slice(0, x.shape().rank() - 2);
         Shape batchB = y.shape().slice(0, y.shape().rank() - 2);
-        double[] result = new double[Math.toIntExact(out.size())];
+        double[] result = values(out);
         for (int p = 0; p < (int) batch.size(); p++) {
             int offA = broadcastIndex(batchA, batch, p) * m * k;
             int offB = broadcastIndex(batchB, batch, p) * k * n;
@@ -365,7 +366,7 @@ final class NaiveOps implements Ops {
         Shape out = ShapeChecks.concat(shapes, axis);
         ShapeChecks.sameDType("concat", named);
         Around a = Around.of(out, ShapeChecks.axis("concat", out, axis));
-        double[] result = new double[Math.toIntExact(out.size())];
+        double[] result = values(out);
         int start = 0;
         for (NaiveTensor t : ts) {
             Around own = Around.of(t.shape(), ShapeChecks.axis("concat", t.shape(), axis));
@@ -390,7 +391,7 @@ final class NaiveOps implements Ops {
         List<Tensor> out = new ArrayList<>();
         int start = 0;
         for (int p = 0; p < sizes.length; p++) {
-            double[] piece = new double[Math.toIntExact(shapes.get(p).size())];
+            double[] piece = values(shapes.get(p));
             for (int o = 0; o < a.outer(); o++) {
                 for (int k = 0; k < sizes[p]; k++) {
                     for (int i = 0; i < a.inner(); i++) {
@@ -458,5 +459,17 @@ final class NaiveOps implements Ops {
     @Override
     public AttentionResult attention(Tensor q, Tensor k, Tensor v, AttentionOptions options) {
         return ReferenceAttention.compute(this, q, k, v, options);
+    }
+
+    /**
+     * @param shape a result's shape
+     * @return a zeroed array for it
+     * @throws IllegalArgumentException naming the running op, the shape and the bytes if one Java array cannot
+     *     hold it
+     */
+    static double[] values(Shape shape) {
+        ShapeChecks.fits(AbstractScope.runningOp("tensor"), shape, DType.F64, (Integer.MAX_VALUE - 8L) * Double.BYTES,
+                "backend naive's limit for one tensor, a Java double[] of 2^31 - 9 elements");
+        return new double[(int) shape.size()];
     }
 }

@@ -9,10 +9,11 @@ import org.attn4j.api.spi.ShapeChecks;
 
 /** A scope: makes tensors from host arrays; {@link AbstractScope} tracks and frees them. */
 final class NaiveScope extends AbstractScope {
-    private final NaiveOps ops = new NaiveOps(this);
+    private final Ops ops;
 
     NaiveScope(NaiveBackend backend) {
         super(backend);
+        this.ops = guarded(new NaiveOps(this));
     }
 
     @Override
@@ -24,8 +25,7 @@ final class NaiveScope extends AbstractScope {
     @Override
     public Tensor tensor(float[] data, Shape shape) {
         checkOpen("tensor");
-        NaiveOps.notNull("tensor", "data", data);
-        ShapeChecks.dataLength("tensor", data.length, shape);
+        ShapeChecks.data("tensor", data == null ? -1 : data.length, shape);
         double[] values = new double[data.length];
         for (int i = 0; i < data.length; i++) {
             values[i] = data[i];
@@ -36,17 +36,17 @@ final class NaiveScope extends AbstractScope {
     @Override
     public Tensor tensor(double[] data, Shape shape) {
         checkOpen("tensor");
-        NaiveOps.notNull("tensor", "data", data);
-        ShapeChecks.dataLength("tensor", data.length, shape);
+        ShapeChecks.data("tensor", data == null ? -1 : data.length, shape);
         return wrap(shape, DType.F64, data.clone());
     }
 
     @Override
     public Tensor zeros(Shape shape, DType dtype) {
         checkOpen("zeros");
-        NaiveOps.notNull("zeros", "shape", shape);
-        NaiveOps.notNull("zeros", "dtype", dtype);
-        return wrap(shape, dtype, new double[Math.toIntExact(shape.size())]);
+        ShapeChecks.notNull("zeros", "dtype", dtype);
+        ShapeChecks.fits("zeros", shape, dtype, (Integer.MAX_VALUE - 8L) * dtype.byteSize(),
+                "backend naive's limit for one tensor, a Java array of 2^31 - 9 elements");
+        return wrap(shape, dtype, NaiveOps.values(shape));
     }
 
     /** @return a new tensor of this scope holding {@code values} (rounded to float for F32) */

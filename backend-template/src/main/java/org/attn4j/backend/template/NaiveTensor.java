@@ -30,19 +30,19 @@ final class NaiveTensor extends AbstractTensor {
 
     @Override
     public float[] toFloatArray() {
-        checkOpen("toFloatArray");
-        double[] v = values;
-        float[] out = new float[v.length];
-        for (int i = 0; i < v.length; i++) {
-            out[i] = (float) v[i];
-        }
-        return out;
+        return reading("toFloatArray", () -> {
+            double[] v = values;
+            float[] out = new float[v.length];
+            for (int i = 0; i < v.length; i++) {
+                out[i] = (float) v[i];
+            }
+            return out;
+        });
     }
 
     @Override
     public double[] toDoubleArray() {
-        checkOpen("toDoubleArray");
-        return values.clone();
+        return reading("toDoubleArray", values::clone);
     }
 
     @Override

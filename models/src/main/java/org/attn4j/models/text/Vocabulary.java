@@ -16,12 +16,14 @@ import java.util.regex.Pattern;
  *   words = text.translate(str.maketrans("", "", string.punctuation)).split()
  *   vocab = {w: i for i, w in enumerate(sorted(set(words)))}
  * </pre>
- * Punctuation and symbol characters are deleted (so {@code "don't"} becomes {@code "dont"}); sorting is by UTF-16
- * code unit, which is Python's order for text in the Basic Multilingual Plane (upper case before lower case).
+ * The 32 ASCII punctuation characters of Python's {@code string.punctuation} are deleted (so {@code "don't"}
+ * becomes {@code "dont"}); every other character stays, so emoji and accented words are words like any other.
+ * Sorting is by UTF-16 code unit, which is Python's order for text in the Basic Multilingual Plane (upper case
+ * before lower case).
  * Case is kept unless the vocabulary is built to lower-case.
  */
 public final class Vocabulary {
-    private static final Pattern PUNCTUATION = Pattern.compile("[\\p{P}\\p{S}]");
+    private static final Pattern PUNCTUATION = Pattern.compile("\\p{Punct}");
     private static final Pattern WHITESPACE = Pattern.compile("\\s+");
 
     private final List<String> words;

@@ -51,4 +51,10 @@ class VocabularyTest {
     void emptyTextGivesAnEmptyVocabulary() {
         assertEquals(0, Vocabulary.fromText(" ... ").size());
     }
+
+    @Test
+    void emojiAndAccentedWordsAreWordsOnlyAsciiPunctuationIsDropped() {
+        assertEquals(List.of("I", "\u2764\uFE0F", "café", "\uD83D\uDE00"),
+                Vocabulary.tokenize("I \u2764\uFE0F café, \uD83D\uDE00!", false));
+    }
 }
