@@ -124,6 +124,8 @@ public final class TckRunner {
             if (settings.kinds().contains(Kind.LAW)) {
                 all.addAll(LawSuite.plan(tolerances, settings.seed()));
                 all.addAll(OverflowSuite.plan(settings.seed()));
+                all.addAll(IeeeSuite.plan());
+                all.addAll(ConcurrencySuite.plan(settings.seed()));
             }
             if (settings.kinds().contains(Kind.DIFFERENTIAL)) {
                 all.addAll(DifferentialSuite.plan(underTest, peers, tolerances, settings.seed(), notes));
