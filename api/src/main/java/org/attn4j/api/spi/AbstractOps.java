@@ -3,6 +3,7 @@ package org.attn4j.api.spi;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Supplier;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
@@ -28,6 +29,12 @@ import org.attn4j.api.Tensor;
  * Each failure throws the {@link IllegalArgumentException} or {@link IllegalStateException} that names the op, the
  * argument and the shapes, so every backend built on this class rejects the same calls with the same messages.
  * A compute method runs only after all checks passed; it allocates its result in {@link #scope()}.
+ *
+ * <p>Each op, from before its first check until its compute method returns, is an op in flight on the calling
+ * thread: its operands and the tensors it creates are pinned, so closing their scope on another thread in the
+ * middle of it cannot free memory the op still reads (see {@link AbstractTensor}); the op either completes on the
+ * data it pinned or throws {@link IllegalStateException}. A backend hands out these ops from
+ * {@link Scope#ops()} as they are.
  *
  * @param <T> the backend's tensor type
  */
@@ -100,9 +107,18 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
         return tensor == null ? null : operand(op, argument, tensor);
     }
 
-    private static void notNull(String op, String argument, Object value) {
-        if (value == null) {
-            throw new IllegalArgumentException(op + ": argument " + argument + " is null");
+    /**
+     * Runs one op's checks and compute method as an op in flight on this thread ({@link InFlight}): every operand
+     * and every tensor created until it returns stays pinned, so a scope closed on another thread meanwhile frees
+     * nothing the op still reads or writes. Ops nest (a compute method may call other ops); the outermost one
+     * names the running op ({@link AbstractScope#runningOp}) and lets go of the pins when it returns or throws.
+     */
+    private static <R> R inFlight(String op, Supplier<R> body) {
+        InFlight.enter(op);
+        try {
+            return body.get();
+        } finally {
+            InFlight.exit();
         }
     }
 
@@ -112,11 +128,13 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor matmul(Tensor a, Tensor b, boolean transposeA, boolean transposeB) {
-        T x = operand("matmul", "a", a);
-        T y = operand("matmul", "b", b);
-        ShapeChecks.sameDType("matmul", "a", x, "b", y);
-        Shape out = ShapeChecks.matmul(x.shape(), y.shape(), transposeA, transposeB);
-        return computeMatmul(x, y, transposeA, transposeB, out);
+        return inFlight("matmul", () -> {
+            T x = operand("matmul", "a", a);
+            T y = operand("matmul", "b", b);
+            ShapeChecks.sameDType("matmul", "a", x, "b", y);
+            Shape out = ShapeChecks.matmul(x.shape(), y.shape(), transposeA, transposeB);
+            return computeMatmul(x, y, transposeA, transposeB, out);
+        });
     }
 
     /**
@@ -151,10 +169,12 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     private Tensor binary(Binary kind, Tensor a, Tensor b) {
         String op = kind.op();
-        T x = operand(op, "a", a);
-        T y = operand(op, "b", b);
-        ShapeChecks.sameDType(op, "a", x, "b", y);
-        return computeBinary(kind, x, y, ShapeChecks.broadcast(op, x.shape(), y.shape()));
+        return inFlight(op, () -> {
+            T x = operand(op, "a", a);
+            T y = operand(op, "b", b);
+            ShapeChecks.sameDType(op, "a", x, "b", y);
+            return computeBinary(kind, x, y, ShapeChecks.broadcast(op, x.shape(), y.shape()));
+        });
     }
 
     /**
@@ -168,7 +188,7 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor scale(Tensor x, double factor) {
-        return computeScale(operand("scale", "x", x), factor);
+        return inFlight("scale", () -> computeScale(operand("scale", "x", x), factor));
     }
 
     /**
@@ -180,7 +200,7 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor exp(Tensor x) {
-        return computeExp(operand("exp", "x", x));
+        return inFlight("exp", () -> computeExp(operand("exp", "x", x)));
     }
 
     /**
@@ -211,9 +231,11 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     private Tensor reduce(Reduction kind, Tensor x, int axis, boolean keepDims) {
         String op = kind.op();
-        T t = operand(op, "x", x);
-        Shape out = ShapeChecks.reduce(op, t.shape(), axis, keepDims);
-        return computeReduce(kind, t, ShapeChecks.axis(op, t.shape(), axis), keepDims, out);
+        return inFlight(op, () -> {
+            T t = operand(op, "x", x);
+            Shape out = ShapeChecks.reduce(op, t.shape(), axis, keepDims);
+            return computeReduce(kind, t, ShapeChecks.axis(op, t.shape(), axis), keepDims, out);
+        });
     }
 
     /**
@@ -228,8 +250,10 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor softmax(Tensor x, int axis) {
-        T t = operand("softmax", "x", x);
-        return computeSoftmax(t, ShapeChecks.axis("softmax", t.shape(), axis));
+        return inFlight("softmax", () -> {
+            T t = operand("softmax", "x", x);
+            return computeSoftmax(t, ShapeChecks.axis("softmax", t.shape(), axis));
+        });
     }
 
     /**
@@ -241,12 +265,14 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor layerNorm(Tensor x, Tensor gamma, Tensor beta, double eps) {
-        T t = operand("layerNorm", "x", x);
-        T g = optional("layerNorm", "gamma", gamma);
-        T b = optional("layerNorm", "beta", beta);
-        ShapeChecks.sameDType("layerNorm", "x", t, "gamma", g, "beta", b);
-        ShapeChecks.layerNorm(t.shape(), shapeOf(g), shapeOf(b), eps);
-        return computeLayerNorm(t, g, b, eps);
+        return inFlight("layerNorm", () -> {
+            T t = operand("layerNorm", "x", x);
+            T g = optional("layerNorm", "gamma", gamma);
+            T b = optional("layerNorm", "beta", beta);
+            ShapeChecks.sameDType("layerNorm", "x", t, "gamma", g, "beta", b);
+            ShapeChecks.layerNorm(t.shape(), shapeOf(g), shapeOf(b), eps);
+            return computeLayerNorm(t, g, b, eps);
+        });
     }
 
     /**
@@ -260,7 +286,7 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor relu(Tensor x) {
-        return computeRelu(operand("relu", "x", x));
+        return inFlight("relu", () -> computeRelu(operand("relu", "x", x)));
     }
 
     /**
@@ -271,9 +297,11 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor gelu(Tensor x, GeluApproximation approximation) {
-        T t = operand("gelu", "x", x);
-        notNull("gelu", "approximation", approximation);
-        return computeGelu(t, approximation);
+        return inFlight("gelu", () -> {
+            T t = operand("gelu", "x", x);
+            ShapeChecks.notNull("gelu", "approximation", approximation);
+            return computeGelu(t, approximation);
+        });
     }
 
     /**
@@ -285,12 +313,14 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor linear(Tensor x, Tensor weight, Tensor bias) {
-        T t = operand("linear", "x", x);
-        T w = operand("linear", "weight", weight);
-        T b = optional("linear", "bias", bias);
-        ShapeChecks.sameDType("linear", "x", t, "weight", w, "bias", b);
-        Shape out = ShapeChecks.linear(t.shape(), w.shape(), shapeOf(b));
-        return computeLinear(t, w, b, out);
+        return inFlight("linear", () -> {
+            T t = operand("linear", "x", x);
+            T w = operand("linear", "weight", weight);
+            T b = optional("linear", "bias", bias);
+            ShapeChecks.sameDType("linear", "x", t, "weight", w, "bias", b);
+            Shape out = ShapeChecks.linear(t.shape(), w.shape(), shapeOf(b));
+            return computeLinear(t, w, b, out);
+        });
     }
 
     /**
@@ -304,11 +334,13 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor embedding(Tensor weight, int[] ids, Shape idsShape) {
-        T w = operand("embedding", "weight", weight);
-        notNull("embedding", "ids", ids);
-        notNull("embedding", "idsShape", idsShape);
-        Shape out = ShapeChecks.embedding(w.shape(), ids, idsShape);
-        return computeEmbedding(w, ids, out);
+        return inFlight("embedding", () -> {
+            T w = operand("embedding", "weight", weight);
+            ShapeChecks.notNull("embedding", "ids", ids);
+            ShapeChecks.notNull("embedding", "idsShape", idsShape);
+            Shape out = ShapeChecks.embedding(w.shape(), ids, idsShape);
+            return computeEmbedding(w, ids, out);
+        });
     }
 
     /**
@@ -321,9 +353,11 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor reshape(Tensor x, int... shape) {
-        T t = operand("reshape", "x", x);
-        notNull("reshape", "shape", shape);
-        return computeReshape(t, ShapeChecks.reshape(t.shape(), shape));
+        return inFlight("reshape", () -> {
+            T t = operand("reshape", "x", x);
+            ShapeChecks.notNull("reshape", "shape", shape);
+            return computeReshape(t, ShapeChecks.reshape(t.shape(), shape));
+        });
     }
 
     /**
@@ -335,14 +369,16 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor permute(Tensor x, int... axes) {
-        T t = operand("permute", "x", x);
-        notNull("permute", "axes", axes);
-        Shape out = ShapeChecks.permute(t.shape(), axes);
-        int[] normalized = new int[axes.length];
-        for (int i = 0; i < axes.length; i++) {
-            normalized[i] = axes[i] < 0 ? axes[i] + axes.length : axes[i];
-        }
-        return computePermute(t, normalized, out);
+        return inFlight("permute", () -> {
+            T t = operand("permute", "x", x);
+            ShapeChecks.notNull("permute", "axes", axes);
+            Shape out = ShapeChecks.permute(t.shape(), axes);
+            int[] normalized = new int[axes.length];
+            for (int i = 0; i < axes.length; i++) {
+                normalized[i] = axes[i] < 0 ? axes[i] + axes.length : axes[i];
+            }
+            return computePermute(t, normalized, out);
+        });
     }
 
     /**
@@ -355,20 +391,22 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor concat(List<Tensor> parts, int axis) {
-        notNull("concat", "parts", parts);
-        List<T> ts = new ArrayList<>(parts.size());
-        List<Shape> shapes = new ArrayList<>(parts.size());
-        Object[] named = new Object[2 * parts.size()];
-        for (int i = 0; i < parts.size(); i++) {
-            T t = operand("concat", "parts[" + i + "]", parts.get(i));
-            ts.add(t);
-            shapes.add(t.shape());
-            named[2 * i] = "parts[" + i + "]";
-            named[2 * i + 1] = t;
-        }
-        Shape out = ShapeChecks.concat(shapes, axis);
-        ShapeChecks.sameDType("concat", named);
-        return computeConcat(ts, ShapeChecks.axis("concat", out, axis), out);
+        return inFlight("concat", () -> {
+            ShapeChecks.notNull("concat", "parts", parts);
+            List<T> ts = new ArrayList<>(parts.size());
+            List<Shape> shapes = new ArrayList<>(parts.size());
+            Object[] named = new Object[2 * parts.size()];
+            for (int i = 0; i < parts.size(); i++) {
+                T t = operand("concat", "parts[" + i + "]", parts.get(i));
+                ts.add(t);
+                shapes.add(t.shape());
+                named[2 * i] = "parts[" + i + "]";
+                named[2 * i + 1] = t;
+            }
+            Shape out = ShapeChecks.concat(shapes, axis);
+            ShapeChecks.sameDType("concat", named);
+            return computeConcat(ts, ShapeChecks.axis("concat", out, axis), out);
+        });
     }
 
     /**
@@ -381,10 +419,12 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final List<Tensor> split(Tensor x, int[] sizes, int axis) {
-        T t = operand("split", "x", x);
-        notNull("split", "sizes", sizes);
-        List<Shape> shapes = ShapeChecks.split(t.shape(), sizes, axis);
-        return computeSplit(t, ShapeChecks.axis("split", t.shape(), axis), shapes);
+        return inFlight("split", () -> {
+            T t = operand("split", "x", x);
+            ShapeChecks.notNull("split", "sizes", sizes);
+            List<Shape> shapes = ShapeChecks.split(t.shape(), sizes, axis);
+            return computeSplit(t, ShapeChecks.axis("split", t.shape(), axis), shapes);
+        });
     }
 
     /**
@@ -397,9 +437,11 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor cast(Tensor x, DType dtype) {
-        T t = operand("cast", "x", x);
-        notNull("cast", "dtype", dtype);
-        return computeCast(t, dtype);
+        return inFlight("cast", () -> {
+            T t = operand("cast", "x", x);
+            ShapeChecks.notNull("cast", "dtype", dtype);
+            return computeCast(t, dtype);
+        });
     }
 
     /**
@@ -411,9 +453,11 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor dropout(Tensor x, double p, long seed) {
-        T t = operand("dropout", "x", x);
-        Dropout.checkProbability("dropout", p);
-        return computeDropout(t, p, seed);
+        return inFlight("dropout", () -> {
+            T t = operand("dropout", "x", x);
+            Dropout.checkProbability("dropout", p);
+            return computeDropout(t, p, seed);
+        });
     }
 
     /**
@@ -426,10 +470,12 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor additiveMask(Mask mask, DType dtype) {
-        scope.checkOpen("additiveMask");
-        notNull("additiveMask", "mask", mask);
-        notNull("additiveMask", "dtype", dtype);
-        return computeAdditiveMask(mask, dtype);
+        return inFlight("additiveMask", () -> {
+            scope.checkOpen("additiveMask");
+            ShapeChecks.notNull("additiveMask", "mask", mask);
+            ShapeChecks.notNull("additiveMask", "dtype", dtype);
+            return computeAdditiveMask(mask, dtype);
+        });
     }
 
     /**
@@ -441,11 +487,13 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor rmsNorm(Tensor x, Tensor weight, double eps) {
-        T t = operand("rmsNorm", "x", x);
-        T w = optional("rmsNorm", "weight", weight);
-        ShapeChecks.sameDType("rmsNorm", "x", t, "weight", w);
-        ShapeChecks.rmsNorm(t.shape(), shapeOf(w), eps);
-        return computeRmsNorm(t, w, eps);
+        return inFlight("rmsNorm", () -> {
+            T t = operand("rmsNorm", "x", x);
+            T w = optional("rmsNorm", "weight", weight);
+            ShapeChecks.sameDType("rmsNorm", "x", t, "weight", w);
+            ShapeChecks.rmsNorm(t.shape(), shapeOf(w), eps);
+            return computeRmsNorm(t, w, eps);
+        });
     }
 
     /**
@@ -462,7 +510,7 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor silu(Tensor x) {
-        return computeSilu(operand("silu", "x", x));
+        return inFlight("silu", () -> computeSilu(operand("silu", "x", x)));
     }
 
     /**
@@ -477,10 +525,12 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor rope(Tensor x, RopeLayout layout, double base, int offset) {
-        T t = operand("rope", "x", x);
-        notNull("rope", "layout", layout);
-        ShapeChecks.rope(t.shape(), base, offset);
-        return computeRope(t, layout, base, offset);
+        return inFlight("rope", () -> {
+            T t = operand("rope", "x", x);
+            ShapeChecks.notNull("rope", "layout", layout);
+            ShapeChecks.rope(t.shape(), base, offset);
+            return computeRope(t, layout, base, offset);
+        });
     }
 
     /**
@@ -498,11 +548,13 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final Tensor writeSlice(Tensor target, Tensor source, int axis, int offset) {
-        T t = operand("writeSlice", "target", target);
-        T s = operand("writeSlice", "source", source);
-        ShapeChecks.sameDType("writeSlice", "target", t, "source", s);
-        int a = ShapeChecks.writeSlice(t.shape(), s.shape(), axis, offset);
-        return computeWriteSlice(t, s, a, offset);
+        return inFlight("writeSlice", () -> {
+            T t = operand("writeSlice", "target", target);
+            T s = operand("writeSlice", "source", source);
+            ShapeChecks.sameDType("writeSlice", "target", t, "source", s);
+            int a = ShapeChecks.writeSlice(t.shape(), s.shape(), axis, offset);
+            return computeWriteSlice(t, s, a, offset);
+        });
     }
 
     /**
@@ -520,13 +572,15 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
 
     @Override
     public final AttentionResult attention(Tensor q, Tensor k, Tensor v, AttentionOptions options) {
-        T tq = operand("attention", "q", q);
-        T tk = operand("attention", "k", k);
-        T tv = operand("attention", "v", v);
-        notNull("attention", "options", options);
-        T additive = optional("attention", "additiveMask", options.additiveMask());
-        ShapeChecks.AttentionShape shape = ShapeChecks.attention(tq, tk, tv, options);
-        return computeAttention(tq, tk, tv, additive, options, shape);
+        return inFlight("attention", () -> {
+            T tq = operand("attention", "q", q);
+            T tk = operand("attention", "k", k);
+            T tv = operand("attention", "v", v);
+            ShapeChecks.notNull("attention", "options", options);
+            T additive = optional("attention", "additiveMask", options.additiveMask());
+            ShapeChecks.AttentionShape shape = ShapeChecks.attention(tq, tk, tv, options);
+            return computeAttention(tq, tk, tv, additive, options, shape);
+        });
     }
 
     /**

@@ -1,16 +1,11 @@
 package org.attn4j.api.spi;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Parameter;
-import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.attn4j.api.Backend;
-import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
 
@@ -19,10 +14,9 @@ import org.attn4j.api.Tensor;
  * {@link #close()} freeing them in reverse creation order. It also checks operands: open, non-null, and of this
  * backend.
  *
- * <p>A backend returns its ops from {@link #ops()} through {@link #guarded(Ops)}: while one of those ops runs,
- * every operand it takes through {@link #operand} is pinned, so closing a scope on another thread in the middle
- * of it cannot free memory the op still reads (see {@link AbstractTensor}); the op either completes on the data
- * it pinned or throws {@link IllegalStateException}.
+ * <p>While one of the ops of {@link AbstractOps} runs, every operand it takes through {@link #operand} is pinned,
+ * so closing a scope on another thread in the middle of it cannot free memory the op still reads (see
+ * {@link AbstractTensor}); the op either completes on the data it pinned or throws {@link IllegalStateException}.
  */
 public abstract class AbstractScope implements Scope {
     private final Backend backend;
@@ -95,42 +89,6 @@ public abstract class AbstractScope implements Scope {
     public static String runningOp(String otherwise) {
         String op = InFlight.op();
         return op == null ? otherwise : op;
-    }
-
-    /**
-     * Wraps a backend's ops so that each call, and every op it calls in turn, holds its operands pinned until it
-     * returns, and so that a null argument other than a tensor (shape, axes, sizes, ids, options, dtype, …) gets
-     * one answer on every backend: {@link IllegalArgumentException} naming the op and the argument. A null tensor
-     * is the backend's to judge through {@link #operand} (some are optional). Every public op of {@link Ops},
-     * present and future, goes through the wrapper.
-     *
-     * @param ops the backend's ops, whose methods take their operands through {@link #operand}
-     * @return the ops to hand out from {@link #ops()}
-     */
-    protected final Ops guarded(Ops ops) {
-        return (Ops) Proxy.newProxyInstance(Ops.class.getClassLoader(), new Class<?>[] {Ops.class},
-                (proxy, method, args) -> invokePinned(ops, method, args));
-    }
-
-    private static Object invokePinned(Ops ops, Method method, Object[] args) throws Throwable {
-        if (method.getDeclaringClass() == Object.class) {
-            return method.invoke(ops, args);
-        }
-        Parameter[] parameters = method.getParameters();
-        for (int i = 0; i < parameters.length; i++) {
-            if (args[i] == null && !Tensor.class.isAssignableFrom(parameters[i].getType())) {
-                throw new IllegalArgumentException(method.getName() + ": argument " + parameters[i].getName()
-                        + " is null");
-            }
-        }
-        InFlight.enter(method.getName());
-        try {
-            return method.invoke(ops, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        } finally {
-            InFlight.exit();
-        }
     }
 
     @Override

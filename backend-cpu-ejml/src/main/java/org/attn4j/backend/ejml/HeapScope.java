@@ -18,7 +18,7 @@ final class HeapScope extends AbstractScope {
 
     HeapScope(EjmlBackend backend) {
         super(backend);
-        this.ops = guarded(new HeapOps(this, backend.parallel()));
+        this.ops = new HeapOps(this, backend.parallel());
     }
 
     @Override

@@ -20,7 +20,7 @@ final class CudaScope extends AbstractScope {
     CudaScope(CudaBackend backend, Device device) {
         super(backend);
         this.device = device;
-        this.ops = guarded(new CudaOps(this, device));
+        this.ops = new CudaOps(this, device);
     }
 
     @Override

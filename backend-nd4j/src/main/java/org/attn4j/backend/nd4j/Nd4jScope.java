@@ -18,7 +18,7 @@ final class Nd4jScope extends AbstractScope {
     Nd4jScope(Nd4jBackend backend) {
         super(backend);
         this.backend = backend;
-        this.ops = guarded(new Nd4jOps(this));
+        this.ops = new Nd4jOps(this);
     }
 
     Nd4jBackend nd4j() {

@@ -4,53 +4,30 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.DoubleBinaryOperator;
 import java.util.function.DoubleUnaryOperator;
-import org.attn4j.api.AttentionOptions;
-import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
-import org.attn4j.api.Ops;
-import org.attn4j.api.RopeLayout;
-import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.spi.AbstractOps;
 import org.attn4j.api.spi.AbstractScope;
 import org.attn4j.api.spi.Dropout;
 import org.attn4j.api.spi.Erf;
-import org.attn4j.api.spi.ReferenceAttention;
-import org.attn4j.api.spi.ReferenceOps;
 import org.attn4j.api.spi.ShapeChecks;
 
 /**
- * Every op as the plainest loop that is right. Each method first checks its operands ({@code AbstractScope.operand}:
- * open, of this backend) and shapes ({@link ShapeChecks}, so the messages match every other backend's), then
- * computes in double and lets {@link NaiveScope#wrap} round an F32 result once. Attention and the decoder ops are
- * the spi's compositions of these primitives ({@link ReferenceAttention}, {@link ReferenceOps}).
+ * Every op as the plainest loop that is right. {@link AbstractOps} checks each call first (operands open and of
+ * this backend, arguments not null, dtypes and shapes, with the messages every backend gives) and keeps the
+ * operands pinned while the op runs; each compute method here then computes in double and lets
+ * {@link NaiveScope#wrap} round an F32 result once. Attention and the decoder ops are the spi's compositions of
+ * these primitives ({@link AbstractOps}' defaults: {@code ReferenceAttention}, {@code ReferenceOps}).
  */
-final class NaiveOps implements Ops {
+final class NaiveOps extends AbstractOps<NaiveTensor> {
     private final NaiveScope scope;
 
     NaiveOps(NaiveScope scope) {
+        super(scope, NaiveTensor.class);
         this.scope = scope;
-    }
-
-    @Override
-    public Scope scope() {
-        return scope;
-    }
-
-    static void notNull(String op, String argument, Object value) {
-        if (value == null) {
-            throw new IllegalArgumentException(op + ": argument " + argument + " is null");
-        }
-    }
-
-    private NaiveTensor operand(String op, String argument, Tensor t) {
-        return scope.operand(op, argument, t, NaiveTensor.class);
-    }
-
-    private NaiveTensor optional(String op, String argument, Tensor t) {
-        return t == null ? null : operand(op, argument, t);
     }
 
     /** The dimensions before, at and after an axis: a tensor is {@code [outer, n, inner]} around it. */
@@ -83,8 +60,7 @@ final class NaiveOps implements Ops {
         return offset;
     }
 
-    private Tensor map(String op, Tensor x, DoubleUnaryOperator f) {
-        NaiveTensor t = operand(op, "x", x);
+    private Tensor map(NaiveTensor t, DoubleUnaryOperator f) {
         double[] v = t.values();
         double[] out = new double[v.length];
         for (int i = 0; i < v.length; i++) {
@@ -93,11 +69,14 @@ final class NaiveOps implements Ops {
         return scope.wrap(t.shape(), t.dtype(), out);
     }
 
-    private Tensor zip(String op, Tensor a, Tensor b, DoubleBinaryOperator f) {
-        NaiveTensor x = operand(op, "a", a);
-        NaiveTensor y = operand(op, "b", b);
-        ShapeChecks.sameDType(op, "a", x, "b", y);
-        Shape out = ShapeChecks.broadcast(op, x.shape(), y.shape());
+    @Override
+    protected Tensor computeBinary(Binary kind, NaiveTensor x, NaiveTensor y, Shape out) {
+        DoubleBinaryOperator f = switch (kind) {
+            case ADD -> Double::sum;
+            case SUB -> (u, v) -> u - v;
+            case MUL -> (u, v) -> u * v;
+            case DIV -> (u, v) -> u / v;
+        };
         double[] result = values(out);
         for (int i = 0; i < result.length; i++) {
             result[i] = f.applyAsDouble(x.values()[broadcastIndex(x.shape(), out, i)],
@@ -107,11 +86,8 @@ final class NaiveOps implements Ops {
     }
 
     @Override
-    public Tensor matmul(Tensor a, Tensor b, boolean transposeA, boolean transposeB) {
-        NaiveTensor x = operand("matmul", "a", a);
-        NaiveTensor y = operand("matmul", "b", b);
-        ShapeChecks.sameDType("matmul", "a", x, "b", y);
-        Shape out = ShapeChecks.matmul(x.shape(), y.shape(), transposeA, transposeB);
+    protected Tensor computeMatmul(NaiveTensor x, NaiveTensor y, boolean transposeA, boolean transposeB,
+                                   Shape out) {
         int r = out.rank();
         int m = out.dim(r - 2);
         int n = out.dim(r - 1);
@@ -138,59 +114,43 @@ final class NaiveOps implements Ops {
     }
 
     @Override
-    public Tensor add(Tensor a, Tensor b) {
-        return zip("add", a, b, Double::sum);
+    protected Tensor computeScale(NaiveTensor x, double factor) {
+        return map(x, v -> v * factor);
     }
 
     @Override
-    public Tensor sub(Tensor a, Tensor b) {
-        return zip("sub", a, b, (u, v) -> u - v);
+    protected Tensor computeExp(NaiveTensor x) {
+        return map(x, Math::exp);
     }
 
     @Override
-    public Tensor mul(Tensor a, Tensor b) {
-        return zip("mul", a, b, (u, v) -> u * v);
+    protected Tensor computeRelu(NaiveTensor x) {
+        return map(x, v -> v > 0 || Double.isNaN(v) ? v : 0.0);
     }
 
     @Override
-    public Tensor div(Tensor a, Tensor b) {
-        return zip("div", a, b, (u, v) -> u / v);
-    }
-
-    @Override
-    public Tensor scale(Tensor x, double factor) {
-        return map("scale", x, v -> v * factor);
-    }
-
-    @Override
-    public Tensor exp(Tensor x) {
-        return map("exp", x, Math::exp);
-    }
-
-    @Override
-    public Tensor relu(Tensor x) {
-        return map("relu", x, v -> v > 0 || Double.isNaN(v) ? v : 0.0);
-    }
-
-    @Override
-    public Tensor gelu(Tensor x, GeluApproximation approximation) {
-        notNull("gelu", "approximation", approximation);
+    protected Tensor computeGelu(NaiveTensor x, GeluApproximation approximation) {
         if (approximation == GeluApproximation.TANH) {
             double c = Math.sqrt(2 / Math.PI);
-            return map("gelu", x, v -> 0.5 * v * (1 + Math.tanh(c * (v + 0.044715 * v * v * v))));
+            return map(x, v -> 0.5 * v * (1 + Math.tanh(c * (v + 0.044715 * v * v * v))));
         }
-        return map("gelu", x, v -> 0.5 * v * (1 + Erf.erf(v / Math.sqrt(2))));
+        return map(x, v -> 0.5 * v * (1 + Erf.erf(v / Math.sqrt(2))));
     }
 
     /** The reductions over one axis, each from the values along it. */
-    private interface Reduction {
+    private interface AlongAxis {
         double of(double[] values, Around around, int o, int i);
     }
 
-    private Tensor reduce(String op, Tensor x, int axis, boolean keepDims, Reduction f) {
-        NaiveTensor t = operand(op, "x", x);
-        Shape out = ShapeChecks.reduce(op, t.shape(), axis, keepDims);
-        Around around = Around.of(t.shape(), ShapeChecks.axis(op, t.shape(), axis));
+    @Override
+    protected Tensor computeReduce(Reduction kind, NaiveTensor t, int axis, boolean keepDims, Shape out) {
+        AlongAxis f = switch (kind) {
+            case MAX -> NaiveOps::max;
+            case SUM -> NaiveOps::sum;
+            case MEAN -> (v, a, o, i) -> sum(v, a, o, i) / a.n();
+            case VARIANCE -> NaiveOps::variance;
+        };
+        Around around = Around.of(t.shape(), axis);
         double[] result = new double[around.outer() * around.inner()];
         for (int o = 0; o < around.outer(); o++) {
             for (int i = 0; i < around.inner(); i++) {
@@ -228,29 +188,8 @@ final class NaiveOps implements Ops {
     }
 
     @Override
-    public Tensor max(Tensor x, int axis, boolean keepDims) {
-        return reduce("max", x, axis, keepDims, NaiveOps::max);
-    }
-
-    @Override
-    public Tensor sum(Tensor x, int axis, boolean keepDims) {
-        return reduce("sum", x, axis, keepDims, NaiveOps::sum);
-    }
-
-    @Override
-    public Tensor mean(Tensor x, int axis, boolean keepDims) {
-        return reduce("mean", x, axis, keepDims, (v, a, o, i) -> sum(v, a, o, i) / a.n());
-    }
-
-    @Override
-    public Tensor variance(Tensor x, int axis, boolean keepDims) {
-        return reduce("variance", x, axis, keepDims, NaiveOps::variance);
-    }
-
-    @Override
-    public Tensor softmax(Tensor x, int axis) {
-        NaiveTensor t = operand("softmax", "x", x);
-        Around a = Around.of(t.shape(), ShapeChecks.axis("softmax", t.shape(), axis));
+    protected Tensor computeSoftmax(NaiveTensor t, int axis) {
+        Around a = Around.of(t.shape(), axis);
         double[] v = t.values();
         double[] out = new double[v.length];
         for (int o = 0; o < a.outer(); o++) {
@@ -270,12 +209,7 @@ final class NaiveOps implements Ops {
     }
 
     @Override
-    public Tensor layerNorm(Tensor x, Tensor gamma, Tensor beta, double eps) {
-        NaiveTensor t = operand("layerNorm", "x", x);
-        NaiveTensor g = optional("layerNorm", "gamma", gamma);
-        NaiveTensor b = optional("layerNorm", "beta", beta);
-        ShapeChecks.sameDType("layerNorm", "x", t, "gamma", g, "beta", b);
-        ShapeChecks.layerNorm(t.shape(), g == null ? null : g.shape(), b == null ? null : b.shape(), eps);
+    protected Tensor computeLayerNorm(NaiveTensor t, NaiveTensor g, NaiveTensor b, double eps) {
         Around a = Around.of(t.shape().append(1), t.shape().rank() - 1);
         double[] v = t.values();
         double[] out = new double[v.length];
@@ -291,12 +225,7 @@ final class NaiveOps implements Ops {
     }
 
     @Override
-    public Tensor linear(Tensor x, Tensor weight, Tensor bias) {
-        NaiveTensor t = operand("linear", "x", x);
-        NaiveTensor w = operand("linear", "weight", weight);
-        NaiveTensor b = optional("linear", "bias", bias);
-        ShapeChecks.sameDType("linear", "x", t, "weight", w, "bias", b);
-        Shape out = ShapeChecks.linear(t.shape(), w.shape(), b == null ? null : b.shape());
+    protected Tensor computeLinear(NaiveTensor t, NaiveTensor w, NaiveTensor b, Shape out) {
         int in = w.shape().dim(1);
         int outFeatures = w.shape().dim(0);
         int rows = Math.toIntExact(t.shape().size() / in);
@@ -314,11 +243,7 @@ final class NaiveOps implements Ops {
     }
 
     @Override
-    public Tensor embedding(Tensor weight, int[] ids, Shape idsShape) {
-        NaiveTensor w = operand("embedding", "weight", weight);
-        notNull("embedding", "ids", ids);
-        notNull("embedding", "idsShape", idsShape);
-        Shape out = ShapeChecks.embedding(w.shape(), ids, idsShape);
+    protected Tensor computeEmbedding(NaiveTensor w, int[] ids, Shape out) {
         int d = w.shape().dim(1);
         double[] result = new double[ids.length * d];
         for (int i = 0; i < ids.length; i++) {
@@ -328,22 +253,17 @@ final class NaiveOps implements Ops {
     }
 
     @Override
-    public Tensor reshape(Tensor x, int... shape) {
-        NaiveTensor t = operand("reshape", "x", x);
-        notNull("reshape", "shape", shape);
-        return scope.wrap(ShapeChecks.reshape(t.shape(), shape), t.dtype(), t.values().clone());
+    protected Tensor computeReshape(NaiveTensor t, Shape out) {
+        return scope.wrap(out, t.dtype(), t.values().clone());
     }
 
     @Override
-    public Tensor permute(Tensor x, int... axes) {
-        NaiveTensor t = operand("permute", "x", x);
-        notNull("permute", "axes", axes);
-        Shape out = ShapeChecks.permute(t.shape(), axes);
+    protected Tensor computePermute(NaiveTensor t, int[] axes, Shape out) {
         double[] result = new double[t.values().length];
         for (int index = 0; index < result.length; index++) {
             int from = 0;
             for (int axis = out.rank() - 1, rest = index; axis >= 0; axis--) {
-                from += (rest % out.dim(axis)) * (int) t.shape().stride(t.shape().normalizeAxis(axes[axis]));
+                from += (rest % out.dim(axis)) * (int) t.shape().stride(axes[axis]);
                 rest /= out.dim(axis);
             }
             result[index] = t.values()[from];
@@ -352,24 +272,12 @@ final class NaiveOps implements Ops {
     }
 
     @Override
-    public Tensor concat(List<Tensor> parts, int axis) {
-        notNull("concat", "parts", parts);
-        List<NaiveTensor> ts = new ArrayList<>();
-        List<Shape> shapes = new ArrayList<>();
-        Object[] named = new Object[2 * parts.size()];
-        for (int p = 0; p < parts.size(); p++) {
-            ts.add(operand("concat", "parts[" + p + "]", parts.get(p)));
-            shapes.add(ts.get(p).shape());
-            named[2 * p] = "parts[" + p + "]";
-            named[2 * p + 1] = ts.get(p);
-        }
-        Shape out = ShapeChecks.concat(shapes, axis);
-        ShapeChecks.sameDType("concat", named);
-        Around a = Around.of(out, ShapeChecks.axis("concat", out, axis));
+    protected Tensor computeConcat(List<NaiveTensor> parts, int axis, Shape out) {
+        Around a = Around.of(out, axis);
         double[] result = values(out);
         int start = 0;
-        for (NaiveTensor t : ts) {
-            Around own = Around.of(t.shape(), ShapeChecks.axis("concat", t.shape(), axis));
+        for (NaiveTensor t : parts) {
+            Around own = Around.of(t.shape(), axis);
             for (int o = 0; o < own.outer(); o++) {
                 for (int k = 0; k < own.n(); k++) {
                     for (int i = 0; i < own.inner(); i++) {
@@ -379,43 +287,37 @@ final class NaiveOps implements Ops {
             }
             start += own.n();
         }
-        return scope.wrap(out, ts.get(0).dtype(), result);
+        return scope.wrap(out, parts.get(0).dtype(), result);
     }
 
     @Override
-    public List<Tensor> split(Tensor x, int[] sizes, int axis) {
-        NaiveTensor t = operand("split", "x", x);
-        notNull("split", "sizes", sizes);
-        List<Shape> shapes = ShapeChecks.split(t.shape(), sizes, axis);
-        Around a = Around.of(t.shape(), ShapeChecks.axis("split", t.shape(), axis));
+    protected List<Tensor> computeSplit(NaiveTensor t, int axis, List<Shape> pieces) {
+        Around a = Around.of(t.shape(), axis);
         List<Tensor> out = new ArrayList<>();
         int start = 0;
-        for (int p = 0; p < sizes.length; p++) {
-            double[] piece = values(shapes.get(p));
+        for (Shape shape : pieces) {
+            int size = shape.dim(axis);
+            double[] piece = values(shape);
             for (int o = 0; o < a.outer(); o++) {
-                for (int k = 0; k < sizes[p]; k++) {
+                for (int k = 0; k < size; k++) {
                     for (int i = 0; i < a.inner(); i++) {
-                        piece[(o * sizes[p] + k) * a.inner() + i] = t.values()[a.at(o, start + k, i)];
+                        piece[(o * size + k) * a.inner() + i] = t.values()[a.at(o, start + k, i)];
                     }
                 }
             }
-            out.add(scope.wrap(shapes.get(p), t.dtype(), piece));
-            start += sizes[p];
+            out.add(scope.wrap(shape, t.dtype(), piece));
+            start += size;
         }
         return out;
     }
 
     @Override
-    public Tensor cast(Tensor x, DType dtype) {
-        NaiveTensor t = operand("cast", "x", x);
-        notNull("cast", "dtype", dtype);
+    protected Tensor computeCast(NaiveTensor t, DType dtype) {
         return scope.wrap(t.shape(), dtype, t.values().clone());
     }
 
     @Override
-    public Tensor dropout(Tensor x, double p, long seed) {
-        Dropout.checkProbability("dropout", p);
-        NaiveTensor t = operand("dropout", "x", x);
+    protected Tensor computeDropout(NaiveTensor t, double p, long seed) {
         double keep = Dropout.survivorScale(p);
         double[] out = new double[t.values().length];
         for (int i = 0; i < out.length; i++) {
@@ -425,40 +327,12 @@ final class NaiveOps implements Ops {
     }
 
     @Override
-    public Tensor additiveMask(Mask mask, DType dtype) {
-        scope.checkOpen("additiveMask");
-        notNull("additiveMask", "mask", mask);
-        notNull("additiveMask", "dtype", dtype);
+    protected Tensor computeAdditiveMask(Mask mask, DType dtype) {
         double[] out = new double[Math.toIntExact(mask.shape().size())];
         for (int i = 0; i < out.length; i++) {
             out[i] = mask.allowed(i) ? 0.0 : Double.NEGATIVE_INFINITY;
         }
         return scope.wrap(mask.shape(), dtype, out);
-    }
-
-    @Override
-    public Tensor rmsNorm(Tensor x, Tensor weight, double eps) {
-        return ReferenceOps.rmsNorm(this, x, weight, eps);
-    }
-
-    @Override
-    public Tensor silu(Tensor x) {
-        return ReferenceOps.silu(this, x);
-    }
-
-    @Override
-    public Tensor rope(Tensor x, RopeLayout layout, double base, int offset) {
-        return ReferenceOps.rope(this, x, layout, base, offset);
-    }
-
-    @Override
-    public Tensor writeSlice(Tensor target, Tensor source, int axis, int offset) {
-        return ReferenceOps.writeSlice(this, target, source, axis, offset);
-    }
-
-    @Override
-    public AttentionResult attention(Tensor q, Tensor k, Tensor v, AttentionOptions options) {
-        return ReferenceAttention.compute(this, q, k, v, options);
     }
 
     /**

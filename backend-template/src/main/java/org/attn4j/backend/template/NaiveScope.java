@@ -13,7 +13,7 @@ final class NaiveScope extends AbstractScope {
 
     NaiveScope(NaiveBackend backend) {
         super(backend);
-        this.ops = guarded(new NaiveOps(this));
+        this.ops = new NaiveOps(this);
     }
 
     @Override
