@@ -20,12 +20,12 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
  * <pre>
  *   Q = q viewed as [P_kv, g·Lq, d_k]          a reshape of the C-ordered q, no copy
  *   K = k viewed as [P_kv, Lk, d_k], keys [lo, hi)   a strided view, each problem's rows contiguous
- *   S = scale · Q·Kᵀ                           one batched GEMM into [P_kv, g·Lq, n]
+ *   S = scale · Q·Kᵀ                           [P_kv, g·Lq, n], one CBLAS call per problem ({@link BlasProducts})
  *   S += additive, -∞ where the mask forbids    the masks' windows over keys [lo, hi)
  *   S += -∞ where query i does not see key j    only when the queries' ranges differ (Lq &gt; 1)
  *   W = softmax(S)                              libnd4j's native softmax
  *   W = dropout(W)                              the hash of each weight's index in [..., Lq, Lk]
- *   out = W·V                                   one batched GEMM into [P_kv, g·Lq, d_v] = [..., Lq, d_v]
+ *   out = W·V                                   [P_kv, g·Lq, d_v] = [..., Lq, d_v], one CBLAS call per problem
  * </pre>
  * libnd4j's softmax answers NaN for an all -∞ row, where attn4j wants zeros. A NaN weight makes its whole output
  * row NaN, so the (small) output is checked on the host instead of the logits: if it holds a NaN or ±∞, the
@@ -35,7 +35,7 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
  * outside {@code [lo, hi)} (cache capacity past the key length, keys before a window) are never read, so a cache of
  * capacity {@code C} costs {@code O(n)} per call, not {@code O(C)}.
  * <p>
- * Threads: the two GEMMs go to OpenBLAS's threads; the softmax and the mask additions run on the calling thread
+ * Threads: the products go to OpenBLAS, which threads the large ones; the softmax and the mask additions run on the calling thread
  * alone, as every libnd4j call of an op ({@link Intermediates}).
  */
 final class DecodeAttention {
@@ -110,7 +110,9 @@ final class DecodeAttention {
         long lk = shape.keys();
         Kernels.dropoutInPlace(weights, options.dropoutP(), options.dropoutSeed(), i -> i / n * lk + range.lo + i % n,
                 t);
-        Kernels.matmul(weights, v3, out3, false, false, 1.0);
+        if (!BlasProducts.multiply(weights, v3, out3, false, 1.0)) {
+            Kernels.matmul(weights, v3, out3, false, false, 1.0);
+        }
     }
 
     /** @return keys {@code [lo, hi)} of {@code x} viewed as {@code [P_kv, Lk, dim]}, a view without copy */
@@ -123,7 +125,10 @@ final class DecodeAttention {
     private static void logits(INDArray q3, INDArray k3, INDArray additive, INDArray visible,
                                AttentionOptions options, ShapeChecks.AttentionShape shape, Range range,
                                INDArray s, DType dtype, Intermediates t) {
-        Kernels.matmul(q3, k3, s, false, true, options.scaleFor(shape.keyDim()));
+        double scale = options.scaleFor(shape.keyDim());
+        if (!BlasProducts.multiply(q3, k3, s, true, scale)) {
+            Kernels.matmul(q3, k3, s, false, true, scale);
+        }
         INDArray full = s.reshape('c', NdArrays.dims(shape.batch().append(shape.queries(), range.size())));
         if (additive != null) {
             INDArray padded = additive.reshape('c',
