@@ -159,6 +159,37 @@ final class Nd4jOps extends AbstractOps<Nd4jTensor> {
         });
     }
 
+    /**
+     * {@code x / sqrt(mean(x²) + eps) · weight} in five native calls instead of the spi's composition of a dozen,
+     * normalised in F64 whatever the dtype, as {@link #computeLayerNorm} and for the same reason; the weight
+     * applies in the dtype.
+     */
+    @Override
+    protected Tensor computeRmsNorm(Nd4jTensor x, Nd4jTensor weight, double eps) {
+        INDArray a = x.array("rmsNorm");
+        INDArray g = weight == null ? null : weight.array("rmsNorm");
+        int last = x.shape().rank() - 1;
+        return scope.fresh(x.shape(), x.dtype(), t -> {
+            INDArray wide = x.dtype() == DType.F64 ? a : t.add(a.castTo(NdArrays.type(DType.F64)));
+            INDArray rms = t.add(t.add(wide.mul(wide)).mean(true, last));
+            Transforms.sqrt(rms.addi(eps), false);
+            INDArray normalised = t.add(NdArrays.uninitialized(DType.F64, x.shape()));
+            Kind.DIV.exec(wide, rms, normalised);
+            INDArray out = x.dtype() == DType.F64 ? normalised : t.add(normalised.castTo(NdArrays.type(x.dtype())));
+            if (g != null) {
+                Kind.MUL.exec(out, g, out);
+            }
+            return out;
+        });
+    }
+
+    /** {@code x · σ(x)} with libnd4j's sigmoid: two native calls instead of the spi's composition of four. */
+    @Override
+    protected Tensor computeSilu(Nd4jTensor x) {
+        INDArray a = x.array("silu");
+        return scope.fresh(x.shape(), x.dtype(), t -> t.add(Transforms.sigmoid(a, true)).muli(a));
+    }
+
     @Override
     protected Tensor computeRelu(Nd4jTensor x) {
         INDArray a = x.array("relu");
