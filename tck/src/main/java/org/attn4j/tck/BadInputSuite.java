@@ -153,6 +153,8 @@ final class BadInputSuite {
                                 ones(s, t, 1, 1, 5, 4), null)),
                 new Case("tensor_data_length", "tensor", iae, Set.of(),
                         (s, t) -> s.tensor(new double[5], Shape.of(2, 3), t), List.of("5", "[2, 3]")),
+                new Case("tensor_float_data_length", "tensor", iae, Set.of(),
+                        (s, t) -> s.tensor(new float[3], Shape.of(2, 2)), List.of("3", "[2, 2]")),
                 new Case("op_on_a_closed_tensor", "relu", ise, Set.of(), (s, t) -> s.ops().relu(closed(s, t, 2, 2)),
                         List.of("closed")),
                 new Case("add_on_a_closed_tensor", "add", ise, Set.of(),
