@@ -1,4 +1,5 @@
-// Elementwise kernels: broadcasting binary ops, unary ops, strided copy, dropout and embedding gather.
+// Elementwise kernels: broadcasting binary ops, unary ops, rotary embedding, strided copy, dropout and embedding
+// gather.
 // Every kernel is a grid-stride loop over the n elements of its contiguous output.
 #include "attn4j_common.cuh"
 
@@ -78,6 +79,37 @@ extern "C" __global__ void attn4j_gelu_tanh_f32(const float* __restrict__ x, flo
         float v = x[i];
         float u = 0.79788456080286536f * (v + 0.044715f * v * v * v);
         y[i] = v / (1.0f + expf(-2.0f * u));
+    }
+}
+
+// y = x / (1 + e^-x) (SiLU, swish); e^-x overflowing to inf gives -0 for large negative x.
+extern "C" __global__ void attn4j_silu_f32(const float* __restrict__ x, float* __restrict__ y, long long n) {
+    ATTN4J_GRID_STRIDE(i, n) {
+        float v = x[i];
+        y[i] = v / (1.0f + expf(-v));
+    }
+}
+
+// Rotary position embedding of x [outer, rows, d] (d even): pair t < d/2 of row p, features (t, t + d/2) with
+// half-split or (2t, 2t + 1) interleaved, is rotated by theta = (offset + p) * base^(-2t/d):
+//   (a, b) -> (a cos theta - b sin theta, b cos theta + a sin theta)
+// cos and sin are computed in double and rounded to float, once per (p, t); the thread then walks every outer
+// index.
+extern "C" __global__ void attn4j_rope_f32(const float* __restrict__ x, float* __restrict__ y, int outer,
+                                           int rows, int d, int interleaved, double base, int offset) {
+    const int half = d / 2;
+    const long long n = (long long) rows * half;
+    ATTN4J_GRID_STRIDE(e, n) {
+        const int p = (int) (e / half), t = (int) (e - (long long) p * half);
+        const double theta = (double) (offset + (long long) p) * pow(base, -2.0 * t / d);
+        const float c = (float) cos(theta), s = (float) sin(theta);
+        const int ia = interleaved ? 2 * t : t, ib = interleaved ? 2 * t + 1 : t + half;
+        for (int o = 0; o < outer; ++o) {
+            const long long row = ((long long) o * rows + p) * d;
+            const float a = x[row + ia], b = x[row + ib];
+            y[row + ia] = a * c - b * s;
+            y[row + ib] = b * c + a * s;
+        }
     }
 }
 

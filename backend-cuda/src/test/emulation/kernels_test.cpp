@@ -336,9 +336,10 @@ static void test_attention(const AttnCase& c) {
     float keep = c.p < 1 ? (float) (1 / (1 - c.p)) : 0.0f;
     uint64_t seed = 1234567;
     emu::launch({(unsigned) (bh * qBlocks)}, {(unsigned) (32 * c.warps)}, [&] {
-        attn4j_flash_attention_f32(q.data(), k.data(), v.data(), out.data(), c.lq, c.lk, c.dk, c.dv, c.scale,
-                                   shape_of(full), c.boolMask ? mask.data() : nullptr, strides_of(ms),
-                                   c.addMask ? add.data() : nullptr, strides_of(as), c.causal, seed, c.p, keep);
+        attn4j_flash_attention_f32(q.data(), k.data(), v.data(), out.data(), c.lq, c.lk, c.lk, c.dk, c.dv, 1,
+                                   c.scale, shape_of(full), c.boolMask ? mask.data() : nullptr, strides_of(ms),
+                                   c.addMask ? add.data() : nullptr, strides_of(as), c.causal, 0, 0, seed, c.p,
+                                   keep);
     });
     std::vector<double> want((size_t) bh * c.lq * c.dv);
     int inner = bh / c.lead[0];
@@ -376,6 +377,150 @@ static void test_attention(const AttnCase& c) {
     check("attention " + c.name, out, want, 5e-5);
 }
 
+// Decoding-shaped attention: q [B, H, Lq, D], k and v [B, H / group, Lk, D] of which the first `keys` exist,
+// causal aligned top-left or bottom-right, a sliding window, a key-padding mask [B, 1, 1, Lk] (batch 1 fully
+// masked when allMasked), an additive mask [1, H, Lq, Lk], dropout, NaN in one query row. With splits > 0 the
+// flash-decoding pair runs with that many key splits of ceil(tiles / splits) tiles, else the fused kernel.
+struct DecodeCase {
+    std::string name;
+    int batch, kvHeads, group, lq, lk, keys, d, warps;
+    bool causal, bottomRight;
+    int window;
+    bool boolMask, addMask, allMasked;
+    double p;
+    bool nanQ;
+    int splits;
+};
+
+static void test_decode(const DecodeCase& c) {
+    const int heads = c.kvHeads * c.group, bh = c.batch * heads, bkv = c.batch * c.kvHeads;
+    auto q = randn((size_t) bh * c.lq * c.d), k = randn((size_t) bkv * c.lk * c.d), v = randn((size_t) bkv * c.lk * c.d);
+    for (size_t e = (size_t) bkv * c.keys * c.d; e < k.size(); ++e) k[e] = v[e] = NAN;  // unused capacity
+    if (c.nanQ) q[(size_t) c.d * (c.lq > 1 ? 1 : 0) + 3] = NAN;
+    std::vector<unsigned char> mask((size_t) c.batch * c.lk);
+    for (int b = 0; b < c.batch; ++b)
+        for (int j = 0; j < c.lk; ++j) mask[b * c.lk + j] = !(c.allMasked && b == 1) && (j % 7 != 3);
+    auto add = randn((size_t) heads * c.lq * c.lk);
+    const int shift = c.bottomRight ? c.keys - c.lq : 0;
+    const float scale = 1.0f / std::sqrt((float) c.d);
+    const float keep = c.p < 1 ? (float) (1 / (1 - c.p)) : 0.0f;
+    const uint64_t seed = 99;
+    Attn4jShape ms = shape_of({c.batch, heads, c.lq, c.lk});
+    Attn4jStrides mst = strides_of({c.lk, 0, 0, 1}), ast = strides_of({0, c.lq * c.lk, c.lk, 1});
+    const unsigned char* mp = c.boolMask ? mask.data() : nullptr;
+    const float* ap = c.addMask ? add.data() : nullptr;
+    const int rows = bh * c.lq, bm = 4 * c.warps, rowBlocks = (c.group * c.lq + bm - 1) / bm;
+    std::vector<float> out((size_t) rows * c.d, 7.0f);
+    dim3 block{(unsigned) (32 * c.warps)};
+    if (c.splits > 0) {
+        const int tiles = (c.keys + 31) / 32, splitTiles = (tiles + c.splits - 1) / c.splits;
+        std::vector<float> partial((size_t) c.splits * rows * c.d, 5.0f), stats((size_t) c.splits * rows * 2, 5.0f);
+        emu::launch({(unsigned) (bkv * rowBlocks), (unsigned) c.splits}, block, [&] {
+            attn4j_flash_decode_f32(q.data(), k.data(), v.data(), partial.data(), stats.data(), c.lq, c.lk, c.keys,
+                                    c.d, c.d, c.group, scale, ms, mp, mst, ap, ast, c.causal, shift, c.window, seed,
+                                    c.p, splitTiles);
+        });
+        emu::launch({(unsigned) ((rows + 7) / 8)}, {256}, [&] {
+            attn4j_flash_decode_merge_f32(partial.data(), stats.data(), out.data(), rows, c.d, c.splits, keep);
+        });
+    } else {
+        emu::launch({(unsigned) (bkv * rowBlocks)}, block, [&] {
+            attn4j_flash_attention_f32(q.data(), k.data(), v.data(), out.data(), c.lq, c.lk, c.keys, c.d, c.d,
+                                       c.group, scale, ms, mp, mst, ap, ast, c.causal, shift, c.window, seed, c.p,
+                                       keep);
+        });
+    }
+    std::vector<double> want((size_t) rows * c.d);
+    for (int b = 0; b < bh; ++b) {
+        const int kvb = b / c.group, h = b % heads, batch = b / heads;
+        for (int i = 0; i < c.lq; ++i) {
+            std::vector<double> l(c.keys, -INFINITY), w(c.keys, 0.0);
+            double m = -INFINITY, sum = 0;
+            bool nan = false;
+            const long long at = (long long) i + shift;
+            for (int j = 0; j < c.keys; ++j) {
+                bool seen = (!c.causal || j <= at) && (c.window <= 0 || j > at - c.window);
+                if (c.boolMask && !mask[batch * c.lk + j]) seen = false;
+                if (!seen) continue;
+                double s = 0;
+                for (int t = 0; t < c.d; ++t)
+                    s += (double) q[((size_t) b * c.lq + i) * c.d + t] * k[((size_t) kvb * c.lk + j) * c.d + t];
+                s = s * scale + (c.addMask ? add[((size_t) h * c.lq + i) * c.lk + j] : 0.0);
+                nan |= std::isnan(s);
+                l[j] = s;
+                m = std::max(m, s);
+            }
+            for (int j = 0; j < c.keys; ++j) sum += l[j] == -INFINITY ? 0 : std::exp(l[j] - m);
+            for (int j = 0; j < c.keys; ++j) {
+                w[j] = nan ? NAN : m == -INFINITY ? 0.0 : (l[j] == -INFINITY ? 0 : std::exp(l[j] - m)) / sum;
+                if (c.p > 0 && dropout_u(seed, ((uint64_t) b * c.lq + i) * c.lk + j) < c.p) w[j] = 0;
+                else if (c.p > 0) w[j] /= 1 - c.p;
+            }
+            for (int t = 0; t < c.d; ++t) {
+                double o = 0;
+                for (int j = 0; j < c.keys; ++j)
+                    if (w[j] != 0 || std::isnan(w[j])) o += w[j] * v[((size_t) kvb * c.lk + j) * c.d + t];
+                want[((size_t) b * c.lq + i) * c.d + t] = o;
+            }
+        }
+    }
+    check((c.splits > 0 ? "decode " + std::to_string(c.splits) + " splits " : std::string("fused ")) + c.name, out,
+          want, 5e-5);
+}
+
+static void test_rows_ops() {
+    int rows = 5, d = 300;
+    auto x = randn(rows * d), w = randn(d);
+    x[2 * d] = 1e20f;  // a row whose squares overflow F32
+    x[4 * d + 7] = NAN;
+    std::vector<float> y(rows * d), yPlain(rows * d);
+    emu::launch({2}, {256}, [&] { attn4j_rms_norm_f32(x.data(), w.data(), y.data(), rows, d, 1e-6f); });
+    emu::launch({3}, {128}, [&] { attn4j_rms_norm_f32(x.data(), nullptr, yPlain.data(), rows, d, 1e-6f); });
+    std::vector<double> rw(rows * d), rp(rows * d);
+    for (int r = 0; r < rows; ++r) {
+        double big = 0, ms = 0;
+        for (int c = 0; c < d; ++c) big = std::max(big, std::fabs((double) x[r * d + c]));
+        for (int c = 0; c < d; ++c) ms += std::pow(x[r * d + c] / big, 2);
+        double rstd = 1 / (big * std::sqrt(ms / d + 1e-6 / (big * big)));
+        for (int c = 0; c < d; ++c) {
+            rp[r * d + c] = x[r * d + c] * rstd;
+            rw[r * d + c] = rp[r * d + c] * w[c];
+        }
+        if (std::isnan(big) || r == 4)
+            for (int c = 0; c < d; ++c) rp[r * d + c] = rw[r * d + c] = NAN;
+    }
+    check("rms norm with weight, a row near 1e20, a NaN row", y, rw);
+    check("rms norm without weight", yPlain, rp);
+
+    std::vector<float> sx = {-80.0f, -20.0f, -1.5f, -0.0f, 0.0f, 0.75f, 3.0f, 50.0f, NAN, INFINITY}, sy(10);
+    std::vector<double> sw(10);
+    for (int i = 0; i < 10; ++i) sw[i] = sx[i] / (1 + std::exp(-(double) sx[i]));
+    sw[9] = INFINITY;
+    emu::launch({1}, {32}, [&] { attn4j_silu_f32(sx.data(), sy.data(), 10); });
+    check("silu (e^80 overflows F32: -0 for -80)", sy, sw, 1e-6);
+
+    for (int interleaved = 0; interleaved < 2; ++interleaved) {
+        int outer = 3, L = 5, D = 64, offset = 17;
+        double base = 10000;
+        auto rx = randn(outer * L * D);
+        std::vector<float> ry(rx.size());
+        emu::launch({2}, {64}, [&] {
+            attn4j_rope_f32(rx.data(), ry.data(), outer, L, D, interleaved, base, offset);
+        });
+        std::vector<double> want(rx.size());
+        for (int o = 0; o < outer; ++o)
+            for (int p = 0; p < L; ++p)
+                for (int t = 0; t < D / 2; ++t) {
+                    double th = (offset + p) * std::pow(base, -2.0 * t / D), cs = std::cos(th), sn = std::sin(th);
+                    size_t row = ((size_t) o * L + p) * D;
+                    size_t ia = interleaved ? 2 * t : t, ib = interleaved ? 2 * t + 1 : t + D / 2;
+                    want[row + ia] = rx[row + ia] * cs - rx[row + ib] * sn;
+                    want[row + ib] = rx[row + ib] * cs + rx[row + ia] * sn;
+                }
+        check(std::string("rope ") + (interleaved ? "interleaved" : "half-split") + ", offset 17", ry, want, 2e-6);
+    }
+}
+
 int main() {
     test_elementwise();
     test_reduce();
@@ -397,6 +542,38 @@ int main() {
         {"NaN in a query row makes that row NaN", {1, 1}, 6, 8, 4, 4, 1, false, 0.5f, false, false, 0, true},
     };
     for (const auto& c : cases) test_attention(c);
+    test_rows_ops();
+    //  name                                              B  Hkv g  Lq  Lk keys  d  W causal BR  win  bool  add  allM  p   nan splits
+    std::vector<DecodeCase> decode = {
+        {"MHA Lq=1 bottom-right, 1 warp", 1, 2, 1, 1, 300, 300, 64, 1, true, true, 0, false, false, false, 0, false, 4},
+        {"uneven splits, keys < Lk (unused NaN capacity)", 2, 1, 1, 1, 300, 233, 64, 1, true, true, 0, false, false,
+         false, 0, false, 3},
+        {"GQA group 4 Lq=2 bottom-right", 1, 2, 4, 2, 260, 260, 128, 2, true, true, 0, true, true, false, 0, false, 5},
+        {"GQA group 8 Lq=3 bottom-right, 4 warps", 1, 1, 8, 3, 200, 190, 64, 4, true, true, 0, false, true, false, 0,
+         false, 2},
+        {"GQA group 4 Lq=4 window 50", 1, 2, 4, 4, 257, 257, 64, 4, true, true, 50, false, false, false, 0, false, 4},
+        {"MQA group 8 Lq=1, fully masked batch -> zeros", 2, 1, 8, 1, 130, 130, 64, 2, true, true, 0, true, false,
+         true, 0, false, 3},
+        {"NaN query row, group 4", 1, 1, 4, 2, 100, 100, 64, 2, true, true, 0, false, false, false, 0, true, 2},
+        {"dropout p=0.2, group 4, Lq=2", 1, 2, 4, 2, 170, 170, 64, 2, true, true, 0, false, false, false, 0.2, false,
+         3},
+        {"dk=dv=256, group 4, Lq=1", 1, 1, 4, 1, 180, 180, 256, 1, true, true, 0, false, true, false, 0, false, 3},
+        {"not causal Lq=3, more splits than tiles", 1, 2, 1, 3, 64, 64, 64, 1, false, false, 0, true, false, false, 0,
+         false, 3},
+    };
+    for (const auto& c : decode) test_decode(c);
+    std::vector<DecodeCase> fused = {
+        {"GQA group 4 Lq=Lk=40 causal", 1, 2, 4, 40, 40, 40, 64, 4, true, false, 0, true, true, false, 0, false, 0},
+        {"GQA group 8 bottom-right Lq=20 Lk=70 window 16", 2, 1, 8, 20, 70, 70, 128, 4, true, true, 16, false, true,
+         false, 0, false, 0},
+        {"top-left Lq=30 keys=50 of Lk=64, dropout", 1, 1, 1, 30, 64, 50, 64, 2, true, false, 0, false, false, false,
+         0.3, false, 0},
+        {"bottom-right Lq=3 Lk=45, group 1", 1, 3, 1, 3, 45, 45, 64, 1, true, true, 0, true, false, false, 0, false,
+         0},
+        {"bottom-right Lq > keys: early rows see nothing", 1, 1, 2, 12, 16, 8, 64, 3, true, true, 0, false, false,
+         false, 0, false, 0},
+    };
+    for (const auto& c : fused) test_decode(c);
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

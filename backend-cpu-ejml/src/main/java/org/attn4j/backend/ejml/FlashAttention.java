@@ -8,7 +8,7 @@ import org.attn4j.api.spi.ShapeChecks;
 /**
  * Runs the fused attention kernels over the backend's pool: one task per (batch × head, query block), each with
  * its own scratch space, writing disjoint rows of the output. F32 runs on {@link VectorFlashAttentionF32} when
- * {@link Simd#enabled()} and there are at least a quarter block of query rows (one full vector), else on
+ * {@link Simd#enabled()} and there are at least a quarter block of query rows, else on
  * {@link FlashAttentionF32}; F64 runs on {@link FlashAttentionF64}. A few F32 query rows against many keys
  * (decoding with a cache) run on {@link FlashDecoding} instead, split over the keys.
  */
@@ -40,7 +40,8 @@ final class FlashAttention {
         if (FlashDecoding.applies(plan, f32)) {
             return FlashDecoding.run(plan, q.f32(), k.f32(), v.f32(), parallel);
         }
-        boolean simd = f32 && Simd.enabled() && 4 * plan.queries >= VectorFlashAttentionF32.QUERY_BLOCK;
+        boolean simd = f32 && Simd.enabled() && 4 * plan.queries >= VectorFlashAttentionF32.QUERY_BLOCK
+                && VectorFlashAttentionF32.fits(plan);
         if (f32 && !simd) {
             Simd.adviseScalar((long) plan.problems * plan.queries * plan.keys * (plan.keyDim + plan.valueDim));
         }
@@ -49,8 +50,10 @@ final class FlashAttention {
         int blocks = (plan.queries + block - 1) / block;
         long work = (long) block * plan.keys * (plan.keyDim + plan.valueDim);
         Object out = HeapScope.allocate(q.dtype(), shape.output());
+        VectorFlashAttentionF32.Packed packed = simd ? VectorFlashAttentionF32.pack(plan, k.f32(), v.f32(), parallel)
+                : null;
         Supplier<Kernel> kernels = simd
-                ? () -> new VectorFlashAttentionF32(plan, q.f32(), k.f32(), v.f32(), (float[]) out)::block
+                ? () -> new VectorFlashAttentionF32(plan, q.f32(), packed, (float[]) out)::block
                 : f32 ? () -> new FlashAttentionF32(plan, q.f32(), k.f32(), v.f32(), (float[]) out)::block
                 : () -> new FlashAttentionF64(plan, q.f64(), k.f64(), v.f64(), (double[]) out)::block;
         parallel.forRange(plan.problems * blocks, work, (from, to) -> {

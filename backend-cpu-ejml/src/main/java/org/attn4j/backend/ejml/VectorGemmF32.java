@@ -234,7 +234,7 @@ final class VectorGemmF32 {
     }
 
     /** One {@code MR × NR} tile: {@code c (+)= packedA panel · packedB panel} over {@code kc} inner steps. */
-    private static void tile(int kc, float[] pa, int aAt, float[] pb, int bAt, float[] c, int cAt, int ldc,
+    static void tile(int kc, float[] pa, int aAt, float[] pb, int bAt, float[] c, int cAt, int ldc,
                              boolean accumulate) {
         if (TALL_TILES) {
             tile12(kc, pa, aAt, pb, bAt, c, cAt, ldc, accumulate);

@@ -10,6 +10,7 @@ import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
+import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.AbstractOps;
@@ -21,8 +22,9 @@ import org.attn4j.api.spi.VisibleKeys;
 /**
  * Every op of {@link Ops} as launches of this module's kernels; results are new contiguous F32 tensors of the
  * scope. {@link AbstractOps} validates each call before anything touches the device. Attention without
- * returned weights is one launch of the fused kernel; with weights it runs GEMM, masked softmax, dropout and
- * GEMM, since the weights must then be materialised anyway.
+ * returned weights is one launch of the fused kernel, or for a few query rows against many keys the
+ * flash-decoding pair (split, then merge); with weights it runs GEMM, masked softmax, dropout and GEMM, since
+ * the weights must then be materialised anyway. RMS norm, SiLU and rotary embeddings have kernels of their own.
  */
 final class CudaOps extends AbstractOps<CudaTensor> {
     private static final int[] NONE = new int[0];
@@ -106,6 +108,33 @@ final class CudaOps extends AbstractOps<CudaTensor> {
         device.launch(Kernel.LAYER_NORM, Launches.rows(rows, d), new KernelArgs("layerNorm").pointer(t.data())
                 .pointer(g == null ? null : g.data()).pointer(b == null ? null : b.data()).pointer(r.data())
                 .i32(rows).i32(d).f32((float) eps));
+        return r;
+    }
+
+    @Override
+    protected Tensor computeRmsNorm(CudaTensor x, CudaTensor weight, double eps) {
+        int d = x.shape().dim(-1);
+        int rows = x.size() / d;
+        CudaTensor r = scope.allocate("rmsNorm", x.shape());
+        device.launch(Kernel.RMS_NORM, Launches.rows(rows, d), new KernelArgs("rmsNorm").pointer(x.data())
+                .pointer(weight == null ? null : weight.data()).pointer(r.data()).i32(rows).i32(d).f32((float) eps));
+        return r;
+    }
+
+    @Override
+    protected Tensor computeSilu(CudaTensor x) {
+        return unary("silu", Kernel.SILU, x);
+    }
+
+    @Override
+    protected Tensor computeRope(CudaTensor x, RopeLayout layout, double base, int offset) {
+        Shape shape = x.shape();
+        int rows = shape.dim(-2);
+        int d = shape.dim(-1);
+        CudaTensor r = scope.allocate("rope", shape);
+        device.launch(Kernel.ROPE, Launches.elementwise((long) rows * (d / 2)), new KernelArgs("rope")
+                .pointer(x.data()).pointer(r.data()).i32(x.size() / (rows * d)).i32(rows).i32(d)
+                .i32(layout == RopeLayout.INTERLEAVED ? 1 : 0).f64(base).i32(offset));
         return r;
     }
 
@@ -225,43 +254,77 @@ final class CudaOps extends AbstractOps<CudaTensor> {
     }
 
     /**
-     * Fused attention, or the materialised path when the weights are requested; see the class comment. Grouped
-     * queries, a sliding window, a key length or a bottom-right diagonal that differs from the top-left one are
-     * composed by {@link ReferenceAttention} from this backend's kernels.
+     * Fused attention, flash-decoding for a few query rows ({@link AttentionPlan#decode()}), or the materialised
+     * path when the weights are requested; see the class comment. The kernels take grouped queries, causal
+     * alignment, a sliding window and a key length themselves; only the materialised path hands calls with those
+     * to {@link ReferenceAttention}, which composes them from this backend's kernels.
      */
     @Override
     protected AttentionResult computeAttention(CudaTensor tq, CudaTensor tk, CudaTensor tv, CudaTensor add,
                                                AttentionOptions options, ShapeChecks.AttentionShape s) {
-        if (VisibleKeys.beyondTopLeftCausal(VisibleKeys.simplified(options, s), s)) {
+        AttentionOptions o = VisibleKeys.simplified(options, s);
+        if (o.returnWeights() && VisibleKeys.beyondTopLeftCausal(o, s)) {
             return ReferenceAttention.compute(this, tq, tk, tv, options);
         }
-        options = VisibleKeys.simplified(options, s);
-        Mask mask = options.mask();
+        Mask mask = o.mask();
         OpPlans.MaskLayout layout = OpPlans.masks(s.batch(), s.queries(), s.keys(),
                 mask == null ? null : mask.shape(), add == null ? null : add.shape());
-        float scale = (float) options.scaleFor(s.keyDim());
+        float scale = (float) o.scaleFor(s.keyDim());
         CUdeviceptr maskBytes = mask == null ? null : uploadMask(mask);
         try {
-            if (options.returnWeights()) {
-                return materialised(tq, tk, tv, s, options, layout, maskBytes, add, scale);
+            if (o.returnWeights()) {
+                return materialised(tq, tk, tv, s, o, layout, maskBytes, add, scale);
             }
-            AttentionPlan plan = AttentionPlan.of(s.problems(), s.queries(), s.keys(), s.keyDim(), s.valueDim(),
-                    options.causal());
+            AttentionPlan plan = AttentionPlan.of(s.problems(), s.groupSize(), s.queries(), s.keys(), s.keyDim(),
+                    s.valueDim(), AttentionPlan.Visible.of(o, s.queries(), s.keys()));
             CudaTensor out = scope.allocate("attention", s.output());
-            double p = options.dropoutP();
-            device.launch(Kernel.FLASH_ATTENTION, plan.launch(), new KernelArgs("attention")
-                    .pointer(tq.data()).pointer(tk.data()).pointer(tv.data()).pointer(out.data())
-                    .i32(s.queries()).i32(s.keys()).i32(s.keyDim()).i32(s.valueDim()).f32(scale)
-                    .shape(layout.dims()).pointer(maskBytes).strides(layout.maskStrides())
-                    .pointer(add == null ? null : add.data()).strides(layout.addStrides())
-                    .i32(options.causal() ? 1 : 0).i64(options.dropoutSeed()).f64(p)
-                    .f32((float) Dropout.survivorScale(p)));
+            float keep = (float) Dropout.survivorScale(o.dropoutP());
+            if (plan.decode()) {
+                flashDecode(plan, tq, tk, tv, out, scale, layout, maskBytes, add, o, keep);
+            } else {
+                device.launch(Kernel.FLASH_ATTENTION, plan.launch(), attentionArgs(new KernelArgs("attention")
+                        .pointer(tq.data()).pointer(tk.data()).pointer(tv.data()).pointer(out.data()), plan, scale,
+                        layout, maskBytes, add, o).f32(keep));
+            }
             return new AttentionResult(out, null);
         } finally {
             if (maskBytes != null) {
                 device.free(maskBytes);
             }
         }
+    }
+
+    /** The split launch into temporaries of {@link AttentionPlan#partialFloats()} and statistics, then the merge. */
+    private void flashDecode(AttentionPlan plan, CudaTensor q, CudaTensor k, CudaTensor v, CudaTensor out,
+                             float scale, OpPlans.MaskLayout layout, CUdeviceptr maskBytes, CudaTensor add,
+                             AttentionOptions options, float keep) {
+        CUdeviceptr partial = device.alloc("attention", plan.partialFloats() * Sizeof.FLOAT);
+        try {
+            CUdeviceptr stats = device.alloc("attention", plan.statsFloats() * Sizeof.FLOAT);
+            try {
+                device.launch(Kernel.FLASH_DECODE, plan.launch(), attentionArgs(new KernelArgs("attention")
+                        .pointer(q.data()).pointer(k.data()).pointer(v.data()).pointer(partial).pointer(stats), plan,
+                        scale, layout, maskBytes, add, options).i32(plan.splitTiles()));
+                device.launch(Kernel.FLASH_DECODE_MERGE, plan.mergeLaunch(), new KernelArgs("attention")
+                        .pointer(partial).pointer(stats).pointer(out.data()).i32(plan.bh() * plan.lq())
+                        .i32(plan.dv()).i32(plan.splits()).f32(keep));
+            } finally {
+                device.free(stats);
+            }
+        } finally {
+            device.free(partial);
+        }
+    }
+
+    /** Appends the arguments both attention kernels share, from {@code lq} to {@code dropoutP}. */
+    private static KernelArgs attentionArgs(KernelArgs args, AttentionPlan plan, float scale,
+                                            OpPlans.MaskLayout layout, CUdeviceptr maskBytes, CudaTensor add,
+                                            AttentionOptions options) {
+        AttentionPlan.Visible visible = plan.visible();
+        return args.i32(plan.lq()).i32(plan.lk()).i32(visible.keys()).i32(plan.dk()).i32(plan.dv())
+                .i32(plan.group()).f32(scale).shape(layout.dims()).pointer(maskBytes).strides(layout.maskStrides())
+                .pointer(add == null ? null : add.data()).strides(layout.addStrides()).i32(visible.causal() ? 1 : 0)
+                .i32(visible.shift()).i32(visible.window()).i64(options.dropoutSeed()).f64(options.dropoutP());
     }
 
     private AttentionResult materialised(CudaTensor q, CudaTensor k, CudaTensor v, ShapeChecks.AttentionShape s,

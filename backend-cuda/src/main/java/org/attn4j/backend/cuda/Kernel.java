@@ -30,6 +30,8 @@ enum Kernel {
     RELU("elementwise", "attn4j_relu_f32", POINTER, POINTER, LONG),
     GELU_ERF("elementwise", "attn4j_gelu_erf_f32", POINTER, POINTER, LONG),
     GELU_TANH("elementwise", "attn4j_gelu_tanh_f32", POINTER, POINTER, LONG),
+    SILU("elementwise", "attn4j_silu_f32", POINTER, POINTER, LONG),
+    ROPE("elementwise", "attn4j_rope_f32", POINTER, POINTER, INT, INT, INT, INT, DOUBLE, INT),
     COPY_STRIDED("elementwise", "attn4j_copy_strided_f32",
             SHAPE, STRIDES, STRIDES, POINTER, LONG, POINTER, LONG, LONG),
     DROPOUT("elementwise", "attn4j_dropout_f32", POINTER, POINTER, LONG, LONG, DOUBLE, FLOAT),
@@ -41,11 +43,17 @@ enum Kernel {
     SOFTMAX("norm", "attn4j_softmax_f32",
             POINTER, POINTER, INT, INT, INT, SHAPE, POINTER, STRIDES, POINTER, STRIDES, INT),
     LAYER_NORM("norm", "attn4j_layer_norm_f32", POINTER, POINTER, POINTER, POINTER, INT, INT, FLOAT),
+    RMS_NORM("norm", "attn4j_rms_norm_f32", POINTER, POINTER, POINTER, INT, INT, FLOAT),
     GEMM("gemm", "attn4j_gemm_f32",
             POINTER, POINTER, POINTER, POINTER, INT, INT, INT, INT, INT, FLOAT, SHAPE, STRIDES, STRIDES, INT),
     FLASH_ATTENTION("attention", "attn4j_flash_attention_f32",
-            POINTER, POINTER, POINTER, POINTER, INT, INT, INT, INT, FLOAT, SHAPE, POINTER, STRIDES, POINTER,
-            STRIDES, INT, LONG, DOUBLE, FLOAT);
+            POINTER, POINTER, POINTER, POINTER, INT, INT, INT, INT, INT, INT, FLOAT, SHAPE, POINTER, STRIDES, POINTER,
+            STRIDES, INT, INT, INT, LONG, DOUBLE, FLOAT),
+    FLASH_DECODE("attention", "attn4j_flash_decode_f32",
+            POINTER, POINTER, POINTER, POINTER, POINTER, INT, INT, INT, INT, INT, INT, FLOAT, SHAPE, POINTER, STRIDES,
+            POINTER, STRIDES, INT, INT, INT, LONG, DOUBLE, INT),
+    FLASH_DECODE_MERGE("attention", "attn4j_flash_decode_merge_f32",
+            POINTER, POINTER, POINTER, INT, INT, INT, FLOAT);
 
     private final String module;
     private final String symbol;

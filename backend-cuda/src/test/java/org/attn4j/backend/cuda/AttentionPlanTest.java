@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.CausalAlignment;
+import org.attn4j.api.Mask;
+import org.attn4j.api.spi.VisibleKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -84,5 +88,92 @@ class AttentionPlanTest {
     @Test
     void emptySequencesAreRejected() {
         assertThrows(IllegalArgumentException.class, () -> AttentionPlan.of(1, 0, 8, 64, 64, false));
+    }
+
+    @Test
+    void aDecodeStepSplitsTheKeysToFillTheGpu() {
+        AttentionPlan plan = AttentionPlan.of(32, 4, 1, 4096, 128, 128,
+                new AttentionPlan.Visible(true, 4095, 0, 4096));
+        assertEquals(1, plan.warps(), "4 rows (the group's heads) need one warp");
+        assertEquals(1, plan.queryBlocks());
+        assertEquals(128, plan.tilesVisited(0));
+        assertEquals(32, plan.splits(), "min(ceil(264 / 8 CTAs), 128 tiles / 4)");
+        assertEquals(4, plan.splitTiles());
+        assertTrue(plan.decode());
+        assertEquals(new LaunchConfig(8, 32, 1, 32, plan.sharedBytes()), plan.launch());
+        assertEquals(LaunchConfig.linear(4, 256), plan.mergeLaunch(), "one warp per row of the 32 heads");
+        assertEquals(32L * 32 * 128, plan.partialFloats());
+        assertEquals(2L * 32 * 32, plan.statsFloats());
+    }
+
+    @Test
+    void unevenSplitsCoverEveryTileOnce() {
+        AttentionPlan plan = AttentionPlan.of(2, 1, 2, 1000, 64, 64, new AttentionPlan.Visible(true, 998, 0, 1000));
+        int tiles = plan.tilesVisited(0);
+        assertEquals(32, tiles);
+        assertTrue(plan.splits() > 1);
+        assertTrue((long) plan.splits() * plan.splitTiles() >= tiles, "every tile lies in a split");
+        assertTrue((long) (plan.splits() - 1) * plan.splitTiles() < tiles, "no split is empty");
+    }
+
+    @ParameterizedTest(name = "Lq={0} Lk={1}")
+    @CsvSource({
+        "17, 4096",
+        "1, 100",
+        "16, 64",
+    })
+    void longQueriesOrShortCachesRunTheFusedKernelAlone(int lq, int lk) {
+        AttentionPlan plan = AttentionPlan.of(8, lq, lk, 64, 64, false);
+        assertEquals(1, plan.splits());
+        assertEquals(1, plan.launch().gridY());
+    }
+
+    @ParameterizedTest(name = "group={0} Lq={1} Lk={2} keys={3} window={4} bottomRight={5}")
+    @CsvSource({
+        "1, 1, 300, 300, 0, true",
+        "4, 3, 200, 190, 0, true",
+        "8, 2, 500, 500, 64, true",
+        "2, 40, 70, 70, 16, true",
+        "1, 70, 70, 70, 20, false",
+        "4, 12, 16, 8, 0, true",
+        "1, 100, 64, 50, 0, false",
+    })
+    void blocksVisitEveryTileWithAVisibleKeyAndSingleHeadBlocksNoOther(int group, int lq, int lk, int keys,
+                                                                        int window, boolean bottomRight) {
+        AttentionOptions options = AttentionOptions.defaults().withCausal(true).withWindow(window)
+                .withKeyLength(keys)
+                .withCausalAlignment(bottomRight ? CausalAlignment.BOTTOM_RIGHT : CausalAlignment.TOP_LEFT);
+        AttentionPlan plan = AttentionPlan.of(group * 2, group, lq, lk, 64, 64, AttentionPlan.Visible.of(options, lq, lk));
+        Mask mask = new VisibleKeys(options, lq, lk).mask(lq, lk);
+        boolean[] seen = mask == null ? null : mask.toArray();
+        for (int block = 0; block < plan.queryBlocks(); block++) {
+            int r0 = block * plan.rowsPerBlock();
+            int rLast = Math.min(group * lq, r0 + plan.rowsPerBlock()) - 1;
+            int first = plan.firstTile(block);
+            int end = first + plan.tilesVisited(block);
+            int lowest = Integer.MAX_VALUE;
+            int highest = -1;
+            for (int r = r0; r <= rLast; r++) {
+                int i = r % lq;
+                for (int j = 0; j < lk; j++) {
+                    if (seen == null || seen[i * lk + j]) {
+                        int tile = j / AttentionPlan.KEY_TILE;
+                        assertTrue(tile >= first && tile < end, "block " + block + " row " + r + " key " + j);
+                        lowest = Math.min(lowest, tile);
+                        highest = Math.max(highest, tile);
+                    }
+                }
+            }
+            if (r0 / lq == rLast / lq && highest >= 0) {
+                assertEquals(lowest, first, "block " + block + " starts at its first visible tile");
+                assertEquals(highest + 1, end, "block " + block + " ends after its last visible tile");
+            }
+        }
+    }
+
+    @Test
+    void aGroupMustDivideTheQueryProblems() {
+        assertThrows(IllegalArgumentException.class,
+                () -> AttentionPlan.of(6, 4, 1, 64, 64, 64, AttentionPlan.Visible.topLeft(false, 64)));
     }
 }

@@ -14,10 +14,12 @@ import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Capabilities.Feature;
 import org.attn4j.api.Capabilities;
+import org.attn4j.api.CausalAlignment;
 import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
+import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
@@ -94,6 +96,61 @@ class CudaOpsTest {
         assertEquals(List.of(Kernel.FLASH_ATTENTION), device.kernels());
         LaunchConfig config = device.launches.get(0).config();
         assertEquals(AttentionPlan.of(8, 100, 70, 64, 32, true).launch(), config);
+        assertEquals(0, device.liveAllocations());
+    }
+
+    @Test
+    void aGroupedDecodeStepSplitsTheKeysAndMergesFreeingItsTemporaries() {
+        try (Scope s = backend.newScope()) {
+            AttentionResult r = s.ops().attention(t(s, 1, 8, 1, 64), t(s, 1, 2, 4096, 64), t(s, 1, 2, 4096, 64),
+                    AttentionOptions.defaults().withCausal(true).withCausalAlignment(CausalAlignment.BOTTOM_RIGHT)
+                            .withKeyLength(3000).withMask(Mask.keyPadding(new int[] {2900}, 4096)));
+            assertEquals(Shape.of(1, 8, 1, 64), r.output().shape());
+        }
+        assertEquals(List.of(Kernel.FLASH_DECODE, Kernel.FLASH_DECODE_MERGE), device.kernels());
+        AttentionPlan plan = AttentionPlan.of(8, 4, 1, 4096, 64, 64, new AttentionPlan.Visible(true, 2999, 0, 3000));
+        assertEquals(plan.launch(), device.launches.get(0).config());
+        assertEquals(plan.mergeLaunch(), device.launches.get(1).config());
+        assertEquals(0, device.liveAllocations());
+    }
+
+    @Test
+    void groupedWindowedPrefillIsOneFusedLaunch() {
+        try (Scope s = backend.newScope()) {
+            s.ops().attention(t(s, 2, 8, 100, 64), t(s, 2, 2, 120, 64), t(s, 2, 2, 120, 64),
+                    AttentionOptions.defaults().withCausal(true).withCausalAlignment(CausalAlignment.BOTTOM_RIGHT)
+                            .withWindow(32).withDropout(0.1, 5));
+        }
+        assertEquals(List.of(Kernel.FLASH_ATTENTION), device.kernels());
+        assertEquals(0, device.liveAllocations());
+    }
+
+    @Test
+    void groupedAttentionWithWeightsIsComposedFromTheKernels() {
+        try (Scope s = backend.newScope()) {
+            AttentionResult r = s.ops().attention(t(s, 4, 3, 8), t(s, 2, 5, 8), t(s, 2, 5, 8),
+                    AttentionOptions.defaults().withWeights(true));
+            assertEquals(Shape.of(4, 3, 5), r.weights().shape());
+        }
+        assertTrue(device.kernels().contains(Kernel.SOFTMAX));
+        assertTrue(!device.kernels().contains(Kernel.FLASH_ATTENTION));
+        assertEquals(0, device.liveAllocations());
+    }
+
+    @Test
+    void ropeRmsNormAndSiluAreOneLaunchEach() {
+        try (Scope s = backend.newScope()) {
+            Ops ops = s.ops();
+            assertEquals(Shape.of(2, 3, 5, 8), ops.rope(t(s, 2, 3, 5, 8), RopeLayout.HALF_SPLIT, 1e4, 7).shape());
+            assertEquals(Shape.of(2, 5, 8), ops.rope(t(s, 2, 5, 8), RopeLayout.INTERLEAVED, 500, 0).shape());
+            assertEquals(Shape.of(3, 16), ops.rmsNorm(t(s, 3, 16), t(s, 16), 1e-6).shape());
+            assertEquals(Shape.of(3, 16), ops.rmsNorm(t(s, 3, 16), null, 1e-6).shape());
+            assertEquals(Shape.of(4, 2), ops.silu(t(s, 4, 2)).shape());
+        }
+        assertEquals(List.of(Kernel.ROPE, Kernel.ROPE, Kernel.RMS_NORM, Kernel.RMS_NORM, Kernel.SILU),
+                device.kernels());
+        assertEquals(Launches.elementwise(5 * 4), device.launches.get(0).config());
+        assertEquals(Launches.rows(3, 16), device.launches.get(2).config());
         assertEquals(0, device.liveAllocations());
     }
 

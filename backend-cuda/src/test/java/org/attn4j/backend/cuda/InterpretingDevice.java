@@ -111,7 +111,11 @@ final class InterpretingDevice implements Device {
             case SOFTMAX -> softmax(a);
             case LAYER_NORM -> layerNorm(a);
             case GEMM -> gemm(a);
-            case FLASH_ATTENTION -> attention(a);
+            case FLASH_ATTENTION, FLASH_DECODE -> attention(kernel, config, a);
+            case FLASH_DECODE_MERGE -> mergeSplits(a);
+            case RMS_NORM -> rmsNorm(a);
+            case ROPE -> rope(a);
+            case SILU -> map(a, (long) a.get(2), v -> v / (1f + (float) Math.exp(-v)));
         }
     }
 
@@ -227,22 +231,19 @@ final class InterpretingDevice implements Device {
         }
     }
 
-    private float maskedLogit(float v, List<Object> a, int[] shape, long r, int j, int maskIdx, int addIdx,
-                              int causalIdx, int lead, int i) {
+    private float maskedLogit(float v, List<Object> a, int[] shape, long r, int j, int i, boolean causal) {
         int last = shape[0] - 1;
-        if (a.get(addIdx) != null) {
-            int[] s = (int[]) a.get(addIdx + 1);
-            v += f(a.get(addIdx), offset(shape, s, lead, r) + (long) i * s[last - 1] * (lead == last ? 0 : 1)
-                    + (long) j * s[last]);
+        if (a.get(8) != null) {
+            int[] s = (int[]) a.get(9);
+            v += f(a.get(8), offset(shape, s, last, r) + (long) j * s[last]);
         }
-        if (a.get(maskIdx) != null) {
-            int[] s = (int[]) a.get(maskIdx + 1);
-            long off = offset(shape, s, lead, r) + (long) i * s[last - 1] * (lead == last ? 0 : 1) + (long) j * s[last];
-            if (mem(a.get(maskIdx)).get(Math.toIntExact(off)) == 0) {
+        if (a.get(6) != null) {
+            int[] s = (int[]) a.get(7);
+            if (mem(a.get(6)).get(Math.toIntExact(offset(shape, s, last, r) + (long) j * s[last])) == 0) {
                 v = Float.NEGATIVE_INFINITY;
             }
         }
-        if ((int) a.get(causalIdx) != 0 && j > i) {
+        if (causal && j > i) {
             v = Float.NEGATIVE_INFINITY;
         }
         return v;
@@ -260,7 +261,7 @@ final class InterpretingDevice implements Device {
             float[] l = new float[n];
             float m = Float.NEGATIVE_INFINITY;
             for (int j = 0; j < n; j++) {
-                l[j] = maskedLogit(f(a.get(0), base + (long) j * inner), a, shape, r, j, 6, 8, 10, shape[0] - 1, i);
+                l[j] = maskedLogit(f(a.get(0), base + (long) j * inner), a, shape, r, j, i, causal);
                 m = Float.isNaN(l[j]) || l[j] > m ? l[j] : m;
             }
             float s = 0f;
@@ -285,18 +286,7 @@ final class InterpretingDevice implements Device {
                 s += f(a.get(0), base + c) - shift;
             }
             float mean = s / d;
-            float amax = 0f;
-            for (int c = 0; c < d; c++) {
-                float dlt = Math.abs(f(a.get(0), base + c) - shift - mean);
-                amax = Float.isNaN(dlt) || Float.isNaN(amax) ? Float.NaN : Math.max(amax, dlt);
-            }
-            float inv = amax > 1f && amax < Float.POSITIVE_INFINITY ? 1f / amax : 1f;
-            float q = 0f;
-            for (int c = 0; c < d; c++) {
-                float dlt = (f(a.get(0), base + c) - shift - mean) * inv;
-                q += dlt * dlt;
-            }
-            float rstd = (float) (inv / Math.sqrt(q / d + eps * inv * inv));
+            float rstd = inverseRms(a.get(0), base, d, shift, mean, eps);
             for (int c = 0; c < d; c++) {
                 float v = (f(a.get(0), base + c) - shift - mean) * rstd;
                 if (a.get(1) != null) {
@@ -308,6 +298,22 @@ final class InterpretingDevice implements Device {
                 put(a.get(3), base + c, v);
             }
         }
+    }
+
+    /** {@code attn4j_inverse_rms}: 1 / sqrt(mean((x - shift - mean)^2) + eps), scaled against overflow. */
+    private float inverseRms(Object x, long base, int d, float shift, float mean, float eps) {
+        float amax = 0f;
+        for (int c = 0; c < d; c++) {
+            float dlt = Math.abs(f(x, base + c) - shift - mean);
+            amax = Float.isNaN(dlt) || Float.isNaN(amax) ? Float.NaN : Math.max(amax, dlt);
+        }
+        float inv = amax > 1f && amax < Float.POSITIVE_INFINITY ? 1f / amax : 1f;
+        float q = 0f;
+        for (int c = 0; c < d; c++) {
+            float dlt = (f(x, base + c) - shift - mean) * inv;
+            q += dlt * dlt;
+        }
+        return (float) (inv / Math.sqrt(q / d + eps * inv * inv));
     }
 
     private void gemm(List<Object> a) {
@@ -336,48 +342,174 @@ final class InterpretingDevice implements Device {
         }
     }
 
-    private void attention(List<Object> a) {
-        int lq = (int) a.get(4);
-        int lk = (int) a.get(5);
-        int dk = (int) a.get(6);
-        int dv = (int) a.get(7);
-        float scale = (float) a.get(8);
-        int[] shape = (int[]) a.get(9);
-        long seed = (long) a.get(15);
-        double p = (double) a.get(16);
-        float keep = (float) a.get(17);
-        int lead = shape[0] - 2;
-        long bh = 1;
-        for (int d = 0; d < lead; d++) {
-            bh *= shape[1 + d];
+    /**
+     * Both attention kernels, block by block as the grid divides the work: the fused kernel writes normalised rows,
+     * the split kernel each split's unnormalised rows and (max, sum) statistics.
+     */
+    private void attention(Kernel kernel, LaunchConfig config, List<Object> a) {
+        boolean partial = kernel == Kernel.FLASH_DECODE;
+        int x = partial ? 1 : 0;
+        int lq = (int) a.get(4 + x);
+        int group = (int) a.get(9 + x);
+        int bm = 4 * (config.blockX() / 32);
+        int rows = group * lq;
+        int rowBlocks = (rows + bm - 1) / bm;
+        int kvProblems = config.gridX() / rowBlocks;
+        AttentionPlan.Visible visible = new AttentionPlan.Visible((int) a.get(16 + x) != 0, (int) a.get(17 + x),
+                (int) a.get(18 + x), (int) a.get(6 + x));
+        for (int kb = 0; kb < kvProblems; kb++) {
+            for (int block = 0; block < rowBlocks; block++) {
+                int r0 = block * bm;
+                int rLast = Math.min(r0 + bm, rows) - 1;
+                boolean oneHead = r0 / lq == rLast / lq;
+                int begin = visible.first(oneHead ? r0 % lq : 0) / 32;
+                int end = (visible.end(oneHead ? rLast % lq : lq - 1) + 31) / 32;
+                for (int split = 0; split < config.gridY(); split++) {
+                    int from = partial ? begin + split * (int) a.get(21 + x) : begin;
+                    int to = partial ? Math.min(end, from + (int) a.get(21 + x)) : end;
+                    for (int r = r0; r <= rLast; r++) {
+                        long row = (long) kb * rows + r;
+                        long at = (long) split * kvProblems * rows + row;
+                        attendRow(a, x, visible, row, r % lq, Math.min(visible.keys(), 32 * from),
+                                Math.min(visible.keys(), 32 * Math.max(from, to)), partial ? at : -1);
+                    }
+                }
+            }
         }
-        for (long b = 0; b < bh; b++) {
-            for (int i = 0; i < lq; i++) {
-                float[] l = new float[lk];
-                float m = Float.NEGATIVE_INFINITY;
-                for (int j = 0; j < lk; j++) {
-                    float s = 0f;
-                    for (int t = 0; t < dk; t++) {
-                        s = Math.fma(f(a.get(0), (b * lq + i) * dk + t), f(a.get(1), (b * lk + j) * dk + t), s);
-                    }
-                    l[j] = maskedLogit(s * scale, a, shape, b, j, 10, 12, 14, lead, i);
-                    m = Float.isNaN(l[j]) || l[j] > m ? l[j] : m;
+    }
+
+    /**
+     * One query row ({@code b * Lq + i}) over keys {@code [from, to)}; with {@code slot >= 0}, the split kernel's
+     * slot of the partial output and statistics, else the fused kernel's normalised output.
+     */
+    private void attendRow(List<Object> a, int x, AttentionPlan.Visible visible, long row, int i, int from, int to,
+                           long slot) {
+        int lq = (int) a.get(4 + x);
+        int lk = (int) a.get(5 + x);
+        int dk = (int) a.get(7 + x);
+        int dv = (int) a.get(8 + x);
+        long kvBase = row / lq / (int) a.get(9 + x) * lk;
+        float scale = (float) a.get(10 + x);
+        int[] shape = (int[]) a.get(11 + x);
+        long seed = (long) a.get(19 + x);
+        double p = (double) a.get(20 + x);
+        int rank = shape[0];
+        float m = Float.NEGATIVE_INFINITY;
+        float[] l = new float[to - from];
+        for (int j = from; j < to; j++) {
+            float logit = Float.NEGATIVE_INFINITY;
+            if (j < visible.end(i) && j >= visible.first(i)) {
+                float s = 0f;
+                for (int t = 0; t < dk; t++) {
+                    s = Math.fma(f(a.get(0), row * dk + t), f(a.get(1), (kvBase + j) * dk + t), s);
                 }
-                float sum = 0f;
-                float[] w = new float[lk];
-                for (int j = 0; j < lk; j++) {
-                    w[j] = l[j] == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(l[j] - m);
-                    sum += w[j];
-                    if (p > 0 && Dropout.uniform(seed, (b * lq + i) * lk + j) < p) {
-                        w[j] = 0f;
-                    }
+                logit = s * scale;
+                if (a.get(14 + x) != null) {
+                    logit += f(a.get(14 + x), maskOffset(shape, (int[]) a.get(15 + x), rank, row / lq, i, j));
                 }
-                for (int c = 0; c < dv; c++) {
-                    float o = 0f;
-                    for (int j = 0; j < lk; j++) {
-                        o = Math.fma(w[j], f(a.get(2), (b * lk + j) * dv + c), o);
-                    }
-                    put(a.get(3), (b * lq + i) * dv + c, sum == 0f ? 0f : o / sum * keep);
+                if (a.get(12 + x) != null && mem(a.get(12 + x)).get(Math.toIntExact(
+                        maskOffset(shape, (int[]) a.get(13 + x), rank, row / lq, i, j))) == 0) {
+                    logit = Float.NEGATIVE_INFINITY;
+                }
+            }
+            l[j - from] = logit;
+            m = Float.isNaN(logit) || logit > m ? logit : m;
+        }
+        float sum = 0f;
+        float[] w = new float[l.length];
+        for (int j = from; j < to; j++) {
+            w[j - from] = l[j - from] == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(l[j - from] - m);
+            sum += w[j - from];
+            if (p > 0 && l[j - from] != Float.NEGATIVE_INFINITY && Dropout.uniform(seed, row * lk + j) < p) {
+                w[j - from] = 0f;
+            }
+        }
+        if (slot >= 0) {
+            put(a.get(4), 2 * slot, m);
+            put(a.get(4), 2 * slot + 1, sum);
+        }
+        float keep = slot >= 0 ? 1f : (float) a.get(21 + x);
+        for (int c = 0; c < dv; c++) {
+            float o = 0f;
+            for (int j = from; j < to; j++) {
+                o = Math.fma(w[j - from], f(a.get(2), (kvBase + j) * dv + c), o);
+            }
+            if (slot >= 0) {
+                put(a.get(3), slot * dv + c, o);
+            } else {
+                put(a.get(3), row * dv + c, sum == 0f ? 0f : o / sum * keep);
+            }
+        }
+    }
+
+    private static long maskOffset(int[] shape, int[] strides, int rank, long problem, int i, int j) {
+        return offset(shape, strides, rank - 2, problem) + (long) i * strides[rank - 2] + (long) j * strides[rank - 1];
+    }
+
+    private void mergeSplits(List<Object> a) {
+        int rows = (int) a.get(3);
+        int dv = (int) a.get(4);
+        int splits = (int) a.get(5);
+        float keep = (float) a.get(6);
+        for (long g = 0; g < rows; g++) {
+            float m = Float.NEGATIVE_INFINITY;
+            for (int s = 0; s < splits; s++) {
+                float ms = f(a.get(1), 2 * (s * (long) rows + g));
+                m = Float.isNaN(ms) || ms > m ? ms : m;
+            }
+            float sum = 0f;
+            float[] weight = new float[splits];
+            for (int s = 0; s < splits; s++) {
+                long at = s * (long) rows + g;
+                float ms = f(a.get(1), 2 * at);
+                weight[s] = ms == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(ms - m);
+                sum += weight[s] * f(a.get(1), 2 * at + 1);
+            }
+            for (int c = 0; c < dv; c++) {
+                float o = 0f;
+                for (int s = 0; s < splits; s++) {
+                    o = Math.fma(weight[s], f(a.get(0), (s * (long) rows + g) * dv + c), o);
+                }
+                put(a.get(2), g * dv + c, sum == 0f ? 0f : o / sum * keep);
+            }
+        }
+    }
+
+    private void rmsNorm(List<Object> a) {
+        int rows = (int) a.get(3);
+        int d = (int) a.get(4);
+        float eps = (float) a.get(5);
+        for (int r = 0; r < rows; r++) {
+            long base = (long) r * d;
+            float rstd = inverseRms(a.get(0), base, d, 0f, 0f, eps);
+            for (int c = 0; c < d; c++) {
+                float v = f(a.get(0), base + c) * rstd;
+                put(a.get(2), base + c, a.get(1) == null ? v : v * f(a.get(1), c));
+            }
+        }
+    }
+
+    private void rope(List<Object> a) {
+        int outer = (int) a.get(2);
+        int rows = (int) a.get(3);
+        int d = (int) a.get(4);
+        boolean interleaved = (int) a.get(5) != 0;
+        double base = (double) a.get(6);
+        int offset = (int) a.get(7);
+        int half = d / 2;
+        for (int p = 0; p < rows; p++) {
+            for (int t = 0; t < half; t++) {
+                double theta = ((long) offset + p) * Math.pow(base, -2.0 * t / d);
+                float c = (float) Math.cos(theta);
+                float s = (float) Math.sin(theta);
+                int ia = interleaved ? 2 * t : t;
+                int ib = interleaved ? 2 * t + 1 : t + half;
+                for (int o = 0; o < outer; o++) {
+                    long row = ((long) o * rows + p) * d;
+                    float x = f(a.get(0), row + ia);
+                    float y = f(a.get(0), row + ib);
+                    put(a.get(1), row + ia, x * c - y * s);
+                    put(a.get(1), row + ib, y * c + x * s);
                 }
             }
         }
