@@ -1,5 +1,7 @@
 package org.attn4j.backend.nd4j;
 
+import java.nio.DoubleBuffer;
+import java.nio.FloatBuffer;
 import java.util.function.LongUnaryOperator;
 import org.attn4j.api.DType;
 import org.attn4j.api.Mask;
@@ -135,6 +137,32 @@ final class Kernels {
      */
     static boolean surelyFinite(INDArray x) {
         return Double.isFinite(x.sumNumber().doubleValue());
+    }
+
+    /**
+     * Reads every element where it lies, without a native call: cheaper than {@link #surelyFinite} for the small
+     * arrays it is meant for, whose native reduction costs more to launch than to run.
+     *
+     * @param x a C-ordered array that owns its buffer; not modified
+     * @return true if every element of {@code x} is finite
+     */
+    static boolean finiteOnHost(INDArray x) {
+        if (x.dataType() == DataType.DOUBLE) {
+            DoubleBuffer values = x.data().asNioDouble();
+            for (int i = 0, n = Math.toIntExact(x.length()); i < n; i++) {
+                if (!Double.isFinite(values.get(i))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        FloatBuffer values = x.data().asNioFloat();
+        for (int i = 0, n = Math.toIntExact(x.length()); i < n; i++) {
+            if (!Float.isFinite(values.get(i))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

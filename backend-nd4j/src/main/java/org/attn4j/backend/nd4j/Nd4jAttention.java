@@ -11,10 +11,14 @@ import org.attn4j.api.spi.VisibleKeys;
 import org.nd4j.linalg.api.ndarray.INDArray;
 
 /**
- * Scaled dot-product attention with attn4j's semantics, by one of three routes:
+ * Scaled dot-product attention with attn4j's semantics, by one of four routes:
  * <ul>
- *   <li>a problem of at most {@link HostAttention#MAX_WORK} multiply-adds: {@link HostAttention}'s plain loops on
- *       host copies, since a dozen native launches would cost more than the arithmetic;</li>
+ *   <li>a problem of at most {@link HostAttention#MAX_WORK} multiply-adds without a decoding option: {@link
+ *       HostAttention}'s plain loops on host copies, since a dozen native launches would cost more than the
+ *       arithmetic;</li>
+ *   <li>otherwise, without returned weights, a call of at most {@link DecodeAttention#MAX_QUERIES} queries or with
+ *       a decoding option (grouped queries, a window, a key length, a bottom-right diagonal): {@link
+ *       DecodeAttention}, on views of the key/value cache over the keys the queries see, no copy;</li>
  *   <li>otherwise, without returned weights: {@link TiledAttention}, the online softmax over tiles, memory
  *       O(L·d) per head;</li>
  *   <li>otherwise, with returned weights (which are {@code [..., Lq, Lk]} anyway), the whole weights at once:
@@ -29,8 +33,8 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  *   output  = weights·v             one batched GEMM
  * </pre></li>
  * </ul>
- * Calls with grouped queries, a sliding window, a key length or a bottom-right diagonal that differs from the
- * top-left one are composed by {@link ReferenceAttention} from this backend's own ops.
+ * Calls with a decoding option that {@link DecodeAttention} does not take (returned weights, or more logits than
+ * {@link #LOGITS_PER_BLOCK}) are composed by {@link ReferenceAttention} from this backend's own ops.
  * ND4J's own {@code dot_product_attention} op is not used: its mask is a multiplicative key mask of shape
  * {@code [batch, Lk]}, it has no causal flag, additive mask, explicit scale or seeded dropout, and it answers NaN
  * for a fully masked row.
@@ -59,14 +63,19 @@ final class Nd4jAttention {
     static AttentionResult attention(Nd4jScope scope, INDArray q, INDArray k, INDArray v, INDArray additive,
                                      Tensor qt, Tensor kt, Tensor vt, AttentionOptions options) {
         ShapeChecks.AttentionShape shape = ShapeChecks.attention(qt, kt, vt, options);
-        if (VisibleKeys.beyondTopLeftCausal(VisibleKeys.simplified(options, shape), shape)) {
+        AttentionOptions simple = VisibleKeys.simplified(options, shape);
+        boolean decoding = VisibleKeys.beyondTopLeftCausal(simple, shape);
+        if (!decoding && HostAttention.suits(shape)) {
+            return onHost(scope, q, k, v, additive, simple, shape, qt.dtype());
+        }
+        if (DecodeAttention.suits(simple, shape, LOGITS_PER_BLOCK)) {
+            return new AttentionResult(scope.fresh(shape.output(), qt.dtype(), t ->
+                    DecodeAttention.compute(q, k, v, additive, simple, shape, qt.dtype(), t)), null);
+        }
+        if (decoding) {
             return ReferenceAttention.compute(scope.ops(), qt, kt, vt, options);
         }
-        options = VisibleKeys.simplified(options, shape);
-        if (HostAttention.suits(shape)) {
-            return onHost(scope, q, k, v, additive, options, shape, qt.dtype());
-        }
-        return compute(scope, q, k, v, additive, qt, kt, vt, options, LOGITS_PER_BLOCK);
+        return compute(scope, q, k, v, additive, qt, kt, vt, simple, LOGITS_PER_BLOCK);
     }
 
     private static AttentionResult onHost(Nd4jScope scope, INDArray q, INDArray k, INDArray v, INDArray additive,

@@ -15,8 +15,6 @@ import org.nd4j.linalg.indexing.INDArrayIndex;
 import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.nd4j.linalg.indexing.conditions.Conditions;
 import org.nd4j.linalg.ops.transforms.Transforms;
-import org.nd4j.nativeblas.NativeOps;
-import org.nd4j.nativeblas.NativeOpsHolder;
 
 /**
  * FlashAttention-2-style attention from large libnd4j calls: query blocks outer, key/value blocks inner, a running
@@ -112,15 +110,10 @@ final class TiledAttention {
         INDArray output = t.add(NdArrays.uninitialized(dtype, shape.output()));
         INDArray out3 = output.reshape('c', problems, lq, shape.valueDim());
         Call call = new Call(options, shape, dtype, tiles, additiveFull, kBlocks, vBlocks, t);
-        NativeOps nativeOps = NativeOpsHolder.getInstance().getDeviceNativeOps();
-        int ompThreads = nativeOps.ompGetMaxThreads();
-        nativeOps.setOmpNumThreads(1);
-        try {
+        try (OneOmpThread single = new OneOmpThread()) {
             for (int q0 = 0; q0 < lq; q0 += tiles.queries()) {
                 call.queryBlock(q3, q0, out3);
             }
-        } finally {
-            nativeOps.setOmpNumThreads(ompThreads);
         }
         return t.keep(output);
     }
@@ -243,7 +236,7 @@ final class TiledAttention {
      * @return the part of {@code mask} (padded with leading 1s to the rank of {@code full}) over rows
      *     {@code [q0, q0 + bq)} and keys {@code [k0, k0 + bk)}; an axis of size 1 stays size 1
      */
-    private static Mask window(Mask mask, Shape full, int q0, int bq, int k0, int bk) {
+    static Mask window(Mask mask, Shape full, int q0, int bq, int k0, int bk) {
         Shape from = padded(mask.shape(), full.rank());
         int rowsIn = from.dim(-2);
         int colsIn = from.dim(-1);
@@ -264,7 +257,7 @@ final class TiledAttention {
     }
 
     /** @return indices of the additive mask's window over rows and keys; an axis of size 1 is taken whole */
-    private static INDArrayIndex[] window(INDArray additive, int q0, int bq, int k0, int bk) {
+    static INDArrayIndex[] window(INDArray additive, int q0, int bq, int k0, int bk) {
         int rank = additive.rank();
         INDArrayIndex[] index = new INDArrayIndex[rank];
         for (int i = 0; i < rank - 2; i++) {
@@ -281,7 +274,7 @@ final class TiledAttention {
             NDArrayIndex.all()};
     }
 
-    private static Shape shape(INDArray array) {
+    static Shape shape(INDArray array) {
         long[] dims = array.shape();
         int[] out = new int[dims.length];
         for (int i = 0; i < dims.length; i++) {
@@ -291,7 +284,7 @@ final class TiledAttention {
     }
 
     /** @return {@code s} with leading 1s up to {@code rank} */
-    private static Shape padded(Shape s, int rank) {
+    static Shape padded(Shape s, int rank) {
         int[] dims = new int[rank];
         java.util.Arrays.fill(dims, 1);
         int[] own = s.toArray();
