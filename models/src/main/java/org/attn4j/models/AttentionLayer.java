@@ -25,4 +25,13 @@ public interface AttentionLayer {
 
     /** @return the parameters under the layer's own state_dict names */
     StateDict stateDict();
+
+    /**
+     * Like {@link Linear#bind}: a copy of this layer whose forward calls read its parameters from
+     * {@code parameters}, uploaded there once, so a call allocates only its activations.
+     *
+     * @param parameters the owner of the uploaded parameters, open
+     * @return the bound layer; its {@link #stateDict()} is this layer's
+     */
+    AttentionLayer bind(Parameters parameters);
 }

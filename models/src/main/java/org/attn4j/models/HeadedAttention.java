@@ -72,6 +72,15 @@ final class HeadedAttention {
         return dropout;
     }
 
+    /**
+     * @param parameters where the projections' weights and biases are uploaded, once
+     * @return this computation reading its projections from {@code parameters}
+     */
+    HeadedAttention bind(Parameters parameters) {
+        return new HeadedAttention(wq.bind(parameters), wk.bind(parameters), wv.bind(parameters),
+                wo == null ? null : wo.bind(parameters), heads, scale, dropout);
+    }
+
     HeadedAttention with(OptionalDouble newScale, double newDropout) {
         return new HeadedAttention(wq, wk, wv, wo, heads, newScale, newDropout);
     }

@@ -175,6 +175,16 @@ public final class MultiHeadAttention implements AttentionLayer {
     }
 
     /**
+     * @param parameters the owner of the uploaded parameters, open
+     * @return a copy whose forward calls read the projections from {@code parameters}, uploaded there once; its
+     *     {@link #stateDict()} is this layer's
+     */
+    @Override
+    public MultiHeadAttention bind(Parameters parameters) {
+        return new MultiHeadAttention(embedDim, params, core.bind(parameters));
+    }
+
+    /**
      * @param scope receives the results
      * @param query {@code [B, L, E]} or {@code [L, E]}
      * @param key {@code [B, S, E]} or {@code [S, E]}

@@ -109,6 +109,16 @@ public final class PerHeadMultiHeadAttention implements AttentionLayer {
     }
 
     /**
+     * @param parameters the owner of the uploaded parameters, open
+     * @return a copy whose forward calls read the projections from {@code parameters}, uploaded there once; its
+     *     {@link #stateDict()} is this layer's
+     */
+    @Override
+    public PerHeadMultiHeadAttention bind(Parameters parameters) {
+        return new PerHeadMultiHeadAttention(core.bind(parameters), params, causal);
+    }
+
+    /**
      * @param p the drop probability of the attention weights in training
      * @return a copy with that dropout
      */

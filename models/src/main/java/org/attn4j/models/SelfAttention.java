@@ -100,6 +100,15 @@ public final class SelfAttention {
     }
 
     /**
+     * @param parameters the owner of the uploaded parameters, open
+     * @return a copy whose forward calls read the projections from {@code parameters}, uploaded there once; its
+     *     {@link #stateDict()} is this layer's
+     */
+    public SelfAttention bind(Parameters parameters) {
+        return new SelfAttention(core.bind(parameters), params, causal);
+    }
+
+    /**
      * @param value the logit scale; {@code 1.0} leaves the scores unscaled as some texts do
      * @return a copy with that scale
      */

@@ -55,6 +55,19 @@ public final class TransformerEncoder {
         return new TransformerEncoder(layers, norm);
     }
 
+    /**
+     * @param parameters the owner of the uploaded parameters, open
+     * @return a copy whose forward calls read every parameter from {@code parameters}, uploaded there once, so a
+     *     call allocates only its activations
+     */
+    public TransformerEncoder bind(Parameters parameters) {
+        List<TransformerEncoderLayer> bound = new ArrayList<>();
+        for (TransformerEncoderLayer layer : layers) {
+            bound.add(layer.bind(parameters));
+        }
+        return new TransformerEncoder(bound, norm == null ? null : norm.bind(parameters));
+    }
+
     /** @return the blocks, in order */
     public List<TransformerEncoderLayer> layers() {
         return layers;

@@ -174,6 +174,17 @@ public final class TransformerEncoderLayer {
                 .with("bias", HostTensor.of(new double[out], out));
     }
 
+    /**
+     * @param parameters the owner of the uploaded parameters, open
+     * @return a copy whose forward calls read every parameter (attention, feed-forward, norms) from
+     *     {@code parameters}, uploaded there once, so a call allocates only its activations
+     */
+    public TransformerEncoderLayer bind(Parameters parameters) {
+        return new TransformerEncoderLayer(selfAttn.bind(parameters), names, linear1.bind(parameters),
+                linear2.bind(parameters), norm1.bind(parameters), norm2.bind(parameters), activation, normFirst,
+                dropout);
+    }
+
     /** @return the attention sub-layer */
     public AttentionLayer selfAttention() {
         return selfAttn;

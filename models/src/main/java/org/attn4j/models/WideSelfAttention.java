@@ -63,6 +63,16 @@ public final class WideSelfAttention implements AttentionLayer {
     }
 
     /**
+     * @param parameters the owner of the uploaded parameters, open
+     * @return a copy whose forward calls read the projections from {@code parameters}, uploaded there once; its
+     *     {@link #stateDict()} is this layer's
+     */
+    @Override
+    public WideSelfAttention bind(Parameters parameters) {
+        return new WideSelfAttention(core.bind(parameters), params, causal);
+    }
+
+    /**
      * @param scope receives the results
      * @param x {@code [B, T, k]} or {@code [T, k]}
      * @return the output {@code [B, T, k]} and the weights per head {@code [B, h, T, T]}

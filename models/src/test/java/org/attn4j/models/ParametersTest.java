@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.attn4j.api.DType;
@@ -49,6 +50,29 @@ class ParametersTest {
             assertClose("layer norm", t, norm.forward(s, y).toDoubleArray(), boundNorm.forward(s, y).toDoubleArray());
             assertSame(p.upload(linear.stateDict().get("weight")), p.upload(linear.stateDict().get("weight")));
             assertEquals(5, p.count());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("targets")
+    void aBoundEncoderUploadsEveryParameterOnceAndMatchesTheUnboundOne(Target t) {
+        TransformerEncoderLayer.Config config = TransformerEncoderLayer.Config.of(8, 2, 2, Activation.GELU, true);
+        TransformerEncoder encoder = TransformerEncoder.of(List.of(TransformerEncoderLayer.random(config, 11),
+                TransformerEncoderLayer.random(config, 12)), new LayerNorm(8, 1e-5, null, null));
+        SplittableRandom r = new SplittableRandom(13);
+        int perLayer = 6 + 2 + 2 + 2 + 2 + 2;
+        try (Parameters p = Parameters.on(t.backend(), t.dtype()); Scope s = t.backend().newScope()) {
+            TransformerEncoder bound = encoder.bind(p);
+            assertEquals(2 * perLayer, p.count());
+            Tensor x = s.tensor(r.doubles(2 * 5 * 8, -1, 1).toArray(), Shape.of(2, 5, 8), t.dtype());
+            AttentionMasks causal = AttentionMasks.NONE.withCausal(true);
+            double[] expected = encoder.forward(s, x, causal, RunMode.INFERENCE).toDoubleArray();
+            for (int call = 0; call < 2; call++) {
+                assertClose("bound encoder, call " + call, t, expected,
+                        bound.forward(s, x, causal, RunMode.INFERENCE).toDoubleArray());
+                assertEquals(2 * perLayer, p.count());
+            }
+            assertEquals(encoder.stateDict().names(), bound.stateDict().names());
         }
     }
 
