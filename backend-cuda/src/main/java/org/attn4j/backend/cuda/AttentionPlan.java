@@ -18,7 +18,7 @@ import org.attn4j.api.spi.VisibleKeys;
  *
  * <p>With at most {@value #DECODE_MAX_QUERIES} query rows the grid is usually too small for a GPU, so the keys
  * are split as well (flash-decoding): {@code splits} CTAs per block, each over at most {@code splitTiles} of the
- * block's tiles, about {@value #TARGET_CTAS} CTAs in all and at least {@value #MIN_SPLIT_TILES} tiles per split;
+ * block's tiles, about {@value #TARGET_WARPS} warps in all and at least {@value #MIN_SPLIT_TILES} tiles per split;
  * the merge kernel then combines the splits. With one split the fused kernel runs alone.
  *
  * @param bh         product of the leading dims of q
@@ -46,8 +46,11 @@ record AttentionPlan(int bh, int group, int lq, int lk, int dk, int dv, Visible 
     static final int STATIC_SHARED_BYTES = 2 * ROWS_PER_WARP * MAX_WARPS * Long.BYTES;
     /** Most query rows for which the keys are split. */
     static final int DECODE_MAX_QUERIES = 16;
-    /** CTAs a split launch aims at: two waves of a 132-SM GPU. */
-    static final int TARGET_CTAS = 264;
+    /**
+     * Warps a split launch aims at: eight on each SM of a 132-SM GPU, since a decode step streams the cache from
+     * memory and needs many loads in flight (a guess to be tuned on a GPU; none was available).
+     */
+    static final int TARGET_WARPS = 1056;
     /** Fewest key tiles of one split (128 keys), below which the merge costs more than the split gains. */
     static final int MIN_SPLIT_TILES = 4;
 
@@ -163,7 +166,7 @@ record AttentionPlan(int bh, int group, int lq, int lk, int dk, int dv, Visible 
         }
         int splits = 1;
         if (lq <= DECODE_MAX_QUERIES) {
-            long wanted = Launches.ceilDiv(TARGET_CTAS, ctas);
+            long wanted = Launches.ceilDiv(TARGET_WARPS, ctas * warps);
             splits = (int) Math.max(1, Math.min(wanted, tiles / MIN_SPLIT_TILES));
         }
         int splitTiles = (int) Math.max(1, Launches.ceilDiv(tiles, splits));

@@ -97,7 +97,7 @@ class AttentionPlanTest {
         assertEquals(1, plan.warps(), "4 rows (the group's heads) need one warp");
         assertEquals(1, plan.queryBlocks());
         assertEquals(128, plan.tilesVisited(0));
-        assertEquals(32, plan.splits(), "min(ceil(264 / 8 CTAs), 128 tiles / 4)");
+        assertEquals(32, plan.splits(), "min(ceil(1056 warps / 8 one-warp CTAs), 128 tiles / 4)");
         assertEquals(4, plan.splitTiles());
         assertTrue(plan.decode());
         assertEquals(new LaunchConfig(8, 32, 1, 32, plan.sharedBytes()), plan.launch());
