@@ -107,6 +107,16 @@ class AttentionPlanTest {
     }
 
     @Test
+    void aWindowedDecodeStepLoadsOnlyTheWindowsTiles() {
+        AttentionPlan plan = AttentionPlan.of(8, 1, 1, 16384, 64, 64, new AttentionPlan.Visible(true, 16383, 4096,
+                16384));
+        assertEquals(12288 / AttentionPlan.KEY_TILE, plan.firstTile(0));
+        assertEquals(4096 / AttentionPlan.KEY_TILE, plan.tilesVisited(0));
+        assertEquals(8L * (512 - 128), plan.tilesSkipped());
+        assertEquals(32, plan.splits(), "128 tiles / 4 per split; 1056 warps would take 132");
+    }
+
+    @Test
     void unevenSplitsCoverEveryTileOnce() {
         AttentionPlan plan = AttentionPlan.of(2, 1, 2, 1000, 64, 64, new AttentionPlan.Visible(true, 998, 0, 1000));
         int tiles = plan.tilesVisited(0);
