@@ -126,14 +126,15 @@ class CudaOpsTest {
     }
 
     @Test
-    void groupedAttentionWithWeightsIsComposedFromTheKernels() {
+    void groupedWindowedAttentionWithWeightsIsOneGemmPerProductAndOneSoftmax() {
         try (Scope s = backend.newScope()) {
             AttentionResult r = s.ops().attention(t(s, 4, 3, 8), t(s, 2, 5, 8), t(s, 2, 5, 8),
-                    AttentionOptions.defaults().withWeights(true));
+                    AttentionOptions.defaults().withWeights(true).withCausal(true)
+                            .withCausalAlignment(CausalAlignment.BOTTOM_RIGHT).withWindow(2));
             assertEquals(Shape.of(4, 3, 5), r.weights().shape());
         }
-        assertTrue(device.kernels().contains(Kernel.SOFTMAX));
-        assertTrue(!device.kernels().contains(Kernel.FLASH_ATTENTION));
+        assertEquals(List.of(Kernel.GEMM, Kernel.SOFTMAX, Kernel.GEMM), device.kernels());
+        assertEquals(Launches.gemm(6, 5, 2), device.launches.get(0).config(), "2 kv heads of 2 x 3 query rows");
         assertEquals(0, device.liveAllocations());
     }
 

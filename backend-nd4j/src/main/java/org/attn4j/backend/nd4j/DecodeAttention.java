@@ -36,7 +36,7 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
  * capacity {@code C} costs {@code O(n)} per call, not {@code O(C)}.
  * <p>
  * Threads: the two GEMMs go to OpenBLAS's threads; the softmax and the mask additions run on the calling thread
- * alone (OpenMP set to one thread while the call runs, as in {@link TiledAttention}, whose javadoc says why).
+ * alone, as every libnd4j call of an op ({@link Intermediates}).
  */
 final class DecodeAttention {
     /** The most queries a call without a decoding option may have to be computed here rather than in tiles. */
@@ -92,15 +92,13 @@ final class DecodeAttention {
                 : t.add(Kernels.additive(range.mask(new VisibleKeys(options, shape.queries(), shape.keys()),
                         shape.queries()), dtype));
         INDArray out3 = output.reshape('c', kvProblems, rows, shape.valueDim());
-        try (OneOmpThread single = new OneOmpThread()) {
+        logits(q3, k3, additive, visible, options, shape, range, s, dtype, t);
+        Nd4j.exec(new SoftMax(s, s, 2));
+        weigh(s, v3, out3, options, shape, range, t);
+        if (!Kernels.finiteOnHost(output)) {
             logits(q3, k3, additive, visible, options, shape, range, s, dtype, t);
-            Nd4j.exec(new SoftMax(s, s, 2));
+            Kernels.stableSoftmax(s, s, 2, t);
             weigh(s, v3, out3, options, shape, range, t);
-            if (!Kernels.finiteOnHost(output)) {
-                logits(q3, k3, additive, visible, options, shape, range, s, dtype, t);
-                Kernels.stableSoftmax(s, s, 2, t);
-                weigh(s, v3, out3, options, shape, range, t);
-            }
         }
         return t.keep(output);
     }

@@ -9,10 +9,13 @@ import org.nd4j.linalg.factory.Nd4j;
 /**
  * The arrays one op creates and does not return, closed in reverse order when the op ends, normally or not. While
  * open it also keeps the calling thread out of any ND4J workspace, so every array an ND4J convenience method
- * allocates is detached and can be closed.
+ * allocates is detached and can be closed, and runs libnd4j's calls on the calling thread alone
+ * ({@link OneOmpThread}): OpenMP workers left spinning after one call take the cores from the next call and from
+ * OpenBLAS's threads, which made a composed RMS norm of 256 values take 13–18 ms instead of 2 ms on 2 cores.
  */
 final class Intermediates implements AutoCloseable {
     private final MemoryWorkspace outside = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces();
+    private final OneOmpThread single = new OneOmpThread();
     private final Deque<INDArray> arrays = new ArrayDeque<>();
 
     /**
@@ -43,7 +46,11 @@ final class Intermediates implements AutoCloseable {
                 }
             }
         } finally {
-            outside.close();
+            try {
+                single.close();
+            } finally {
+                outside.close();
+            }
         }
     }
 }

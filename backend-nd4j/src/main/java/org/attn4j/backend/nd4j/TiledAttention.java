@@ -42,8 +42,7 @@ import org.nd4j.linalg.ops.transforms.Transforms;
  * Threads: every GEMM goes to OpenBLAS, whose own pthreads split it over all cores (batch × heads × rows). The
  * calls in between run on the calling thread alone: libnd4j's OpenMP workers, left running, spin after each call
  * and take the cores from OpenBLAS's threads (measured on 2 cores: a 10 µs reduction took 8 ms, the attention fell
- * to 8 GFLOP/s). OpenMP's thread count is a per-thread setting, so the call sets it to 1 for its own thread and
- * restores it at the end.
+ * to 8 GFLOP/s). The op's {@link Intermediates} set OpenMP to one thread for the calling thread while it runs.
  */
 final class TiledAttention {
     /** The largest query or key block: large enough to amortise each call's launch cost, small enough to skip
@@ -110,10 +109,8 @@ final class TiledAttention {
         INDArray output = t.add(NdArrays.uninitialized(dtype, shape.output()));
         INDArray out3 = output.reshape('c', problems, lq, shape.valueDim());
         Call call = new Call(options, shape, dtype, tiles, additiveFull, kBlocks, vBlocks, t);
-        try (OneOmpThread single = new OneOmpThread()) {
-            for (int q0 = 0; q0 < lq; q0 += tiles.queries()) {
-                call.queryBlock(q3, q0, out3);
-            }
+        for (int q0 = 0; q0 < lq; q0 += tiles.queries()) {
+            call.queryBlock(q3, q0, out3);
         }
         return t.keep(output);
     }
