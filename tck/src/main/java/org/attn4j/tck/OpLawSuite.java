@@ -40,11 +40,6 @@ final class OpLawSuite {
     private OpLawSuite() {
     }
 
-    /** Pairs of {expected, actual}, each compared shape and values. */
-    private interface Pairs {
-        List<HostTensor[]> compute(Run run, Random random);
-    }
-
     /** Facts that must hold; the first one that does not, or null. */
     private interface Facts {
         String check(Run run);
@@ -75,19 +70,8 @@ final class OpLawSuite {
     }
 
     private static void add(List<TckCase> cases, ToleranceTable tolerances, DType dtype, String id, String op,
-                            Set<Feature> needs, long seed, Pairs pairs) {
-        Tolerance tolerance = tolerances.lookup(op.equals("scope") ? "scope" : "law", id, dtype);
-        cases.add(new TckCase(id, Kind.LAW, op, dtype, dtype.name(), needs, backend -> {
-            try (Scope scope = backend.newScope()) {
-                List<HostTensor[]> all = pairs.compute(new Run(scope, dtype), HostArrays.random(id, seed));
-                Measurement m = Measurement.EXACT;
-                for (int i = 0; i < all.size(); i++) {
-                    String what = op + " " + id + " [" + dtype + "] on " + backend.name() + ", pair " + i;
-                    m = m.and(Comparison.compare(what, all.get(i)[0], all.get(i)[1], dtype, tolerance));
-                }
-                return m;
-            }
-        }));
+                            Set<Feature> needs, long seed, LawSuite.Pairs pairs) {
+        cases.add(LawSuite.lawCase(tolerances, dtype, id, op, needs, seed, pairs));
     }
 
     private static void fact(List<TckCase> cases, DType dtype, String id, String op, Facts facts) {
