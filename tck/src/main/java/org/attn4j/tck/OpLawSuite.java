@@ -26,8 +26,9 @@ import org.attn4j.models.HostTensor;
  *   <li>{@code cast} rounds to nearest and widens exactly; {@code cast} and {@code additiveMask} results have the
  *       dtype asked for;</li>
  *   <li>attention with dropout {@code p = 1} is zeros, and returns weights only when asked;</li>
- *   <li>a result made from a tensor of another scope outlives that scope; a closed tensor still has its shape; closing
- *       a scope twice does nothing.</li>
+ *   <li>a result belongs to the scope whose ops made it: made from another scope's tensor, it outlives that scope;
+ *       made by another scope's ops, it closes with that scope unless adopted; a closed scope and its tensors say
+ *       they are closed, a closed tensor still has its shape, and closing a scope twice does nothing.</li>
  * </ul>
  * Both sides of each law come from the same backend and dtype.
  */
@@ -58,8 +59,8 @@ final class OpLawSuite {
                     Set.of(Feature.OPTIONAL_F64), seed, OpLawSuite::castRoundsToNearest);
             add(cases, tolerances, dtype, "law_attention_dropout_of_one_is_zeros", "attention",
                     Set.of(Feature.OPTIONAL_DROPOUT), seed, OpLawSuite::attentionDropoutOfOneIsZeros);
-            add(cases, tolerances, dtype, "law_result_outlives_the_scope_of_its_operand", "scope", Set.of(), seed,
-                    OpLawSuite::resultOutlivesTheScopeOfItsOperand);
+            add(cases, tolerances, dtype, "law_results_belong_to_the_scope_of_their_ops", "scope", Set.of(), seed,
+                    OpLawSuite::resultsBelongToTheScopeOfTheirOps);
             fact(cases, dtype, "law_results_have_the_dtype_asked_for", "cast", OpLawSuite::resultsHaveTheDtypeAskedFor);
             fact(cases, dtype, "law_attention_weights_only_when_asked", "attention",
                     OpLawSuite::attentionWeightsOnlyWhenAsked);
@@ -150,14 +151,25 @@ final class OpLawSuite {
             HostTensor.copyOf(run.ops().attention(q, k, v, dropAll).output())});
     }
 
-    private static List<HostTensor[]> resultOutlivesTheScopeOfItsOperand(Run run, Random random) {
+    private static List<HostTensor[]> resultsBelongToTheScopeOfTheirOps(Run run, Random random) {
         HostTensor data = HostArrays.randn(random, 1.0, 2, 3);
+        Tensor mine = run.in(data);
         Tensor reshaped;
-        try (Scope source = run.scope().backend().newScope()) {
-            reshaped = run.ops().reshape(data.toTensor(source, run.dtype()), 3, 2);
+        Tensor adopted;
+        Tensor dropped;
+        try (Scope other = run.scope().backend().newScope()) {
+            reshaped = run.ops().reshape(data.toTensor(other, run.dtype()), 3, 2);
+            adopted = run.scope().adopt(other.ops().scale(mine, 2));
+            dropped = other.ops().scale(mine, 3);
         }
-        return List.<HostTensor[]>of(new HostTensor[] {new HostTensor(Shape.of(3, 2), data.data()),
-            HostTensor.copyOf(reshaped)});
+        double[] twice = data.data();
+        for (int i = 0; i < twice.length; i++) {
+            twice[i] *= 2;
+        }
+        double[] open = {adopted.isOpen() ? 1 : 0, dropped.isOpen() ? 1 : 0};
+        return List.of(new HostTensor[] {new HostTensor(Shape.of(3, 2), data.data()), HostTensor.copyOf(reshaped)},
+                new HostTensor[] {new HostTensor(Shape.of(2, 3), twice), HostTensor.copyOf(adopted)},
+                new HostTensor[] {new HostTensor(Shape.of(2), new double[] {1, 0}), new HostTensor(Shape.of(2), open)});
     }
 
     private static String resultsHaveTheDtypeAskedFor(Run run) {
@@ -188,8 +200,8 @@ final class OpLawSuite {
         Scope other = run.scope().backend().newScope();
         Tensor x = other.zeros(Shape.of(2, 2), run.dtype());
         other.close();
-        if (x.isOpen()) {
-            return "a tensor of a closed scope is still open";
+        if (other.isOpen() || x.isOpen()) {
+            return "a closed scope says it is open (" + other.isOpen() + "), or its tensor does (" + x.isOpen() + ")";
         }
         if (!x.shape().equals(Shape.of(2, 2)) || x.dtype() != run.dtype()) {
             return "a closed tensor " + run.dtype() + "[2, 2] tells " + x.dtype() + x.shape();
