@@ -2,16 +2,17 @@
 // One thread block handles one row at a time; blocks stride over the rows.
 #include "attn4j_common.cuh"
 
-// Masked logit of element j of row r: x + additive mask, or -inf where the boolean mask is false or
-// (causal and j > i), i being the row's index along dim rank-2 of `shape`.
-__device__ __forceinline__ float attn4j_masked_logit(float v, int j, int i, long long maskBase,
+// Masked logit of element j of row r: x + additive mask, or -inf where the boolean mask is false or key j is
+// not visible at position p = i + shift (j >= keys, or causal and j > p, or window > 0 and j <= p - window),
+// i being the row's index along dim rank-2 of `shape`.
+__device__ __forceinline__ float attn4j_masked_logit(float v, int j, int p, long long maskBase,
                                                      long long addBase, const unsigned char* mask,
                                                      const Attn4jStrides& maskStrides, const float* addMask,
-                                                     const Attn4jStrides& addStrides, int lastDim,
-                                                     int causal) {
+                                                     const Attn4jStrides& addStrides, int lastDim, int causal,
+                                                     int window, int keys) {
     if (addMask) v += addMask[addBase + (long long) j * addStrides.v[lastDim]];
     if (mask && !mask[maskBase + (long long) j * maskStrides.v[lastDim]]) v = -INFINITY;
-    if (causal && j > i) v = -INFINITY;
+    if (j >= keys || (causal && j > p) || (window > 0 && (long long) j <= (long long) p - window)) v = -INFINITY;
     return v;
 }
 
@@ -19,12 +20,14 @@ __device__ __forceinline__ float attn4j_masked_logit(float v, int j, int i, long
 //   y[o, j, t] = exp(l_j - max_k l_k) / sum_k exp(l_k - max_k l_k),  l_j = masked logit of x[o, j, t].
 // Masks are allowed only when inner == 1; `shape` is then the full shape of x and maskStrides/addStrides
 // the strides of the broadcast boolean mask (1 = may attend) and additive mask over it, either pointer may
-// be null. A row whose logits are all -inf yields zeros; NaN anywhere in a row makes the row NaN.
+// be null; causal, shift, window and keys hide keys as attention's VisibleKeys do (plain softmax: 0, 0, 0, n).
+// A row whose logits are all -inf yields zeros; NaN anywhere in a row makes the row NaN.
 extern "C" __global__ void attn4j_softmax_f32(const float* __restrict__ x, float* __restrict__ y, int outer,
                                               int n, int inner, Attn4jShape shape,
                                               const unsigned char* __restrict__ mask,
                                               Attn4jStrides maskStrides, const float* __restrict__ addMask,
-                                              Attn4jStrides addStrides, int causal) {
+                                              Attn4jStrides addStrides, int causal, int shift, int window,
+                                              int keys) {
     __shared__ float scratch[32];
     const int rows = outer * inner;
     int last = shape.rank - 1;
@@ -32,11 +35,11 @@ extern "C" __global__ void attn4j_softmax_f32(const float* __restrict__ x, float
         const int base = (r / inner) * n * inner + (r % inner);
         const long long maskBase = mask ? attn4j_lead_offset(shape, maskStrides, last, r) : 0;
         const long long addBase = addMask ? attn4j_lead_offset(shape, addStrides, last, r) : 0;
-        const int i = causal ? r % shape.dims[last - 1] : 0;
+        const int p = causal || window > 0 ? r % shape.dims[last - 1] + shift : 0;
         float m = -INFINITY;
         for (int j = threadIdx.x; j < n; j += blockDim.x) {
-            float l = attn4j_masked_logit(x[base + j * inner], j, i, maskBase, addBase, mask,
-                                          maskStrides, addMask, addStrides, last, causal);
+            float l = attn4j_masked_logit(x[base + j * inner], j, p, maskBase, addBase, mask,
+                                          maskStrides, addMask, addStrides, last, causal, window, keys);
             m = attn4j_nanmax(m, l);
         }
         m = attn4j_block_max(m, scratch);
@@ -46,14 +49,14 @@ extern "C" __global__ void attn4j_softmax_f32(const float* __restrict__ x, float
         }
         float s = 0.0f;
         for (int j = threadIdx.x; j < n; j += blockDim.x) {
-            float l = attn4j_masked_logit(x[base + j * inner], j, i, maskBase, addBase, mask,
-                                          maskStrides, addMask, addStrides, last, causal);
+            float l = attn4j_masked_logit(x[base + j * inner], j, p, maskBase, addBase, mask,
+                                          maskStrides, addMask, addStrides, last, causal, window, keys);
             s += expf(l - m);
         }
         s = attn4j_block_sum(s, scratch);
         for (int j = threadIdx.x; j < n; j += blockDim.x) {
-            float l = attn4j_masked_logit(x[base + j * inner], j, i, maskBase, addBase, mask,
-                                          maskStrides, addMask, addStrides, last, causal);
+            float l = attn4j_masked_logit(x[base + j * inner], j, p, maskBase, addBase, mask,
+                                          maskStrides, addMask, addStrides, last, causal, window, keys);
             y[base + j * inner] = expf(l - m) / s;
         }
     }

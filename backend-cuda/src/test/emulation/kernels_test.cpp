@@ -177,7 +177,7 @@ static void test_norm() {
     Attn4jShape s = shape_of({B, L, N});
     emu::launch({3}, {64}, [&] {
         attn4j_softmax_f32(x.data(), y.data(), B * L, N, 1, s, mask.data(), strides_of({N, 0, 1}), add.data(),
-                           strides_of({0, N, 1}), 1);
+                           strides_of({0, N, 1}), 1, 0, 0, N);
     });
     std::vector<double> want(B * L * N);
     for (int b = 0; b < B; ++b)
@@ -200,7 +200,7 @@ static void test_norm() {
 
     std::vector<float> allMasked = {-INFINITY, -INFINITY, -INFINITY}, z(3, 1.0f);
     emu::launch({1}, {32}, [&] {
-        attn4j_softmax_f32(allMasked.data(), z.data(), 1, 3, 1, shape_of({3}), nullptr, {}, nullptr, {}, 0);
+        attn4j_softmax_f32(allMasked.data(), z.data(), 1, 3, 1, shape_of({3}), nullptr, {}, nullptr, {}, 0, 0, 0, 3);
     });
     check("softmax of an all -inf row is zeros", z, {0, 0, 0});
 
@@ -209,7 +209,7 @@ static void test_norm() {
     std::vector<float> v(u.size());
     emu::launch({2}, {32}, [&] {
         attn4j_softmax_f32(u.data(), v.data(), outer, n, inner, shape_of({outer, n, inner}), nullptr, {}, nullptr,
-                           {}, 0);
+                           {}, 0, 0, 0, n);
     });
     std::vector<double> vw(u.size());
     for (int o = 0; o < outer; ++o)
@@ -220,6 +220,24 @@ static void test_norm() {
             for (int k = 0; k < n; ++k) vw[(o * n + k) * inner + t] = std::exp(u[(o * n + k) * inner + t] - m) / sum;
         }
     check("softmax over a middle axis", v, vw);
+
+    // the weights of decoding: Lq = 3 rows at the end of keys = 40 of Lk = 45, bottom-right, window 9
+    int lq = 3, lk = 45, keys = 40, window = 9, shift = keys - lq;
+    auto dx = randn(2 * lq * lk);
+    std::vector<float> dy(dx.size());
+    emu::launch({4}, {64}, [&] {
+        attn4j_softmax_f32(dx.data(), dy.data(), 2 * lq, lk, 1, shape_of({2, lq, lk}), nullptr, {}, nullptr, {}, 1,
+                           shift, window, keys);
+    });
+    std::vector<double> dw(dx.size());
+    for (int r = 0; r < 2 * lq; ++r) {
+        int p = r % lq + shift;
+        double m = -INFINITY, sum = 0;
+        for (int j = p - window + 1; j <= p; ++j) m = std::max(m, (double) dx[r * lk + j]);
+        for (int j = p - window + 1; j <= p; ++j) sum += std::exp(dx[r * lk + j] - m);
+        for (int j = p - window + 1; j <= p; ++j) dw[r * lk + j] = std::exp(dx[r * lk + j] - m) / sum;
+    }
+    check("softmax bottom-right causal, window 9, keys 40 of 45", dy, dw);
 
     int rows = 3, d = 300;
     auto h = randn(rows * d), gamma = randn(d), beta = randn(d);

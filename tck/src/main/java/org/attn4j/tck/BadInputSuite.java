@@ -39,7 +39,7 @@ final class BadInputSuite {
     /** A null where the op needs a value: IllegalArgumentException naming the op and the argument. */
     private static Case nullArgument(String op, String argument, Mistake mistake) {
         return new Case(op + "_null_" + argument, op, IllegalArgumentException.class, Set.of(), mistake,
-                List.of("argument " + argument));
+                List.of("argument " + argument, "null"));
     }
 
     /** A tensor too large for any machine: IllegalArgumentException naming the op, the shape and the bytes. */
@@ -59,6 +59,7 @@ final class BadInputSuite {
                 nullArgument("permute", "axes", (s, t) -> s.ops().permute(ones(s, t, 2, 3), (int[]) null)),
                 nullArgument("transpose", "x", (s, t) -> s.ops().transpose(null, 0, 1)),
                 nullArgument("matmul", "a", (s, t) -> s.ops().matmul(null, ones(s, t, 2, 3))),
+                nullArgument("add", "a", (s, t) -> s.ops().add(null, ones(s, t, 2))),
                 nullArgument("concat", "parts", (s, t) -> s.ops().concat(null, 0)),
                 nullArgument("split", "sizes", (s, t) -> s.ops().split(ones(s, t, 4, 2), null, 0)),
                 nullArgument("chunk", "x", (s, t) -> s.ops().chunk(null, 2, 0)),
@@ -83,76 +84,106 @@ final class BadInputSuite {
         Class<IllegalStateException> ise = IllegalStateException.class;
         List<Case> mistakes = List.of(
                 new Case("matmul_inner_dims_differ", "matmul", iae, Set.of(),
-                        (s, t) -> s.ops().matmul(ones(s, t, 2, 3), ones(s, t, 4, 5))),
+                        (s, t) -> s.ops().matmul(ones(s, t, 2, 3), ones(s, t, 4, 5)), List.of("b", "[2, 3]", "[4, 5]")),
                 new Case("matmul_rank1_operand", "matmul", iae, Set.of(),
                         (s, t) -> s.ops().matmul(ones(s, t, 3), ones(s, t, 3, 2))),
                 new Case("add_shapes_do_not_broadcast", "add", iae, Set.of(),
-                        (s, t) -> s.ops().add(ones(s, t, 2, 3), ones(s, t, 4))),
+                        (s, t) -> s.ops().add(ones(s, t, 2, 3), ones(s, t, 4)), List.of("b", "[2, 3]", "[4]")),
                 new Case("add_dtypes_differ", "add", iae, Set.of(Feature.OPTIONAL_F64),
-                        (s, t) -> s.ops().add(ones(s, DType.F32, 2, 3), ones(s, DType.F64, 2, 3))),
+                        (s, t) -> s.ops().add(ones(s, DType.F32, 2, 3), ones(s, DType.F64, 2, 3)),
+                        List.of("b", "F64", "F32")),
+                new Case("mul_shapes_do_not_broadcast", "mul", iae, Set.of(),
+                        (s, t) -> s.ops().mul(ones(s, t, 2, 3), ones(s, t, 3, 3)), List.of("[2, 3]", "[3, 3]")),
+                new Case("mul_dtypes_differ", "mul", iae, Set.of(Feature.OPTIONAL_F64),
+                        (s, t) -> s.ops().mul(ones(s, DType.F32, 2, 3), ones(s, DType.F64, 2, 3)),
+                        List.of("F64", "F32")),
+                new Case("matmul_dtypes_differ", "matmul", iae, Set.of(Feature.OPTIONAL_F64),
+                        (s, t) -> s.ops().matmul(ones(s, DType.F32, 2, 3), ones(s, DType.F64, 3, 2)),
+                        List.of("b", "[3, 2]", "[2, 3]")),
                 new Case("softmax_axis_out_of_range", "softmax", iae, Set.of(),
                         (s, t) -> s.ops().softmax(ones(s, t, 2, 3), 2)),
                 new Case("sum_axis_out_of_range", "sum", iae, Set.of(),
-                        (s, t) -> s.ops().sum(ones(s, t, 2, 3), -3, false)),
+                        (s, t) -> s.ops().sum(ones(s, t, 2, 3), -3, false), List.of("axis", "[2, 3]")),
                 new Case("reshape_to_another_size", "reshape", iae, Set.of(),
-                        (s, t) -> s.ops().reshape(ones(s, t, 2, 3), 4, 2)),
+                        (s, t) -> s.ops().reshape(ones(s, t, 2, 3), 4, 2), List.of("[2, 3]")),
                 new Case("permute_not_a_permutation", "permute", iae, Set.of(),
-                        (s, t) -> s.ops().permute(ones(s, t, 2, 3, 4), 0, 0, 1)),
+                        (s, t) -> s.ops().permute(ones(s, t, 2, 3, 4), 0, 0, 1), List.of("[2, 3, 4]")),
                 new Case("concat_shapes_differ", "concat", iae, Set.of(),
-                        (s, t) -> s.ops().concat(List.of(ones(s, t, 2, 3), ones(s, t, 2, 4)), 0)),
+                        (s, t) -> s.ops().concat(List.of(ones(s, t, 2, 3), ones(s, t, 2, 4)), 0),
+                        List.of("parts[1]", "[2, 4]", "[2, 3]")),
                 new Case("split_sizes_do_not_sum", "split", iae, Set.of(),
-                        (s, t) -> s.ops().split(ones(s, t, 5, 2), new int[] {2, 2}, 0)),
+                        (s, t) -> s.ops().split(ones(s, t, 5, 2), new int[] {2, 2}, 0), List.of("sizes", "[5, 2]")),
                 new Case("chunk_zero_pieces", "chunk", iae, Set.of(),
                         (s, t) -> s.ops().chunk(ones(s, t, 5, 2), 0, 0)),
                 new Case("linear_weight_shape", "linear", iae, Set.of(),
-                        (s, t) -> s.ops().linear(ones(s, t, 2, 3), ones(s, t, 4, 5), null)),
+                        (s, t) -> s.ops().linear(ones(s, t, 2, 3), ones(s, t, 4, 5), null),
+                        List.of("weight", "[2, 3]", "[4, 5]")),
                 new Case("layerNorm_gamma_shape", "layerNorm", iae, Set.of(),
-                        (s, t) -> s.ops().layerNorm(ones(s, t, 2, 3), ones(s, t, 4), null, 1e-5)),
+                        (s, t) -> s.ops().layerNorm(ones(s, t, 2, 3), ones(s, t, 4), null, 1e-5),
+                        List.of("gamma", "[2, 3]", "[4]")),
                 new Case("layerNorm_negative_eps", "layerNorm", iae, Set.of(),
                         (s, t) -> s.ops().layerNorm(ones(s, t, 2, 3), null, null, -1e-5)),
                 new Case("concat_no_parts", "concat", iae, Set.of(),
                         (s, t) -> s.ops().concat(List.of(), 0)),
                 new Case("embedding_id_out_of_range", "embedding", iae, Set.of(),
-                        (s, t) -> s.ops().embedding(ones(s, t, 4, 3), new int[] {1, 4}, Shape.of(2))),
+                        (s, t) -> s.ops().embedding(ones(s, t, 4, 3), new int[] {1, 4}, Shape.of(2)),
+                        List.of("ids[1]")),
                 new Case("dropout_probability_above_one", "dropout", iae, Set.of(Feature.OPTIONAL_DROPOUT),
-                        (s, t) -> s.ops().dropout(ones(s, t, 2, 3), 1.5, 0)),
+                        (s, t) -> s.ops().dropout(ones(s, t, 2, 3), 1.5, 0), List.of("p", "1.5")),
                 new Case("attention_key_dim_differs", "attention", iae, Set.of(),
                         (s, t) -> s.ops().attention(ones(s, t, 1, 1, 3, 4), ones(s, t, 1, 1, 5, 6),
-                                ones(s, t, 1, 1, 5, 4), AttentionOptions.defaults())),
+                                ones(s, t, 1, 1, 5, 4), AttentionOptions.defaults()),
+                        List.of("k", "[1, 1, 3, 4]", "[1, 1, 5, 6]")),
+                new Case("attention_value_length_differs", "attention", iae, Set.of(),
+                        (s, t) -> s.ops().attention(ones(s, t, 1, 2, 3, 4), ones(s, t, 1, 2, 5, 4),
+                                ones(s, t, 1, 2, 4, 4), AttentionOptions.defaults()),
+                        List.of("v", "[1, 2, 4, 4]", "[1, 2, 5, 4]")),
+                new Case("attention_additive_mask_does_not_broadcast", "attention", iae, Set.of(),
+                        (s, t) -> s.ops().attention(ones(s, t, 1, 2, 3, 4), ones(s, t, 1, 2, 5, 4),
+                                ones(s, t, 1, 2, 5, 4), AttentionOptions.defaults()
+                                        .withAdditiveMask(ones(s, t, 2, 1, 5, 1))),
+                        List.of("additiveMask", "[2, 1, 5, 1]")),
                 new Case("attention_mask_does_not_broadcast", "attention", iae, Set.of(),
                         (s, t) -> s.ops().attention(ones(s, t, 1, 1, 3, 4), ones(s, t, 1, 1, 5, 4),
                                 ones(s, t, 1, 1, 5, 4), AttentionOptions.defaults()
-                                        .withMask(Mask.causal(4, 4)))),
+                                        .withMask(Mask.causal(4, 4))), List.of("mask", "[4, 4]", "[1, 1, 3, 5]")),
                 new Case("attention_additive_mask_dtype_differs", "attention", iae, Set.of(Feature.OPTIONAL_F64),
                         (s, t) -> s.ops().attention(ones(s, DType.F32, 1, 1, 3, 4), ones(s, DType.F32, 1, 1, 5, 4),
                                 ones(s, DType.F32, 1, 1, 5, 4), AttentionOptions.defaults()
-                                        .withAdditiveMask(ones(s, DType.F64, 3, 5)))),
+                                        .withAdditiveMask(ones(s, DType.F64, 3, 5))), List.of("additiveMask", "F64")),
                 new Case("attention_null_options", "attention", iae, Set.of(),
                         (s, t) -> s.ops().attention(ones(s, t, 1, 1, 3, 4), ones(s, t, 1, 1, 5, 4),
-                                ones(s, t, 1, 1, 5, 4), null)),
+                                ones(s, t, 1, 1, 5, 4), null), List.of("options")),
                 new Case("tensor_data_length", "tensor", iae, Set.of(),
-                        (s, t) -> s.tensor(new double[5], Shape.of(2, 3), t)),
-                new Case("op_on_a_closed_tensor", "relu", ise, Set.of(), (s, t) -> {
-                    Tensor closed;
-                    try (Scope other = s.backend().newScope()) {
-                        closed = ones(other, t, 2, 2);
-                    }
-                    s.ops().relu(closed);
-                }),
+                        (s, t) -> s.tensor(new double[5], Shape.of(2, 3), t), List.of("5", "[2, 3]")),
+                new Case("tensor_float_data_length", "tensor", iae, Set.of(),
+                        (s, t) -> s.tensor(new float[3], Shape.of(2, 2)), List.of("3", "[2, 2]")),
+                new Case("op_on_a_closed_tensor", "relu", ise, Set.of(), (s, t) -> s.ops().relu(closed(s, t, 2, 2)),
+                        List.of("closed")),
+                new Case("add_on_a_closed_tensor", "add", ise, Set.of(),
+                        (s, t) -> s.ops().add(closed(s, t, 2, 2), ones(s, t, 2, 2)), List.of("closed")),
+                new Case("reshape_a_closed_tensor", "reshape", ise, Set.of(),
+                        (s, t) -> s.ops().reshape(closed(s, t, 2, 2), 1, 1, 2, 2), List.of("closed")),
+                new Case("attention_on_a_closed_tensor", "attention", ise, Set.of(), (s, t) -> {
+                    Tensor q = ones(s, t, 1, 1, 2, 2);
+                    s.ops().attention(q, closed(s, t, 1, 1, 2, 2), q, AttentionOptions.defaults());
+                }, List.of("closed")),
                 new Case("op_on_a_closed_scope", "relu", ise, Set.of(), (s, t) -> {
                     Tensor live = ones(s, t, 2, 2);
                     Scope other = s.backend().newScope();
                     Ops ops = other.ops();
                     other.close();
                     ops.relu(live);
-                }),
-                new Case("read_a_closed_tensor", "toFloatArray", ise, Set.of(), (s, t) -> {
-                    Tensor closed;
-                    try (Scope other = s.backend().newScope()) {
-                        closed = ones(other, t, 2, 2);
-                    }
-                    closed.toFloatArray();
-                }));
+                }, List.of("scope is closed")),
+                new Case("zeros_on_a_closed_scope", "zeros", ise, Set.of(), (s, t) -> {
+                    Scope other = s.backend().newScope();
+                    other.close();
+                    other.zeros(Shape.of(1), t);
+                }, List.of("closed")),
+                new Case("read_a_closed_tensor", "toFloatArray", ise, Set.of(),
+                        (s, t) -> closed(s, t, 2, 2).toFloatArray(), List.of("closed")),
+                new Case("read_a_closed_tensor_as_doubles", "toDoubleArray", ise, Set.of(),
+                        (s, t) -> closed(s, t, 2, 2).toDoubleArray(), List.of("closed")));
         List<TckCase> cases = new ArrayList<>();
         for (DType dtype : DType.values()) {
             for (Case c : concat(mistakes, nullsAndSizes())) {
@@ -167,6 +198,13 @@ final class BadInputSuite {
         List<Case> all = new ArrayList<>(a);
         all.addAll(b);
         return all;
+    }
+
+    /** @return a tensor of a scope that is closed already */
+    private static Tensor closed(Scope scope, DType dtype, int... dims) {
+        try (Scope other = scope.backend().newScope()) {
+            return ones(other, dtype, dims);
+        }
     }
 
     private static Tensor ones(Scope scope, DType dtype, int... dims) {

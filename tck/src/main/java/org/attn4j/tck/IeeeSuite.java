@@ -1,6 +1,7 @@
 package org.attn4j.tck;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import org.attn4j.api.AttentionOptions;
@@ -11,6 +12,7 @@ import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.spi.Dropout;
 
 /**
  * IEEE 754 special values through the ops, in both dtypes: NaN propagates, ±∞ follows the math.
@@ -18,7 +20,9 @@ import org.attn4j.api.Tensor;
  *   <li>on {@code x = [NaN, +∞, -∞, 0]}: {@code exp(x) = [NaN, +∞, 0, 1]}, {@code relu(x) = [NaN, +∞, 0, 0]},
  *       {@code gelu(NaN) = NaN} and {@code gelu(+∞) = +∞} (exact and tanh forms), {@code x + x = [NaN, +∞, -∞, 0]},
  *       {@code x - x = [NaN, NaN, NaN, 0]}, {@code sum(x) = NaN}, {@code max(x) = NaN}, {@code 1 / 0 = +∞} and a
- *       matmul row holding a NaN gives NaN;</li>
+ *       matmul row holding a NaN gives NaN; a max over an axis is NaN in the slices holding a NaN and only
+ *       there;</li>
+ *   <li>dropout: a dropped NaN or ±∞ is 0, a kept one stays NaN or ±∞;</li>
  *   <li>softmax: a row holding a NaN is NaN and only that row; a row {@code [-∞, -∞]} is zeros, and
  *       {@code [0, -∞]} is {@code [1, 0]};</li>
  *   <li>attention: a NaN in query row 0 makes output row 0 (and weights row 0) NaN and no other row.</li>
@@ -40,6 +44,8 @@ final class IeeeSuite {
         for (DType dtype : DType.values()) {
             add(cases, dtype, "law_ieee_elementwise_ops_on_nan_and_infinity", "elementwise", Set.of(),
                     IeeeSuite::elementwise);
+            add(cases, dtype, "law_ieee_dropout_zeroes_dropped_nan_and_infinity", "dropout",
+                    Set.of(Feature.OPTIONAL_DROPOUT), IeeeSuite::dropout);
             add(cases, dtype, "law_ieee_softmax_nan_and_infinite_rows", "softmax", Set.of(), IeeeSuite::softmax);
             add(cases, dtype, "law_ieee_nan_query_row_poisons_its_weights_row_only", "attention",
                     Set.of(Feature.OPTIONAL_RETURNED_WEIGHTS), IeeeSuite::attentionWithWeights);
@@ -71,12 +77,27 @@ final class IeeeSuite {
         failure = first(failure, () -> same("x - x", new double[] {NAN, NAN, NAN, 0}, ops.sub(x, x)));
         failure = first(failure, () -> same("sum(x)", new double[] {NAN}, ops.sum(x, 0, true)));
         failure = first(failure, () -> same("max(x)", new double[] {NAN}, ops.max(x, 0, false)));
+        failure = first(failure, () -> same("max of [[1, NaN, 3], [2, 5, 1]] over axis 1", new double[] {NAN, 5},
+                ops.max(scope.tensor(new double[] {1, NAN, 3, 2, 5, 1}, Shape.of(2, 3), dtype), 1, false)));
         failure = first(failure, () -> same("1 / 0", new double[] {INF},
                 ops.div(scope.tensor(new double[] {1}, Shape.of(1), dtype),
                         scope.tensor(new double[] {0}, Shape.of(1), dtype))));
         return first(failure, () -> same("[NaN, 1] x [1, 1]^T", new double[] {NAN},
                 ops.matmul(scope.tensor(new double[] {NAN, 1}, Shape.of(1, 2), dtype),
                         scope.tensor(new double[] {1, 1}, Shape.of(2, 1), dtype))));
+    }
+
+    private static String dropout(Ops ops, Scope scope, DType dtype) {
+        double[] x = new double[64];
+        Arrays.fill(x, NAN);
+        x[0] = INF;
+        x[1] = -INF;
+        double[] expected = new double[x.length];
+        for (int i = 0; i < x.length; i++) {
+            expected[i] = Dropout.keep(7, i, 0.5) ? x[i] : 0.0;
+        }
+        return same("dropout(x, 0.5, seed 7) of NaN and ±inf", expected,
+                ops.dropout(scope.tensor(x, Shape.of(64), dtype), 0.5, 7));
     }
 
     private static String softmax(Ops ops, Scope scope, DType dtype) {

@@ -83,16 +83,36 @@ final class LawSuite {
         HostTensor[] compute(Run run, Random random);
     }
 
+    /** Several laws' sides computed together from one seeded source, each pair compared in shape and values. */
+    interface Pairs {
+        List<HostTensor[]> compute(Run run, Random random);
+    }
+
     private static void add(List<TckCase> cases, ToleranceTable tolerances, DType dtype, String id, String op,
                             Set<Feature> needs, long seed, Sides sides) {
+        cases.add(lawCase(tolerances, dtype, id, op, needs, seed,
+                (run, random) -> List.<HostTensor[]>of(sides.compute(run, random))));
+    }
+
+    /**
+     * @return the case that computes {@code pairs} in a fresh scope with the seeded source of {@code id} and
+     *     compares each pair under the law (or, for op {@code scope}, the exact) tolerance of {@code dtype}
+     */
+    static TckCase lawCase(ToleranceTable tolerances, DType dtype, String id, String op, Set<Feature> needs,
+                           long seed, Pairs pairs) {
         Tolerance tolerance = tolerances.lookup(op.equals("scope") ? "scope" : "law", id, dtype);
-        cases.add(new TckCase(id, Kind.LAW, op, dtype, dtype.name(), needs, backend -> {
+        return new TckCase(id, Kind.LAW, op, dtype, dtype.name(), needs, backend -> {
             try (Scope scope = backend.newScope()) {
-                HostTensor[] both = sides.compute(new Run(scope, dtype), HostArrays.random(id, seed));
-                return Comparison.compare(op + " " + id + " [" + dtype + "] on " + backend.name(), both[0], both[1],
-                        dtype, tolerance);
+                List<HostTensor[]> all = pairs.compute(new Run(scope, dtype), HostArrays.random(id, seed));
+                String what = op + " " + id + " [" + dtype + "] on " + backend.name();
+                Measurement m = Measurement.EXACT;
+                for (int i = 0; i < all.size(); i++) {
+                    m = m.and(Comparison.compare(all.size() == 1 ? what : what + ", pair " + i, all.get(i)[0],
+                            all.get(i)[1], dtype, tolerance));
+                }
+                return m;
             }
-        }));
+        });
     }
 
     /**

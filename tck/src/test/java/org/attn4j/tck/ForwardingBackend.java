@@ -158,6 +158,11 @@ final class ForwardingBackend implements Backend {
 
         @Override
         public AttentionResult attention(Tensor q, Tensor k, Tensor v, AttentionOptions options) {
+            for (Tensor t : new Tensor[] {q, k, v}) {
+                if (t != null && !t.isOpen()) {
+                    throw new IllegalStateException("attention: tensor " + t.dtype() + t.shape() + " is closed");
+                }
+            }
             return ReferenceAttention.compute(this, q, k, v, options);
         }
         @Override

@@ -24,6 +24,7 @@ class AbstractOpsTest {
     /** Records which compute method ran, with the shape it was handed; computes nothing. */
     private static final class RecordingOps extends AbstractOps<ToyBackend.ToyTensor> {
         final List<String> calls = new ArrayList<>();
+        Runnable duringCompute = () -> { };
         private final ToyBackend.ToyScope scope;
 
         RecordingOps(ToyBackend.ToyScope scope) {
@@ -32,6 +33,7 @@ class AbstractOpsTest {
         }
 
         private Tensor result(String call, Shape shape) {
+            duringCompute.run();
             calls.add(call + " " + shape);
             return scope.zeros(shape, DType.F32);
         }
@@ -192,6 +194,25 @@ class AbstractOpsTest {
             m = assertThrows(IllegalArgumentException.class, () -> ops.exp(null)).getMessage();
             assertEquals("exp: argument x is null", m);
             assertEquals(List.of(), ops.calls);
+        }
+    }
+
+    @Test
+    void anOpPinsItsOperandsUntilItReturnsAndNamesItselfMeanwhile() {
+        ToyBackend backend = new ToyBackend();
+        ToyBackend.ToyScope owner = backend.newScope();
+        Tensor x = owner.zeros(Shape.of(2), DType.F32);
+        try (ToyBackend.ToyScope s = backend.newScope()) {
+            RecordingOps ops = new RecordingOps(s);
+            List<String> during = new ArrayList<>();
+            ops.duringCompute = () -> {
+                owner.close();
+                during.add(AbstractScope.runningOp("no op") + " released " + backend.released);
+            };
+            ops.exp(x);
+            assertEquals(List.of("exp released []"), during);
+            assertEquals(List.of("z[2]"), backend.released);
+            assertEquals("no op", AbstractScope.runningOp("no op"));
         }
     }
 

@@ -74,7 +74,7 @@ class AttentionTest extends ScopedTest {
                     long flat = ((long) p * c.lq() + i) * c.lk() + j;
                     double w = sum == 0 ? 0 : logits[j] / sum;
                     if (c.dropout() > 0) {
-                        w = OpsTest.kept(seed, flat, c.dropout()) ? w / (1 - c.dropout()) : 0;
+                        w = kept(seed, flat, c.dropout()) ? w / (1 - c.dropout()) : 0;
                     }
                     weights[(int) flat] = w;
                     for (int d = 0; d < c.dv(); d++) {
@@ -84,6 +84,15 @@ class AttentionTest extends ScopedTest {
             }
         }
         return new double[][] {out, weights};
+    }
+
+    /** SplitMix64's finaliser written out again, independently of {@code Dropout}. */
+    static boolean kept(long seed, long i, double p) {
+        long z = seed + (i + 1) * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        z = z ^ (z >>> 31);
+        return (z >>> 11) * 0x1.0p-53 >= p;
     }
 
     static Stream<Arguments> cases() {
@@ -176,29 +185,6 @@ class AttentionTest extends ScopedTest {
 
     @ParameterizedTest
     @EnumSource(DType.class)
-    void fullyMaskedRowGivesZeroOutputAndZeroWeights(DType dtype) {
-        Case c = new Case(2, 1, 3, 4, 5, 6, false, false, false, null, 0);
-        Inputs in = inputs(dtype, c, false);
-        Mask padding = Mask.keyPadding(new int[] {0, 2}, 4);
-        for (boolean weights : new boolean[] {false, true}) {
-            AttentionResult r = ops.attention(in.q(), in.k(), in.v(), in.options().withMask(padding)
-                    .withWeights(weights));
-            double[] out = r.output().toDoubleArray();
-            assertClose("batch 0 is fully masked", new double[3 * 6], Arrays.copyOf(out, 3 * 6),
-                    new Tolerance(0, 0));
-            if (weights) {
-                assertClose("its weights", new double[3 * 4], Arrays.copyOf(r.weights().toDoubleArray(), 12),
-                        new Tolerance(0, 0));
-            }
-        }
-        boolean[] none = new boolean[3 * 4];
-        AttentionResult r = ops.attention(in.q(), in.k(), in.v(),
-                in.options().withMask(Mask.of(Shape.of(3, 4), none)).withCausal(true));
-        assertClose("all masked", new double[2 * 3 * 6], r.output(), new Tolerance(0, 0));
-    }
-
-    @ParameterizedTest
-    @EnumSource(DType.class)
     void rowMaskedByAnAdditiveMaskOfMinusInfinityGivesZeros(DType dtype) {
         Case c = new Case(1, 1, 130, 70, 4, 3, false, false, false, null, 0);
         Inputs in = inputs(dtype, c, false);
@@ -212,15 +198,6 @@ class AttentionTest extends ScopedTest {
         assertClose("row 129", new double[3], Arrays.copyOfRange(out, 129 * 3, 130 * 3), new Tolerance(0, 0));
         assertClose("other rows", Arrays.copyOfRange(in.expected()[0], 0, 15), Arrays.copyOfRange(out, 0, 15),
                 attentionTolerance(dtype));
-    }
-
-    @ParameterizedTest
-    @EnumSource(DType.class)
-    void dropoutOfOneGivesZeros(DType dtype) {
-        Case c = new Case(1, 2, 130, 9, 4, 3, true, false, false, null, 0);
-        Inputs in = inputs(dtype, c, false);
-        AttentionResult r = ops.attention(in.q(), in.k(), in.v(), in.options().withDropout(1.0, 3));
-        assertClose("p = 1", new double[2 * 130 * 3], r.output(), new Tolerance(0, 0));
     }
 
     @ParameterizedTest
@@ -253,14 +230,5 @@ class AttentionTest extends ScopedTest {
         assertClose("late keys only", ReferenceAttention.compute(ops, in.q(), in.k(), in.v(), options).output()
                 .toDoubleArray(), out, attentionTolerance(dtype));
         assertClose("row without keys", new double[8], Arrays.copyOfRange(out, 8, 16), new Tolerance(0, 0));
-    }
-
-    @ParameterizedTest
-    @EnumSource(DType.class)
-    void causalWithMoreQueriesThanKeysLeavesLateRowsFullyAttending(DType dtype) {
-        Case c = new Case(1, 1, 9, 4, 3, 2, true, false, false, null, 0);
-        Inputs in = inputs(dtype, c, false);
-        AttentionResult r = ops.attention(in.q(), in.k(), in.v(), in.options());
-        assertClose("causal Lq > Lk", in.expected()[0], r.output(), attentionTolerance(dtype));
     }
 }

@@ -12,12 +12,13 @@ import org.attn4j.api.spi.VisibleKeys;
  * CTA each, and key/value tiles of {@value #KEY_TILE} rows stream through shared memory. Dynamic shared memory
  * holds the query block, {@code 4 * warps * dk} floats, and one key tile (row stride {@code dk + 1}) that the
  * value tile later overwrites, {@code 32 * max(dk + 1, dv)} floats. The plan takes the most warps (at most 4)
- * whose shared memory fits {@link LaunchConfig#MAX_DEFAULT_SHARED_BYTES}, and no more than {@code R} rows need.
+ * whose shared memory, with the {@value #STATIC_SHARED_BYTES} static bytes, fits
+ * {@link LaunchConfig#MAX_DEFAULT_SHARED_BYTES}, and no more than {@code R} rows need.
  * A block visits only the tiles holding keys that one of its rows sees ({@link Visible}).
  *
  * <p>With at most {@value #DECODE_MAX_QUERIES} query rows the grid is usually too small for a GPU, so the keys
  * are split as well (flash-decoding): {@code splits} CTAs per block, each over at most {@code splitTiles} of the
- * block's tiles, about {@value #TARGET_CTAS} CTAs in all and at least {@value #MIN_SPLIT_TILES} tiles per split;
+ * block's tiles, about {@value #TARGET_WARPS} warps in all and at least {@value #MIN_SPLIT_TILES} tiles per split;
  * the merge kernel then combines the splits. With one split the fused kernel runs alone.
  *
  * @param bh         product of the leading dims of q
@@ -41,10 +42,15 @@ record AttentionPlan(int bh, int group, int lq, int lk, int dk, int dv, Visible 
     static final int MAX_HEAD_DIM = 256;
     /** Most warps per CTA. */
     static final int MAX_WARPS = 4;
+    /** Static shared memory of both attention kernels: each row's mask offsets, 2 x 16 longs. */
+    static final int STATIC_SHARED_BYTES = 2 * ROWS_PER_WARP * MAX_WARPS * Long.BYTES;
     /** Most query rows for which the keys are split. */
     static final int DECODE_MAX_QUERIES = 16;
-    /** CTAs a split launch aims at: two waves of a 132-SM GPU. */
-    static final int TARGET_CTAS = 264;
+    /**
+     * Warps a split launch aims at: eight on each SM of a 132-SM GPU, since a decode step streams the cache from
+     * memory and needs many loads in flight (a guess to be tuned on a GPU; none was available).
+     */
+    static final int TARGET_WARPS = 1056;
     /** Fewest key tiles of one split (128 keys), below which the merge costs more than the split gains. */
     static final int MIN_SPLIT_TILES = 4;
 
@@ -143,7 +149,8 @@ record AttentionPlan(int bh, int group, int lq, int lk, int dk, int dv, Visible 
      */
     static AttentionPlan of(int bh, int group, int lq, int lk, int dk, int dv, Visible visible) {
         int warps = MAX_WARPS;
-        while (warps > 1 && sharedBytes(warps, dk, dv) > LaunchConfig.MAX_DEFAULT_SHARED_BYTES) {
+        while (warps > 1
+                && sharedBytes(warps, dk, dv) + STATIC_SHARED_BYTES > LaunchConfig.MAX_DEFAULT_SHARED_BYTES) {
             warps--;
         }
         warps = (int) Math.min(warps, Launches.ceilDiv((long) group * lq, ROWS_PER_WARP));
@@ -159,7 +166,7 @@ record AttentionPlan(int bh, int group, int lq, int lk, int dk, int dv, Visible 
         }
         int splits = 1;
         if (lq <= DECODE_MAX_QUERIES) {
-            long wanted = Launches.ceilDiv(TARGET_CTAS, ctas);
+            long wanted = Launches.ceilDiv(TARGET_WARPS, ctas * warps);
             splits = (int) Math.max(1, Math.min(wanted, tiles / MIN_SPLIT_TILES));
         }
         int splitTiles = (int) Math.max(1, Launches.ceilDiv(tiles, splits));

@@ -15,7 +15,6 @@ import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.AbstractOps;
 import org.attn4j.api.spi.Dropout;
-import org.attn4j.api.spi.ReferenceAttention;
 import org.attn4j.api.spi.ShapeChecks;
 import org.attn4j.api.spi.VisibleKeys;
 
@@ -96,7 +95,8 @@ final class CudaOps extends AbstractOps<CudaTensor> {
     protected Tensor computeSoftmax(CudaTensor t, int axis) {
         OpPlans.AxisView view = OpPlans.axis(t.shape(), axis);
         CudaTensor r = scope.allocate("softmax", t.shape());
-        softmax("softmax", t.data(), r.data(), view, NONE, null, NONE, null, NONE, false);
+        softmax("softmax", t.data(), r.data(), view, NONE, null, NONE, null, NONE,
+                AttentionPlan.Visible.topLeft(false, view.n()));
         return r;
     }
 
@@ -255,17 +255,13 @@ final class CudaOps extends AbstractOps<CudaTensor> {
 
     /**
      * Fused attention, flash-decoding for a few query rows ({@link AttentionPlan#decode()}), or the materialised
-     * path when the weights are requested; see the class comment. The kernels take grouped queries, causal
-     * alignment, a sliding window and a key length themselves; only the materialised path hands calls with those
-     * to {@link ReferenceAttention}, which composes them from this backend's kernels.
+     * path when the weights are requested; see the class comment. Every path takes grouped queries, causal
+     * alignment, a sliding window and a key length itself.
      */
     @Override
     protected AttentionResult computeAttention(CudaTensor tq, CudaTensor tk, CudaTensor tv, CudaTensor add,
                                                AttentionOptions options, ShapeChecks.AttentionShape s) {
         AttentionOptions o = VisibleKeys.simplified(options, s);
-        if (o.returnWeights() && VisibleKeys.beyondTopLeftCausal(o, s)) {
-            return ReferenceAttention.compute(this, tq, tk, tv, options);
-        }
         Mask mask = o.mask();
         OpPlans.MaskLayout layout = OpPlans.masks(s.batch(), s.queries(), s.keys(),
                 mask == null ? null : mask.shape(), add == null ? null : add.shape());
@@ -327,24 +323,29 @@ final class CudaOps extends AbstractOps<CudaTensor> {
                 .i32(visible.shift()).i32(visible.window()).i64(options.dropoutSeed()).f64(options.dropoutP());
     }
 
+    /**
+     * Logits by GEMM, masked softmax (with the visible keys), dropout, and the product with v. A kv head's group
+     * of query heads is one GEMM batch of {@code group * Lq} rows, whose logits are those heads' weight rows.
+     */
     private AttentionResult materialised(CudaTensor q, CudaTensor k, CudaTensor v, ShapeChecks.AttentionShape s,
                                          AttentionOptions options, OpPlans.MaskLayout layout, CUdeviceptr maskBytes,
                                          CudaTensor add, float scale) {
-        int bh = s.problems();
-        int lq = s.queries();
+        int kvProblems = s.problems() / s.groupSize();
+        int rows = s.groupSize() * s.queries();
         int lk = s.keys();
-        int[] batch = {bh};
+        int[] batch = {kvProblems};
         CudaTensor weights = scope.allocate("attention", s.weights());
         long count = weights.shape().size();
         CUdeviceptr logits = device.alloc("attention", count * Sizeof.FLOAT);
         CUdeviceptr probabilities = options.dropoutP() > 0 ? device.alloc("attention", count * Sizeof.FLOAT) : null;
         try {
             gemm("attention", q.data(), k.data(), null, logits,
-                    new OpPlans.Gemm(lq, lk, s.keyDim(), bh, batch, new int[] {lq * s.keyDim()},
+                    new OpPlans.Gemm(rows, lk, s.keyDim(), kvProblems, batch, new int[] {rows * s.keyDim()},
                             new int[] {lk * s.keyDim()}), false, true, scale);
             softmax("attention", logits, probabilities == null ? weights.data() : probabilities,
-                    new OpPlans.AxisView(bh * lq, lk, 1), layout.dims(), maskBytes, layout.maskStrides(),
-                    add == null ? null : add.data(), layout.addStrides(), options.causal());
+                    new OpPlans.AxisView(s.problems() * s.queries(), lk, 1), layout.dims(), maskBytes,
+                    layout.maskStrides(), add == null ? null : add.data(), layout.addStrides(),
+                    AttentionPlan.Visible.of(options, s.queries(), lk));
             if (probabilities != null) {
                 dropout("attention", probabilities, weights.data(), (int) count, options.dropoutP(),
                         options.dropoutSeed());
@@ -357,8 +358,8 @@ final class CudaOps extends AbstractOps<CudaTensor> {
         }
         CudaTensor out = scope.allocate("attention", s.output());
         gemm("attention", weights.data(), v.data(), null, out.data(),
-                new OpPlans.Gemm(lq, s.valueDim(), lk, bh, batch, new int[] {lq * lk}, new int[] {lk * s.valueDim()}),
-                false, false, 1.0f);
+                new OpPlans.Gemm(rows, s.valueDim(), lk, kvProblems, batch, new int[] {rows * lk},
+                        new int[] {lk * s.valueDim()}), false, false, 1.0f);
         return new AttentionResult(out, weights);
     }
 
@@ -394,10 +395,12 @@ final class CudaOps extends AbstractOps<CudaTensor> {
     }
 
     private void softmax(String op, CUdeviceptr x, CUdeviceptr y, OpPlans.AxisView view, int[] dims,
-                         CUdeviceptr mask, int[] maskStrides, CUdeviceptr add, int[] addStrides, boolean causal) {
+                         CUdeviceptr mask, int[] maskStrides, CUdeviceptr add, int[] addStrides,
+                         AttentionPlan.Visible visible) {
         device.launch(Kernel.SOFTMAX, Launches.rows(view.outer() * view.inner(), view.n()), new KernelArgs(op)
                 .pointer(x).pointer(y).i32(view.outer()).i32(view.n()).i32(view.inner()).shape(dims)
-                .pointer(mask).strides(maskStrides).pointer(add).strides(addStrides).i32(causal ? 1 : 0));
+                .pointer(mask).strides(maskStrides).pointer(add).strides(addStrides).i32(visible.causal() ? 1 : 0)
+                .i32(visible.shift()).i32(visible.window()).i32(visible.keys()));
     }
 
     private void dropout(String op, CUdeviceptr x, CUdeviceptr y, int n, double p, long seed) {

@@ -41,7 +41,7 @@ enum Kernel {
     REDUCE_MEAN("reduce", "attn4j_reduce_mean_f32", POINTER, POINTER, INT, INT, INT),
     REDUCE_VAR("reduce", "attn4j_reduce_var_f32", POINTER, POINTER, INT, INT, INT),
     SOFTMAX("norm", "attn4j_softmax_f32",
-            POINTER, POINTER, INT, INT, INT, SHAPE, POINTER, STRIDES, POINTER, STRIDES, INT),
+            POINTER, POINTER, INT, INT, INT, SHAPE, POINTER, STRIDES, POINTER, STRIDES, INT, INT, INT, INT),
     LAYER_NORM("norm", "attn4j_layer_norm_f32", POINTER, POINTER, POINTER, POINTER, INT, INT, FLOAT),
     RMS_NORM("norm", "attn4j_rms_norm_f32", POINTER, POINTER, POINTER, INT, INT, FLOAT),
     GEMM("gemm", "attn4j_gemm_f32",

@@ -26,7 +26,7 @@ class AttentionPlanTest {
         AttentionPlan plan = AttentionPlan.of(2, 100, 100, dk, dv, false);
         assertEquals(warps, plan.warps());
         assertEquals(bytes, plan.sharedBytes());
-        assertTrue(plan.sharedBytes() <= LaunchConfig.MAX_DEFAULT_SHARED_BYTES);
+        assertTrue(plan.sharedBytes() + AttentionPlan.STATIC_SHARED_BYTES <= LaunchConfig.MAX_DEFAULT_SHARED_BYTES);
     }
 
     @Test
@@ -97,13 +97,23 @@ class AttentionPlanTest {
         assertEquals(1, plan.warps(), "4 rows (the group's heads) need one warp");
         assertEquals(1, plan.queryBlocks());
         assertEquals(128, plan.tilesVisited(0));
-        assertEquals(32, plan.splits(), "min(ceil(264 / 8 CTAs), 128 tiles / 4)");
+        assertEquals(32, plan.splits(), "min(ceil(1056 warps / 8 one-warp CTAs), 128 tiles / 4)");
         assertEquals(4, plan.splitTiles());
         assertTrue(plan.decode());
         assertEquals(new LaunchConfig(8, 32, 1, 32, plan.sharedBytes()), plan.launch());
         assertEquals(LaunchConfig.linear(4, 256), plan.mergeLaunch(), "one warp per row of the 32 heads");
         assertEquals(32L * 32 * 128, plan.partialFloats());
         assertEquals(2L * 32 * 32, plan.statsFloats());
+    }
+
+    @Test
+    void aWindowedDecodeStepLoadsOnlyTheWindowsTiles() {
+        AttentionPlan plan = AttentionPlan.of(8, 1, 1, 16384, 64, 64, new AttentionPlan.Visible(true, 16383, 4096,
+                16384));
+        assertEquals(12288 / AttentionPlan.KEY_TILE, plan.firstTile(0));
+        assertEquals(4096 / AttentionPlan.KEY_TILE, plan.tilesVisited(0));
+        assertEquals(8L * (512 - 128), plan.tilesSkipped());
+        assertEquals(32, plan.splits(), "128 tiles / 4 per split; 1056 warps would take 132");
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
 import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Capabilities;
 import org.attn4j.api.Capabilities.Feature;
 import org.attn4j.api.CausalAlignment;
@@ -17,10 +18,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Decode-shaped attention through the split and merge launches, interpreted by {@link InterpretingDevice}, against
- * {@link ReferenceAttention} composed on the same backend: the host side of flash-decoding (split sizes, partial
- * buffers, argument order, kv index of each group) on shapes with many splits, which the TCK's small cases do not
- * reach.
+ * Decode-shaped attention through the split and merge launches, and grouped attention with its weights through
+ * the materialised launches, interpreted by {@link InterpretingDevice}, against {@link ReferenceAttention} composed
+ * on the same backend: the host side of flash-decoding (split sizes, partial buffers, argument order, kv index of
+ * each group) on shapes with many splits, which the TCK's small cases do not reach.
  */
 class FlashDecodingHostTest {
 
@@ -55,14 +56,43 @@ class FlashDecodingHostTest {
             Tensor q = random(s, random, batch, heads, lq, d);
             Tensor k = random(s, random, batch, kvHeads, lk, d);
             Tensor v = random(s, random, batch, kvHeads, lk, d);
-            float[] got = s.ops().attention(q, k, v, options).output().toFloatArray();
-            float[] want = ReferenceAttention.compute(s.ops(), q, k, v, options).output().toFloatArray();
-            assertEquals(want.length, got.length);
-            for (int i = 0; i < got.length; i++) {
-                double abs = Math.abs(got[i] - want[i]);
-                assertTrue(abs <= 2e-5 + 2e-5 * Math.abs(want[i]), "index " + i + ": expected " + want[i]
-                        + ", actual " + got[i] + ", abs " + abs + ", rel " + abs / Math.abs(want[i]));
-            }
+            assertClose(ReferenceAttention.compute(s.ops(), q, k, v, options).output(),
+                    s.ops().attention(q, k, v, options).output());
+        }
+    }
+
+    @ParameterizedTest(name = "group={0} Lq={1} Lk={2} keys={3} window={4}")
+    @CsvSource({
+        "4, 3, 50, 45, 0",
+        "2, 20, 70, 70, 16",
+        "8, 1, 40, 33, 5",
+    })
+    void groupedWeightsMatchTheComposition(int group, int lq, int lk, int keys, int window) {
+        CudaBackend backend = new CudaBackend(new InterpretingDevice(), Capabilities.builder("cuda")
+                .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS).build());
+        Random random = new Random(5);
+        AttentionOptions options = AttentionOptions.defaults().withCausal(true).withWeights(true)
+                .withCausalAlignment(CausalAlignment.BOTTOM_RIGHT).withKeyLength(keys).withWindow(window)
+                .withDropout(0.1, 9);
+        try (Scope s = backend.newScope()) {
+            Tensor q = random(s, random, 2, 2 * group, lq, 16);
+            Tensor k = random(s, random, 2, 2, lk, 16);
+            Tensor v = random(s, random, 2, 2, lk, 8);
+            AttentionResult want = ReferenceAttention.compute(s.ops(), q, k, v, options);
+            AttentionResult got = s.ops().attention(q, k, v, options);
+            assertClose(want.weights(), got.weights());
+            assertClose(want.output(), got.output());
+        }
+    }
+
+    private static void assertClose(Tensor expected, Tensor actual) {
+        assertEquals(expected.shape(), actual.shape());
+        float[] want = expected.toFloatArray();
+        float[] got = actual.toFloatArray();
+        for (int i = 0; i < got.length; i++) {
+            double abs = Math.abs(got[i] - want[i]);
+            assertTrue(abs <= 2e-5 + 2e-5 * Math.abs(want[i]), "index " + i + ": expected " + want[i]
+                    + ", actual " + got[i] + ", abs " + abs + ", rel " + abs / Math.abs(want[i]));
         }
     }
 

@@ -231,7 +231,8 @@ final class InterpretingDevice implements Device {
         }
     }
 
-    private float maskedLogit(float v, List<Object> a, int[] shape, long r, int j, int i, boolean causal) {
+    private float maskedLogit(float v, List<Object> a, int[] shape, long r, int j, int i,
+                              AttentionPlan.Visible visible) {
         int last = shape[0] - 1;
         if (a.get(8) != null) {
             int[] s = (int[]) a.get(9);
@@ -243,7 +244,7 @@ final class InterpretingDevice implements Device {
                 v = Float.NEGATIVE_INFINITY;
             }
         }
-        if (causal && j > i) {
+        if (j < visible.first(i) || j >= visible.end(i)) {
             v = Float.NEGATIVE_INFINITY;
         }
         return v;
@@ -254,14 +255,16 @@ final class InterpretingDevice implements Device {
         int n = (int) a.get(3);
         int inner = (int) a.get(4);
         int[] shape = (int[]) a.get(5);
-        boolean causal = (int) a.get(10) != 0;
+        AttentionPlan.Visible visible = new AttentionPlan.Visible((int) a.get(10) != 0, (int) a.get(11),
+                (int) a.get(12), (int) a.get(13));
+        boolean positional = visible.causal() || visible.window() > 0;
         for (long r = 0; r < (long) outer * inner; r++) {
             long base = (r / inner) * n * inner + r % inner;
-            int i = causal ? (int) (r % shape[shape[0] - 1]) : 0;
+            int i = positional ? (int) (r % shape[shape[0] - 1]) : 0;
             float[] l = new float[n];
             float m = Float.NEGATIVE_INFINITY;
             for (int j = 0; j < n; j++) {
-                l[j] = maskedLogit(f(a.get(0), base + (long) j * inner), a, shape, r, j, i, causal);
+                l[j] = maskedLogit(f(a.get(0), base + (long) j * inner), a, shape, r, j, i, visible);
                 m = Float.isNaN(l[j]) || l[j] > m ? l[j] : m;
             }
             float s = 0f;

@@ -42,7 +42,7 @@ final class NaiveTensor extends AbstractTensor {
 
     @Override
     public double[] toDoubleArray() {
-        return reading("toDoubleArray", values::clone);
+        return reading("toDoubleArray", () -> values.clone());
     }
 
     @Override

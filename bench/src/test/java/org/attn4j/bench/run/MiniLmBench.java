@@ -80,12 +80,7 @@ public class MiniLmBench {
         try (InputStream in = MiniLmBench.class.getResourceAsStream("/all-minilm-l6-v2.onnx")) {
             model = in.readAllBytes();
         }
-        try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
-            options.setIntraOpNumThreads(BenchData.threads());
-            options.setInterOpNumThreads(1);
-            options.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
-            session = env.createSession(model, options);
-        }
+        session = OnnxSession.open(env, model);
         long[][] ids = new long[batch][length];
         long[][] mask = new long[batch][length];
         for (int b = 0; b < batch; b++) {

@@ -3,7 +3,6 @@ package org.attn4j.bench.run;
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
-import ai.onnxruntime.OrtSession;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -32,8 +31,7 @@ import org.openjdk.jmh.infra.Blackhole;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class OnnxAttentionBench extends AttentionShape {
 
-    private OrtSession session;
-    private Map<String, OnnxTensor> inputs;
+    private OnnxSession onnx;
 
     /**
      * Opens a session on the model and copies the seeded inputs into native tensors.
@@ -43,13 +41,12 @@ public class OnnxAttentionBench extends AttentionShape {
     @Setup(Level.Trial)
     public void setUp() throws OrtException {
         OrtEnvironment env = OrtEnvironment.getEnvironment();
-        session = Onnx.session(env, heads, causal);
         long[] shape = {1, length, (long) heads * headDim};
         long size = (long) length * heads * headDim;
-        inputs = Map.of(
+        onnx = OnnxSession.of(env, model(heads, causal), Map.of(
                 "query", OnnxTensor.createTensor(env, FloatBuffer.wrap(BenchData.uniform(size, 1)), shape),
                 "key", OnnxTensor.createTensor(env, FloatBuffer.wrap(BenchData.uniform(size, 2)), shape),
-                "value", OnnxTensor.createTensor(env, FloatBuffer.wrap(BenchData.uniform(size, 3)), shape));
+                "value", OnnxTensor.createTensor(env, FloatBuffer.wrap(BenchData.uniform(size, 3)), shape)));
     }
 
     /**
@@ -58,9 +55,7 @@ public class OnnxAttentionBench extends AttentionShape {
      */
     @Benchmark
     public void attention(Blackhole sink) throws OrtException {
-        try (OrtSession.Result result = session.run(inputs)) {
-            sink.consume(result.get(0));
-        }
+        onnx.run(sink);
     }
 
     /**
@@ -70,41 +65,24 @@ public class OnnxAttentionBench extends AttentionShape {
      */
     @TearDown(Level.Trial)
     public void tearDown() throws OrtException {
-        inputs.values().forEach(OnnxTensor::close);
-        session.close();
+        onnx.close();
     }
 
-    /** Opening the committed models. */
-    static final class Onnx {
-
-        private Onnx() {
-        }
-
-        /**
-         * @param env the environment
-         * @param heads the model's {@code num_heads}
-         * @param causal whether to take the {@code unidirectional} model
-         * @return a session with {@link BenchData#threads()} intra-op threads, one inter-op thread
-         * @throws OrtException if ONNX Runtime rejects the model
-         */
-        static OrtSession session(OrtEnvironment env, int heads, boolean causal) throws OrtException {
-            String resource = "/onnx/" + OnnxModels.fileName(heads, causal);
-            byte[] model;
-            try (InputStream in = OnnxAttentionBench.class.getResourceAsStream(resource)) {
-                if (in == null) {
-                    throw new IllegalStateException("The ONNX model " + resource + " is not on the class path;"
-                            + " regenerate it with org.attn4j.bench.OnnxModels (see bench/README.md)");
-                }
-                model = in.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException("Could not read " + resource, e);
+    /**
+     * @param heads the model's {@code num_heads}
+     * @param causal whether to take the {@code unidirectional} model
+     * @return the committed model's bytes
+     */
+    static byte[] model(int heads, boolean causal) {
+        String resource = "/onnx/" + OnnxModels.fileName(heads, causal);
+        try (InputStream in = OnnxAttentionBench.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("The ONNX model " + resource + " is not on the class path;"
+                        + " regenerate it with org.attn4j.bench.OnnxModels (see bench/README.md)");
             }
-            try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
-                options.setIntraOpNumThreads(BenchData.threads());
-                options.setInterOpNumThreads(1);
-                options.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
-                return env.createSession(model, options);
-            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not read " + resource, e);
         }
     }
 }

@@ -3,7 +3,6 @@ package org.attn4j.bench.run;
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
-import ai.onnxruntime.OrtSession;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 import java.util.Map;
@@ -30,8 +29,7 @@ import org.openjdk.jmh.infra.Blackhole;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class OnnxDecodeBench extends DecodeShape {
 
-    private OrtSession session;
-    private Map<String, OnnxTensor> inputs;
+    private OnnxSession onnx;
 
     /**
      * Opens a session on the model and copies the seeded inputs into native tensors.
@@ -41,18 +39,12 @@ public class OnnxDecodeBench extends DecodeShape {
     @Setup(Level.Trial)
     public void setUp() throws OrtException {
         OrtEnvironment env = OrtEnvironment.getEnvironment();
-        try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
-            options.setIntraOpNumThreads(BenchData.threads());
-            options.setInterOpNumThreads(1);
-            options.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
-            session = env.createSession(OnnxModels.groupQueryAttention(heads(), kvHeads()), options);
-        }
         int past = cache - 1;
         long[] pastShape = {1, kvHeads(), past, headDim()};
         long pastSize = (long) kvHeads() * past * headDim();
         long hidden = (long) heads() * headDim();
         long kvHidden = (long) kvHeads() * headDim();
-        inputs = Map.of(
+        onnx = OnnxSession.of(env, OnnxModels.groupQueryAttention(heads(), kvHeads()), Map.of(
                 "query", OnnxTensor.createTensor(env, FloatBuffer.wrap(BenchData.uniform(hidden, 1)),
                         new long[] {1, 1, hidden}),
                 "key", OnnxTensor.createTensor(env, FloatBuffer.wrap(BenchData.uniform(kvHidden, 4)),
@@ -64,7 +56,7 @@ public class OnnxDecodeBench extends DecodeShape {
                         pastShape),
                 "seqlens_k", OnnxTensor.createTensor(env, IntBuffer.wrap(new int[] {cache - 1}), new long[] {1}),
                 "total_sequence_length", OnnxTensor.createTensor(env, IntBuffer.wrap(new int[] {cache}),
-                        new long[] {}));
+                        new long[] {})));
     }
 
     /**
@@ -73,9 +65,7 @@ public class OnnxDecodeBench extends DecodeShape {
      */
     @Benchmark
     public void step(Blackhole sink) throws OrtException {
-        try (OrtSession.Result result = session.run(inputs)) {
-            sink.consume(result.get(0));
-        }
+        onnx.run(sink);
     }
 
     /**
@@ -85,7 +75,6 @@ public class OnnxDecodeBench extends DecodeShape {
      */
     @TearDown(Level.Trial)
     public void tearDown() throws OrtException {
-        inputs.values().forEach(OnnxTensor::close);
-        session.close();
+        onnx.close();
     }
 }
