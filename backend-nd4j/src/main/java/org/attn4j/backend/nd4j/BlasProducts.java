@@ -10,6 +10,8 @@ import static org.bytedeco.openblas.global.openblas_nolapack.cblas_sgemv;
 
 import org.bytedeco.javacpp.DoublePointer;
 import org.bytedeco.javacpp.FloatPointer;
+import org.bytedeco.javacpp.Pointer;
+import org.nd4j.linalg.api.buffer.DataBuffer;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 
@@ -21,87 +23,122 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * packs both operands of a GEMM even when one is a single row).
  */
 final class BlasProducts {
+    /** The most elements OpenBLAS's matrix-vector product keeps on the calling thread: below 2304·4. */
+    static final long SINGLE_THREADED = 2304 * 4 - 1;
+    /** The largest matrix-vector product issued in single-threaded blocks. */
+    static final long CHUNKED_UP_TO = 1L << 17;
 
     private BlasProducts() {
     }
 
     /**
-     * {@code c[p] = alpha · a[p]·op(b[p])} for every problem {@code p}, if every operand's rows have unit stride.
+     * {@code c[p] = alpha · a[p]·op(b[p])} for every problem {@code p}.
      *
      * @param a {@code [P, m, k]}; not modified
-     * @param b {@code [P, n, k]} if {@code transposeB}, else {@code [P, k, n]}; may be a view; not modified
+     * @param b {@code [P, n, k]} if {@code transposeB}, else {@code [P, k, n]}; not modified
      * @param c {@code [P, m, n]}; modified (overwritten)
+     * @param problems {@code P}
+     * @param m rows of {@code a} and {@code c}
+     * @param n columns of {@code c}
+     * @param k the inner dimension
      * @param transposeB use {@code b[p]ᵀ}
      * @param alpha the factor applied to the product
-     * @return false, computing nothing, if an operand's dtype or layout does not fit (the caller then uses libnd4j's
+     * @return false, computing nothing, if an operand is null or the dtypes differ (the caller then uses libnd4j's
      *     matmul)
      */
-    static boolean multiply(INDArray a, INDArray b, INDArray c, boolean transposeB, double alpha) {
-        DataType type = c.dataType();
-        if (!fits(a, type) || !fits(b, type) || !fits(c, type)) {
+    static boolean multiply(Operand a, Operand b, Operand c, int problems, int m, int n, int k, boolean transposeB,
+                            double alpha) {
+        if (a == null || b == null || c == null || a.type != c.type || b.type != c.type) {
             return false;
         }
-        int m = Math.toIntExact(a.size(1));
-        int k = Math.toIntExact(a.size(2));
-        int n = Math.toIntExact(c.size(2));
-        int lda = leading(a);
-        int ldb = leading(b);
-        int ldc = leading(c);
-        boolean doubles = type == DataType.DOUBLE;
-        for (long p = 0, problems = c.size(0); p < problems; p++) {
-            long ao = start(a) + p * a.stride(0);
-            long bo = start(b) + p * b.stride(0);
-            long co = start(c) + p * c.stride(0);
-            if (doubles) {
-                DoublePointer pa = ((DoublePointer) a.data().addressPointer()).getPointer(ao);
-                DoublePointer pb = ((DoublePointer) b.data().addressPointer()).getPointer(bo);
-                DoublePointer pc = ((DoublePointer) c.data().addressPointer()).getPointer(co);
-                if (m == 1) {
-                    cblas_dgemv(CblasRowMajor, transposeB ? CblasNoTrans : CblasTrans, transposeB ? n : k,
-                            transposeB ? k : n, alpha, pb, ldb, pa, 1, 0.0, pc, 1);
-                } else {
-                    cblas_dgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans, m, n, k, alpha,
-                            pa, lda, pb, ldb, 0.0, pc, ldc);
-                }
+        for (long p = 0; p < problems; p++) {
+            Pointer pa = a.at(p);
+            Pointer pb = b.at(p);
+            Pointer pc = c.at(p);
+            if (m == 1) {
+                gemv(!transposeB, transposeB ? n : k, transposeB ? k : n, alpha, pb, b.leading, pa, pc);
+            } else if (c.type == DataType.DOUBLE) {
+                cblas_dgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans, m, n, k, alpha,
+                        (DoublePointer) pa, a.leading, (DoublePointer) pb, b.leading, 0.0, (DoublePointer) pc,
+                        c.leading);
             } else {
-                FloatPointer pa = ((FloatPointer) a.data().addressPointer()).getPointer(ao);
-                FloatPointer pb = ((FloatPointer) b.data().addressPointer()).getPointer(bo);
-                FloatPointer pc = ((FloatPointer) c.data().addressPointer()).getPointer(co);
-                if (m == 1) {
-                    cblas_sgemv(CblasRowMajor, transposeB ? CblasNoTrans : CblasTrans, transposeB ? n : k,
-                            transposeB ? k : n, (float) alpha, pb, ldb, pa, 1, 0f, pc, 1);
-                } else {
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans, m, n, k,
-                            (float) alpha, pa, lda, pb, ldb, 0f, pc, ldc);
-                }
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans, m, n, k,
+                        (float) alpha, (FloatPointer) pa, a.leading, (FloatPointer) pb, b.leading, 0f,
+                        (FloatPointer) pc, c.leading);
             }
         }
         return true;
     }
 
     /**
-     * @return whether {@code x} is a rank-3 array of {@code type} whose rows are contiguous and whose every element
-     *     lies inside its buffer
+     * {@code y = alpha · A·x}, or {@code alpha · Aᵀ·x} when {@code transpose}, for a row-major {@code A} of
+     * {@code rows × cols}. OpenBLAS runs a matrix-vector product of fewer than 2304·4 elements on the calling thread
+     * and a larger one on all its threads (its {@code interface/gemv.c}); waking them costs more than such a product
+     * saves, and on a loaded machine a woken thread waits for a core: a GPT-2 step with 518 cached keys spent 15–28 ms
+     * instead of about 1 ms in attention. So a product of at most {@value #CHUNKED_UP_TO} elements is issued in
+     * blocks of rows that stay below that threshold (for {@code Aᵀ·x}, each block accumulating into {@code y}).
      */
-    private static boolean fits(INDArray x, DataType type) {
-        if (x.rank() != 3 || x.dataType() != type || x.stride(2) != 1 && x.size(2) != 1
-                || x.size(1) > 1 && (x.stride(1) < x.size(2) || x.stride(1) > Integer.MAX_VALUE)) {
-            return false;
+    private static void gemv(boolean transpose, int rows, int cols, double alpha, Pointer a, int lda, Pointer x,
+                             Pointer y) {
+        int chunk = (long) rows * cols <= CHUNKED_UP_TO ? (int) Math.max(1, SINGLE_THREADED / cols) : rows;
+        for (int r = 0; r < rows; r += chunk) {
+            int count = Math.min(chunk, rows - r);
+            Pointer block = a.getPointer((long) r * lda);
+            Pointer in = transpose ? x.getPointer(r) : x;
+            Pointer out = transpose ? y : y.getPointer(r);
+            double beta = transpose && r > 0 ? 1.0 : 0.0;
+            int op = transpose ? CblasTrans : CblasNoTrans;
+            if (a instanceof DoublePointer) {
+                cblas_dgemv(CblasRowMajor, op, count, cols, alpha, (DoublePointer) block, lda, (DoublePointer) in, 1,
+                        beta, (DoublePointer) out, 1);
+            } else {
+                cblas_sgemv(CblasRowMajor, op, count, cols, (float) alpha, (FloatPointer) block, lda,
+                        (FloatPointer) in, 1, (float) beta, (FloatPointer) out, 1);
+            }
         }
-        long last = start(x) + (x.size(0) - 1) * x.stride(0) + (x.size(1) - 1) * x.stride(1) + x.size(2) - 1;
-        return start(x) >= 0 && last < x.data().length();
     }
 
     /**
-     * @return the index of {@code x}'s first element from its buffer's address: the buffer of a view may already
-     *     start at the view's offset
+     * One operand's matrices as BLAS sees them, taken from a whole C-contiguous array, so that a call makes no ND4J
+     * view (nor the buffer view ND4J makes for a view at an offset).
+     *
+     * @param type the element type, F32 or F64
+     * @param base the address of the array's buffer
+     * @param start the index of the operand's first element from {@code base}
+     * @param step the distance between problems
+     * @param leading the distance between rows
      */
-    private static long start(INDArray x) {
-        return x.offset() - x.data().offset();
-    }
+    record Operand(DataType type, Pointer base, long start, long step, int leading) {
+        /**
+         * @param x a C-contiguous F32 or F64 array of {@code problems·length·dim} elements, viewed as
+         *     {@code [P, L, dim]}
+         * @param problems {@code P}
+         * @param length {@code L}
+         * @param dim the row length
+         * @param first the first row taken from each problem
+         * @param count how many rows, from {@code first}
+         * @return rows {@code [first, first + count)} of every problem; null if {@code x} is not such an array or
+         *     the rows do not lie inside its buffer
+         */
+        static Operand rows(INDArray x, long problems, long length, long dim, long first, long count) {
+            DataType type = x.dataType();
+            if (type != DataType.FLOAT && type != DataType.DOUBLE || x.ordering() != 'c'
+                    || x.elementWiseStride() != 1 || x.length() != problems * length * dim || first < 0
+                    || count < 1 || first + count > length || dim < 1 || dim > Integer.MAX_VALUE) {
+                return null;
+            }
+            DataBuffer data = x.data();
+            long start = x.offset() - data.offset() + first * dim;
+            long last = start + (problems - 1) * length * dim + count * dim - 1;
+            if (start < 0 || last >= data.length()) {
+                return null;
+            }
+            return new Operand(type, data.addressPointer(), start, length * dim, (int) dim);
+        }
 
-    /** @return the distance between rows of {@code x}'s matrices, as BLAS wants it (at least the row length) */
-    private static int leading(INDArray x) {
-        return x.size(1) == 1 ? (int) Math.max(1, x.size(2)) : Math.toIntExact(x.stride(1));
+        /** @return the address of problem {@code p}'s matrix */
+        <P extends Pointer> P at(long p) {
+            return base.getPointer(start + p * step);
+        }
     }
 }

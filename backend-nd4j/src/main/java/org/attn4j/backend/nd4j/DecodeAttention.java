@@ -84,52 +84,66 @@ final class DecodeAttention {
         if (range.size() == 0) {
             return t.keep(output.assign(0));
         }
-        INDArray q3 = q.reshape('c', kvProblems, rows, shape.keyDim());
-        INDArray k3 = keys(k, kvProblems, shape.keys(), shape.keyDim(), range);
-        INDArray v3 = keys(v, kvProblems, shape.keys(), shape.valueDim(), range);
-        INDArray s = t.add(NdArrays.uninitialized(dtype, Shape.of(kvProblems, rows, range.size())));
+        int n = range.size();
+        Block q3 = new Block(q, kvProblems, rows, shape.keyDim(), 0, rows);
+        Block k3 = new Block(k, kvProblems, shape.keys(), shape.keyDim(), range.lo, n);
+        Block v3 = new Block(v, kvProblems, shape.keys(), shape.valueDim(), range.lo, n);
+        Block s = new Block(t.add(NdArrays.uninitialized(dtype, Shape.of(kvProblems, rows, n))), kvProblems, rows, n,
+                0, rows);
+        Block out3 = new Block(output, kvProblems, rows, shape.valueDim(), 0, rows);
         INDArray visible = range.uniform ? null
                 : t.add(Kernels.additive(range.mask(new VisibleKeys(options, shape.queries(), shape.keys()),
                         shape.queries()), dtype));
-        INDArray out3 = output.reshape('c', kvProblems, rows, shape.valueDim());
         logits(q3, k3, additive, visible, options, shape, range, s, dtype, t);
-        Nd4j.exec(new SoftMax(s, s, 2));
+        Nd4j.exec(new SoftMax(s.x, s.x, 2));
         weigh(s, v3, out3, options, shape, range, t);
         if (!Kernels.finiteOnHost(output)) {
             logits(q3, k3, additive, visible, options, shape, range, s, dtype, t);
-            Kernels.stableSoftmax(s, s, 2, t);
+            Kernels.stableSoftmax(s.x, s.x, 2, t);
             weigh(s, v3, out3, options, shape, range, t);
         }
         return t.keep(output);
     }
 
-    /** {@code out3 = dropout(weights)·V}: dropout by the index of each weight in {@code [..., Lq, Lk]}. */
-    private static void weigh(INDArray weights, INDArray v3, INDArray out3, AttentionOptions options,
+    /** {@code out = dropout(weights)·V}: dropout by the index of each weight in {@code [..., Lq, Lk]}. */
+    private static void weigh(Block weights, Block v3, Block out, AttentionOptions options,
                               ShapeChecks.AttentionShape shape, Range range, Intermediates t) {
         long n = range.size();
         long lk = shape.keys();
-        Kernels.dropoutInPlace(weights, options.dropoutP(), options.dropoutSeed(), i -> i / n * lk + range.lo + i % n,
-                t);
-        if (!BlasProducts.multiply(weights, v3, out3, false, 1.0)) {
-            Kernels.matmul(weights, v3, out3, false, false, 1.0);
+        Kernels.dropoutInPlace(weights.x, options.dropoutP(), options.dropoutSeed(),
+                i -> i / n * lk + range.lo + i % n, t);
+        if (!BlasProducts.multiply(weights.operand(), v3.operand(), out.operand(), weights.problems, weights.count,
+                v3.dim, v3.count, false, 1.0)) {
+            Kernels.matmul(weights.view(), v3.view(), out.view(), false, false, 1.0);
         }
     }
 
-    /** @return keys {@code [lo, hi)} of {@code x} viewed as {@code [P_kv, Lk, dim]}, a view without copy */
-    private static INDArray keys(INDArray x, int problems, int length, int dim, Range range) {
-        return x.reshape('c', problems, length, dim)
-                .get(NDArrayIndex.all(), NDArrayIndex.interval(range.lo, range.hi), NDArrayIndex.all());
+    /**
+     * Rows {@code [first, first + count)} of a C-ordered array {@code x} viewed as {@code [P, length, dim]}: as an
+     * operand for {@link BlasProducts}, or else as an ND4J view (never a copy).
+     */
+    private record Block(INDArray x, int problems, int length, int dim, int first, int count) {
+        BlasProducts.Operand operand() {
+            return BlasProducts.Operand.rows(x, problems, length, dim, first, count);
+        }
+
+        INDArray view() {
+            INDArray whole = x.reshape('c', problems, length, dim);
+            return first == 0 && count == length ? whole
+                    : whole.get(NDArrayIndex.all(), NDArrayIndex.interval(first, first + count), NDArrayIndex.all());
+        }
     }
 
     /** Fills {@code s} with {@code scale·Q·Kᵀ} plus every mask over keys {@code [lo, hi)}. */
-    private static void logits(INDArray q3, INDArray k3, INDArray additive, INDArray visible,
+    private static void logits(Block q3, Block k3, INDArray additive, INDArray visible,
                                AttentionOptions options, ShapeChecks.AttentionShape shape, Range range,
-                               INDArray s, DType dtype, Intermediates t) {
+                               Block s, DType dtype, Intermediates t) {
         double scale = options.scaleFor(shape.keyDim());
-        if (!BlasProducts.multiply(q3, k3, s, true, scale)) {
-            Kernels.matmul(q3, k3, s, false, true, scale);
+        if (!BlasProducts.multiply(q3.operand(), k3.operand(), s.operand(), q3.problems, q3.count, k3.count, q3.dim,
+                true, scale)) {
+            Kernels.matmul(q3.view(), k3.view(), s.view(), false, true, scale);
         }
-        INDArray full = s.reshape('c', NdArrays.dims(shape.batch().append(shape.queries(), range.size())));
+        INDArray full = s.x.reshape('c', NdArrays.dims(shape.batch().append(shape.queries(), range.size())));
         if (additive != null) {
             INDArray padded = additive.reshape('c',
                     NdArrays.dims(TiledAttention.padded(TiledAttention.shape(additive), shape.weights().rank())));

@@ -288,7 +288,9 @@ final class Nd4jOps extends AbstractOps<Nd4jTensor> {
             index[i] = i == axis ? NDArrayIndex.interval(offset, offset + source.shape().dim(axis))
                     : NDArrayIndex.all();
         }
-        target.array("writeSlice").get(index).assign(source.array("writeSlice"));
+        try (Intermediates t = new Intermediates()) {
+            target.array("writeSlice").get(index).assign(source.array("writeSlice"));
+        }
         return target;
     }
 

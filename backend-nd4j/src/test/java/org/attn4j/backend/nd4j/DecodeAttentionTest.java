@@ -78,6 +78,8 @@ class DecodeAttentionTest {
         matchesComposition(dtype, new Call(4, 1, 40, decoding(33)), "one query, 4 heads over 2, 33 of 40 keys");
         matchesComposition(dtype, new Call(2, 1, 40, decoding(40)), "one query, as many kv heads, all keys");
         matchesComposition(dtype, new Call(8, 3, 40, decoding(17)), "three queries, 8 heads over 2, 17 keys");
+        matchesComposition(dtype, new Call(2, 1, 1500, decoding(1400)),
+                "one query, 1400 keys: matrix-vector products issued in blocks of rows");
     }
 
     @ParameterizedTest
