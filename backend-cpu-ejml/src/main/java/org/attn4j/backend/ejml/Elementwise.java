@@ -118,26 +118,34 @@ final class Elementwise {
         }
     }
 
+    /** A rough cost of one element of {@link #map}, in multiply-adds: enough to split large maps over the pool. */
+    private static final long MAP_WORK = 16;
+
     /**
      * @param x the operand, not modified
      * @param f the function of the flat index and the value, evaluated in double precision; F32 results are
-     *     rounded to nearest
+     *     rounded to nearest; called from several threads at once on large operands
+     * @param parallel the pool for large operands
      * @return a new array of x's dtype holding {@code f(i, x[i])}
      */
-    static Object map(HeapTensor x, Unary f) {
+    static Object map(HeapTensor x, Unary f, Parallel parallel) {
         if (x.dtype() == DType.F32) {
             float[] in = x.f32();
             float[] out = new float[in.length];
-            for (int i = 0; i < in.length; i++) {
-                out[i] = (float) f.apply(i, in[i]);
-            }
+            parallel.forRange(in.length, MAP_WORK, (from, to) -> {
+                for (int i = from; i < to; i++) {
+                    out[i] = (float) f.apply(i, in[i]);
+                }
+            });
             return out;
         }
         double[] in = x.f64();
         double[] out = new double[in.length];
-        for (int i = 0; i < in.length; i++) {
-            out[i] = f.apply(i, in[i]);
-        }
+        parallel.forRange(in.length, MAP_WORK, (from, to) -> {
+            for (int i = from; i < to; i++) {
+                out[i] = f.apply(i, in[i]);
+            }
+        });
         return out;
     }
 

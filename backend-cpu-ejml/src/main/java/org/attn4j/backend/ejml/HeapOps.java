@@ -64,7 +64,7 @@ final class HeapOps extends AbstractOps<HeapTensor> {
     }
 
     private Tensor unary(HeapTensor t, Elementwise.Unary f) {
-        return scope.wrap(t.shape(), Elementwise.map(t, f));
+        return scope.wrap(t.shape(), Elementwise.map(t, f, parallel));
     }
 
     @Override
