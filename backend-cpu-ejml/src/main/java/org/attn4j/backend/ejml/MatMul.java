@@ -11,7 +11,8 @@ import org.ejml.dense.row.CommonOps_MT_FDRM;
 
 /**
  * Matrix products. F32 products run on {@link VectorGemmF32} where {@link Simd} admits the Vector API, except small
- * or thin ones; the rest run on EJML. A batch with many elements spreads them over the backend's pool; a single
+ * or thin ones, and {@code linear} with fewer than {@link VectorFewRowsLinearF32#MAX_ROWS} input rows on
+ * {@link VectorFewRowsLinearF32}; the rest run on EJML. A batch with many elements spreads them over the backend's pool; a single
  * large product is split by the SIMD kernel itself or runs EJML's own multi-threaded kernels.
  */
 final class MatMul {
@@ -107,6 +108,12 @@ final class MatMul {
      */
     static void linear(int rows, int features, int in, Object x, Object w, Object bias, Object out,
                        Parallel parallel) {
+        if (x instanceof float[] fx && Simd.enabled() && rows < VectorFewRowsLinearF32.MAX_ROWS
+                && (long) rows * features * in >= SIMD_WORK) {
+            VectorFewRowsLinearF32.linear(rows, features, in, fx, (float[]) w, (float[]) bias, (float[]) out,
+                    parallel);
+            return;
+        }
         if (x instanceof float[] fx && simd(rows, features, in)) {
             VectorGemmF32.multiply(rows, features, in, fx, 0, false, (float[]) w, 0, true, (float[]) bias,
                     (float[]) out, 0, parallel);
