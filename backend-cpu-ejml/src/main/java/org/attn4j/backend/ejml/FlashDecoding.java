@@ -112,7 +112,7 @@ final class FlashDecoding {
                 int n = Math.min(CHUNK, to - start);
                 int kBase = (kvProblem * plan.keys + start) * dk;
                 if (Simd.enabled()) {
-                    VectorDecodingF32.scores(query, k, kBase, dk, scores, n);
+                    VectorDecodingF32.scores(query, 0, k, kBase, dk, scores, 0, n);
                 } else {
                     scalarScores(query, k, kBase, dk, scores, n);
                 }

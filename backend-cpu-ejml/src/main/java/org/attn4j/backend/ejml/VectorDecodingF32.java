@@ -6,8 +6,8 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The two inner loops of {@link FlashDecoding} on explicit SIMD vectors: query·key dot products, four keys per
- * pass with one accumulator vector each, and the value update {@code o += p_j · v_j}, four keys per pass. Loaded
- * only when {@link Simd#enabled()}.
+ * pass with one accumulator vector each (also the single rows of {@link VectorFewRowsLinearF32}), and the value
+ * update {@code o += p_j · v_j}, four keys per pass. Loaded only when {@link Simd#enabled()}.
  */
 final class VectorDecodingF32 {
     private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
@@ -16,8 +16,11 @@ final class VectorDecodingF32 {
     private VectorDecodingF32() {
     }
 
-    /** {@code scores[j] = query · k[kBase + j·dk ..]} for {@code j < n}. */
-    static void scores(float[] query, float[] k, int kBase, int dk, float[] scores, int n) {
+    /**
+     * {@code scores[sBase + j] = query[qBase ..] · k[kBase + j·dk ..]} for {@code j < n}, each a dot product of
+     * {@code dk} values: a query against cached keys, or a row of input against rows of a weight.
+     */
+    static void scores(float[] query, int qBase, float[] k, int kBase, int dk, float[] scores, int sBase, int n) {
         int vectorEnd = dk - dk % LANES;
         int j = 0;
         for (; j + 4 <= n; j += 4) {
@@ -30,7 +33,7 @@ final class VectorDecodingF32 {
             FloatVector a2 = FloatVector.zero(SPECIES);
             FloatVector a3 = FloatVector.zero(SPECIES);
             for (int d = 0; d < vectorEnd; d += LANES) {
-                FloatVector x = FloatVector.fromArray(SPECIES, query, d);
+                FloatVector x = FloatVector.fromArray(SPECIES, query, qBase + d);
                 a0 = x.fma(FloatVector.fromArray(SPECIES, k, k0 + d), a0);
                 a1 = x.fma(FloatVector.fromArray(SPECIES, k, k1 + d), a1);
                 a2 = x.fma(FloatVector.fromArray(SPECIES, k, k2 + d), a2);
@@ -41,28 +44,29 @@ final class VectorDecodingF32 {
             float s2 = a2.reduceLanes(VectorOperators.ADD);
             float s3 = a3.reduceLanes(VectorOperators.ADD);
             for (int d = vectorEnd; d < dk; d++) {
-                float x = query[d];
+                float x = query[qBase + d];
                 s0 += x * k[k0 + d];
                 s1 += x * k[k1 + d];
                 s2 += x * k[k2 + d];
                 s3 += x * k[k3 + d];
             }
-            scores[j] = s0;
-            scores[j + 1] = s1;
-            scores[j + 2] = s2;
-            scores[j + 3] = s3;
+            scores[sBase + j] = s0;
+            scores[sBase + j + 1] = s1;
+            scores[sBase + j + 2] = s2;
+            scores[sBase + j + 3] = s3;
         }
         for (; j < n; j++) {
             int kj = kBase + j * dk;
             FloatVector a = FloatVector.zero(SPECIES);
             for (int d = 0; d < vectorEnd; d += LANES) {
-                a = FloatVector.fromArray(SPECIES, query, d).fma(FloatVector.fromArray(SPECIES, k, kj + d), a);
+                a = FloatVector.fromArray(SPECIES, query, qBase + d)
+                        .fma(FloatVector.fromArray(SPECIES, k, kj + d), a);
             }
             float s = a.reduceLanes(VectorOperators.ADD);
             for (int d = vectorEnd; d < dk; d++) {
-                s += query[d] * k[kj + d];
+                s += query[qBase + d] * k[kj + d];
             }
-            scores[j] = s;
+            scores[sBase + j] = s;
         }
     }
 

@@ -9,12 +9,12 @@ import jdk.incubator.vector.VectorSpecies;
  * <pre>
  *   out[i][j] = bias[j] + Σ_p x[i][p] · w[j][p]        x: [rows, in], w: [features, in], out: [rows, features]
  * </pre>
- * Each output is a dot product along the contiguous rows of {@code x} and {@code w}, computed four rows of
- * {@code x} by two rows of {@code w} at a time (8 vector accumulators, then one horizontal sum each), so the weight
- * is read where it lies. {@link VectorGemmF32} would first copy the whole weight into panels, which costs as much as
- * the product itself when there are only a few rows (a short sentence, a decoding step). A group shorter than four
- * rows repeats its last row and drops the extra results. Tasks are ranges of features. Only callers that
- * {@link Simd#enabled()} admitted may load this class.
+ * Each output is a dot product along the contiguous rows of {@code x} and {@code w}: four rows of {@code x} by two
+ * rows of {@code w} at a time (8 vector accumulators, then one horizontal sum each), and the rows past the last
+ * group of four one at a time by {@link VectorDecodingF32#scores}. The weight is read where it lies;
+ * {@link VectorGemmF32} would first copy the whole weight into panels, which costs as much as the product itself
+ * when there are only a few rows (a short sentence, a decoding step). Tasks are ranges of features. Only callers
+ * that {@link Simd#enabled()} admitted may load this class.
  */
 final class VectorFewRowsLinearF32 {
     private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
@@ -37,25 +37,37 @@ final class VectorFewRowsLinearF32 {
      */
     static void linear(int rows, int features, int in, float[] x, float[] w, float[] bias, float[] out,
                        Parallel parallel) {
+        int grouped = rows - rows % 4;
         int pairs = (features + 1) / 2;
         parallel.forRange(pairs, 2L * rows * in, (from, to) -> {
             for (int pair = from; pair < to; pair++) {
                 int j0 = 2 * pair;
                 int j1 = Math.min(j0 + 1, features - 1);
-                for (int i = 0; i < rows; i += 4) {
-                    block(rows, features, in, x, w, bias, out, i, j0, j1);
+                for (int i = 0; i < grouped; i += 4) {
+                    block(features, in, x, w, bias, out, i, j0, j1);
+                }
+            }
+            int j0 = 2 * from;
+            int n = Math.min(2 * to, features) - j0;
+            for (int i = grouped; i < rows; i++) {
+                int o = i * features + j0;
+                VectorDecodingF32.scores(x, i * in, w, j0 * in, in, out, o, n);
+                if (bias != null) {
+                    for (int j = 0; j < n; j++) {
+                        out[o + j] += bias[j0 + j];
+                    }
                 }
             }
         });
     }
 
-    /** Outputs of rows {@code i … i+3} (clamped to the last row) and features {@code j0}, {@code j1}. */
-    private static void block(int rows, int features, int in, float[] x, float[] w, float[] bias, float[] out,
-                              int i, int j0, int j1) {
+    /** Outputs of rows {@code i … i+3} and features {@code j0}, {@code j1}. */
+    private static void block(int features, int in, float[] x, float[] w, float[] bias, float[] out, int i, int j0,
+                              int j1) {
         int x0 = i * in;
-        int x1 = Math.min(i + 1, rows - 1) * in;
-        int x2 = Math.min(i + 2, rows - 1) * in;
-        int x3 = Math.min(i + 3, rows - 1) * in;
+        int x1 = x0 + in;
+        int x2 = x1 + in;
+        int x3 = x2 + in;
         int w0 = j0 * in;
         int w1 = j1 * in;
         FloatVector a00 = FloatVector.zero(SPECIES);
@@ -83,23 +95,35 @@ final class VectorFewRowsLinearF32 {
             a30 = u.fma(v0, a30);
             a31 = u.fma(v1, a31);
         }
-        float[] sums = {
-            a00.reduceLanes(VectorOperators.ADD), a01.reduceLanes(VectorOperators.ADD),
-            a10.reduceLanes(VectorOperators.ADD), a11.reduceLanes(VectorOperators.ADD),
-            a20.reduceLanes(VectorOperators.ADD), a21.reduceLanes(VectorOperators.ADD),
-            a30.reduceLanes(VectorOperators.ADD), a31.reduceLanes(VectorOperators.ADD),
-        };
-        int[] xs = {x0, x1, x2, x3};
-        for (int r = 0; r < 4 && i + r < rows; r++) {
-            float s0 = sums[2 * r];
-            float s1 = sums[2 * r + 1];
-            for (int q = p; q < in; q++) {
-                s0 += x[xs[r] + q] * w[w0 + q];
-                s1 += x[xs[r] + q] * w[w1 + q];
-            }
-            int o = (i + r) * features;
-            out[o + j0] = bias == null ? s0 : s0 + bias[j0];
-            out[o + j1] = bias == null ? s1 : s1 + bias[j1];
+        float s00 = a00.reduceLanes(VectorOperators.ADD);
+        float s01 = a01.reduceLanes(VectorOperators.ADD);
+        float s10 = a10.reduceLanes(VectorOperators.ADD);
+        float s11 = a11.reduceLanes(VectorOperators.ADD);
+        float s20 = a20.reduceLanes(VectorOperators.ADD);
+        float s21 = a21.reduceLanes(VectorOperators.ADD);
+        float s30 = a30.reduceLanes(VectorOperators.ADD);
+        float s31 = a31.reduceLanes(VectorOperators.ADD);
+        for (; p < in; p++) {
+            float v0 = w[w0 + p];
+            float v1 = w[w1 + p];
+            s00 += x[x0 + p] * v0;
+            s01 += x[x0 + p] * v1;
+            s10 += x[x1 + p] * v0;
+            s11 += x[x1 + p] * v1;
+            s20 += x[x2 + p] * v0;
+            s21 += x[x2 + p] * v1;
+            s30 += x[x3 + p] * v0;
+            s31 += x[x3 + p] * v1;
         }
+        store(out, i * features, j0, j1, s00, s01, bias);
+        store(out, (i + 1) * features, j0, j1, s10, s11, bias);
+        store(out, (i + 2) * features, j0, j1, s20, s21, bias);
+        store(out, (i + 3) * features, j0, j1, s30, s31, bias);
+    }
+
+    /** {@code out[row + j] = s (+ bias[j])} for the two features of a block. */
+    private static void store(float[] out, int row, int j0, int j1, float s0, float s1, float[] bias) {
+        out[row + j0] = bias == null ? s0 : s0 + bias[j0];
+        out[row + j1] = bias == null ? s1 : s1 + bias[j1];
     }
 }
