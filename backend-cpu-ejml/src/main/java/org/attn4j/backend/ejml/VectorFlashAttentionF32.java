@@ -52,9 +52,10 @@ final class VectorFlashAttentionF32 {
      * The keys and values of a call as micro-kernel panels, per (batch × kv head): {@code keys} holds panels of
      * {@code MR} keys, key {@code i} of panel {@code s}, dimension {@code d} at {@code s·MR·d_k + d·MR + i};
      * {@code values} holds panels of {@code MR} value columns, column {@code i} of panel {@code t}, key {@code j}
-     * at {@code t·paddedKeys·MR + j·MR + i}; both zero beyond the real keys and columns.
+     * at {@code t·paddedKeys·MR + j·MR + i}; both zero beyond the real keys and columns. Only the keys some query
+     * row can see are packed ({@link #visibleKeys}): a decoder's preallocated cache is packed up to its key length.
      *
-     * @param paddedKeys the key length rounded up to a multiple of {@code MR}
+     * @param paddedKeys the visible keys rounded up to a multiple of {@code MR}
      * @param valuePanels {@code ⌈d_v / MR⌉}
      */
     record Packed(float[] keys, float[] values, int paddedKeys, int valuePanels) {
@@ -86,9 +87,14 @@ final class VectorFlashAttentionF32 {
      */
     static boolean fits(AttentionPlan plan) {
         long kv = kvProblems(plan);
-        long paddedKeys = (plan.keys + MR - 1L) / MR * MR;
+        long paddedKeys = (visibleKeys(plan) + MR - 1L) / MR * MR;
         long valueColumns = (plan.valueDim + MR - 1L) / MR * MR;
         return kv * paddedKeys * Math.max(plan.keyDim, valueColumns) <= Integer.MAX_VALUE - 8;
+    }
+
+    /** @return the keys before the end of the last query row's visible range, the most any row sees up to */
+    private static int visibleKeys(AttentionPlan plan) {
+        return plan.keyLimit(plan.queries);
     }
 
     private static int kvProblems(AttentionPlan plan) {
@@ -96,7 +102,7 @@ final class VectorFlashAttentionF32 {
     }
 
     /**
-     * Copies the keys and values of a call into panels, one (batch × kv head) per task.
+     * Copies the keys and values of a call that some query row sees into panels, one (batch × kv head) per task.
      *
      * @param plan the call, which {@link #fits}
      * @param k {@code [..., Lk, d_k]}
@@ -105,7 +111,7 @@ final class VectorFlashAttentionF32 {
      * @return the panels
      */
     static Packed pack(AttentionPlan plan, float[] k, float[] v, Parallel parallel) {
-        int keys = plan.keys;
+        int keys = visibleKeys(plan);
         int dk = plan.keyDim;
         int dv = plan.valueDim;
         int paddedKeys = (keys + MR - 1) / MR * MR;
@@ -116,7 +122,7 @@ final class VectorFlashAttentionF32 {
         parallel.forRange(kvProblems, (long) keys * (dk + dv), (from, to) -> {
             for (int p = from; p < to; p++) {
                 int kOut = p * paddedKeys * dk;
-                int kIn = p * keys * dk;
+                int kIn = p * plan.keys * dk;
                 for (int j = 0; j < keys; j++) {
                     int at = kOut + (j / MR) * MR * dk + j % MR;
                     for (int d = 0; d < dk; d++) {
@@ -124,7 +130,7 @@ final class VectorFlashAttentionF32 {
                     }
                 }
                 int vOut = p * valuePanels * paddedKeys * MR;
-                int vIn = p * keys * dv;
+                int vIn = p * plan.keys * dv;
                 for (int t = 0; t < valuePanels; t++) {
                     int width = Math.min(MR, dv - t * MR);
                     int panel = vOut + t * paddedKeys * MR;
