@@ -1,9 +1,11 @@
 package org.attn4j.models.decoder;
 
-import org.attn4j.api.GeluApproximation;
+import org.attn4j.api.Activation;
+import org.attn4j.api.Epilogue;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.Weight;
 
 /**
  * GPT-2 under Hugging Face's names: {@code wte}, {@code wpe}, per block {@code h.N.ln_1}, {@code h.N.attn.c_attn}
@@ -13,31 +15,35 @@ import org.attn4j.api.Tensor;
  */
 final class Gpt2 implements Architecture {
     private final DecoderConfig config;
-    private final Tensor wte;
-    private final Tensor wpe;
-    private final Tensor[][] blocks;
+    private final Weight wte;
+    private final Weight wpe;
+    private final Block[] blocks;
     private final Tensor lnFWeight;
     private final Tensor lnFBias;
+
+    /** One block's parameters, the Conv1D weights transposed to {@code [out, in]} once. */
+    private record Block(Tensor ln1Weight, Tensor ln1Bias, Weight attn, Tensor attnBias, Weight proj, Tensor projBias,
+                         Tensor ln2Weight, Tensor ln2Bias, Weight fc, Tensor fcBias, Weight mlpProj,
+                         Tensor mlpProjBias) {
+    }
 
     Gpt2(DecoderConfig config, Weights w) {
         this.config = config;
         int e = config.hidden();
         w.ignore("lm_head.weight");
-        this.wte = w.take("wte.weight", config.vocabSize(), e);
-        this.wpe = w.take("wpe.weight", config.maxPositions(), e);
-        this.blocks = new Tensor[config.layers()][];
+        this.wte = w.matrix("wte.weight", config.vocabSize(), e);
+        this.wpe = w.matrix("wpe.weight", config.maxPositions(), e);
+        this.blocks = new Block[config.layers()];
         for (int l = 0; l < config.layers(); l++) {
             String p = "h." + l + ".";
             w.ignore(p + "attn.bias");
             w.ignore(p + "attn.masked_bias");
-            blocks[l] = new Tensor[] {
-                w.take(p + "ln_1.weight", e), w.take(p + "ln_1.bias", e),
-                w.takeTransposed(p + "attn.c_attn.weight", e, 3 * e), w.take(p + "attn.c_attn.bias", 3 * e),
-                w.takeTransposed(p + "attn.c_proj.weight", e, e), w.take(p + "attn.c_proj.bias", e),
-                w.take(p + "ln_2.weight", e), w.take(p + "ln_2.bias", e),
-                w.takeTransposed(p + "mlp.c_fc.weight", e, 4 * e), w.take(p + "mlp.c_fc.bias", 4 * e),
-                w.takeTransposed(p + "mlp.c_proj.weight", 4 * e, e), w.take(p + "mlp.c_proj.bias", e),
-            };
+            blocks[l] = new Block(w.take(p + "ln_1.weight", e), w.take(p + "ln_1.bias", e),
+                    w.matrixTransposed(p + "attn.c_attn.weight", e, 3 * e), w.take(p + "attn.c_attn.bias", 3 * e),
+                    w.matrixTransposed(p + "attn.c_proj.weight", e, e), w.take(p + "attn.c_proj.bias", e),
+                    w.take(p + "ln_2.weight", e), w.take(p + "ln_2.bias", e),
+                    w.matrixTransposed(p + "mlp.c_fc.weight", e, 4 * e), w.take(p + "mlp.c_fc.bias", 4 * e),
+                    w.matrixTransposed(p + "mlp.c_proj.weight", 4 * e, e), w.take(p + "mlp.c_proj.bias", e));
         }
         this.lnFWeight = w.take("ln_f.weight", e);
         this.lnFBias = w.take("ln_f.bias", e);
@@ -60,15 +66,16 @@ final class Gpt2 implements Architecture {
         Shape idsShape = Shape.of(b, l);
         Tensor x = t.add(t.embedding(wte, flat, idsShape), t.embedding(wpe, positions, idsShape));
         for (int layer = 0; layer < blocks.length; layer++) {
-            Tensor[] p = blocks[layer];
-            Tensor qkv = t.linear(t.layerNorm(x, p[0], p[1], eps), p[2], p[3]);
+            Block p = blocks[layer];
+            Tensor qkv = t.linear(t.layerNorm(x, p.ln1Weight(), p.ln1Bias(), eps), p.attn(), p.attnBias());
             var parts = t.split(qkv, new int[] {e, e, e}, -1);
             int h = config.heads();
-            Tensor a = Attention.attend(t, layer, Attention.heads(t, parts.get(0), h), Attention.heads(t, parts.get(1), h),
-                    Attention.heads(t, parts.get(2), h), cache, 0);
-            x = t.add(x, t.linear(a, p[4], p[5]));
-            Tensor m = t.gelu(t.linear(t.layerNorm(x, p[6], p[7], eps), p[8], p[9]), GeluApproximation.TANH);
-            x = t.add(x, t.linear(m, p[10], p[11]));
+            Tensor a = Attention.attend(t, layer, Attention.heads(t, parts.get(0), h),
+                    Attention.heads(t, parts.get(1), h), Attention.heads(t, parts.get(2), h), cache, 0);
+            x = t.linear(a, p.proj(), p.projBias(), Epilogue.none().withResidual(x));
+            Tensor m = t.linear(t.layerNorm(x, p.ln2Weight(), p.ln2Bias(), eps), p.fc(), p.fcBias(),
+                    Epilogue.none().withActivation(Activation.GELU_TANH));
+            x = t.linear(m, p.mlpProj(), p.mlpProjBias(), Epilogue.none().withResidual(x));
         }
         return t.layerNorm(x, lnFWeight, lnFBias, eps);
     }
