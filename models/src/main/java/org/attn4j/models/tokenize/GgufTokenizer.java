@@ -17,7 +17,8 @@ import org.attn4j.models.io.Gguf;
  * A tokenizer from a GGUF file's {@code tokenizer.ggml.*} metadata, as llama.cpp reads it:
  * <ul>
  *   <li>{@code model = gpt2}: byte-level BPE from {@code tokens} and {@code merges} ({@code "a b"} by rank), the
- *       text cut by the pre-tokenizer {@code pre} names: {@code default}, {@code gpt-2} (GPT-2's pattern),
+ *       text cut by the pre-tokenizer {@code pre} names: {@code default}, {@code gpt-2} (GPT-2's pattern, as
+ *       {@link ByteLevel} cuts it),
  *       {@code llama-bpe} / {@code llama3} / {@code llama-v3} (Llama 3's, whole-word tokens taken before merges),
  *       {@code qwen2} (Llama 3's with single digits), {@code smollm} (single digits, then GPT-2's);</li>
  *   <li>{@code model = llama}: SentencePiece BPE from {@code tokens} and {@code scores} ({@link SentencePiece}), a
@@ -147,11 +148,11 @@ final class GgufTokenizer {
         if (spm) {
             return sentencePiece(g, tokens, types, vocab, added, template, inverse, unk, padId);
         }
-        RegexSplit split = switch (pre) {
-            case "default", "gpt-2" -> RegexSplit.of(GPT2);
-            case "llama-bpe", "llama3", "llama-v3" -> RegexSplit.of(LLAMA3);
-            case "qwen2" -> RegexSplit.of(QWEN2);
-            case "smollm" -> RegexSplit.of("\\p{N}", GPT2);
+        PipelineTokenizer.PreTokenizer split = switch (pre) {
+            case "default", "gpt-2" -> new ByteLevel(false, true)::split;
+            case "llama-bpe", "llama3", "llama-v3" -> RegexSplit.of(LLAMA3)::split;
+            case "qwen2" -> RegexSplit.of(QWEN2)::split;
+            case "smollm" -> RegexSplit.of("\\p{N}", GPT2)::split;
             default -> throw new Tokenizer.FormatException("gguf tokenizer: tokenizer.ggml.pre '" + pre + "' is not "
                     + "supported; supported: default, gpt-2, llama-bpe (llama3, llama-v3), qwen2, smollm");
         };
@@ -166,7 +167,7 @@ final class GgufTokenizer {
             }
             ranks.computeIfAbsent(m.substring(0, space), k -> new HashMap<>()).putIfAbsent(m.substring(space + 1), i);
         }
-        return new PipelineTokenizer(vocab, inverse, new AddedTokens(added), s -> s, split::split,
+        return new PipelineTokenizer(vocab, inverse, new AddedTokens(added), s -> s, split,
                 new Bpe(vocab, ranks, unk >= 0 ? tokens.get(unk) : null, llama3), template, ByteLevel::decode,
                 Integer.MAX_VALUE, padId);
     }
