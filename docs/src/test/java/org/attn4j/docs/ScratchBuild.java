@@ -17,7 +17,8 @@ import java.util.stream.Stream;
  * hidden folders other than {@code .mvn}) and a Maven with a private local repository (never the user's
  * {@code ~/.m2}), seeded from the build's own local repository as a file repository so that nothing already there is
  * downloaded again. One copy serves every integration test of a run, in {@code target/scratch}, made afresh when the
- * first test asks for it; each test's project folders go beside it.
+ * first test asks for it and deleted when the test JVM exits (it holds a few hundred MB of the private repository);
+ * each test's project folders go beside it.
  */
 final class ScratchBuild {
     private static final long MINUTES = 15;
@@ -39,6 +40,13 @@ final class ScratchBuild {
             Path work = Path.of(System.getProperty("attn4j.it.work", "target/scratch")).toAbsolutePath();
             delete(work);
             shared = new ScratchBuild(Files.createDirectories(work));
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    delete(work);
+                } catch (IOException e) {
+                    System.err.println("could not delete " + work + ": " + e);
+                }
+            }));
         }
         return shared;
     }
