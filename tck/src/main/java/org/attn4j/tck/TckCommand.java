@@ -32,12 +32,14 @@ import picocli.CommandLine.Spec;
  * written), reported as a {@link ParameterException} before the kit runs.
  */
 @Command(name = "tck", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Run the technology compatibility kit and print its conformance table: first the totals and "
-                + "a verdict per backend (conformant, not conformant, or not run with the reason), then per backend, "
-                + "kind of check (golden, law, differential, bad-input), op and dtype the cases passed, skipped and "
-                + "failed and the largest errors. A skipped case is never counted as passed."},
-        footer = {"", "Exit codes: 0 no case failed, 1 a case failed or the requested backend cannot run here, "
-                + "2 bad input."})
+        description = {"Run the technology compatibility kit on the backends the class path offers and print its "
+                + "report: the kit's and the api's versions, the totals and a verdict per backend (conformant, not "
+                + "conformant, or not run with the reason), then per backend and op the cases passed, failed and "
+                + "skipped with the largest errors relative to the case's scale and to the tolerance, the skip "
+                + "reasons, the pairs compared, a legend of case names and every failure. A skipped case is never "
+                + "counted as passed."},
+        footer = {"", "Exit codes: 0 no case failed, 1 a case failed, the requested backend cannot run here or the "
+                + "api is of another minor version, 2 bad input."})
 public final class TckCommand implements Callable<Integer> {
 
     @Spec
