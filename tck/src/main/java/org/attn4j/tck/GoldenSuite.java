@@ -32,21 +32,39 @@ final class GoldenSuite {
                 Set<Feature> needs = dropout ? Set.of(Feature.OPTIONAL_DROPOUT) : Set.of();
                 if (attention) {
                     cases.add(new TckCase(golden.name(), Kind.GOLDEN, golden.op(), dtype, dtype.name(), needs,
-                            backend -> run(backend, golden, fixtures, tolerances, dtype, false)));
+                            backend -> run(backend, golden, fixtures, tolerances, dtype, false),
+                            () -> detail(golden, fixtures)));
                     if (golden.bool("returnWeights")) {
                         Set<Feature> withWeights = new HashSet<>(needs);
                         withWeights.add(Feature.OPTIONAL_RETURNED_WEIGHTS);
                         cases.add(new TckCase(golden.name() + "_weights", Kind.GOLDEN, golden.op() + ".weights", dtype,
                                 dtype.name(), withWeights,
-                                backend -> run(backend, golden, fixtures, tolerances, dtype, true)));
+                                backend -> run(backend, golden, fixtures, tolerances, dtype, true),
+                                () -> detail(golden, fixtures)));
                     }
                 } else {
                     cases.add(new TckCase(golden.name(), Kind.GOLDEN, golden.op(), dtype, dtype.name(), needs,
-                            backend -> run(backend, golden, fixtures, tolerances, dtype, false)));
+                            backend -> run(backend, golden, fixtures, tolerances, dtype, false),
+                            () -> detail(golden, fixtures)));
                 }
             }
         }
         return cases;
+    }
+
+    /**
+     * @return the case's inputs with their shapes and its params, for example
+     *     {@code a [7, 63], b [129, 63]; transposeA false, transposeB true}
+     */
+    static String detail(GoldenCase golden, FixtureSource fixtures) {
+        StringBuilder b = new StringBuilder();
+        for (String input : golden.inputs()) {
+            b.append(b.length() == 0 ? "" : ", ").append(GoldenCase.role(input)).append(' ')
+                    .append(fixtures.tensor(golden, input).shape());
+        }
+        String params = golden.params().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                .collect(java.util.stream.Collectors.joining(", "));
+        return b + (params.isEmpty() ? "" : "; " + params);
     }
 
     /** Runs one golden case; for attention, {@code weights} checks the returned weights instead of the output. */
