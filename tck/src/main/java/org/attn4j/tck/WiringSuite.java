@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Random;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
@@ -19,6 +20,7 @@ import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.WeightType;
 
 /**
  * How the backend is wired into the api, checked as {@code Backends} uses it:
@@ -32,6 +34,8 @@ import org.attn4j.api.Tensor;
  *       {@link Integer#MAX_VALUE} (which would put it out of reach of every other backend's ordering);</li>
  *   <li>{@code wiring_availability}: {@code availability()} never throws and answers the same twice; an available
  *       provider creates a backend of the same name and the same {@link Capabilities};</li>
+ *   <li>{@code wiring_capabilities_weight_<type>}: each weight type the backend declares is held in about its
+ *       own bytes, not widened;</li>
  *   <li>{@code wiring_capabilities_<feature>}: each optional dtype or feature the backend declares works (a probe
  *       that fails is a failure); one it does not declare but that works is noted, since declaring it would let the
  *       kit check it;</li>
@@ -83,6 +87,12 @@ final class WiringSuite {
         cases.add(wiringCase("wiring_availability", PROVIDER, b -> availability(underTest)));
         for (Capability c : CAPABILITIES_PROBED) {
             cases.add(wiringCase("wiring_capabilities_" + c.id(), CAPABILITIES, b -> capability(b, c)));
+        }
+        for (WeightType type : WeightType.values()) {
+            if (type != WeightType.F32 && type != WeightType.F64) {
+                cases.add(wiringCase("wiring_capabilities_weight_" + type.name().toLowerCase(Locale.ROOT),
+                        CAPABILITIES, b -> weightType(b, type)));
+            }
         }
         cases.add(wiringCase("wiring_api_signature", "api", b -> ApiSignature.checkClassPath()));
         return cases;
@@ -238,6 +248,36 @@ final class WiringSuite {
         return problem != null ? Measurement.EXACT : Measurement.noted(backend.name() + " does not declare "
                 + feature + ", yet it works: declare it (Capabilities.builder(...)." + c.declaration()
                 + ") and the kit checks the cases that need it instead of skipping them");
+    }
+
+    /**
+     * A weight type in {@code Capabilities.weightTypes()} is held as it is: a weight of that type occupies about its
+     * own bytes (at most a quarter more, for padding or scales kept apart), not the F32 it would be converted to.
+     */
+    private static Measurement weightType(Backend backend, WeightType type) {
+        boolean declared = backend.capabilities().supports(type);
+        Shape shape = Shape.of(64, 256);
+        long own = type.byteSize(shape);
+        long held;
+        try (Scope scope = backend.newScope()) {
+            float[] values = new float[64 * 256];
+            Random random = new Random(type.ordinal());
+            for (int i = 0; i < values.length; i++) {
+                values[i] = (float) random.nextGaussian();
+            }
+            held = scope.weight(values, shape, type).byteSize();
+        } catch (RuntimeException | LinkageError e) {
+            return Measurement.failed(backend.name() + ": binding a " + type + " weight " + shape + " threw " + e);
+        }
+        boolean asItIs = held <= own + own / 4;
+        if (declared) {
+            return asItIs ? Measurement.EXACT : Measurement.failed(backend.name() + " declares weight type " + type
+                    + " (weightTypes(..., WeightType." + type + ")), but a " + type + " weight " + shape + " of "
+                    + own + " bytes occupies " + held + ": it is held widened");
+        }
+        return asItIs ? Measurement.noted(backend.name() + " does not declare weight type " + type + ", yet holds a "
+                + type + " weight in " + held + " bytes (its own " + own + "): declare it (Capabilities.builder(...)"
+                + ".weightTypes(..., WeightType." + type + "))") : Measurement.EXACT;
     }
 
     private static String probeF64(Scope scope) {
