@@ -1,7 +1,8 @@
 /**
  * The attn4j api: {@link org.attn4j.api.Tensor}, {@link org.attn4j.api.Shape}, {@link org.attn4j.api.DType},
  * memory {@link org.attn4j.api.Scope}s, the op set {@link org.attn4j.api.Ops} with attention and its
- * {@link org.attn4j.api.AttentionOptions}, and {@link org.attn4j.api.Backends}, which discovers the
+ * {@link org.attn4j.api.AttentionOptions} and rotary embeddings described by
+ * {@link org.attn4j.api.RotaryEmbedding}, and {@link org.attn4j.api.Backends}, which discovers the
  * {@link org.attn4j.api.BackendProvider}s on the class path and selects a backend, reporting each one's
  * {@link org.attn4j.api.Availability} and {@link org.attn4j.api.Capabilities}.
  *
