@@ -7,10 +7,17 @@ Reference semantics (attn4j javadoc of Ops):
         (offset + p) * base^(-2i/d); HALF_SPLIT pairs (x[i], x[i + d/2]) (GPT-NeoX, Llama rotate_half),
         INTERLEAVED pairs (x[2i], x[2i + 1]) (GPT-J rotate_every_two)
     writeSlice(target, source, axis, offset): target with target[..., offset:offset+n, ...] = source
+    rope(x, rotary, offset): the first 2n features of each row turned by (offset + p) * inverseFrequencies[i], cos and
+        sin scaled by attentionScaling, the other features copied (a RotaryEmbedding: inputs x and
+        inverseFrequencies, params layout, attentionScaling, offset)
+    softcap(x, cap)    = cap * tanh(x / cap)
+    attention with logitSoftcap c: the scaled logits become c * tanh(logits / c) before any mask
 """
 
 import torch
 import torch.nn.functional as F
+
+from rope_scaling import apply_rope, inverse_frequencies, rope_parameters
 
 
 def rms_norm_ref(x, weight, eps):
@@ -91,6 +98,92 @@ def decoder_ops_cases(r, gen, randn):
         source = randn(g, *sshape)
         r.add(G, name, "writeSlice", {"axis": axis, "offset": offset}, [("target", target), ("source", source)],
               [("out", write_slice_ref(target, source, axis, offset))])
+
+
+# Scaled rotary embeddings: the inverse frequencies and attention scaling of transformers' ROPE_INIT_FUNCTIONS for
+# configs shaped like real checkpoints', given to the op as a RotaryEmbedding.
+SCALED_ROPE = (
+    # name, config, seq_len (dynamic/longrope), x shape, offset, layout
+    ("linear_f4_d16", {"hidden_size": 64, "num_attention_heads": 4, "max_position_embeddings": 64,
+                       "rope_scaling": {"type": "linear", "factor": 4.0}}, None, (2, 3, 5, 16), 100, "HALF_SPLIT"),
+    ("dynamic_f2_seq300", {"hidden_size": 128, "num_attention_heads": 4, "max_position_embeddings": 128,
+                           "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}, 300, (1, 2, 4, 32), 296,
+     "HALF_SPLIT"),
+    ("yarn_qwen25_f4_d128", {"hidden_size": 1024, "num_attention_heads": 8, "max_position_embeddings": 32768,
+                             "rope_theta": 1000000.0, "rope_scaling": {"type": "yarn", "factor": 4.0,
+                                                                       "original_max_position_embeddings": 32768}},
+     None, (1, 2, 3, 128), 40000, "HALF_SPLIT"),
+    ("yarn_mscale_beta_untruncated_d64", {"hidden_size": 256, "num_attention_heads": 4,
+                                          "max_position_embeddings": 163840,
+                                          "rope_parameters": {"rope_type": "yarn", "rope_theta": 10000.0,
+                                                              "factor": 40.0, "mscale": 1.0, "mscale_all_dim": 0.5,
+                                                              "beta_fast": 16, "beta_slow": 2, "truncate": False,
+                                                              "original_max_position_embeddings": 4096}},
+     None, (2, 1, 3, 64), 7000, "HALF_SPLIT"),
+    ("longrope_phi35_long_d96", {"hidden_size": 3072, "num_attention_heads": 32, "max_position_embeddings": 131072,
+                                 "original_max_position_embeddings": 4096,
+                                 "rope_scaling": {"type": "longrope",
+                                                  "long_factor": [1.0 + 0.9 * i ** 1.5 for i in range(48)],
+                                                  "short_factor": [1.0 + 0.002 * i for i in range(48)]}},
+     5000, (1, 2, 3, 96), 4990, "HALF_SPLIT"),
+    ("longrope_phi4mini_short_partial_d128", {"hidden_size": 3072, "num_attention_heads": 24,
+                                              "max_position_embeddings": 131072, "partial_rotary_factor": 0.75,
+                                              "original_max_position_embeddings": 4096,
+                                              "rope_scaling": {"type": "su",
+                                                               "long_factor": [1.0 + i for i in range(48)],
+                                                               "short_factor": [1.0 + 0.01 * i for i in range(48)]}},
+     4000, (1, 2, 4, 128), 3990, "HALF_SPLIT"),
+    ("llama3_f32_d64", {"hidden_size": 2048, "num_attention_heads": 32, "max_position_embeddings": 131072,
+                        "rope_theta": 500000.0,
+                        "rope_scaling": {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0,
+                                         "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}},
+     None, (1, 2, 3, 64), 9000, "HALF_SPLIT"),
+    ("llama3_f8_d128", {"hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 131072,
+                        "rope_theta": 500000.0,
+                        "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                                         "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}},
+     None, (1, 1, 2, 128), 100000, "HALF_SPLIT"),
+    ("default_partial_half_d16", {"hidden_size": 64, "num_attention_heads": 4, "max_position_embeddings": 64,
+                                  "partial_rotary_factor": 0.5}, None, (2, 2, 3, 16), 5, "HALF_SPLIT"),
+    ("yarn_interleaved_partial_d24", {"hidden_size": 96, "num_attention_heads": 4, "max_position_embeddings": 8192,
+                                      "partial_rotary_factor": 0.5,
+                                      "rope_scaling": {"rope_type": "yarn", "factor": 2.0, "attention_factor": 1.3,
+                                                       "original_max_position_embeddings": 2048}},
+     None, (1, 3, 4, 24), 11, "INTERLEAVED"),
+)
+
+
+def scaled_rope_cases(r, gen, randn):
+    for label, cfg, seq_len, shape, offset, layout in SCALED_ROPE:
+        name = f"rope_{label}"
+        x = randn(gen(name), *shape)
+        inv, scaling = inverse_frequencies(cfg, rope_parameters(cfg), seq_len)
+        out = apply_rope(x, inv, scaling, torch.arange(offset, offset + shape[-2]), layout)
+        r.add("ops", name, "rope", {"layout": layout, "attentionScaling": scaling, "offset": offset},
+              [("x", x), ("inverseFrequencies", inv)], [("out", out)])
+
+
+def softcap_ref(x, cap):
+    return cap * torch.tanh(x / cap)
+
+
+def softcap_cases(r, gen, randn):
+    special = torch.tensor([0.0, -0.0, 1e-30, -1e-30, 49.99, -50.01, 1e30, -1e30, 3e38, float("inf"),
+                            float("-inf"), float("nan")])
+    for label, cap, shape, spread in (("c50_specials", 50.0, (4, 12), 80.0), ("c30_3x4x5", 30.0, (3, 4, 5), 40.0),
+                                      ("c1", 1.0, (2, 9), 3.0), ("c0p25", 0.25, (7,), 1.0)):
+        name = f"softcap_{label}"
+        x = randn(gen(name), *shape, scale=spread)
+        if label.endswith("specials"):
+            x[0] = special
+        r.add("ops", name, "softcap", {"cap": cap}, [("x", x)], [("out", softcap_ref(x, cap))])
+    for label, shape in (("per_head_2x5x3x8", (2, 5, 3, 8)), ("per_head_1x4x2x64", (1, 4, 2, 64))):
+        name = f"rmsNorm_{label}"
+        g = gen(name)
+        x = randn(g, *shape)
+        w = 1.0 + 0.3 * randn(g, shape[-1])
+        r.add("ops", name, "rmsNorm", {"eps": 1e-6, "hasWeight": True}, [("x", x), ("weight", w)],
+              [("out", rms_norm_ref(x, w, 1e-6))])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -295,4 +388,51 @@ def decoder_attention_cases(r, gen, randn):
         params = {"causal": causal, "scale": None, "dropoutP": 0.0, "dropoutSeed": 0, "returnWeights": True,
                   "causalAlignment": alignment, "window": window, "keyLength": key_length}
         ins = [("q", q), ("k", k), ("v", v)] + ([("mask", mask.to(torch.float64))] if masked else [])
+        r.add(G, name, "attention", params, ins, [("out", out), ("weights", weights)])
+
+
+def capped_attention_ref(q, k, v, cap, causal, alignment, window, key_length, mask=None, additive=None):
+    """decoding_attention_ref with the scaled logits soft-capped to cap * tanh(logits / cap) before the masks."""
+    group = q.shape[-3] // k.shape[-3]
+    k = k.repeat_interleave(group, dim=-3)
+    v = v.repeat_interleave(group, dim=-3)
+    logits = softcap_ref((q @ k.transpose(-2, -1)) / (q.shape[-1] ** 0.5), cap)
+    if additive is not None:
+        logits = logits + additive
+    if mask is not None:
+        logits = logits.masked_fill(~mask, float("-inf"))
+    logits = logits.masked_fill(~visible_keys(q.shape[-2], k.shape[-2], causal, alignment, window, key_length),
+                                float("-inf"))
+    weights = torch.softmax(logits, -1)
+    weights = weights.masked_fill(torch.all(logits == float("-inf"), dim=-1, keepdim=True), 0.0)
+    return weights @ v, weights
+
+
+def softcap_attention_cases(r, gen, randn):
+    """Gemma 2's attention-logit soft-capping, alone and with every decoding option."""
+    G = "attention"
+    for name, b, hq, hkv, lq, lk, d, cap, causal, alignment, window, key_length, masked, additive in (
+            ("attn_softcap5_causal", 2, 3, 3, 9, 9, 16, 5.0, True, "TOP_LEFT", 0, 0, False, False),
+            ("attn_softcap50_masks", 1, 2, 2, 6, 11, 8, 50.0, False, "TOP_LEFT", 0, 0, True, True),
+            ("attn_softcap2_gqa_window_bottom_right", 1, 4, 2, 3, 40, 16, 2.0, True, "BOTTOM_RIGHT", 8, 33, True,
+             False),
+            ("attn_softcap20_decode_long_cache", 1, 8, 2, 1, 300, 16, 20.0, True, "BOTTOM_RIGHT", 0, 270, False,
+             False),
+            ("attn_softcap1_fully_masked_rows", 2, 1, 1, 4, 6, 4, 1.0, False, "TOP_LEFT", 0, 0, True, True)):
+        g = gen(name)
+        q = randn(g, b, hq, lq, d, scale=3.0)
+        k = randn(g, b, hkv, lk, d, scale=3.0)
+        v = randn(g, b, hkv, lk, d)
+        mask = None
+        if masked:
+            mask = torch.rand(b, 1, 1, lk, generator=g) < 0.7
+            mask[..., 0] = True
+            if name.endswith("fully_masked_rows"):
+                mask[1] = False
+        add = randn(g, lq, lk) if additive else None
+        out, weights = capped_attention_ref(q, k, v, cap, causal, alignment, window, key_length, mask, add)
+        params = {"causal": causal, "scale": None, "dropoutP": 0.0, "dropoutSeed": 0, "returnWeights": True,
+                  "causalAlignment": alignment, "window": window, "keyLength": key_length, "logitSoftcap": cap}
+        ins = [("q", q), ("k", k), ("v", v)] + ([("mask", mask.to(torch.float64))] if masked else []) \
+            + ([("additiveMask", add)] if additive else [])
         r.add(G, name, "attention", params, ins, [("out", out), ("weights", weights)])

@@ -24,7 +24,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from decoder_cases import decoder_attention_cases, decoder_model_cases, decoder_ops_cases
+from decoder_cases import (decoder_attention_cases, decoder_model_cases, decoder_ops_cases, scaled_rope_cases,
+                           softcap_attention_cases, softcap_cases)
 
 torch.set_default_dtype(torch.float64)
 torch.set_num_threads(1)
@@ -864,8 +865,11 @@ def generate(out_dir):
     r = Registry()
     ops_cases(r)
     decoder_ops_cases(r, gen, randn)
+    scaled_rope_cases(r, gen, randn)
+    softcap_cases(r, gen, randn)
     attention_cases(r)
     decoder_attention_cases(r, gen, randn)
+    softcap_attention_cases(r, gen, randn)
     models_cases(r)
     decoder_model_cases(r, gen)
     os.makedirs(out_dir, exist_ok=True)

@@ -201,6 +201,25 @@ def rope(x, layout, base, offset):
     return out
 
 
+def rope_frequencies(x, inverse_frequencies, scaling, layout, offset):
+    """The first 2n features of each row turned by (offset + p) * inverse_frequencies, cos and sin scaled."""
+    rows, n = x.shape[-2], len(inverse_frequencies)
+    angles = np.outer(np.arange(offset, offset + rows, dtype=np.float64), inverse_frequencies)
+    cos, sin = np.cos(angles) * scaling, np.sin(angles) * scaling
+    out = x.copy()
+    if layout == "HALF_SPLIT":
+        a, b = x[..., :n], x[..., n:2 * n]
+        out[..., :n], out[..., n:2 * n] = a * cos - b * sin, b * cos + a * sin
+    else:
+        a, b = x[..., 0:2 * n:2], x[..., 1:2 * n:2]
+        out[..., 0:2 * n:2], out[..., 1:2 * n:2] = a * cos - b * sin, b * cos + a * sin
+    return out
+
+
+def softcap(x, cap):
+    return cap * np.tanh(x / cap)
+
+
 def causal_lm_logits(p, P, ids):
     """GPT-2 or Llama-style logits of ids [L] (numpy, full causal forward), as decoder_cases.py defines them."""
     L = len(ids)
@@ -262,7 +281,12 @@ def decoding_attention(T, p):
         allowed = allowed & (j > i - p["window"])
     if "mask" in T:
         allowed = allowed & (T["mask"] == 1.0)
-    w = softmax(np.where(allowed, q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), NEG_INF))
+    logits = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if p.get("logitSoftcap"):
+        logits = softcap(logits, p["logitSoftcap"])
+    if "additiveMask" in T:
+        logits = logits + T["additiveMask"]
+    w = softmax(np.where(allowed, logits, NEG_INF))
     return [w @ v, w]
 
 
@@ -280,8 +304,12 @@ def compute(case, T, P):
     if op == "silu":
         with np.errstate(all="ignore"):
             return [x / (1.0 + np.exp(-x))]
+    if op == "rope" and "inverseFrequencies" in T:
+        return [rope_frequencies(x, T["inverseFrequencies"], p["attentionScaling"], p["layout"], p["offset"])]
     if op == "rope":
         return [rope(x, p["layout"], p["base"], p["offset"])]
+    if op == "softcap":
+        return [softcap(x, p["cap"])]
     if op == "writeSlice":
         out = T["target"].copy()
         index = [slice(None)] * out.ndim
