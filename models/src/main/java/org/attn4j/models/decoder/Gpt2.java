@@ -1,80 +1,89 @@
 package org.attn4j.models.decoder;
 
-import org.attn4j.api.GeluApproximation;
-import org.attn4j.api.Ops;
-import org.attn4j.api.Shape;
-import org.attn4j.api.Tensor;
+import java.util.List;
+import org.attn4j.models.decoder.DecoderConfig.Builder;
 
 /**
- * GPT-2 under Hugging Face's names: {@code wte}, {@code wpe}, per block {@code h.N.ln_1}, {@code h.N.attn.c_attn}
- * and {@code c_proj} (Conv1D weights {@code [in, out]}, transposed once at load), {@code h.N.ln_2},
- * {@code h.N.mlp.c_fc} and {@code c_proj}; {@code ln_f}; the LM head is {@code wte}. A block is
- * {@code x += attn(ln_1(x)); x += c_proj(gelu_tanh(c_fc(ln_2(x))))}.
+ * GPT-2 ({@code model_type} {@code gpt2}) under Hugging Face's names: {@code wte}, {@code wpe}, per block
+ * {@code h.N.ln_1}, {@code h.N.attn.c_attn} and {@code c_proj} (Conv1D weights {@code [in, out]}, transposed once at
+ * load), {@code h.N.ln_2}, {@code h.N.mlp.c_fc} and {@code c_proj}; {@code ln_f}; the LM head is {@code wte} (or
+ * {@code lm_head} when not tied); an optional {@code transformer.} prefix; the {@code attn.bias} and
+ * {@code attn.masked_bias} buffers are ignored:
+ * <pre>
+ *   x  = wte(ids) + wpe(positions)
+ *   x += c_proj(attention(c_attn(ln_1(x))))
+ *   x += c_proj(act(c_fc(ln_2(x))))
+ * </pre>
+ *
+ * <p>Keys honoured (transformers' {@code GPT2Config} defaults where absent): {@code vocab_size} (50257),
+ * {@code n_positions} (1024), {@code n_embd} (768), {@code n_layer} (12), {@code n_head} (12), {@code n_inner}
+ * (null: {@code 4·n_embd}), {@code activation_function} ({@code gelu_new}; also {@code gelu_pytorch_tanh},
+ * {@code gelu}, {@code relu}, {@code silu}), {@code layer_norm_epsilon} (1e-5), {@code scale_attn_weights} (true:
+ * {@code 1/sqrt(d)}; false: 1), {@code scale_attn_by_inverse_layer_idx} (false), {@code tie_word_embeddings}
+ * (true).
+ *
+ * <p>Ignored: {@code n_ctx} (the old name of the context length, which {@code n_positions} fixes),
+ * {@code reorder_and_upcast_attn} (it upcasts half-precision products to float32; attn4j computes in F32 or F64
+ * anyway), {@code attn_pdrop}, {@code embd_pdrop} and {@code resid_pdrop} (training only), the
+ * {@code summary_*} keys of the classification heads, and the metadata of {@link ConfigJson#METADATA}. Accepted
+ * only without effect: {@code add_cross_attention} (false). Refused: every other key.
  */
-final class Gpt2 implements Architecture {
-    private final DecoderConfig config;
-    private final Tensor wte;
-    private final Tensor wpe;
-    private final Tensor[][] blocks;
-    private final Tensor lnFWeight;
-    private final Tensor lnFBias;
+final class Gpt2 {
 
-    Gpt2(DecoderConfig config, Weights w) {
-        this.config = config;
-        int e = config.hidden();
-        w.ignore("lm_head.weight");
-        this.wte = w.take("wte.weight", config.vocabSize(), e);
-        this.wpe = w.take("wpe.weight", config.maxPositions(), e);
-        this.blocks = new Tensor[config.layers()][];
-        for (int l = 0; l < config.layers(); l++) {
+    private Gpt2() {
+    }
+
+    static DecoderConfig read(ConfigJson c) {
+        Builder b = new Builder(DecoderConfig.Type.GPT2, c);
+        b.vocabSize = c.integer("vocab_size", 50257);
+        b.maxPositions = c.integer("n_positions", 1024);
+        b.hidden = c.integer("n_embd", 768);
+        b.layers = c.integer("n_layer", 12);
+        b.heads = c.integer("n_head", 12);
+        b.kvHeads = b.heads;
+        if (b.heads > 0 && b.hidden % b.heads != 0) {
+            c.problem("n_embd", b.hidden, "is not a multiple of n_head " + b.heads);
+        }
+        b.headDim = b.heads > 0 ? b.hidden / b.heads : 0;
+        b.intermediate = c.integer("n_inner", 4 * b.hidden);
+        b.activation = DecoderConfig.activation(c, "activation_function", "gelu_new",
+                List.of("gelu_new", "gelu_pytorch_tanh", "gelu", "relu", "silu", "swish"));
+        b.eps = c.number("layer_norm_epsilon", 1e-5);
+        if (!c.bool("scale_attn_weights", true)) {
+            b.attentionScale = 1.0;
+        }
+        b.scaleByInverseLayer = c.bool("scale_attn_by_inverse_layer_idx", false);
+        b.tiedEmbeddings = c.bool("tie_word_embeddings", true);
+        b.windows = new int[Math.max(0, b.layers)];
+        b.qkvBias = true;
+        b.outputBias = true;
+        b.mlpBias = true;
+        c.neutral("add_cross_attention", false);
+        c.ignore("n_ctx", "reorder_and_upcast_attn", "attn_pdrop", "embd_pdrop", "resid_pdrop", "summary_type",
+                "summary_use_proj", "summary_activation", "summary_proj_to_labels", "summary_first_dropout");
+        c.finish();
+        return b.build();
+    }
+
+    static Decoder bind(DecoderConfig c, Weights w) {
+        int e = c.hidden();
+        int inner = c.intermediate();
+        double eps = c.eps();
+        TokenTable wte = w.table("wte.weight", c.vocabSize(), e);
+        TokenTable wpe = w.table("wpe.weight", c.maxPositions(), e);
+        Decoder.Block[] blocks = new Decoder.Block[c.layers()];
+        for (int l = 0; l < blocks.length; l++) {
             String p = "h." + l + ".";
             w.ignore(p + "attn.bias");
             w.ignore(p + "attn.masked_bias");
-            blocks[l] = new Tensor[] {
-                w.take(p + "ln_1.weight", e), w.take(p + "ln_1.bias", e),
-                w.takeTransposed(p + "attn.c_attn.weight", e, 3 * e), w.take(p + "attn.c_attn.bias", 3 * e),
-                w.takeTransposed(p + "attn.c_proj.weight", e, e), w.take(p + "attn.c_proj.bias", e),
-                w.take(p + "ln_2.weight", e), w.take(p + "ln_2.bias", e),
-                w.takeTransposed(p + "mlp.c_fc.weight", e, 4 * e), w.take(p + "mlp.c_fc.bias", 4 * e),
-                w.takeTransposed(p + "mlp.c_proj.weight", 4 * e, e), w.take(p + "mlp.c_proj.bias", e),
-            };
+            SelfAttention attention = SelfAttention.fused(w.conv1d(p + "attn.c_attn", e, 3 * e),
+                    w.conv1d(p + "attn.c_proj", e, e), c, l);
+            FeedForward mlp = FeedForward.plain(w.conv1d(p + "mlp.c_fc", e, inner), w.conv1d(p + "mlp.c_proj", inner, e),
+                    c.activation());
+            blocks[l] = new Decoder.Block(w.layerNorm(p + "ln_1", e, eps), attention, Norm.NONE,
+                    w.layerNorm(p + "ln_2", e, eps), mlp, Norm.NONE, null);
         }
-        this.lnFWeight = w.take("ln_f.weight", e);
-        this.lnFBias = w.take("ln_f.bias", e);
-    }
-
-    @Override
-    public Tensor hidden(Ops t, int[][] ids, KvCache cache) {
-        int b = ids.length;
-        int l = ids[0].length;
-        int e = config.hidden();
-        double eps = config.eps();
-        int[] flat = new int[b * l];
-        int[] positions = new int[b * l];
-        for (int r = 0; r < b; r++) {
-            for (int s = 0; s < l; s++) {
-                flat[r * l + s] = ids[r][s];
-                positions[r * l + s] = Math.max(0, cache.position(r, s));
-            }
-        }
-        Shape idsShape = Shape.of(b, l);
-        Tensor x = t.add(t.embedding(wte, flat, idsShape), t.embedding(wpe, positions, idsShape));
-        for (int layer = 0; layer < blocks.length; layer++) {
-            Tensor[] p = blocks[layer];
-            Tensor qkv = t.linear(t.layerNorm(x, p[0], p[1], eps), p[2], p[3]);
-            var parts = t.split(qkv, new int[] {e, e, e}, -1);
-            int h = config.heads();
-            Tensor a = Attention.attend(t, layer, Attention.heads(t, parts.get(0), h), Attention.heads(t, parts.get(1), h),
-                    Attention.heads(t, parts.get(2), h), cache, 0);
-            x = t.add(x, t.linear(a, p[4], p[5]));
-            Tensor m = t.gelu(t.linear(t.layerNorm(x, p[6], p[7], eps), p[8], p[9]), GeluApproximation.TANH);
-            x = t.add(x, t.linear(m, p[10], p[11]));
-        }
-        return t.layerNorm(x, lnFWeight, lnFBias, eps);
-    }
-
-    @Override
-    public Tensor logits(Ops t, Tensor hidden) {
-        return t.linear(hidden, wte, null);
+        Norm norm = w.layerNorm("ln_f", e, eps);
+        return new Decoder(wte, wpe, 1.0, blocks, norm, Llama.head(c, w, wte), 0);
     }
 }

@@ -14,6 +14,8 @@ import org.attn4j.models.StateDict;
 /**
  * Takes a decoder's parameters out of a state_dict by name and shape, uploading each once into the model's scope,
  * and reports every missing, mis-shaped and unexpected name at once, as PyTorch's strict {@code load_state_dict}.
+ * Every parameter a decoder binds passes here: the projections, tables and norms it hands out are what the
+ * forward passes use.
  */
 final class Weights {
     private final Map<String, HostTensor> remaining;
@@ -56,6 +58,75 @@ final class Weights {
     Tensor takeTransposed(String name, int in, int out) {
         HostTensor h = host(name, in, out);
         return h == null ? null : h.transpose().toTensor(scope, dtype);
+    }
+
+    /**
+     * @param prefix the module name, for example {@code model.layers.0.self_attn.q_proj}
+     * @param out output features
+     * @param in input features
+     * @param bias whether the module has {@code prefix.bias}
+     * @return the {@code nn.Linear} of {@code prefix.weight} {@code [out, in]} (and {@code prefix.bias})
+     */
+    Projection projection(String prefix, int out, int in, boolean bias) {
+        return new Projection(take(prefix + ".weight", out, in), bias ? take(prefix + ".bias", out) : null);
+    }
+
+    /**
+     * @param prefix the name of a GPT-2 {@code Conv1D}, whose weight is {@code [in, out]}
+     * @param in input features
+     * @param out output features
+     * @return the same map as an {@code nn.Linear}, its weight transposed once here
+     */
+    Projection conv1d(String prefix, int in, int out) {
+        return new Projection(takeTransposed(prefix + ".weight", in, out), take(prefix + ".bias", out));
+    }
+
+    /**
+     * @param name the state_dict name
+     * @param rows {@code V}
+     * @param width {@code E}
+     * @return the embedding table
+     */
+    TokenTable table(String name, int rows, int width) {
+        return new TokenTable(take(name, rows, width));
+    }
+
+    /**
+     * @param name the state_dict name of a weight {@code [d]}
+     * @param d the normalised width
+     * @param eps the epsilon
+     * @param onePlus whether the norm multiplies by {@code 1 + w} (Gemma), which is then formed here once, in
+     *     double, before the upload rounds it as transformers' float32 {@code 1.0 + weight.float()} does
+     * @return the RMS norm
+     */
+    Norm rms(String name, int d, double eps, boolean onePlus) {
+        HostTensor h = host(name, d);
+        if (h == null) {
+            return Norm.NONE;
+        }
+        if (onePlus) {
+            double[] v = h.data();
+            for (int i = 0; i < v.length; i++) {
+                v[i] += 1.0;
+            }
+            h = new HostTensor(h.shape(), v);
+        }
+        return Norm.rms(h.toTensor(scope, dtype), eps);
+    }
+
+    /**
+     * @param prefix the module name ({@code prefix.weight}, {@code prefix.bias})
+     * @param d the normalised width
+     * @param eps the epsilon
+     * @return the layer norm
+     */
+    Norm layerNorm(String prefix, int d, double eps) {
+        return Norm.layer(take(prefix + ".weight", d), take(prefix + ".bias", d), eps);
+    }
+
+    /** @return the element type parameters are uploaded in */
+    DType dtype() {
+        return dtype;
     }
 
     private HostTensor host(String name, int... dims) {
