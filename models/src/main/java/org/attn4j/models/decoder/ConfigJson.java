@@ -17,7 +17,9 @@ import java.util.TreeMap;
  *
  * <p>Keys that change no number of a decoder's forward pass and that any family's config may carry are ignored here
  * for every family ({@link #METADATA}): what the file and its producer are, token ids that only generation uses,
- * generation defaults, output switches and training-only settings.
+ * generation defaults, output switches and training-only settings. {@code pruned_heads}, {@code is_encoder_decoder},
+ * {@code add_cross_attention} and {@code cross_attention_hidden_size} are accepted only with the values of a plain
+ * decoder ({@code {}}, false, false, null).
  */
 final class ConfigJson {
     /**
@@ -38,7 +40,7 @@ final class ConfigJson {
             "no_repeat_ngram_size", "encoder_no_repeat_ngram_size", "bad_words_ids", "num_return_sequences",
             "return_dict_in_generate", "forced_bos_token_id", "forced_eos_token_id", "remove_invalid_values",
             "exponential_decay_length_penalty", "suppress_tokens", "begin_suppress_tokens", "cache_implementation",
-            "gradient_checkpointing");
+            "gradient_checkpointing", "_num_labels", "output_past", "unsloth_version", "unsloth_fixed");
 
     private final Map<String, Object> json;
     private final String where;
@@ -66,6 +68,10 @@ final class ConfigJson {
         json.forEach((k, v) -> copy.put(String.valueOf(k), v));
         ConfigJson c = new ConfigJson(copy, where, "", family, new ArrayList<>());
         c.ignore(METADATA.toArray(new String[0]));
+        c.neutral("pruned_heads", Map.of());
+        c.neutral("is_encoder_decoder", false);
+        c.neutral("add_cross_attention", false);
+        c.neutral("cross_attention_hidden_size");
         return c;
     }
 
@@ -262,7 +268,8 @@ final class ConfigJson {
                 return;
             }
         }
-        problem(key, v, "is not supported; " + family + " runs only with " + Arrays.toString(neutral));
+        problem(key, v, "is not supported; " + family + " runs only with "
+                + (neutral.length == 0 ? "null" : Arrays.toString(neutral)));
     }
 
     /**

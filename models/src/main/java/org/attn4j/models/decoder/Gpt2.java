@@ -23,10 +23,12 @@ import org.attn4j.models.decoder.DecoderConfig.Builder;
  * (true).
  *
  * <p>Ignored: {@code n_ctx} (the old name of the context length, which {@code n_positions} fixes),
+ * {@code n_special} and {@code predict_special_tokens} (OpenAI GPT's keys that GPT-2 checkpoints still carry and
+ * transformers' GPT-2 does not read),
  * {@code reorder_and_upcast_attn} (it upcasts half-precision products to float32; attn4j computes in F32 or F64
  * anyway), {@code attn_pdrop}, {@code embd_pdrop} and {@code resid_pdrop} (training only), the
- * {@code summary_*} keys of the classification heads, and the metadata of {@link ConfigJson#METADATA}. Accepted
- * only without effect: {@code add_cross_attention} (false). Refused: every other key.
+ * {@code summary_*} keys of the classification heads, and the metadata of {@link ConfigJson#METADATA}
+ * ({@code add_cross_attention} only false). Refused: every other key.
  */
 final class Gpt2 {
 
@@ -58,8 +60,7 @@ final class Gpt2 {
         b.qkvBias = true;
         b.outputBias = true;
         b.mlpBias = true;
-        c.neutral("add_cross_attention", false);
-        c.ignore("n_ctx", "reorder_and_upcast_attn", "attn_pdrop", "embd_pdrop", "resid_pdrop", "summary_type",
+        c.ignore("n_ctx", "n_special", "predict_special_tokens", "reorder_and_upcast_attn", "attn_pdrop", "embd_pdrop", "resid_pdrop", "summary_type",
                 "summary_use_proj", "summary_activation", "summary_proj_to_labels", "summary_first_dropout");
         c.finish();
         return b.build();

@@ -68,7 +68,9 @@ class DecoderConfigTest {
                         262144),
                 new Expected("phi-4-mini-instruct", DecoderConfig.Type.PHI3, 128, 32, 8, true, "longrope", 262144,
                         262144),
-                new Expected("gpt2", DecoderConfig.Type.GPT2, 64, 12, 12, true, null, 0, 0));
+                new Expected("gpt2", DecoderConfig.Type.GPT2, 64, 12, 12, true, null, 0, 0),
+                new Expected("gpt2-medium", DecoderConfig.Type.GPT2, 64, 24, 16, true, null, 0, 0),
+                new Expected("distilgpt2", DecoderConfig.Type.GPT2, 64, 6, 12, true, null, 0, 0));
     }
 
     private static Path config(String name) throws URISyntaxException {
