@@ -7,10 +7,14 @@ import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
+import org.attn4j.api.RopeLayout;
+import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.AbstractOps;
+import org.attn4j.api.spi.ReferenceOps;
 import org.attn4j.api.spi.ShapeChecks;
+import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.api.ops.impl.transforms.pairwise.arithmetic.AddOp;
 import org.nd4j.linalg.api.ops.impl.transforms.pairwise.arithmetic.DivOp;
@@ -188,6 +192,59 @@ final class Nd4jOps extends AbstractOps<Nd4jTensor> {
     protected Tensor computeSilu(Nd4jTensor x) {
         INDArray a = x.array("silu");
         return scope.fresh(x.shape(), x.dtype(), t -> t.add(Transforms.sigmoid(a, true)).muli(a));
+    }
+
+    /**
+     * Rotary embeddings as elementwise native calls in F64 on strided views of the pairs, whatever the dtype (as
+     * {@link #computeRmsNorm}): {@code a' = a·c − b·s}, {@code b' = b·c + a·s} with the cosine and sine tables
+     * {@code [L, n]} of {@code ReferenceOps.ropeTables} broadcast over the leading dims; the features past the
+     * rotated ones are copied.
+     */
+    @Override
+    protected Tensor computeRope(Nd4jTensor x, RotaryEmbedding rotary, int offset) {
+        INDArray a = x.array("rope");
+        Shape shape = x.shape();
+        int rows = shape.dim(-2);
+        int d = shape.dim(-1);
+        int n = rotary.pairs();
+        long outer = shape.size() / ((long) rows * d);
+        double[][] tables = ReferenceOps.ropeTables(rows, rotary, offset);
+        boolean interleaved = rotary.layout() == RopeLayout.INTERLEAVED;
+        return scope.fresh(shape, x.dtype(), t -> {
+            INDArray doubles = x.dtype() == DType.F64 ? a : t.add(a.castTo(DataType.DOUBLE));
+            INDArray wide = t.add(doubles.reshape('c', outer, rows, d).dup('c'));
+            INDArrayIndex turnedFeatures = NDArrayIndex.interval(0, 2 * n);
+            INDArray part = t.add(wide.get(NDArrayIndex.all(), NDArrayIndex.all(), turnedFeatures).dup('c'));
+            INDArray pairs = interleaved ? part.reshape('c', outer, rows, n, 2) : part.reshape('c', outer, rows, 2, n);
+            int pairAxis = interleaved ? 3 : 2;
+            INDArrayIndex[] firstIndex = {NDArrayIndex.all(), NDArrayIndex.all(), NDArrayIndex.all(),
+                NDArrayIndex.all()};
+            INDArrayIndex[] secondIndex = firstIndex.clone();
+            firstIndex[pairAxis] = NDArrayIndex.point(0);
+            secondIndex[pairAxis] = NDArrayIndex.point(1);
+            INDArray pa = t.add(pairs.get(firstIndex).dup('c'));
+            INDArray pb = t.add(pairs.get(secondIndex).dup('c'));
+            INDArray cos = t.add(NdArrays.fromHost(tables[0], DType.F64, Shape.of(1, rows, n)));
+            INDArray sin = t.add(NdArrays.fromHost(tables[1], DType.F64, Shape.of(1, rows, n)));
+            INDArray product = t.add(NdArrays.uninitialized(DType.F64, Shape.of((int) outer, rows, n)));
+            INDArray turned = t.add(NdArrays.uninitialized(DType.F64, Shape.of((int) outer, rows, n)));
+            Kind.MUL.exec(pa, cos, turned);
+            Kind.MUL.exec(pb, sin, product);
+            pairs.get(firstIndex).assign(turned.subi(product));
+            Kind.MUL.exec(pb, cos, turned);
+            Kind.MUL.exec(pa, sin, product);
+            pairs.get(secondIndex).assign(turned.addi(product));
+            wide.get(NDArrayIndex.all(), NDArrayIndex.all(), turnedFeatures).assign(part);
+            INDArray out = x.dtype() == DType.F64 ? wide.dup('c') : wide.castTo(NdArrays.type(x.dtype()));
+            return out.reshape('c', NdArrays.dims(shape));
+        });
+    }
+
+    /** {@code cap · tanh(x / cap)} with libnd4j's tanh, two native calls. */
+    @Override
+    protected Tensor computeSoftcap(Nd4jTensor x, double cap) {
+        INDArray a = x.array("softcap");
+        return scope.fresh(x.shape(), x.dtype(), t -> Kernels.softcapInPlace(a.dup('c'), cap));
     }
 
     @Override
