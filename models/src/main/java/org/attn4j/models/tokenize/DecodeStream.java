@@ -1,0 +1,83 @@
+package org.attn4j.models.tokenize;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Turns generated token ids into text as they come, for streaming. Decoding one token alone is wrong for most
+ * tokenizers (a byte-level or {@code <0xNN>} token can end inside a UTF-8 sequence; SentencePiece decoders drop the
+ * space of the first token), so, as Hugging Face's {@code DecodeStream}, each step decodes a short window of recent
+ * ids and passes on what the new id added beyond the window's text before it; text ending in U+FFFD (an unfinished
+ * UTF-8 sequence) is held back until a later id completes it, or {@link #finish()}. The pieces joined equal
+ * {@code tokenizer.decode(allIds, skipSpecialTokens)} for decoders whose output for a token does not depend on
+ * tokens further back than the previous one (all decoders of the supported families; transformers'
+ * {@code clean_up_tokenization} can join a token to one already passed on, and then the stream keeps what it passed
+ * on). Not thread-safe: one stream per generation.
+ */
+public final class DecodeStream {
+    private final Tokenizer tokenizer;
+    private final boolean skipSpecialTokens;
+    private final List<Integer> window = new ArrayList<>();
+    private int read;
+    private String prefix = "";
+
+    /**
+     * @param tokenizer decodes the ids
+     * @param skipSpecialTokens whether special tokens are left out of the text
+     */
+    public DecodeStream(Tokenizer tokenizer, boolean skipSpecialTokens) {
+        this.tokenizer = Objects.requireNonNull(tokenizer, "DecodeStream: argument tokenizer is null");
+        this.skipSpecialTokens = skipSpecialTokens;
+    }
+
+    /**
+     * @param id the next token id
+     * @return the text it completes; empty while it ends inside a character or adds no text
+     * @throws IllegalArgumentException if the id is not in the vocabulary
+     */
+    public String next(int id) {
+        window.add(id);
+        String text = decode();
+        if (text.length() <= prefix.length() || text.endsWith("\uFFFD")) {
+            return "";
+        }
+        String added = text.substring(common(text, prefix));
+        window.subList(0, read).clear();
+        read = window.size();
+        prefix = decode();
+        return added;
+    }
+
+    /** @return what is left: the text of ids that ended inside a character, with U+FFFD for the unfinished bytes */
+    public String finish() {
+        if (read == window.size()) {
+            return "";
+        }
+        String text = decode();
+        String added = text.substring(Math.min(common(text, prefix), text.length()));
+        window.clear();
+        read = 0;
+        prefix = "";
+        return added;
+    }
+
+    private String decode() {
+        int[] ids = new int[window.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = window.get(i);
+        }
+        return tokenizer.decode(ids, skipSpecialTokens);
+    }
+
+    private static int common(String text, String prefix) {
+        if (text.startsWith(prefix)) {
+            return prefix.length();
+        }
+        int n = 0;
+        while (n < Math.min(text.length(), prefix.length()) && text.charAt(n) == prefix.charAt(n)) {
+            n++;
+        }
+        return n;
+    }
+}
