@@ -161,9 +161,9 @@ public final class ChatTemplate {
                 if (t instanceof ChatTemplateException.Raised r) {
                     throw new ChatTemplateException("the chat template raised: " + r.getMessage());
                 }
-                if (t instanceof Python.TypeError p) {
-                    throw new ChatTemplateException("the chat template failed at line " + e.getLineno()
-                            + " with Python's TypeError: " + p.getMessage());
+                if (t instanceof Python.Error p) {
+                    throw new ChatTemplateException("the chat template fails at line " + e.getLineno() + ": "
+                            + p.getMessage());
                 }
             }
             Throwable cause = e.getException();

@@ -22,13 +22,15 @@ import java.util.regex.Pattern;
  *       rewritten to filter the items first (a function, {@code attn4j_loop_if}) (so {@code loop} counts the kept ones, as in Jinja2);</li>
  *   <li>the reversing slice {@code x[::-1]} (Qwen3's template) becomes a filter that reverses {@code x}.</li>
  * </ul>
- * What Jinjava cannot render the Jinja2 way is refused with a {@link ChatTemplateException} naming it: a
- * {@code for … else} block, a {@code recursive} loop, {@code loop.previtem}, {@code loop.nextitem} and
+ * What Jinjava cannot render the Jinja2 way is refused with a {@link ChatTemplateException} naming it: a filter or
+ * test it does not have (Jinjava would silently skip an unknown filter), a {@code for … else} block, a {@code recursive} loop, {@code loop.previtem}, {@code loop.nextitem} and
  * {@code loop.changed}, other slices with a step, an unclosed tag or string.
  */
 final class Jinja2Lexer {
     private static final Pattern RAW_END = Pattern.compile("\\{%([-+]?)\\s*endraw\\s*([-+]?)%}");
     private static final Pattern NAME = Pattern.compile("\\s*([A-Za-z_][A-Za-z_0-9]*)");
+    private static final Pattern FILTER = Pattern.compile("\\|\\s*([A-Za-z_][A-Za-z_0-9]*)");
+    private static final Pattern TEST = Pattern.compile("\\bis\\s+(?:not\\s+)?([A-Za-z_][A-Za-z_0-9]*)");
     private static final Pattern LOOP_MISSING = Pattern.compile("\\bloop\\s*\\.\\s*(previtem|nextitem|changed)\\b");
     private static final Pattern STEP = Pattern.compile("\\[\\s*[^\\]\\[:]*:[^\\]\\[:]*:");
     private static final Pattern REVERSED = Pattern.compile("\\[\\s*:\\s*:\\s*-\\s*1\\s*](?=\\s*($|[)|,\\]}]))");
@@ -138,6 +140,18 @@ final class Jinja2Lexer {
     /** Checks and rewrites the code of a tag: missing loop variables refused, {@code [::-1]} reversed. */
     private String expression(String code, int start) {
         String bare = withoutStrings(code);
+        for (Matcher f = FILTER.matcher(bare); f.find(); ) {
+            if (Jinja.ENGINE.getGlobalContext().getFilter(f.group(1)) == null) {
+                throw new ChatTemplateException("the chat template uses the filter '" + f.group(1) + "' (line "
+                        + line(start) + "), which attn4j's template engine, Jinjava, does not provide");
+            }
+        }
+        for (Matcher t = TEST.matcher(bare); t.find(); ) {
+            if (Jinja.ENGINE.getGlobalContext().getExpTest(t.group(1)) == null) {
+                throw new ChatTemplateException("the chat template uses the test 'is " + t.group(1) + "' (line "
+                        + line(start) + "), which attn4j's template engine, Jinjava, does not provide");
+            }
+        }
         Matcher missing = LOOP_MISSING.matcher(bare);
         if (missing.find()) {
             throw new ChatTemplateException("the chat template uses loop." + missing.group(1) + " (line " + line(start)

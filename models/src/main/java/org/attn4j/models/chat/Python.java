@@ -19,12 +19,24 @@ final class Python {
     private Python() {
     }
 
-    /** Raised where Python raises {@code TypeError}. */
-    static final class TypeError extends RuntimeException {
+    /**
+     * Raised where Python raises an error ({@code TypeError}, {@code ValueError}, a sandbox refusal …). Not an
+     * {@code IllegalArgumentException}, which Jinjava's method resolution would swallow.
+     */
+    static class Error extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Error(String message) {
+            super(message);
+        }
+    }
+
+    /** Python's {@code TypeError}. */
+    static final class TypeError extends Error {
         private static final long serialVersionUID = 1L;
 
         TypeError(String message) {
-            super(message);
+            super("TypeError: " + message);
         }
     }
 
@@ -123,7 +135,7 @@ final class Python {
             }
         }
         if (sep.isEmpty()) {
-            throw new IllegalArgumentException("empty separator");
+            throw new Error("ValueError: empty separator");
         }
         int from = 0;
         for (int at = s.indexOf(sep); at >= 0 && (maxsplit < 0 || out.size() < maxsplit); at = s.indexOf(sep, from)) {

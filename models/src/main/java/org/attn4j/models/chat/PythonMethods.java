@@ -97,7 +97,8 @@ final class PythonMethods extends ELResolver {
             case "index" -> {
                 int i = l.indexOf(a.length > 0 ? a[0] : null);
                 if (i < 0) {
-                    throw new IllegalArgumentException(Python.repr(a.length > 0 ? a[0] : null) + " is not in list");
+                    throw new Python.Error("ValueError: " + Python.repr(a.length > 0 ? a[0] : null)
+                            + " is not in list");
                 }
                 yield i;
             }
@@ -114,8 +115,8 @@ final class PythonMethods extends ELResolver {
         return out;
     }
 
-    private static IllegalArgumentException refused(String type, String name) {
-        return new IllegalArgumentException(MUTATING.contains(name)
+    private static Python.Error refused(String type, String name) {
+        return new Python.Error(MUTATING.contains(name)
                 ? "the template calls " + type + "." + name + "(), which changes its input; chat templates run in"
                 + " an immutable sandbox, as in transformers"
                 : "the template calls " + type + "." + name + "(), a method attn4j's chat templates do not provide");

@@ -45,7 +45,7 @@ final class Strftime {
                 case 'Z' -> t.getZone().getDisplayName(TextStyle.SHORT, Locale.US);
                 case 'z' -> t.getOffset().getId().equals("Z") ? "+0000" : t.getOffset().getId().replace(":", "");
                 case '%' -> "%";
-                default -> throw new IllegalArgumentException("strftime_now: the directive %" + d
+                default -> throw new Python.Error("ValueError: strftime_now: the directive %" + d
                         + " is not supported");
             });
         }
