@@ -10,10 +10,12 @@ import java.util.Objects;
  * space of the first token), so, as Hugging Face's {@code DecodeStream}, each step decodes a short window of recent
  * ids and passes on what the new id added beyond the window's text before it; text ending in U+FFFD (an unfinished
  * UTF-8 sequence) is held back until a later id completes it, or {@link #finish()}. The pieces joined equal
- * {@code tokenizer.decode(allIds, skipSpecialTokens)} for decoders whose output for a token does not depend on
- * tokens further back than the previous one (all decoders of the supported families; transformers'
- * {@code clean_up_tokenization} can join a token to one already passed on, and then the stream keeps what it passed
- * on). Not thread-safe: one stream per generation.
+ * {@code tokenizer.decode(allIds, skipSpecialTokens)} whenever a token's text depends on no token further back than
+ * the window: always for byte-level BPE, and for SentencePiece's {@code <0xNN>} tokens when their bytes are valid
+ * UTF-8 as a model writes them. Two decoders can reach further back, and then the stream keeps what it passed on:
+ * {@code ByteFallback} turns a whole run of byte tokens into U+FFFD when the run ends invalid (so a valid byte passed
+ * on before stays), and transformers' {@code clean_up_tokenization} can join a token to one already passed on. Not
+ * thread-safe: one stream per generation.
  */
 public final class DecodeStream {
     private final Tokenizer tokenizer;
