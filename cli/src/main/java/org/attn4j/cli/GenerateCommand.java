@@ -7,11 +7,14 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.attn4j.api.DType;
 import org.attn4j.models.decoder.CausalLM;
+import org.attn4j.models.decoder.GenerationConfig;
 import org.attn4j.models.decoder.GenerationOptions;
 import org.attn4j.models.decoder.Generator;
+import org.attn4j.models.tokenize.DecodeStream;
 import org.attn4j.models.tokenize.Tokenizer;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -20,14 +23,16 @@ import picocli.CommandLine.Spec;
 /**
  * {@code attn4j generate}: decodes with a key/value cache from a Hugging Face folder ({@code config.json} with
  * {@code model_type} gpt2 or llama, safetensors, an optional tokenizer) and prints each new token as soon as it
- * exists, then a newline: as text when the folder has a tokenizer ({@code tokenizer.json}, or GPT-2's
- * {@code vocab.json} + {@code merges.txt}) and no {@code --print-ids}, else as ids separated by spaces.
- * {@code --prompt} needs the tokenizer.
+ * exists, then a newline: as text when the folder has a tokenizer ({@code tokenizer.json} with
+ * {@code tokenizer_config.json}, or GPT-2's {@code vocab.json} + {@code merges.txt}) and no {@code --print-ids}, else
+ * as ids separated by spaces. {@code --prompt} needs the tokenizer, which adds the BOS the checkpoint wants. The
+ * folder's {@code generation_config.json} gives the stop ids and the sampling defaults; options given win.
  */
 @Command(name = "generate", mixinStandardHelpOptions = true,
         description = {"Generate tokens with a GPT-2 or Llama-style model from a Hugging Face folder, streaming each "
-                + "new token as it is produced: text with a tokenizer in the folder, ids without one. Temperature 0 (the "
-                + "default) is greedy decoding."},
+                + "new token as it is produced: text with a tokenizer in the folder, ids without one. The folder's "
+                + "generation_config.json gives the stop ids and the sampling defaults (greedy without one); the "
+                + "options below override them."},
         footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input."})
 final class GenerateCommand implements Callable<Integer> {
 
@@ -53,25 +58,8 @@ final class GenerateCommand implements Callable<Integer> {
         private int[] ids;
     }
 
-    @Option(names = "--max-new", paramLabel = "N", defaultValue = "32",
-            description = "the most tokens to generate (default: ${DEFAULT-VALUE})")
-    private int maxNew;
-
-    @Option(names = "--temperature", paramLabel = "T", defaultValue = "0",
-            description = "0 for greedy decoding, else the sampling temperature (default: ${DEFAULT-VALUE})")
-    private double temperature;
-
-    @Option(names = "--top-k", paramLabel = "K", defaultValue = "0",
-            description = "sample from the K most likely tokens; 0 for all (default: ${DEFAULT-VALUE})")
-    private int topK;
-
-    @Option(names = "--top-p", paramLabel = "P", defaultValue = "1",
-            description = "sample from the most likely tokens whose probability reaches P (default: ${DEFAULT-VALUE})")
-    private double topP;
-
-    @Option(names = "--seed", paramLabel = "S", defaultValue = "0",
-            description = "the sampler's seed (default: ${DEFAULT-VALUE})")
-    private long seed;
+    @Mixin
+    private SamplingOptions sampling;
 
     @Option(names = "--print-ids", description = "print token ids even when the folder has a tokenizer")
     private boolean printIds;
@@ -81,16 +69,16 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        GenerationOptions options;
-        try {
-            options = GenerationOptions.defaults().withMaxNewTokens(maxNew).withTemperature(temperature)
-                    .withTopK(topK).withTopP(topP).withSeed(seed);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
         if (!Files.isDirectory(model)) {
             throw new ParameterException(spec.commandLine(), "--model " + model + " is not a folder");
         }
+        GenerationConfig generation;
+        try {
+            generation = GenerationConfig.read(model);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        sampling.apply(generation.options(), 32, generation.maxNewTokens().isPresent(), spec);
         Tokenizer tokenizer = tokenizer();
         int[] ids;
         if (prompt.text != null) {
@@ -132,6 +120,12 @@ final class GenerateCommand implements Callable<Integer> {
                             + " [0, " + lm.config().vocabSize() + ")");
                 }
             }
+            if (!generation.unknownKeys().isEmpty()) {
+                spec.commandLine().getErr().println(spec.qualifiedName() + ": " + generation.source()
+                        + " has keys attn4j does not know, ignored: " + String.join(", ", generation.unknownKeys()));
+            }
+            GenerationOptions options = sampling.apply(generation.options(ids.length), 32,
+                    generation.maxNewTokens().isPresent(), spec);
             if (tokenizer == null || printIds) {
                 int[] count = {0};
                 Generator.generate(lm, ids, options, id -> {
@@ -139,12 +133,12 @@ final class GenerateCommand implements Callable<Integer> {
                     out.flush();
                 });
             } else {
-                TextStream text = new TextStream(tokenizer, piece -> {
-                    out.print(piece);
+                DecodeStream text = new DecodeStream(tokenizer, true);
+                Generator.generate(lm, ids, options, id -> {
+                    out.print(text.next(id));
                     out.flush();
                 });
-                Generator.generate(lm, ids, options, text::accept);
-                text.finish();
+                out.print(text.finish());
             }
             out.println();
             out.flush();
@@ -153,19 +147,15 @@ final class GenerateCommand implements Callable<Integer> {
     }
 
     private Tokenizer tokenizer() throws IOException {
-        Path json = model.resolve("tokenizer.json");
-        Path vocab = model.resolve("vocab.json");
-        Path merges = model.resolve("merges.txt");
+        boolean present = Files.isRegularFile(model.resolve("tokenizer.json"))
+                || (Files.isRegularFile(model.resolve("vocab.json")) && Files.isRegularFile(model.resolve("merges.txt")));
+        if (!present) {
+            return null;
+        }
         try {
-            if (Files.isRegularFile(json)) {
-                return Tokenizer.fromJson(json);
-            }
-            if (Files.isRegularFile(vocab) && Files.isRegularFile(merges)) {
-                return Tokenizer.fromGpt2Files(vocab, merges);
-            }
+            return Tokenizer.fromFolder(model);
         } catch (Tokenizer.FormatException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        return null;
     }
 }

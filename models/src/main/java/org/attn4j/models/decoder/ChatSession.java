@@ -38,7 +38,8 @@ public final class ChatSession implements AutoCloseable {
     }
 
     /**
-     * Adds a user message and answers it; the reply joins the conversation as an assistant message.
+     * Adds a user message and answers it; the reply joins the conversation as an assistant message. If the
+     * template refuses the conversation (or generation fails), the conversation stays as it was.
      *
      * @param text the user's message
      * @param options how to generate
@@ -47,7 +48,12 @@ public final class ChatSession implements AutoCloseable {
      */
     public ChatResponse send(String text, GenerationOptions options, ChatListener listener) {
         add(Message.user(text));
-        return reply(options, listener);
+        try {
+            return reply(options, listener);
+        } catch (RuntimeException e) {
+            messages.remove(messages.size() - 1);
+            throw e;
+        }
     }
 
     /**

@@ -284,6 +284,11 @@ public final class GenerationConfig {
         return minLength > promptLength ? o.withMinNewTokens(Math.max(minNewTokens, minLength - promptLength)) : o;
     }
 
+    /** @return {@code max_new_tokens}, if the file sets it */
+    public java.util.OptionalInt maxNewTokens() {
+        return maxNewTokens == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(maxNewTokens);
+    }
+
     /** @return the end-of-sequence ids ({@code eos_token_id}), possibly several, possibly none */
     public int[] eosTokenIds() {
         return eosTokenIds.clone();
