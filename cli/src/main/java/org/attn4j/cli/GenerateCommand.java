@@ -109,10 +109,6 @@ final class GenerateCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (lm) {
-            if (tokenizer != null && tokenizer.vocabSize() < lm.config().vocabSize()) {
-                throw new ParameterException(spec.commandLine(), "the tokenizer in " + model + " knows "
-                        + tokenizer.vocabSize() + " ids, fewer than the model's " + lm.config().vocabSize());
-            }
             String source = prompt.text != null ? "--prompt encodes to" : "--ids holds";
             for (int id : ids) {
                 if (id < 0 || id >= lm.config().vocabSize()) {
@@ -134,8 +130,10 @@ final class GenerateCommand implements Callable<Integer> {
                 });
             } else {
                 DecodeStream text = new DecodeStream(tokenizer, true);
+                // an id past the tokenizer (a row of a padded embedding) prints nothing, as transformers' decode
+                // skips it
                 Generator.generate(lm, ids, options, id -> {
-                    out.print(text.next(id));
+                    out.print(tokenizer.token(id).isPresent() ? text.next(id) : "");
                     out.flush();
                 });
                 out.print(text.finish());

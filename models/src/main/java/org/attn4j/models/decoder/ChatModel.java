@@ -10,7 +10,6 @@ import org.attn4j.api.DType;
 import org.attn4j.models.chat.ChatTemplate;
 import org.attn4j.models.chat.ChatTemplateOptions;
 import org.attn4j.models.chat.Message;
-import org.attn4j.models.tokenize.DecodeStream;
 import org.attn4j.models.tokenize.Tokenizer;
 import org.attn4j.models.tokenize.TokenizerConfig;
 
@@ -141,15 +140,14 @@ public final class ChatModel implements AutoCloseable {
 
     ChatResponse respond(KvCache cache, int[] ids, GenerationOptions options, ChatListener listener) {
         Objects.requireNonNull(listener, "chat: argument listener is null");
-        DecodeStream stream = new DecodeStream(tokenizer, true);
+        ReplyText text = new ReplyText(tokenizer);
         Generation g = Generator.stream(model, cache, ids, options, token -> listener.onToken(token,
-                stream.next(token)));
-        String rest = stream.finish();
+                text.next(token)));
+        String rest = text.finish();
         if (!rest.isEmpty()) {
             listener.onToken(-1, rest);
         }
-        return new ChatResponse(tokenizer.decode(g.tokens()), g.tokens(), g.stopReason(), g.stopToken(),
-                g.promptTokens());
+        return new ChatResponse(text.text(), g.tokens(), g.stopReason(), g.stopToken(), g.promptTokens());
     }
 
     /** @return the model */
