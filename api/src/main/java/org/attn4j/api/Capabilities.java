@@ -31,6 +31,7 @@ public final class Capabilities {
     private final String device;
     private final Set<DType> dtypes;
     private final Set<Feature> features;
+    private final Set<WeightType> weightTypes;
     private final int maxThreads;
 
     private Capabilities(Builder b) {
@@ -40,6 +41,13 @@ public final class Capabilities {
         if (!b.dtypes.contains(DType.F32)) {
             throw new IllegalArgumentException("Capabilities: argument dtypes " + b.dtypes + " lacks F32");
         }
+        if (!b.weightTypes.contains(WeightType.F32)) {
+            throw new IllegalArgumentException("Capabilities: argument weightTypes " + b.weightTypes + " lacks F32");
+        }
+        if (b.weightTypes.contains(WeightType.F64) && !b.dtypes.contains(DType.F64)) {
+            throw new IllegalArgumentException("Capabilities: argument weightTypes " + b.weightTypes
+                    + " holds F64 but dtypes " + b.dtypes + " lacks it");
+        }
         if (b.maxThreads < 1) {
             throw new IllegalArgumentException("Capabilities: argument maxThreads is " + b.maxThreads);
         }
@@ -47,12 +55,17 @@ public final class Capabilities {
         this.dtypes = Collections.unmodifiableSet(EnumSet.copyOf(b.dtypes));
         this.features = Collections.unmodifiableSet(b.features.isEmpty() ? EnumSet.noneOf(Feature.class)
                 : EnumSet.copyOf(b.features));
+        Set<WeightType> types = EnumSet.copyOf(b.weightTypes);
+        if (b.dtypes.contains(DType.F64)) {
+            types.add(WeightType.F64);
+        }
+        this.weightTypes = Collections.unmodifiableSet(types);
         this.maxThreads = b.maxThreads;
     }
 
     /**
      * @param device where the data lives, for example {@code "cpu"} or {@code "cuda"}
-     * @return a builder with dtype F32, no features and one thread
+     * @return a builder with dtype F32, weight type F32, no features and one thread
      */
     public static Builder builder(String device) {
         return new Builder(device);
@@ -71,6 +84,23 @@ public final class Capabilities {
     /** @return the features it declares, in {@link Feature} order */
     public Set<Feature> features() {
         return features;
+    }
+
+    /**
+     * @return the {@link WeightType}s it holds as they are, in {@link WeightType} order; always contains
+     *     {@link WeightType#F32}, and {@link WeightType#F64} exactly when {@link #dtypes()} does. A weight of another
+     *     type is converted to F32 once, when it is created.
+     */
+    public Set<WeightType> weightTypes() {
+        return weightTypes;
+    }
+
+    /**
+     * @param type a storage type
+     * @return whether weights of that type are held without conversion
+     */
+    public boolean supports(WeightType type) {
+        return weightTypes.contains(type);
     }
 
     /** @return how many threads one op may use, at least 1 */
@@ -97,18 +127,19 @@ public final class Capabilities {
     @Override
     public boolean equals(Object o) {
         return o instanceof Capabilities c && device.equals(c.device) && dtypes.equals(c.dtypes)
-                && features.equals(c.features) && maxThreads == c.maxThreads;
+                && features.equals(c.features) && weightTypes.equals(c.weightTypes) && maxThreads == c.maxThreads;
     }
 
     @Override
     public int hashCode() {
-        return ((device.hashCode() * 31 + dtypes.hashCode()) * 31 + features.hashCode()) * 31 + maxThreads;
+        return (((device.hashCode() * 31 + dtypes.hashCode()) * 31 + features.hashCode()) * 31
+                + weightTypes.hashCode()) * 31 + maxThreads;
     }
 
     @Override
     public String toString() {
-        return "Capabilities[device=" + device + ", dtypes=" + dtypes + ", features=" + features + ", maxThreads="
-                + maxThreads + "]";
+        return "Capabilities[device=" + device + ", dtypes=" + dtypes + ", features=" + features + ", weightTypes="
+                + weightTypes + ", maxThreads=" + maxThreads + "]";
     }
 
     /** Collects capabilities by name; {@link #build()} validates them. Not thread-safe. */
@@ -116,6 +147,7 @@ public final class Capabilities {
         private final String device;
         private final Set<DType> dtypes = EnumSet.of(DType.F32);
         private final Set<Feature> features = EnumSet.noneOf(Feature.class);
+        private final Set<WeightType> weightTypes = EnumSet.of(WeightType.F32);
         private int maxThreads = 1;
 
         private Builder(String device) {
@@ -142,6 +174,17 @@ public final class Capabilities {
         }
 
         /**
+         * @param values the weight types held without conversion; replaces the default {@code F32}, and must
+         *     contain it; {@code F64} is added with the F64 dtype, and refused without it
+         * @return this builder
+         */
+        public Builder weightTypes(WeightType... values) {
+            weightTypes.clear();
+            Collections.addAll(weightTypes, values);
+            return this;
+        }
+
+        /**
          * @param value how many threads one op may use, at least 1
          * @return this builder
          */
@@ -152,7 +195,8 @@ public final class Capabilities {
 
         /**
          * @return the capabilities
-         * @throws IllegalArgumentException if the device is empty, F32 is missing or maxThreads is below 1
+         * @throws IllegalArgumentException if the device is empty, F32 is missing from the dtypes or weight types,
+         *     the weight types hold F64 without the F64 dtype, or maxThreads is below 1
          */
         public Capabilities build() {
             return new Capabilities(this);

@@ -134,6 +134,19 @@ public interface Ops {
     Tensor layerNorm(Tensor x, Tensor gamma, Tensor beta, double eps);
 
     /**
+     * Residual add and layer normalisation in one pass, as BERT's post-norm blocks and ONNX Runtime's
+     * {@code SkipLayerNormalization}: {@code layerNorm(x + residual, gamma, beta, eps)}.
+     *
+     * @param x {@code [..., d]}
+     * @param residual the shape and dtype of {@code x}
+     * @param gamma {@code [d]}, or null for ones
+     * @param beta {@code [d]}, or null for zeros
+     * @param eps added to the variance, at least 0
+     * @return {@code [..., d]}
+     */
+    Tensor layerNorm(Tensor x, Tensor residual, Tensor gamma, Tensor beta, double eps);
+
+    /**
      * @param x any shape
      * @return {@code max(x, 0)}, elementwise
      */
@@ -165,6 +178,46 @@ public interface Ops {
      * @return {@code idsShape + [d]}
      */
     Tensor embedding(Tensor weight, int[] ids, Shape idsShape);
+
+    /**
+     * The affine map of PyTorch's {@code nn.Linear} over a bound weight, with its epilogue:
+     * <pre>
+     *   plain:  y = act(x·Wᵀ + b) + residual
+     *   gated:  y = act(x·W_gᵀ + b_g) ⊙ (x·W_uᵀ + b_u) + residual      W = [W_g; W_u]
+     * </pre>
+     * The weight is read in its storage type and the products accumulate in F32 (F64 for F64 activations), so the
+     * result equals the same map over the weight's {@link Weight#toFloatArray() values} within F32 rounding. F32
+     * activations take weights of every type but {@link WeightType#F64}; F64 activations take F64 weights only.
+     *
+     * @param x {@code [..., in]}
+     * @param weight {@code [out, in]}, or {@code [2·out, in]} when gated
+     * @param bias {@code [out]} ({@code [2·out]} when gated) of {@code x}'s dtype, or null
+     * @param epilogue the activation, gate and residual; {@link Epilogue#none()} for the bare map
+     * @return {@code [..., out]}
+     */
+    Tensor linear(Tensor x, Weight weight, Tensor bias, Epilogue epilogue);
+
+    /**
+     * {@link #linear(Tensor, Weight, Tensor, Epilogue)} with {@link Epilogue#none()}: {@code x·Wᵀ + b}.
+     *
+     * @param x {@code [..., in]}
+     * @param weight {@code [out, in]}
+     * @param bias {@code [out]} or null
+     * @return {@code [..., out]}
+     */
+    default Tensor linear(Tensor x, Weight weight, Tensor bias) {
+        return linear(x, weight, bias, Epilogue.none());
+    }
+
+    /**
+     * Gathers rows of a bound embedding table, converted from its storage type.
+     *
+     * @param table {@code [V, d]}
+     * @param ids token ids in {@code [0, V)}, row-major; not modified
+     * @param idsShape the shape of {@code ids}, for example {@code [batch, seq]}
+     * @return {@code idsShape + [d]}, F64 for an {@link WeightType#F64} table, else F32
+     */
+    Tensor embedding(Weight table, int[] ids, Shape idsShape);
 
     /**
      * @param x any shape
@@ -279,6 +332,17 @@ public interface Ops {
     Tensor rmsNorm(Tensor x, Tensor weight, double eps);
 
     /**
+     * Residual add and RMS normalisation in one pass: {@code rmsNorm(x + residual, weight, eps)}.
+     *
+     * @param x {@code [..., d]}
+     * @param residual the shape and dtype of {@code x}
+     * @param weight {@code [d]}, or null for ones
+     * @param eps added to the mean square, at least 0
+     * @return {@code [..., d]}
+     */
+    Tensor rmsNorm(Tensor x, Tensor residual, Tensor weight, double eps);
+
+    /**
      * The sigmoid-weighted linear unit (swish), as PyTorch's {@code F.silu}: {@code x · σ(x) = x / (1 + e^-x)}.
      *
      * @param x any shape
@@ -343,4 +407,22 @@ public interface Ops {
      * @return output {@code [..., Lq, d_v]} and, if asked, weights {@code [..., Lq, Lk]}
      */
     AttentionResult attention(Tensor q, Tensor k, Tensor v, AttentionOptions options);
+
+    /**
+     * {@link #attention} reading the queries, keys and values straight from the output of one fused projection,
+     * and writing the heads back side by side, with no permute copies:
+     * <pre>
+     *   qkv[b, i, :] = [ q_0 … q_{H-1} | k_0 … k_{H_kv-1} | v_0 … v_{H_kv-1} ]     each head d wide
+     *   out[b, i, h·d … (h+1)·d) = attention(q_h, k_{h / (H / H_kv)}, v_{h / (H / H_kv)})[i]
+     * </pre>
+     * Masks broadcast against {@code [B, H, L, L]}, and returned weights are {@code [B, H, L, L]}, as for
+     * {@link #attention} on {@code q [B, H, L, d]}.
+     *
+     * @param qkv {@code [B, L, (H + 2·H_kv)·d]}
+     * @param heads {@code H}, a multiple of {@code kvHeads}
+     * @param kvHeads {@code H_kv}, at least 1
+     * @param options as for {@link #attention}
+     * @return output {@code [B, L, H·d]} and, if asked, weights {@code [B, H, L, L]}
+     */
+    AttentionResult packedAttention(Tensor qkv, int heads, int kvHeads, AttentionOptions options);
 }

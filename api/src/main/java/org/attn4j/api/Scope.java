@@ -60,6 +60,36 @@ public interface Scope extends AutoCloseable {
     Tensor zeros(Shape shape, DType dtype);
 
     /**
+     * Binds a parameter to this scope's backend: the backend reads the bytes once, keeps the values in their type
+     * (or, for a type its {@link Capabilities#weightTypes()} lacks, converted once to F32 with a logged note) in the
+     * layout its kernels read, and frees them when this scope closes.
+     *
+     * @param data exactly {@code type.byteSize(shape)} little-endian bytes from its position, laid out as
+     *     {@link WeightType} describes; not modified, and not referenced after this call returns
+     * @param type how {@code data} stores the values
+     * @param shape {@code [rows, columns]}, for example a linear map's {@code [out, in]}
+     * @return a new weight owned by this scope
+     * @throws IllegalArgumentException if the byte count does not fit the type and shape, or a block's scale is
+     *     not finite (naming the block's row and index)
+     */
+    Weight weight(java.nio.ByteBuffer data, WeightType type, Shape shape);
+
+    /**
+     * Stores row-major numbers in a type ({@link WeightType#encode}) and binds them as {@link #weight}.
+     *
+     * @param values {@code shape.size()} numbers; not modified
+     * @param shape {@code [rows, columns]}
+     * @param type the storage type; the numbers are rounded or quantized to it
+     * @return a new weight owned by this scope
+     */
+    default Weight weight(float[] values, Shape shape, WeightType type) {
+        if (type == null) {
+            throw new IllegalArgumentException("weight: argument type is null");
+        }
+        return weight(type.encode(values, shape), type, shape);
+    }
+
+    /**
      * Moves a tensor into this scope: it will be freed when this scope closes, no longer when its old scope does.
      *
      * @param tensor an open tensor of the same backend; modified (its owner changes)

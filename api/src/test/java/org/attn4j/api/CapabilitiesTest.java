@@ -51,4 +51,24 @@ class CapabilitiesTest {
         assertThrows(IllegalArgumentException.class, () -> Capabilities.builder("cpu").maxThreads(0).build());
         assertThrows(IllegalArgumentException.class, () -> Capabilities.builder(" ").build());
     }
+
+    @Test
+    void weightTypesDefaultToF32AndGainF64WithTheF64Dtype() {
+        assertEquals(Set.of(WeightType.F32), Capabilities.builder("cpu").build().weightTypes());
+        Capabilities c = Capabilities.builder("cpu").dtypes(DType.F32, DType.F64)
+                .weightTypes(WeightType.BF16, WeightType.F32, WeightType.Q8_0).build();
+        assertEquals(EnumSet.of(WeightType.F32, WeightType.F64, WeightType.BF16, WeightType.Q8_0), c.weightTypes());
+        assertTrue(c.supports(WeightType.Q8_0));
+        assertFalse(c.supports(WeightType.Q4_0));
+    }
+
+    @Test
+    void weightTypesWithoutF32OrWithF64ButNoF64DtypeAreRefused() {
+        IllegalArgumentException noF32 = assertThrows(IllegalArgumentException.class,
+                () -> Capabilities.builder("cpu").weightTypes(WeightType.BF16).build());
+        assertTrue(noF32.getMessage().contains("lacks F32"), noF32.getMessage());
+        IllegalArgumentException f64 = assertThrows(IllegalArgumentException.class,
+                () -> Capabilities.builder("cpu").weightTypes(WeightType.F32, WeightType.F64).build());
+        assertTrue(f64.getMessage().contains("F64"), f64.getMessage());
+    }
 }

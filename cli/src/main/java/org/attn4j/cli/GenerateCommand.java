@@ -10,6 +10,7 @@ import org.attn4j.models.decoder.CausalLM;
 import org.attn4j.models.decoder.GenerationConfig;
 import org.attn4j.models.decoder.GenerationOptions;
 import org.attn4j.models.decoder.Generator;
+import org.attn4j.models.io.Gguf;
 import org.attn4j.models.tokenize.DecodeStream;
 import org.attn4j.models.tokenize.Tokenizer;
 import picocli.CommandLine.ArgGroup;
@@ -22,15 +23,16 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code attn4j generate}: decodes with a key/value cache from a Hugging Face folder ({@code config.json} with
- * {@code model_type} gpt2 or llama, safetensors, an optional tokenizer) and prints each new token as soon as it
- * exists, then a newline: as text when the folder has a tokenizer ({@code tokenizer.json} with
- * {@code tokenizer_config.json}, or GPT-2's {@code vocab.json} + {@code merges.txt}) and no {@code --print-ids}, else
- * as ids separated by spaces. {@code --prompt} needs the tokenizer, which adds the BOS the checkpoint wants. The
- * folder's {@code generation_config.json} gives the stop ids and the sampling defaults; options given win.
+ * {@code model_type} gpt2 or llama, safetensors, an optional tokenizer) or a GGUF file (architecture llama or gpt2,
+ * its tokenizer in its metadata, weights kept in the file's types) and prints each new token as soon as it exists,
+ * then a newline: as text when there is a tokenizer ({@code tokenizer.json} with {@code tokenizer_config.json}, or
+ * GPT-2's {@code vocab.json} + {@code merges.txt}, or the GGUF's) and no {@code --print-ids}, else as ids separated by
+ * spaces. {@code --prompt} needs the tokenizer, which adds the BOS the checkpoint wants. A folder's
+ * {@code generation_config.json} gives the stop ids and the sampling defaults; options given win.
  */
 @Command(name = "generate", mixinStandardHelpOptions = true,
-        description = {"Generate tokens with a GPT-2 or Llama-style model from a Hugging Face folder, streaming each "
-                + "new token as it is produced: text with a tokenizer in the folder, ids without one. The folder's "
+        description = {"Generate tokens with a GPT-2 or Llama-style model from a Hugging Face folder or a GGUF file, "
+                + "streaming each new token as it is produced: text with a tokenizer, ids without one. A folder's "
                 + "generation_config.json gives the stop ids and the sampling defaults (greedy without one); the "
                 + "options below override them."},
         footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input."})
@@ -39,9 +41,9 @@ final class GenerateCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--model", paramLabel = "DIR", required = true,
+    @Option(names = "--model", paramLabel = "DIR|FILE.gguf", required = true,
             description = "a folder with config.json, *.safetensors and optionally tokenizer.json or vocab.json + "
-                    + "merges.txt")
+                    + "merges.txt; or a .gguf file (llama or gpt2)")
     private Path model;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
@@ -69,22 +71,30 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (!Files.isDirectory(model)) {
-            throw new ParameterException(spec.commandLine(), "--model " + model + " is not a folder");
+        Gguf.Contents gguf = null;
+        if (Files.isRegularFile(model) && model.getFileName().toString().endsWith(".gguf")) {
+            try {
+                gguf = Gguf.read(model);
+            } catch (Gguf.FormatException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+        } else if (!Files.isDirectory(model)) {
+            throw new ParameterException(spec.commandLine(), "--model " + model + " is not a folder or a .gguf file");
         }
         GenerationConfig generation;
         try {
-            generation = GenerationConfig.read(model);
+            generation = gguf != null ? GenerationConfig.empty() : GenerationConfig.read(model);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         sampling.apply(generation.options(), 32, generation.maxNewTokens().isPresent(), spec);
-        Tokenizer tokenizer = tokenizer();
+        Tokenizer tokenizer = gguf != null ? ggufTokenizer(gguf) : tokenizer();
         int[] ids;
         if (prompt.text != null) {
             if (tokenizer == null) {
                 throw new ParameterException(spec.commandLine(), "--prompt needs a tokenizer, and " + model
-                        + " has no tokenizer.json and no vocab.json + merges.txt; give the prompt as --ids");
+                        + (gguf != null ? " has no tokenizer.ggml.model" : " has no tokenizer.json and no vocab.json"
+                        + " + merges.txt") + "; give the prompt as --ids");
             }
             try {
                 ids = tokenizer.encode(prompt.text).ids();
@@ -103,7 +113,9 @@ final class GenerateCommand implements Callable<Integer> {
         BackendChoice choice = BackendChoice.resolve(backend, spec);
         CausalLM lm;
         try {
-            lm = CausalLM.load(model, choice.backend(), DType.F32);
+            lm = gguf != null ? CausalLM.load(gguf, choice.backend(), DType.F32, null)
+                    : CausalLM.load(model, choice.backend(), DType.F32);
+            gguf = null;
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -129,9 +141,12 @@ final class GenerateCommand implements Callable<Integer> {
                     out.flush();
                 });
             } else {
-                DecodeStream text = new DecodeStream(tokenizer, true);
-                // an id past the tokenizer (a row of a padded embedding) prints nothing, as transformers' decode
-                // skips it
+                // the prompt's last id is context, so that the first word keeps its space (SentencePiece drops a
+                // text's first one); an id past the tokenizer (a row of a padded embedding) prints nothing, as
+                // transformers' decode skips it
+                int last = ids[ids.length - 1];
+                DecodeStream text = new DecodeStream(tokenizer, true, tokenizer.token(last).isPresent()
+                        ? new int[] {last} : new int[0]);
                 Generator.generate(lm, ids, options, id -> {
                     out.print(tokenizer.token(id).isPresent() ? text.next(id) : "");
                     out.flush();
@@ -142,6 +157,18 @@ final class GenerateCommand implements Callable<Integer> {
             out.flush();
         }
         return 0;
+    }
+
+    /** @return the GGUF's tokenizer, or null if it has no {@code tokenizer.ggml.model} */
+    private Tokenizer ggufTokenizer(Gguf.Contents gguf) {
+        if (!gguf.has("tokenizer.ggml.model")) {
+            return null;
+        }
+        try {
+            return Tokenizer.fromGguf(gguf);
+        } catch (Tokenizer.FormatException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 
     private Tokenizer tokenizer() throws IOException {

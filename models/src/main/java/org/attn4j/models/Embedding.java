@@ -5,6 +5,7 @@ import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.Weight;
 
 /**
  * PyTorch's {@code nn.Embedding(numEmbeddings, dim)}: a lookup table {@code weight [V, d]} whose rows are gathered
@@ -13,7 +14,7 @@ import org.attn4j.api.Tensor;
 public final class Embedding {
     private final HostTensor weight;
     private final Parameters parameters;
-    private final Tensor boundWeight;
+    private final Weight boundWeight;
 
     /** @param weight {@code [V, d]} */
     public Embedding(HostTensor weight) {
@@ -29,15 +30,15 @@ public final class Embedding {
     private Embedding(Embedding host, Parameters parameters) {
         this.weight = null;
         this.parameters = parameters;
-        this.boundWeight = parameters.upload(host.hostWeight());
+        this.boundWeight = parameters.weight(host.hostWeight());
     }
 
     private HostTensor hostWeight() {
-        return weight != null ? weight : HostTensor.copyOf(boundWeight);
+        return weight != null ? weight : HostTensor.of(boundWeight.toFloatArray(), boundWeight.shape().toArray());
     }
 
     /**
-     * @param parameters where the table is uploaded, once
+     * @param parameters where the table is bound as a weight, once
      * @return this layer reading its table from {@code parameters}, keeping no host copy; {@code forward} then needs
      *     {@code parameters.dtype()}
      */

@@ -8,19 +8,22 @@ import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.Weight;
+import org.attn4j.api.WeightType;
 
 /**
- * A parameter held outside any backend: a shape and its row-major values in a {@link StorageType} (the file's dtype
- * for weights read from disk, which may be a memory map; F32 or F64 for values built in Java). Values are never
- * widened in place: they are converted when {@link #toTensor uploaded} or read. It is immutable: the factories copy
+ * A parameter held outside any backend: a shape and its row-major values in a {@link WeightType} (the file's type
+ * for weights read from disk, which may be a memory map: F16, BF16, F32, F64, or GGUF's blocks of 32 along the last
+ * axis; F32 or F64 for values built in Java). Values are never widened in place: they are converted when
+ * {@link #toTensor uploaded}, {@link #toWeight bound} in another type, or read. It is immutable: the factories copy
  * Java arrays, and buffers handed to {@link #wrap} must not change afterwards.
  */
 public final class HostTensor {
     private final Shape shape;
-    private final StorageType type;
+    private final WeightType type;
     private final ByteBuffer bytes;
 
-    private HostTensor(Shape shape, StorageType type, ByteBuffer bytes) {
+    private HostTensor(Shape shape, WeightType type, ByteBuffer bytes) {
         this.shape = shape;
         this.type = type;
         this.bytes = bytes.slice().order(ByteOrder.LITTLE_ENDIAN).asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
@@ -32,7 +35,7 @@ public final class HostTensor {
      * @throws IllegalArgumentException if the lengths differ
      */
     public HostTensor(Shape shape, double[] data) {
-        this(shape, StorageType.F64, doubles(shape, data));
+        this(shape, WeightType.F64, doubles(shape, data));
     }
 
     /**
@@ -54,7 +57,7 @@ public final class HostTensor {
         checkLength(shape, data.length);
         ByteBuffer b = ByteBuffer.allocate(data.length * 4).order(ByteOrder.LITTLE_ENDIAN);
         b.asFloatBuffer().put(data);
-        return new HostTensor(shape, StorageType.F32, b);
+        return new HostTensor(shape, WeightType.F32, b);
     }
 
     /**
@@ -62,17 +65,30 @@ public final class HostTensor {
      *
      * @param shape the dimensions
      * @param type the element type of the bytes
-     * @param bytes exactly {@code shape.size() × type.byteSize()} bytes from its position to its limit; not modified,
+     * @param bytes exactly the bytes of {@code shape.size()} values of {@code type} from its position to its limit; not modified,
      *     and it must not be modified afterwards
      * @return the parameter
      * @throws IllegalArgumentException if the byte count does not match
      */
-    public static HostTensor wrap(Shape shape, StorageType type, ByteBuffer bytes) {
-        if (bytes.remaining() != shape.size() * type.byteSize()) {
+    public static HostTensor wrap(Shape shape, WeightType type, ByteBuffer bytes) {
+        if (type.isQuantized() && (shape.rank() < 1 || shape.dim(-1) % type.blockSize() != 0)) {
+            throw new IllegalArgumentException("HostTensor.wrap: a " + type + " tensor's last axis holds whole blocks"
+                    + " of " + type.blockSize() + ", but its shape is " + shape);
+        }
+        if (bytes.remaining() != bytes(shape, type)) {
             throw new IllegalArgumentException("HostTensor.wrap: argument bytes has " + bytes.remaining()
-                    + " bytes but shape " + shape + " of " + type + " needs " + shape.size() * type.byteSize());
+                    + " bytes but shape " + shape + " of " + type + " needs " + bytes(shape, type));
         }
         return new HostTensor(shape, type, bytes);
+    }
+
+    private static long bytes(Shape shape, WeightType type) {
+        return shape.size() / type.blockSize() * type.blockBytes();
+    }
+
+    /** @return the values viewed as consecutive blocks, the rank-2 shape {@link WeightType#decode} reads */
+    private Shape blocks() {
+        return Shape.of(Math.toIntExact(shape.size() / type.blockSize()), type.blockSize());
     }
 
     /**
@@ -103,41 +119,42 @@ public final class HostTensor {
         return shape;
     }
 
-    /** @return the element type the values are kept in */
-    public StorageType storageType() {
+    /** @return the type the values are kept in */
+    public WeightType type() {
         return type;
     }
 
     /** @return the bytes the values occupy */
     public long byteSize() {
-        return shape.size() * type.byteSize();
+        return bytes(shape, type);
+    }
+
+    /**
+     * @return a read-only little-endian view of the stored bytes, exactly {@link #byteSize()} of them, in
+     *     {@link #type()}'s layout (for writing them to a file unchanged)
+     */
+    public ByteBuffer bytes() {
+        return bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN);
     }
 
     /** @return a copy of the row-major values, widened to double */
     public double[] data() {
-        if (type == StorageType.F64) {
+        if (type == WeightType.F64) {
             double[] d = new double[(int) shape.size()];
             bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().get(d);
             return d;
         }
-        double[] d = new double[(int) shape.size()];
+        float[] f = toFloatArray();
+        double[] d = new double[f.length];
         for (int i = 0; i < d.length; i++) {
-            d[i] = type.read(bytes, i);
+            d[i] = f[i];
         }
         return d;
     }
 
     /** @return a copy of the row-major values as floats (F64 values rounded to nearest) */
     public float[] toFloatArray() {
-        float[] f = new float[(int) shape.size()];
-        if (type == StorageType.F32) {
-            bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(f);
-        } else {
-            for (int i = 0; i < f.length; i++) {
-                f[i] = (float) type.read(bytes, i);
-            }
-        }
-        return f;
+        return type.decode(bytes.duplicate(), blocks());
     }
 
     /**
@@ -148,14 +165,20 @@ public final class HostTensor {
         if (flatIndex < 0 || flatIndex >= shape.size()) {
             throw new IndexOutOfBoundsException("HostTensor.get: index " + flatIndex + " outside shape " + shape);
         }
-        return type.read(bytes, flatIndex);
+        if (type == WeightType.F64) {
+            return bytes.getDouble(flatIndex * 8);
+        }
+        int block = flatIndex / type.blockSize();
+        ByteBuffer one = bytes.duplicate().position(block * type.blockBytes())
+                .limit((block + 1) * type.blockBytes());
+        return type.decode(one, Shape.of(1, type.blockSize()))[flatIndex % type.blockSize()];
     }
 
     /** @return the row-major index of the first NaN or infinite value, or -1 if every value is finite */
     public int indexOfNonFinite() {
-        int n = (int) shape.size();
-        for (int i = 0; i < n; i++) {
-            if (!Double.isFinite(type.read(bytes, i))) {
+        double[] d = data();
+        for (int i = 0; i < d.length; i++) {
+            if (!Double.isFinite(d[i])) {
                 return i;
             }
         }
@@ -169,6 +192,30 @@ public final class HostTensor {
      */
     public Tensor toTensor(Scope scope, DType dtype) {
         return dtype == DType.F64 ? scope.tensor(data(), shape) : scope.tensor(toFloatArray(), shape);
+    }
+
+    /**
+     * Binds this matrix to a backend as a {@link Weight} of a storage type: its own bytes as they are when the type
+     * is its own, else its values converted (rounded or quantized) once, here.
+     *
+     * @param scope where the weight is created
+     * @param as the storage type of the weight
+     * @return a new weight owned by {@code scope}
+     * @throws IllegalArgumentException if this is not a matrix, or its rows do not split into {@code as}'s blocks
+     */
+    public Weight toWeight(Scope scope, WeightType as) {
+        if (shape.rank() != 2) {
+            throw new IllegalArgumentException("HostTensor.toWeight: a weight is a matrix, but the shape is " + shape);
+        }
+        if (as == type) {
+            return scope.weight(bytes.duplicate(), type, shape);
+        }
+        if (as == WeightType.F64) {
+            ByteBuffer b = ByteBuffer.allocate(Math.toIntExact(shape.size() * 8)).order(ByteOrder.LITTLE_ENDIAN);
+            b.asDoubleBuffer().put(data());
+            return scope.weight(b, as, shape);
+        }
+        return scope.weight(toFloatArray(), shape, as);
     }
 
     /**
@@ -194,7 +241,7 @@ public final class HostTensor {
         if (dims.length == 0 || from < 0 || to > dims[0] || from >= to) {
             throw new IllegalArgumentException("HostTensor.rows: rows [" + from + ", " + to + ") of shape " + shape);
         }
-        int row = (int) (shape.size() / dims[0]) * type.byteSize();
+        int row = Math.toIntExact(bytes(shape, type) / dims[0]);
         dims[0] = to - from;
         return new HostTensor(Shape.of(dims), type, bytes.duplicate().position(from * row).limit(to * row));
     }
@@ -218,40 +265,44 @@ public final class HostTensor {
             }
             rows += p.shape.dim(0);
             same &= p.type == parts.get(0).type;
-            anyF64 |= p.type == StorageType.F64;
+            anyF64 |= p.type == WeightType.F64;
         }
-        StorageType out = same ? parts.get(0).type : anyF64 ? StorageType.F64 : StorageType.F32;
+        WeightType out = same ? parts.get(0).type : anyF64 ? WeightType.F64 : WeightType.F32;
         dims[0] = rows;
         long total = 0;
         for (HostTensor p : parts) {
             total += p.shape.size();
         }
-        ByteBuffer all = ByteBuffer.allocate(Math.toIntExact(total * out.byteSize())).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer all = ByteBuffer.allocate(Math.toIntExact(total / out.blockSize() * out.blockBytes()))
+                .order(ByteOrder.LITTLE_ENDIAN);
         for (HostTensor p : parts) {
             if (p.type == out) {
                 all.put(p.bytes.duplicate());
+            } else if (out == WeightType.F64) {
+                for (double v : p.data()) {
+                    all.putDouble(v);
+                }
             } else {
-                for (int i = 0; i < p.shape.size(); i++) {
-                    double v = p.type.read(p.bytes, i);
-                    if (out == StorageType.F64) {
-                        all.putDouble(v);
-                    } else {
-                        all.putFloat((float) v);
-                    }
+                for (float v : p.toFloatArray()) {
+                    all.putFloat(v);
                 }
             }
         }
         return new HostTensor(Shape.of(dims), out, all.flip());
     }
 
-    /** @return the transpose of this rank-2 tensor, in the same storage type */
+    /** @return the transpose of this rank-2 tensor, in the same storage type (one of the plain floats) */
     public HostTensor transpose() {
         if (shape.rank() != 2) {
             throw new IllegalArgumentException("HostTensor.transpose: shape " + shape + " is not a matrix");
         }
+        if (type.isQuantized()) {
+            throw new IllegalArgumentException("HostTensor.transpose: a " + type + " matrix " + shape + " is stored"
+                    + " in blocks along its rows and cannot be transposed in place");
+        }
         int r = shape.dim(0);
         int c = shape.dim(1);
-        int size = type.byteSize();
+        int size = type.blockBytes();
         byte[] src = new byte[(int) byteSize()];
         bytes.duplicate().get(src);
         byte[] t = new byte[src.length];

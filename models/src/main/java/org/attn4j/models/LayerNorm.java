@@ -107,14 +107,28 @@ public final class LayerNorm {
      * @return {@code [..., d]}
      */
     public Tensor forward(Scope scope, Tensor x) {
+        return forward(scope, x, null);
+    }
+
+    /**
+     * The norm of a residual sum in one pass, as a post-norm block needs it: {@code layerNorm(x + residual)}.
+     *
+     * @param scope receives the result
+     * @param x {@code [..., dim]}
+     * @param residual {@code x}'s shape and dtype, or null for none
+     * @return {@code [..., dim]}
+     */
+    public Tensor forward(Scope scope, Tensor x, Tensor residual) {
         if (parameters != null) {
             parameters.checkInput("LayerNorm", x);
-            return scope.ops().layerNorm(x, boundWeight, boundBias, eps);
+            return residual == null ? scope.ops().layerNorm(x, boundWeight, boundBias, eps)
+                    : scope.ops().layerNorm(x, residual, boundWeight, boundBias, eps);
         }
         try (Scope work = scope.backend().newScope()) {
             Tensor g = weight == null ? null : weight.toTensor(work, x.dtype());
             Tensor b = bias == null ? null : bias.toTensor(work, x.dtype());
-            return scope.adopt(work.ops().layerNorm(x, g, b, eps));
+            return scope.adopt(residual == null ? work.ops().layerNorm(x, g, b, eps)
+                    : work.ops().layerNorm(x, residual, g, b, eps));
         }
     }
 }

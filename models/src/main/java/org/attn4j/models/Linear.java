@@ -1,8 +1,12 @@
 package org.attn4j.models;
 
+import org.attn4j.api.DType;
+import org.attn4j.api.Epilogue;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.Weight;
+import org.attn4j.api.WeightType;
 
 /**
  * PyTorch's {@code nn.Linear}: {@code y = x·Wᵀ + b} with {@code weight [out, in]} and {@code bias [out]} (optional),
@@ -12,7 +16,7 @@ public final class Linear {
     private final HostTensor weight;
     private final HostTensor bias;
     private final Parameters parameters;
-    private final Tensor boundWeight;
+    private final Weight boundWeight;
     private final Tensor boundBias;
 
     /**
@@ -39,12 +43,12 @@ public final class Linear {
         this.weight = null;
         this.bias = null;
         this.parameters = parameters;
-        this.boundWeight = parameters.upload(host.hostWeight());
+        this.boundWeight = parameters.weight(host.hostWeight());
         this.boundBias = host.hasBias() ? parameters.upload(host.hostBias()) : null;
     }
 
     private HostTensor hostWeight() {
-        return weight != null ? weight : HostTensor.copyOf(boundWeight);
+        return weight != null ? weight : HostTensor.of(boundWeight.toFloatArray(), boundWeight.shape().toArray());
     }
 
     private HostTensor hostBias() {
@@ -56,7 +60,8 @@ public final class Linear {
     }
 
     /**
-     * @param parameters where the weight and bias are uploaded, once
+     * @param parameters where the weight is bound (in its storage type, packed as the backend's kernels read it)
+     *     and the bias uploaded, once
      * @return this layer reading its parameters from {@code parameters}; it keeps no host copy (its
      *     {@link #stateDict()} reads them back from the backend)
      */
@@ -99,14 +104,25 @@ public final class Linear {
      * @return {@code [..., out]}
      */
     public Tensor forward(Scope scope, Tensor x) {
+        return forward(scope, x, Epilogue.none());
+    }
+
+    /**
+     * @param scope receives the result
+     * @param x {@code [..., in]}
+     * @param epilogue the activation and residual applied to {@code x·Wᵀ + b} in the same pass (see {@link Epilogue})
+     * @return {@code [..., out]}
+     */
+    public Tensor forward(Scope scope, Tensor x, Epilogue epilogue) {
         if (parameters != null) {
             parameters.checkInput("Linear", x);
-            return scope.ops().linear(x, boundWeight, boundBias);
+            return scope.ops().linear(x, boundWeight, boundBias, epilogue);
         }
         try (Scope work = scope.backend().newScope()) {
-            Tensor w = weight.toTensor(work, x.dtype());
             Tensor b = bias == null ? null : bias.toTensor(work, x.dtype());
-            return scope.adopt(work.ops().linear(x, w, b));
+            Weight w = weight.toWeight(work, x.dtype() == DType.F64 ? WeightType.F64
+                    : weight.type() == WeightType.F64 ? WeightType.F32 : weight.type());
+            return scope.adopt(work.ops().linear(x, w, b, epilogue));
         }
     }
 }

@@ -8,11 +8,15 @@ import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.Weight;
+import org.attn4j.api.WeightType;
 
 /**
  * A model's parameters living on one backend in one dtype, like PyTorch's {@code model.to(device, dtype)}: each
  * {@link HostTensor} is uploaded once, on first use, into a scope owned by this object, and stays there until
- * {@link #close()}. It remembers which host tensors it holds without keeping them alive, so the host copy of a bound
+ * {@link #close()}. Matrices that products read ({@link #weight}) become {@link Weight}s in their file's storage
+ * type (BF16 stays BF16, Q8_0 stays Q8_0), or in one type chosen for all ({@link #on(Backend, DType, WeightType)});
+ * vectors (biases, norms) become tensors of the dtype ({@link #upload}). It remembers which host tensors it holds without keeping them alive, so the host copy of a bound
  * model is freed once the caller drops it. A layer's {@code bind(Parameters)} returns a copy of the layer whose forward reads these
  * tensors, so a forward call allocates only its activations (in the caller's scope) and frees them with it.
  *
@@ -33,14 +37,17 @@ public final class Parameters implements AutoCloseable {
     private final Backend backend;
     private final DType dtype;
     private final Scope scope;
+    private final WeightType storage;
     private final Map<HostKey, Tensor> uploaded = new HashMap<>();
+    private final Map<HostKey, Weight> weights = new HashMap<>();
     private final ReferenceQueue<HostTensor> collected = new ReferenceQueue<>();
     private long bytes;
     private int count;
 
-    private Parameters(Backend backend, DType dtype) {
+    private Parameters(Backend backend, DType dtype, WeightType storage) {
         this.backend = backend;
         this.dtype = dtype;
+        this.storage = storage;
         this.scope = backend.newScope();
     }
 
@@ -54,7 +61,26 @@ public final class Parameters implements AutoCloseable {
             throw new IllegalArgumentException("Parameters.on: argument " + (backend == null ? "backend" : "dtype")
                     + " is null");
         }
-        return new Parameters(backend, dtype);
+        return new Parameters(backend, dtype, null);
+    }
+
+    /**
+     * @param backend where the parameters will live
+     * @param dtype the element type of activations: F32, or F64 (then every weight is F64)
+     * @param storage the storage type of every weight, converted once at bind (for example Q8_0 to quarter the
+     *     memory of an F32 checkpoint, or F32 to widen a BF16 one); with F64 it must be F64
+     * @return an empty, open owner
+     */
+    public static Parameters on(Backend backend, DType dtype, WeightType storage) {
+        if (backend == null || dtype == null || storage == null) {
+            throw new IllegalArgumentException("Parameters.on: argument " + (backend == null ? "backend"
+                    : dtype == null ? "dtype" : "storage") + " is null");
+        }
+        if ((dtype == DType.F64) != (storage == WeightType.F64)) {
+            throw new IllegalArgumentException("Parameters.on: " + dtype + " activations cannot meet " + storage
+                    + " weights; F64 goes with F64 only");
+        }
+        return new Parameters(backend, dtype, storage);
     }
 
     /** @return the backend the parameters live on */
@@ -78,6 +104,7 @@ public final class Parameters implements AutoCloseable {
         }
         for (Object k; (k = collected.poll()) != null; ) {
             uploaded.remove(k);
+            weights.remove(k);
         }
         HostKey key = new HostKey(host, null);
         Tensor t = uploaded.get(key);
@@ -88,6 +115,42 @@ public final class Parameters implements AutoCloseable {
             count++;
         }
         return t;
+    }
+
+    /**
+     * @param host a matrix; bound the first time this method sees this very object
+     * @return it as a weight on {@link #backend()}: F64 when {@link #dtype()} is; else in the storage type chosen
+     *     at {@link #on(Backend, DType, WeightType)}, or the host's own type (F64 narrowed to F32)
+     * @throws IllegalStateException if closed
+     * @throws IllegalArgumentException if it is not a matrix, or its rows do not fit the storage type's blocks
+     */
+    public synchronized Weight weight(HostTensor host) {
+        if (!scope.isOpen()) {
+            throw new IllegalStateException("Parameters.weight: closed; bind the model again");
+        }
+        for (Object k; (k = collected.poll()) != null; ) {
+            uploaded.remove(k);
+            weights.remove(k);
+        }
+        HostKey key = new HostKey(host, null);
+        Weight w = weights.get(key);
+        if (w == null) {
+            w = host.toWeight(scope, storageFor(host));
+            weights.put(new HostKey(host, collected), w);
+            bytes += w.byteSize();
+            count++;
+        }
+        return w;
+    }
+
+    private WeightType storageFor(HostTensor host) {
+        if (dtype == DType.F64) {
+            return WeightType.F64;
+        }
+        if (storage != null) {
+            return storage;
+        }
+        return host.type() == WeightType.F64 ? WeightType.F32 : host.type();
     }
 
     /**
@@ -113,7 +176,7 @@ public final class Parameters implements AutoCloseable {
         }
     }
 
-    /** @return how many distinct parameters were uploaded */
+    /** @return how many distinct parameters were uploaded or bound as weights */
     public synchronized int count() {
         return count;
     }
@@ -147,5 +210,6 @@ public final class Parameters implements AutoCloseable {
     public synchronized void close() {
         scope.close();
         uploaded.clear();
+        weights.clear();
     }
 }

@@ -2,6 +2,8 @@ package org.attn4j.models;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import org.attn4j.api.Activation;
+import org.attn4j.api.Epilogue;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
@@ -213,8 +215,8 @@ public final class TransformerEncoderLayer {
                 x = ops.add(x, drop(ops, attend(work, norm1.forward(work, x), masks, mode), mode, 2));
                 x = ops.add(x, drop(ops, feedForward(work, norm2.forward(work, x), mode), mode, 3));
             } else {
-                x = norm1.forward(work, ops.add(x, drop(ops, attend(work, x, masks, mode), mode, 2)));
-                x = norm2.forward(work, ops.add(x, drop(ops, feedForward(work, x, mode), mode, 3)));
+                x = norm1.forward(work, drop(ops, attend(work, x, masks, mode), mode, 2), x);
+                x = norm2.forward(work, drop(ops, feedForward(work, x, mode), mode, 3), x);
             }
             return scope.adopt(x);
         }
@@ -235,7 +237,7 @@ public final class TransformerEncoderLayer {
 
     private Tensor feedForward(Scope work, Tensor x, RunMode mode) {
         Ops ops = work.ops();
-        Tensor hidden = drop(ops, activation.apply(ops, linear1.forward(work, x)), mode, 1);
+        Tensor hidden = drop(ops, linear1.forward(work, x, Epilogue.none().withActivation(activation)), mode, 1);
         return linear2.forward(work, hidden);
     }
 

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
+import org.attn4j.api.Activation;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
 import org.attn4j.api.Mask;

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.attn4j.api.Activation;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;

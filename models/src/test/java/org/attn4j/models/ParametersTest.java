@@ -9,10 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
+import org.attn4j.api.Activation;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.Numerics.Target;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -48,7 +50,7 @@ class ParametersTest {
             Tensor y = linear.forward(s, x);
             assertClose("linear", t, y.toDoubleArray(), boundLinear.forward(s, x).toDoubleArray());
             assertClose("layer norm", t, norm.forward(s, y).toDoubleArray(), boundNorm.forward(s, y).toDoubleArray());
-            assertSame(p.upload(linear.stateDict().get("weight")), p.upload(linear.stateDict().get("weight")));
+            assertSame(p.weight(linear.stateDict().get("weight")), p.weight(linear.stateDict().get("weight")));
             assertEquals(5, p.count());
         }
     }
@@ -104,10 +106,40 @@ class ParametersTest {
     void halfPrecisionParametersUploadExactly(Target t) {
         java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN)
                 .putShort((short) 0x3F80).putShort((short) 0xC2F7).flip();
-        HostTensor bf = HostTensor.wrap(Shape.of(2), StorageType.BF16, b);
+        HostTensor bf = HostTensor.wrap(Shape.of(2), WeightType.BF16, b);
         try (Parameters p = Parameters.on(t.backend(), t.dtype())) {
             assertEquals(java.util.List.of(1.0, -123.5), java.util.Arrays.stream(p.upload(bf).toDoubleArray())
                     .boxed().toList());
         }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("targets")
+    void matricesKeepTheirStorageTypeUnlessOneIsChosenForAll(Target t) {
+        float[] values = new float[4 * 64];
+        SplittableRandom r = new SplittableRandom(5);
+        for (int i = 0; i < values.length; i++) {
+            values[i] = (float) r.nextDouble(-1, 1);
+        }
+        HostTensor f32 = HostTensor.of(values, 4, 64);
+        HostTensor bf16 = HostTensor.wrap(Shape.of(4, 64), WeightType.BF16,
+                WeightType.BF16.encode(values, Shape.of(4, 64)));
+        try (Parameters keep = Parameters.on(t.backend(), t.dtype())) {
+            WeightType expected = t.dtype() == DType.F64 ? WeightType.F64 : WeightType.BF16;
+            assertEquals(expected, keep.weight(bf16).type());
+            assertEquals(t.dtype() == DType.F64 ? WeightType.F64 : WeightType.F32, keep.weight(f32).type());
+        }
+        if (t.dtype() == DType.F32) {
+            try (Parameters q8 = Parameters.on(t.backend(), DType.F32, WeightType.Q8_0)) {
+                assertEquals(WeightType.Q8_0, q8.weight(f32).type());
+                float[] back = q8.weight(f32).toFloatArray();
+                float[] expected = WeightType.Q8_0.decode(WeightType.Q8_0.encode(values, Shape.of(4, 64)),
+                        Shape.of(4, 64));
+                assertEquals(java.util.Arrays.toString(expected), java.util.Arrays.toString(back));
+            }
+        }
+        IllegalArgumentException mismatch = assertThrows(IllegalArgumentException.class,
+                () -> Parameters.on(t.backend(), DType.F64, WeightType.Q8_0));
+        assertTrue(mismatch.getMessage().contains("F64"), mismatch.getMessage());
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import org.attn4j.api.Activation;
 import org.attn4j.api.Shape;
 import org.junit.jupiter.api.Test;
 

@@ -27,16 +27,16 @@ final class GoldenSuite {
                 if (!GROUPS.contains(golden.group())) {
                     continue;
                 }
-                boolean dropout = golden.op().equals("dropout")
-                        || golden.op().equals("attention") && golden.number("dropoutP") > 0;
+                boolean attention = isAttention(golden);
+                boolean dropout = golden.op().equals("dropout") || attention && golden.number("dropoutP") > 0;
                 Set<Feature> needs = dropout ? Set.of(Feature.OPTIONAL_DROPOUT) : Set.of();
-                if (golden.op().equals("attention")) {
-                    cases.add(new TckCase(golden.name(), Kind.GOLDEN, "attention", dtype, dtype.name(), needs,
+                if (attention) {
+                    cases.add(new TckCase(golden.name(), Kind.GOLDEN, golden.op(), dtype, dtype.name(), needs,
                             backend -> run(backend, golden, fixtures, tolerances, dtype, false)));
                     if (golden.bool("returnWeights")) {
                         Set<Feature> withWeights = new HashSet<>(needs);
                         withWeights.add(Feature.OPTIONAL_RETURNED_WEIGHTS);
-                        cases.add(new TckCase(golden.name() + "_weights", Kind.GOLDEN, "attention.weights", dtype,
+                        cases.add(new TckCase(golden.name() + "_weights", Kind.GOLDEN, golden.op() + ".weights", dtype,
                                 dtype.name(), withWeights,
                                 backend -> run(backend, golden, fixtures, tolerances, dtype, true)));
                     }
@@ -52,8 +52,8 @@ final class GoldenSuite {
     /** Runs one golden case; for attention, {@code weights} checks the returned weights instead of the output. */
     private static Measurement run(Backend backend, GoldenCase golden, FixtureSource fixtures,
                                    ToleranceTable tolerances, DType dtype, boolean weights) {
-        boolean attention = golden.op().equals("attention");
-        String op = attention && weights ? "attention.weights" : golden.op();
+        boolean attention = isAttention(golden);
+        String op = attention && weights ? golden.op() + ".weights" : golden.op();
         Tolerance tolerance = tolerances.lookup(op, golden.name(), dtype);
         List<String> expectedNames = attention ? List.of(golden.outputs().get(weights ? 1 : 0)) : golden.outputs();
         try (Scope scope = backend.newScope()) {
@@ -75,5 +75,10 @@ final class GoldenSuite {
             }
             return m;
         }
+    }
+
+    /** @return whether the case is an attention call, whose weights are a second, optional check */
+    private static boolean isAttention(GoldenCase golden) {
+        return golden.op().equals("attention") || golden.op().equals("packedAttention");
     }
 }

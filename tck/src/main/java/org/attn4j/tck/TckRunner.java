@@ -124,6 +124,7 @@ public final class TckRunner {
             if (settings.kinds().contains(Kind.LAW)) {
                 all.addAll(LawSuite.plan(tolerances, settings.seed()));
                 all.addAll(OpLawSuite.plan(tolerances, settings.seed()));
+                all.addAll(FusedLawSuite.plan(tolerances, settings.seed()));
                 all.addAll(OverflowSuite.plan(settings.seed()));
                 all.addAll(IeeeSuite.plan());
                 all.addAll(ConcurrencySuite.plan(settings.seed()));

@@ -25,7 +25,8 @@ public final class ToleranceTable {
     private static final Set<String> ELEMENTWISE = Set.of("add", "sub", "mul", "div", "scale", "dropout");
     private static final Set<String> REDUCTIONS = Set.of("sum", "mean");
     private static final Set<String> PRODUCTS = Set.of("matmul", "linear");
-    private static final Set<String> ATTENTION = Set.of("attention", "attention.weights");
+    private static final Set<String> ATTENTION = Set.of("attention", "attention.weights", "packedAttention",
+            "packedAttention.weights");
     private static final String ALL = ".*";
 
     private static final List<Entry> DEFAULTS = List.of(

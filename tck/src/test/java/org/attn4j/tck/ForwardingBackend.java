@@ -1,5 +1,6 @@
 package org.attn4j.tck;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import org.attn4j.api.AttentionOptions;
@@ -9,6 +10,7 @@ import org.attn4j.api.Backend;
 import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
+import org.attn4j.api.Epilogue;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
@@ -16,8 +18,11 @@ import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.Weight;
+import org.attn4j.api.WeightType;
 import org.attn4j.api.spi.ReferenceAttention;
 import org.attn4j.api.spi.ReferenceOps;
+import org.attn4j.api.spi.ShapeChecks;
 
 /**
  * A test backend that runs on a real one but lets a test change its name, its capabilities or some of its ops.
@@ -127,6 +132,11 @@ final class ForwardingBackend implements Backend {
         }
 
         @Override
+        public Weight weight(ByteBuffer data, WeightType type, Shape shape) {
+            return scope.weight(data, type, shape);
+        }
+
+        @Override
         public boolean isOpen() {
             return scope.isOpen();
         }
@@ -173,6 +183,32 @@ final class ForwardingBackend implements Backend {
         @Override
         public Tensor silu(Tensor x) {
             return ReferenceOps.silu(this, x);
+        }
+
+        @Override
+        public AttentionResult packedAttention(Tensor qkv, int heads, int kvHeads, AttentionOptions options) {
+            return ReferenceOps.packedAttention(this, qkv, heads, kvHeads,
+                    ShapeChecks.packedAttention(qkv, heads, kvHeads, options), options);
+        }
+
+        @Override
+        public Tensor linear(Tensor x, Weight weight, Tensor bias, Epilogue epilogue) {
+            return ops.linear(x, weight, bias, epilogue);
+        }
+
+        @Override
+        public Tensor embedding(Weight table, int[] ids, Shape idsShape) {
+            return ops.embedding(table, ids, idsShape);
+        }
+
+        @Override
+        public Tensor layerNorm(Tensor x, Tensor residual, Tensor gamma, Tensor beta, double eps) {
+            return ops.layerNorm(x, residual, gamma, beta, eps);
+        }
+
+        @Override
+        public Tensor rmsNorm(Tensor x, Tensor residual, Tensor weight, double eps) {
+            return ops.rmsNorm(x, residual, weight, eps);
         }
 
         @Override

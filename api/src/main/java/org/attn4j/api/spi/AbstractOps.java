@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
+import org.attn4j.api.Epilogue;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
@@ -14,6 +15,7 @@ import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.Weight;
 
 /**
  * The validation template of {@link Ops}: each op of the interface is final here and validates its call in one
@@ -285,6 +287,36 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
     protected abstract Tensor computeLayerNorm(T x, T gamma, T beta, double eps);
 
     @Override
+    public final Tensor layerNorm(Tensor x, Tensor residual, Tensor gamma, Tensor beta, double eps) {
+        return inFlight("layerNorm", () -> {
+            T t = operand("layerNorm", "x", x);
+            T r = operand("layerNorm", "residual", residual);
+            T g = optional("layerNorm", "gamma", gamma);
+            T b = optional("layerNorm", "beta", beta);
+            ShapeChecks.residual("layerNorm", t, r);
+            ShapeChecks.sameDType("layerNorm", "x", t, "gamma", g, "beta", b);
+            ShapeChecks.layerNorm(t.shape(), shapeOf(g), shapeOf(b), eps);
+            return computeLayerNorm(t, r, g, b, eps);
+        });
+    }
+
+    /**
+     * {@code layerNorm(x + residual)} in one pass; the default adds in a scope of its own, then normalises.
+     *
+     * @param x {@code [..., d]}
+     * @param residual x's shape and dtype
+     * @param gamma {@code [d]} or null
+     * @param beta {@code [d]} or null
+     * @param eps at least 0
+     * @return {@code [..., d]}
+     */
+    protected Tensor computeLayerNorm(T x, T residual, T gamma, T beta, double eps) {
+        try (Scope work = scope.backend().newScope()) {
+            return layerNorm(work.ops().add(x, residual), gamma, beta, eps);
+        }
+    }
+
+    @Override
     public final Tensor relu(Tensor x) {
         return inFlight("relu", () -> computeRelu(operand("relu", "x", x)));
     }
@@ -331,6 +363,75 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
      * @return {@code x·weightᵀ + bias}
      */
     protected abstract Tensor computeLinear(T x, T weight, T bias, Shape out);
+
+    @Override
+    public final Tensor linear(Tensor x, Weight weight, Tensor bias, Epilogue epilogue) {
+        return inFlight("linear", () -> {
+            T t = operand("linear", "x", x);
+            AbstractWeight w = scope.weightOperand("linear", "weight", weight);
+            T b = optional("linear", "bias", bias);
+            T r = epilogue == null ? null : optional("linear", "residual", epilogue.residual());
+            Shape out = ShapeChecks.linear(t, w, b, epilogue);
+            return computeLinear(t, w, b, epilogue, r, out);
+        });
+    }
+
+    /**
+     * The linear map over a bound weight with its epilogue. The default runs {@link #linear(Tensor, Tensor, Tensor)}
+     * over a {@link TensorWeight}'s values and composes the epilogue ({@link ReferenceOps#epilogue}); a backend that
+     * creates weights of its own class ({@link AbstractScope#createWeight}) overrides this.
+     *
+     * @param x {@code [..., in]}
+     * @param weight {@code [out, in]} ({@code [2·out, in]} when gated), of a type that meets x's dtype
+     * @param bias {@code [out]} ({@code [2·out]}) of x's dtype, or null
+     * @param epilogue the activation, gate and residual
+     * @param residual the epilogue's residual as this backend's tensor, of {@code out}'s shape, or null
+     * @param out {@code [..., out]}
+     * @return {@code act(x·Wᵀ + b) (⊙ up) + residual}
+     */
+    protected Tensor computeLinear(T x, AbstractWeight weight, T bias, Epilogue epilogue, T residual, Shape out) {
+        return ReferenceOps.epilogue(this, linear(x, values("linear", weight), bias), epilogue);
+    }
+
+    /**
+     * @param op the op name for the message
+     * @param weight a weight of this backend
+     * @return the values of a {@link TensorWeight}
+     * @throws IllegalStateException if the backend made weights of another class but left a default weight op
+     */
+    private Tensor values(String op, AbstractWeight weight) {
+        if (weight instanceof TensorWeight tw) {
+            return tw.tensor();
+        }
+        throw new IllegalStateException(op + ": backend " + scope.backend().name() + " creates weights of "
+                + weight.getClass().getName() + " but does not override AbstractOps.compute" + Character.toUpperCase(
+                op.charAt(0)) + op.substring(1) + " for them");
+    }
+
+    @Override
+    public final Tensor embedding(Weight table, int[] ids, Shape idsShape) {
+        return inFlight("embedding", () -> {
+            AbstractWeight w = scope.weightOperand("embedding", "table", table);
+            ShapeChecks.notNull("embedding", "ids", ids);
+            ShapeChecks.notNull("embedding", "idsShape", idsShape);
+            Shape out = ShapeChecks.embedding(w.shape(), ids, idsShape);
+            return computeEmbedding(w, ids, idsShape, out);
+        });
+    }
+
+    /**
+     * Gathers rows of a bound table. The default gathers from a {@link TensorWeight}'s values; a backend that
+     * creates weights of its own class overrides this.
+     *
+     * @param table {@code [V, d]}
+     * @param ids ids in {@code [0, V)}, checked
+     * @param idsShape their shape
+     * @param out {@code idsShape + [d]}
+     * @return the rows, F64 for an F64 table, else F32
+     */
+    protected Tensor computeEmbedding(AbstractWeight table, int[] ids, Shape idsShape, Shape out) {
+        return embedding(values("embedding", table), ids, idsShape);
+    }
 
     @Override
     public final Tensor embedding(Tensor weight, int[] ids, Shape idsShape) {
@@ -509,6 +610,34 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
     }
 
     @Override
+    public final Tensor rmsNorm(Tensor x, Tensor residual, Tensor weight, double eps) {
+        return inFlight("rmsNorm", () -> {
+            T t = operand("rmsNorm", "x", x);
+            T r = operand("rmsNorm", "residual", residual);
+            T w = optional("rmsNorm", "weight", weight);
+            ShapeChecks.residual("rmsNorm", t, r);
+            ShapeChecks.sameDType("rmsNorm", "x", t, "weight", w);
+            ShapeChecks.rmsNorm(t.shape(), shapeOf(w), eps);
+            return computeRmsNorm(t, r, w, eps);
+        });
+    }
+
+    /**
+     * {@code rmsNorm(x + residual)} in one pass; the default adds in a scope of its own, then normalises.
+     *
+     * @param x {@code [..., d]}
+     * @param residual x's shape and dtype
+     * @param weight {@code [d]} or null
+     * @param eps at least 0
+     * @return {@code [..., d]}
+     */
+    protected Tensor computeRmsNorm(T x, T residual, T weight, double eps) {
+        try (Scope work = scope.backend().newScope()) {
+            return rmsNorm(work.ops().add(x, residual), weight, eps);
+        }
+    }
+
+    @Override
     public final Tensor silu(Tensor x) {
         return inFlight("silu", () -> computeSilu(operand("silu", "x", x)));
     }
@@ -599,5 +728,32 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
     protected AttentionResult computeAttention(T q, T k, T v, T additiveMask, AttentionOptions options,
                                                ShapeChecks.AttentionShape shape) {
         return ReferenceAttention.compute(this, q, k, v, options);
+    }
+
+    @Override
+    public final AttentionResult packedAttention(Tensor qkv, int heads, int kvHeads, AttentionOptions options) {
+        return inFlight("packedAttention", () -> {
+            T t = operand("packedAttention", "qkv", qkv);
+            T mask = options == null ? null : optional("packedAttention", "additiveMask", options.additiveMask());
+            int headDim = ShapeChecks.packedAttention(t, heads, kvHeads, options);
+            return computePackedAttention(t, heads, kvHeads, headDim, mask, options);
+        });
+    }
+
+    /**
+     * Attention over a packed projection after every check of {@link ShapeChecks#packedAttention}. The default cuts
+     * q, k and v out of {@code qkv} in a scope of its own and runs {@link #attention} on them.
+     *
+     * @param qkv {@code [B, L, (H + 2·H_kv)·d]}
+     * @param heads {@code H}
+     * @param kvHeads {@code H_kv}, dividing {@code H}
+     * @param headDim {@code d}
+     * @param additiveMask {@code options.additiveMask()} as this backend's tensor, or null
+     * @param options masks, scale, dropout and returned weights; not null
+     * @return output {@code [B, L, H·d]} and, if asked, weights {@code [B, H, L, L]}
+     */
+    protected AttentionResult computePackedAttention(T qkv, int heads, int kvHeads, int headDim, T additiveMask,
+                                                     AttentionOptions options) {
+        return ReferenceOps.packedAttention(this, qkv, heads, kvHeads, headDim, options);
     }
 }

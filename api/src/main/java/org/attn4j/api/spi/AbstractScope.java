@@ -5,9 +5,16 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.ConcurrentHashMap;
 import org.attn4j.api.Backend;
+import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
+import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.Weight;
+import org.attn4j.api.WeightType;
 
 /**
  * The ownership bookkeeping every backend's scope shares: which tensors it owns, {@link #adopt(Tensor)}, and
@@ -19,8 +26,10 @@ import org.attn4j.api.Tensor;
  * {@link AbstractTensor}); the op either completes on the data it pinned or throws {@link IllegalStateException}.
  */
 public abstract class AbstractScope implements Scope {
+    private static final System.Logger LOG = System.getLogger(AbstractScope.class.getName());
+    private static final Set<String> CONVERSIONS_NOTED = ConcurrentHashMap.newKeySet();
     private final Backend backend;
-    private final Set<AbstractTensor> owned = new LinkedHashSet<>();
+    private final Set<Owned> owned = new LinkedHashSet<>();
     private volatile boolean open = true;
 
     /** @param backend the backend whose memory this scope manages */
@@ -48,7 +57,7 @@ public abstract class AbstractScope implements Scope {
         }
     }
 
-    synchronized void register(AbstractTensor tensor) {
+    synchronized void register(Owned tensor) {
         checkOpen("create tensor");
         owned.add(tensor);
         InFlight.pinCreated(tensor);
@@ -79,6 +88,72 @@ public abstract class AbstractScope implements Scope {
         T t = type.cast(tensor);
         InFlight.pin(op, t);
         return t;
+    }
+
+    /**
+     * Checks a weight operand and returns it as the spi's weight type.
+     *
+     * @param op the op name for the message
+     * @param argument the argument name for the message
+     * @param weight the operand
+     * @return {@code weight}, cast and pinned for the running op
+     * @throws IllegalArgumentException if it is null or belongs to another backend
+     * @throws IllegalStateException if it or this scope is closed
+     */
+    public final AbstractWeight weightOperand(String op, String argument, Weight weight) {
+        checkOpen(op);
+        if (weight == null) {
+            throw new IllegalArgumentException(op + ": argument " + argument + " is null");
+        }
+        if (!(weight instanceof AbstractWeight w) || w.backend() != backend) {
+            throw new IllegalArgumentException(op + ": argument " + argument + " " + weight.type() + weight.shape()
+                    + " belongs to backend " + weight.backend().name() + ", not " + backend.name()
+                    + "; bind the parameter on this backend");
+        }
+        InFlight.pin(op, w);
+        return w;
+    }
+
+    @Override
+    public final Weight weight(ByteBuffer data, WeightType type, Shape shape) {
+        checkOpen("weight");
+        ShapeChecks.notNull("weight", "type", type);
+        ShapeChecks.notNull("weight", "shape", shape);
+        type.checkData("weight", data, shape);
+        if (type == WeightType.F64 && !backend.capabilities().supports(DType.F64)) {
+            throw new IllegalArgumentException("weight: backend " + backend.name() + " has no F64; bind " + shape
+                    + " as F32");
+        }
+        ByteBuffer bytes = data.slice().order(ByteOrder.LITTLE_ENDIAN);
+        if (!backend.capabilities().supports(type) && CONVERSIONS_NOTED.add(backend.name() + " " + type)) {
+            LOG.log(System.Logger.Level.INFO, "attn4j " + backend.name() + ": " + type + " weights are converted to"
+                    + " F32 once, when bound (this backend holds " + backend.capabilities().weightTypes()
+                    + " as they are)");
+        }
+        return createWeight(bytes, type, shape);
+    }
+
+    /**
+     * Creates a weight from checked bytes. The default converts the values once to an F32 tensor (F64 for an F64
+     * weight) in this scope and returns a {@link TensorWeight} over it, which the default weight ops of
+     * {@link AbstractOps} read; a backend with kernels for weights overrides this and those ops together.
+     *
+     * @param data exactly {@code type.byteSize(shape)} little-endian bytes from position 0, checked; valid only
+     *     during this call
+     * @param type the storage type
+     * @param shape {@code [rows, columns]}
+     * @return a new weight owned by this scope
+     */
+    protected AbstractWeight createWeight(ByteBuffer data, WeightType type, Shape shape) {
+        Tensor values;
+        if (type == WeightType.F64) {
+            double[] d = new double[Math.toIntExact(shape.size())];
+            data.asDoubleBuffer().get(d);
+            values = tensor(d, shape);
+        } else {
+            values = tensor(type.decode(data, shape), shape);
+        }
+        return new TensorWeight(this, shape, type, values);
     }
 
     /**
@@ -113,7 +188,7 @@ public abstract class AbstractScope implements Scope {
 
     @Override
     public final void close() {
-        List<AbstractTensor> toFree;
+        List<Owned> toFree;
         synchronized (this) {
             if (!open) {
                 return;
@@ -124,7 +199,7 @@ public abstract class AbstractScope implements Scope {
         }
         Collections.reverse(toFree);
         RuntimeException failure = null;
-        for (AbstractTensor t : toFree) {
+        for (Owned t : toFree) {
             try {
                 t.markReleased();
             } catch (RuntimeException e) {

@@ -13,7 +13,7 @@ import java.util.List;
 final class InFlight {
     private static final ThreadLocal<InFlight> CURRENT = ThreadLocal.withInitial(InFlight::new);
 
-    private final List<AbstractTensor> pinned = new ArrayList<>();
+    private final List<Owned> pinned = new ArrayList<>();
     private int depth;
     private String op;
 
@@ -44,10 +44,10 @@ final class InFlight {
         if (--frame.depth > 0) {
             return;
         }
-        List<AbstractTensor> toUnpin = new ArrayList<>(frame.pinned);
+        List<Owned> toUnpin = new ArrayList<>(frame.pinned);
         frame.pinned.clear();
         RuntimeException failure = null;
-        for (AbstractTensor t : toUnpin) {
+        for (Owned t : toUnpin) {
             try {
                 t.unpin();
             } catch (RuntimeException e) {
@@ -70,7 +70,7 @@ final class InFlight {
      * @param tensor the operand
      * @throws IllegalStateException if the tensor is closed
      */
-    static void pin(String op, AbstractTensor tensor) {
+    static void pin(String op, Owned tensor) {
         InFlight frame = CURRENT.get();
         if (frame.depth == 0) {
             tensor.checkOpen(op);
@@ -87,7 +87,7 @@ final class InFlight {
      *
      * @param tensor a new, open tensor
      */
-    static void pinCreated(AbstractTensor tensor) {
+    static void pinCreated(Owned tensor) {
         InFlight frame = CURRENT.get();
         if (frame.depth > 0 && tensor.pin()) {
             frame.pinned.add(tensor);

@@ -2,7 +2,12 @@ package org.attn4j.api.spi;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.attn4j.api.Activation;
+import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
+import org.attn4j.api.Epilogue;
+import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Ops;
 import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Scope;
@@ -155,6 +160,80 @@ public final class ReferenceOps {
             pieces.set(offset > 0 ? 1 : 0, source);
             Tensor out = pieces.size() == 1 ? t.reshape(source, source.shape().toArray()) : t.concat(pieces, a);
             return ops.scope().adopt(out);
+        }
+    }
+
+    /**
+     * Applies an epilogue to a product {@code y = x·Wᵀ + b}: {@code act(y)}, or {@code act(y_g) ⊙ y_u} for the two
+     * halves of a gated one, then {@code + residual}.
+     *
+     * @param ops the ops whose scope receives the result
+     * @param y the product, {@code [..., out]} or {@code [..., 2·out]} when gated
+     * @param epilogue the steps
+     * @return {@code [..., out]}
+     */
+    public static Tensor epilogue(Ops ops, Tensor y, Epilogue epilogue) {
+        if (epilogue.activation() == Activation.IDENTITY && !epilogue.gated() && epilogue.residual() == null) {
+            return y;
+        }
+        try (Scope work = ops.scope().backend().newScope()) {
+            Ops t = work.ops();
+            Tensor r = y;
+            if (epilogue.gated()) {
+                int out = y.shape().dim(-1) / 2;
+                List<Tensor> halves = t.split(y, new int[] {out, out}, -1);
+                r = t.mul(activate(t, halves.get(0), epilogue.activation()), halves.get(1));
+            } else {
+                r = activate(t, r, epilogue.activation());
+            }
+            if (epilogue.residual() != null) {
+                r = t.add(r, epilogue.residual());
+            }
+            return r == y ? y : ops.scope().adopt(r);
+        }
+    }
+
+    /**
+     * @param ops the ops
+     * @param x any shape
+     * @param activation the function
+     * @return {@code activation(x)}, or {@code x} itself for {@link Activation#IDENTITY}
+     */
+    public static Tensor activate(Ops ops, Tensor x, Activation activation) {
+        return switch (activation) {
+            case IDENTITY -> x;
+            case RELU -> ops.relu(x);
+            case GELU -> ops.gelu(x, GeluApproximation.NONE);
+            case GELU_TANH -> ops.gelu(x, GeluApproximation.TANH);
+            case SILU -> ops.silu(x);
+        };
+    }
+
+    /**
+     * Attention over a packed projection composed from the primitives: q, k and v cut out of {@code qkv} and
+     * viewed as {@code [B, n, L, d]}, {@link Ops#attention}, and the heads put side by side again.
+     *
+     * @param ops the ops whose scope receives the results
+     * @param qkv {@code [B, L, (H + 2·H_kv)·d]}
+     * @param heads {@code H}
+     * @param kvHeads {@code H_kv}
+     * @param headDim {@code d}
+     * @param options as for attention
+     * @return output {@code [B, L, H·d]} and, if asked, weights {@code [B, H, L, L]}
+     */
+    public static AttentionResult packedAttention(Ops ops, Tensor qkv, int heads, int kvHeads, int headDim,
+                                                  AttentionOptions options) {
+        int b = qkv.shape().dim(0);
+        int l = qkv.shape().dim(1);
+        try (Scope work = ops.scope().backend().newScope()) {
+            Ops t = work.ops();
+            List<Tensor> parts = t.split(qkv, new int[] {heads * headDim, kvHeads * headDim, kvHeads * headDim}, 2);
+            Tensor q = t.permute(t.reshape(parts.get(0), b, l, heads, headDim), 0, 2, 1, 3);
+            Tensor k = t.permute(t.reshape(parts.get(1), b, l, kvHeads, headDim), 0, 2, 1, 3);
+            Tensor v = t.permute(t.reshape(parts.get(2), b, l, kvHeads, headDim), 0, 2, 1, 3);
+            AttentionResult r = t.attention(q, k, v, options);
+            Tensor out = ops.scope().adopt(t.reshape(t.permute(r.output(), 0, 2, 1, 3), b, l, heads * headDim));
+            return new AttentionResult(out, r.weights() == null ? null : ops.scope().adopt(r.weights()));
         }
     }
 }

@@ -6,8 +6,11 @@ import java.math.BigInteger;
 import java.util.List;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.DType;
+import org.attn4j.api.Epilogue;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.Weight;
+import org.attn4j.api.WeightType;
 
 /**
  * The shape rules of every op, written once so that every backend accepts the same inputs and rejects the same
@@ -313,6 +316,110 @@ public final class ShapeChecks {
                     + weight + "; bias must be [" + weight.dim(0) + "]");
         }
         return x.slice(0, x.rank() - 1).append(weight.dim(0));
+    }
+
+    /**
+     * The checks of {@code linear} over a bound weight.
+     *
+     * @param x {@code [..., in]}
+     * @param weight {@code [out, in]}, or {@code [2·out, in]} when gated
+     * @param bias {@code [out]} ({@code [2·out]} when gated) of x's dtype, or null
+     * @param epilogue not null; its residual, if any, of the result's shape and x's dtype
+     * @return {@code [..., out]}
+     */
+    public static Shape linear(Tensor x, Weight weight, Tensor bias, Epilogue epilogue) {
+        Shape xs = x.shape();
+        Shape ws = weight.shape();
+        if (xs.rank() < 1 || xs.dim(-1) != ws.dim(1)) {
+            throw new IllegalArgumentException("linear: argument weight is " + weight.type() + ws + " but x has shape "
+                    + xs + "; weight must be [out, " + (xs.rank() < 1 ? "in" : xs.dim(-1)) + "]");
+        }
+        boolean f64 = weight.type() == WeightType.F64;
+        if (f64 != (x.dtype() == DType.F64)) {
+            throw new IllegalArgumentException("linear: argument x " + xs + " is " + x.dtype() + " but weight "
+                    + ws + " is " + weight.type() + "; " + (f64 ? "F64 weights meet F64 activations only"
+                    : "F64 activations need F64 weights") + ": cast x or bind the weight again");
+        }
+        if (bias != null && bias.dtype() != x.dtype()) {
+            sameDType("linear", "x", x, "bias", bias);
+        }
+        notNull("linear", "epilogue", epilogue);
+        if (epilogue.gated() && ws.dim(0) % 2 != 0) {
+            throw new IllegalArgumentException("linear: a gated epilogue needs a weight of [2·out, in] (gate rows, then"
+                    + " up rows), but weight is " + weight.type() + ws);
+        }
+        if (bias != null && (bias.shape().rank() != 1 || bias.shape().dim(0) != ws.dim(0))) {
+            throw new IllegalArgumentException("linear: argument bias has shape " + bias.shape() + " but weight has"
+                    + " shape " + ws + "; bias must be [" + ws.dim(0) + "]");
+        }
+        Shape out = xs.slice(0, xs.rank() - 1).append(epilogue.gated() ? ws.dim(0) / 2 : ws.dim(0));
+        Tensor residual = epilogue.residual();
+        if (residual != null) {
+            if (!residual.shape().equals(out)) {
+                throw new IllegalArgumentException("linear: argument residual has shape " + residual.shape()
+                        + " but the result of x " + xs + " and weight " + ws + " has shape " + out);
+            }
+            sameDType("linear", "x", x, "residual", residual);
+        }
+        return out;
+    }
+
+    /**
+     * The checks of a fused residual add and norm: {@code residual} has {@code x}'s shape and dtype.
+     *
+     * @param op the op name for the message
+     * @param x the input
+     * @param residual the tensor added to it
+     */
+    public static void residual(String op, Tensor x, Tensor residual) {
+        if (!residual.shape().equals(x.shape())) {
+            throw new IllegalArgumentException(op + ": argument residual has shape " + residual.shape()
+                    + " but x has shape " + x.shape() + "; they must be equal");
+        }
+        sameDType(op, "x", x, "residual", residual);
+    }
+
+    /**
+     * The checks of {@code packedAttention}.
+     *
+     * @param qkv {@code [B, L, (H + 2·H_kv)·d]}
+     * @param heads {@code H}
+     * @param kvHeads {@code H_kv}, dividing {@code H}
+     * @param options masks broadcast to {@code [B, H, L, L]}; the additive mask has qkv's dtype
+     * @return {@code d}, the width of one head
+     */
+    public static int packedAttention(Tensor qkv, int heads, int kvHeads, AttentionOptions options) {
+        String op = "packedAttention";
+        if (options == null) {
+            throw new IllegalArgumentException(op + ": argument options is null; use AttentionOptions.defaults()");
+        }
+        Shape s = qkv.shape();
+        if (heads < 1 || kvHeads < 1 || heads % kvHeads != 0) {
+            throw new IllegalArgumentException(op + ": arguments heads " + heads + " and kvHeads " + kvHeads
+                    + " must be positive, and kvHeads must divide heads");
+        }
+        int slots = heads + 2 * kvHeads;
+        if (s.rank() != 3 || s.dim(2) % slots != 0) {
+            throw new IllegalArgumentException(op + ": argument qkv has shape " + s + "; it must be [B, L, (H + 2·H_kv)"
+                    + "·d] = [B, L, " + slots + "·d] for " + heads + " heads and " + kvHeads + " kv heads");
+        }
+        Shape weights = Shape.of(s.dim(0), heads, s.dim(1), s.dim(1));
+        if (options.keyLength() > s.dim(1)) {
+            throw new IllegalArgumentException(op + ": argument keyLength is " + options.keyLength() + " but qkv of"
+                    + " shape " + s + " holds " + s.dim(1) + " keys");
+        }
+        if (options.window() > 0 && !options.causal()) {
+            throw new IllegalArgumentException(op + ": argument window is " + options.window()
+                    + " but causal is false; a sliding window needs causal attention");
+        }
+        if (options.mask() != null) {
+            broadcastsTo(op, "mask", options.mask().shape(), weights);
+        }
+        if (options.additiveMask() != null) {
+            sameDType(op, "qkv", qkv, "additiveMask", options.additiveMask());
+            broadcastsTo(op, "additiveMask", options.additiveMask().shape(), weights);
+        }
+        return s.dim(2) / slots;
     }
 
     /**

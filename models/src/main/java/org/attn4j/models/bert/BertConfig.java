@@ -1,12 +1,12 @@
 package org.attn4j.models.bert;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import org.attn4j.models.Activation;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.attn4j.api.Activation;
 
 /**
  * The hyper-parameters of a BERT encoder, the fields of a Hugging Face {@code config.json} with

@@ -3,6 +3,7 @@ package org.attn4j.models.bert;
 import java.util.List;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
+import org.attn4j.api.Epilogue;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
@@ -20,6 +21,8 @@ import org.attn4j.models.StateDict;
  *   a = attention.output.LayerNorm(x + attention.output.dense(attention(q, k, v, key padding)))
  *   y = output.LayerNorm(a + output.dense(act(intermediate.dense(a))))
  * </pre>
+ * as five fused ops: the QKV projection, attention straight from it ({@code packedAttention}), each dense with its
+ * residual add and norm ({@code layerNorm(x, residual, …)}), and the intermediate dense with its activation.
  */
 final class BertLayer {
     private final Linear qkv;
@@ -107,25 +110,13 @@ final class BertLayer {
     AttentionResult forward(Scope scope, Tensor x, Mask keyPadding, boolean needWeights) {
         try (Scope work = scope.backend().newScope()) {
             Ops ops = work.ops();
-            int batch = x.shape().dim(0);
-            int length = x.shape().dim(1);
-            int d = config.hiddenSize();
-            List<Tensor> parts = ops.split(qkv.forward(work, x), new int[] {d, d, d}, 2);
-            Tensor q = heads(ops, parts.get(0), batch, length);
-            Tensor k = heads(ops, parts.get(1), batch, length);
-            Tensor v = heads(ops, parts.get(2), batch, length);
-            AttentionResult attended = ops.attention(q, k, v,
+            int h = config.numAttentionHeads();
+            AttentionResult attended = ops.packedAttention(qkv.forward(work, x), h, h,
                     AttentionOptions.defaults().withMask(keyPadding).withWeights(needWeights));
-            Tensor context = attended.output();
-            context = ops.reshape(ops.permute(context, 0, 2, 1, 3), batch, length, d);
-            Tensor a = attentionNorm.forward(work, ops.add(x, attentionOut.forward(work, context)));
-            Tensor h = config.hiddenAct().apply(ops, intermediate.forward(work, a));
-            Tensor y = scope.adopt(outputNorm.forward(work, ops.add(a, output.forward(work, h))));
+            Tensor a = attentionNorm.forward(work, attentionOut.forward(work, attended.output()), x);
+            Tensor hidden = intermediate.forward(work, a, Epilogue.none().withActivation(config.hiddenAct()));
+            Tensor y = scope.adopt(outputNorm.forward(work, output.forward(work, hidden), a));
             return new AttentionResult(y, needWeights ? scope.adopt(attended.weights()) : null);
         }
-    }
-
-    private Tensor heads(Ops ops, Tensor x, int batch, int length) {
-        return ops.permute(ops.reshape(x, batch, length, config.numAttentionHeads(), config.headDim()), 0, 2, 1, 3);
     }
 }

@@ -13,8 +13,10 @@ import org.attn4j.api.DType;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.HostTensor;
 import org.attn4j.models.StateDict;
+import org.attn4j.models.io.Gguf;
 import org.attn4j.models.io.SafeTensors;
 
 /**
@@ -50,12 +52,30 @@ public final class CausalLM implements AutoCloseable {
     /**
      * @param folder a Hugging Face folder: {@code config.json} and one or more {@code *.safetensors}
      * @param backend where the weights go
-     * @param dtype the element type they are converted to
-     * @return the model, its weights uploaded
+     * @param dtype the element type of activations and cache; matrices keep the file's storage type
+     * @return the model, its weights bound
      * @throws IOException if a file cannot be read
      * @throws IllegalArgumentException if the config or the tensors do not describe a supported model
      */
     public static CausalLM load(Path folder, Backend backend, DType dtype) throws IOException {
+        return load(folder, backend, dtype, null);
+    }
+
+    /**
+     * @param folder a Hugging Face folder: {@code config.json} and one or more {@code *.safetensors}; or a
+     *     {@code .gguf} file ({@link #load(Gguf.Contents, Backend, DType, WeightType)})
+     * @param backend where the weights go
+     * @param dtype the element type of activations and cache: F32, or F64 (every weight then F64)
+     * @param storage every matrix's storage type, converted once here (for example Q8_0), or null to keep the
+     *     file's (a BF16 checkpoint stays BF16; F64 matrices become F32 unless the dtype is F64)
+     * @return the model, its weights bound
+     * @throws IOException if a file cannot be read
+     * @throws IllegalArgumentException if the config or the tensors do not describe a supported model
+     */
+    public static CausalLM load(Path folder, Backend backend, DType dtype, WeightType storage) throws IOException {
+        if (Files.isRegularFile(folder) && folder.getFileName().toString().endsWith(".gguf")) {
+            return load(Gguf.read(folder), backend, dtype, storage);
+        }
         DecoderConfig config = DecoderConfig.read(folder);
         List<Path> files;
         try (Stream<Path> listing = Files.list(folder)) {
@@ -68,7 +88,30 @@ public final class CausalLM implements AutoCloseable {
         for (Path f : files) {
             all.putAll(SafeTensors.read(f).tensors().asMap());
         }
-        return of(config, StateDict.of(all), backend, dtype);
+        return of(config, StateDict.of(all), backend, dtype, storage);
+    }
+
+    /**
+     * A decoder from a GGUF file as llama.cpp's converter writes it ({@code general.architecture} {@code llama} or
+     * {@code gpt2}); its tensors stay memory-mapped in their file types (F32, F16, BF16, Q8_0, Q4_0) until each is
+     * bound, once. Every {@code <arch>.*} key is honoured or refused by name, and so is every tensor name.
+     *
+     * <pre>{@code
+     * Gguf.Contents file = Gguf.read(Path.of("model.gguf"));
+     * Tokenizer tokenizer = Tokenizer.fromGguf(file);
+     * try (CausalLM model = CausalLM.load(file, Backends.load(), DType.F32, null)) { ... }
+     * }</pre>
+     *
+     * @param gguf a GGUF file's contents ({@link Gguf#read})
+     * @param backend where the weights go
+     * @param dtype the element type of activations and cache: F32, or F64 (every weight then F64)
+     * @param storage every matrix's storage type, converted once here, or null to keep the file's
+     * @return the model, its weights bound
+     * @throws IllegalArgumentException if the file does not describe a decoder attn4j runs as written
+     */
+    public static CausalLM load(Gguf.Contents gguf, Backend backend, DType dtype, WeightType storage) {
+        GgufDecoder.Checkpoint c = GgufDecoder.read(gguf);
+        return build(c.config(), c.state(), backend, dtype, storage, true);
     }
 
     /**
@@ -79,6 +122,24 @@ public final class CausalLM implements AutoCloseable {
      * @return the model
      */
     public static CausalLM of(DecoderConfig config, StateDict state, Backend backend, DType dtype) {
+        return of(config, state, backend, dtype, null);
+    }
+
+    /**
+     * @param config the hyper-parameters
+     * @param state the parameters under Hugging Face names (GPT-2's may carry the {@code transformer.} prefix)
+     * @param backend where the weights go
+     * @param dtype the element type of activations and cache
+     * @param storage every matrix's storage type, or null to keep each one's own
+     * @return the model
+     */
+    public static CausalLM of(DecoderConfig config, StateDict state, Backend backend, DType dtype,
+                              WeightType storage) {
+        return build(config, state, backend, dtype, storage, false);
+    }
+
+    private static CausalLM build(DecoderConfig config, StateDict state, Backend backend, DType dtype,
+                                  WeightType storage, boolean fromGguf) {
         if (config.type() == DecoderConfig.Type.GPT2) {
             Map<String, HostTensor> renamed = new HashMap<>();
             state.asMap().forEach((k, v) -> renamed.put(k.startsWith("transformer.") ? k.substring(12) : k, v));
@@ -86,8 +147,9 @@ public final class CausalLM implements AutoCloseable {
         }
         Scope scope = backend.newScope();
         try {
-            Weights w = new Weights(state, scope, dtype);
-            Architecture a = config.type() == DecoderConfig.Type.GPT2 ? new Gpt2(config, w) : new Llama(config, w);
+            Weights w = new Weights(state, scope, dtype, storage);
+            Architecture a = config.type() == DecoderConfig.Type.GPT2 ? new Gpt2(config, w, fromGguf)
+                    : new Llama(config, w);
             w.finish(config.type() == DecoderConfig.Type.GPT2 ? "gpt2" : "llama");
             return new CausalLM(config, backend, dtype, scope, a);
         } catch (RuntimeException e) {

@@ -3,9 +3,12 @@ package org.attn4j.models.decoder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.attn4j.api.Activation;
+import org.attn4j.api.Epilogue;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.Weight;
 
 /**
  * A Llama-style decoder under Hugging Face's names: {@code model.embed_tokens}, per block
@@ -16,10 +19,15 @@ import org.attn4j.api.Tensor;
  */
 final class Llama implements Architecture {
     private final DecoderConfig config;
-    private final Tensor embed;
-    private final Tensor[][] blocks;
+    private final Weight embed;
+    private final Block[] blocks;
     private final Tensor norm;
-    private final Tensor head;
+    private final Weight head;
+
+    /** One block's parameters; the gate and up projections are stacked into one weight read by a gated product. */
+    private record Block(Tensor inputNorm, Weight q, Weight k, Weight v, Weight o, Tensor postNorm, Weight gateUp,
+                         Weight down) {
+    }
 
     Llama(DecoderConfig config, Weights w) {
         this.config = config;
@@ -27,23 +35,21 @@ final class Llama implements Architecture {
         int q = config.heads() * config.headDim();
         int kv = config.kvHeads() * config.headDim();
         int i = config.intermediate();
-        this.embed = w.take("model.embed_tokens.weight", config.vocabSize(), e);
-        this.blocks = new Tensor[config.layers()][];
+        this.embed = w.matrix("model.embed_tokens.weight", config.vocabSize(), e);
+        this.blocks = new Block[config.layers()];
         for (int l = 0; l < config.layers(); l++) {
             String p = "model.layers." + l + ".";
             w.ignore(p + "self_attn.rotary_emb.inv_freq");
-            blocks[l] = new Tensor[] {
-                w.take(p + "input_layernorm.weight", e),
-                w.take(p + "self_attn.q_proj.weight", q, e), w.take(p + "self_attn.k_proj.weight", kv, e),
-                w.take(p + "self_attn.v_proj.weight", kv, e), w.take(p + "self_attn.o_proj.weight", e, q),
-                w.take(p + "post_attention_layernorm.weight", e),
-                w.take(p + "mlp.gate_proj.weight", i, e), w.take(p + "mlp.up_proj.weight", i, e),
-                w.take(p + "mlp.down_proj.weight", e, i),
-            };
+            blocks[l] = new Block(w.take(p + "input_layernorm.weight", e),
+                    w.matrix(p + "self_attn.q_proj.weight", q, e), w.matrix(p + "self_attn.k_proj.weight", kv, e),
+                    w.matrix(p + "self_attn.v_proj.weight", kv, e), w.matrix(p + "self_attn.o_proj.weight", e, q),
+                    w.take(p + "post_attention_layernorm.weight", e),
+                    w.stacked(List.of(p + "mlp.gate_proj.weight", p + "mlp.up_proj.weight"), i, e),
+                    w.matrix(p + "mlp.down_proj.weight", e, i));
         }
         this.norm = w.take("model.norm.weight", e);
         this.head = config.tiedEmbeddings() && !w.has("lm_head.weight") ? embed
-                : w.take("lm_head.weight", config.vocabSize(), e);
+                : w.matrix("lm_head.weight", config.vocabSize(), e);
     }
 
     @Override
@@ -57,16 +63,16 @@ final class Llama implements Architecture {
         }
         Tensor x = t.embedding(embed, flat, Shape.of(b, l));
         for (int layer = 0; layer < blocks.length; layer++) {
-            Tensor[] p = blocks[layer];
-            Tensor n = t.rmsNorm(x, p[0], eps);
-            Tensor q = rope(t, Attention.heads(t, t.linear(n, p[1], null), config.heads()), cache);
-            Tensor k = rope(t, Attention.heads(t, t.linear(n, p[2], null), config.kvHeads()), cache);
-            Tensor v = Attention.heads(t, t.linear(n, p[3], null), config.kvHeads());
+            Block p = blocks[layer];
+            Tensor n = t.rmsNorm(x, p.inputNorm(), eps);
+            Tensor q = rope(t, Attention.heads(t, t.linear(n, p.q(), null), config.heads()), cache);
+            Tensor k = rope(t, Attention.heads(t, t.linear(n, p.k(), null), config.kvHeads()), cache);
+            Tensor v = Attention.heads(t, t.linear(n, p.v(), null), config.kvHeads());
             Tensor a = Attention.attend(t, layer, q, k, v, cache, config.window());
-            x = t.add(x, t.linear(a, p[4], null));
-            n = t.rmsNorm(x, p[5], eps);
-            Tensor gated = t.mul(t.silu(t.linear(n, p[6], null)), t.linear(n, p[7], null));
-            x = t.add(x, t.linear(gated, p[8], null));
+            x = t.linear(a, p.o(), null, Epilogue.none().withResidual(x));
+            n = t.rmsNorm(x, p.postNorm(), eps);
+            Tensor gated = t.linear(n, p.gateUp(), null, Epilogue.gated(Activation.SILU));
+            x = t.linear(gated, p.down(), null, Epilogue.none().withResidual(x));
         }
         return t.rmsNorm(x, norm, eps);
     }

@@ -8,23 +8,35 @@ import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.Weight;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.HostTensor;
 import org.attn4j.models.StateDict;
 
 /**
- * Takes a decoder's parameters out of a state_dict by name and shape, uploading each once into the model's scope,
- * and reports every missing, mis-shaped and unexpected name at once, as PyTorch's strict {@code load_state_dict}.
+ * Takes a decoder's parameters out of a state_dict by name and shape, binding each once into the model's scope
+ * (matrices as {@link Weight}s in their storage type, vectors as tensors of the activations' dtype), and reports every
+ * missing, mis-shaped and unexpected name at once, as PyTorch's strict {@code load_state_dict}.
  */
 final class Weights {
     private final Map<String, HostTensor> remaining;
     private final Scope scope;
     private final DType dtype;
+    private final WeightType storage;
     private final List<String> problems = new ArrayList<>();
 
-    Weights(StateDict state, Scope scope, DType dtype) {
+    /**
+     * @param state the parameters by name
+     * @param scope where they are bound
+     * @param dtype the activations' dtype
+     * @param storage every matrix's storage type, or null to keep each one's own (F64 narrowed to F32 unless the
+     *     dtype is F64, which makes every matrix F64)
+     */
+    Weights(StateDict state, Scope scope, DType dtype, WeightType storage) {
         this.remaining = new TreeMap<>(state.asMap());
         this.scope = scope;
         this.dtype = dtype;
+        this.storage = storage;
     }
 
     /** Drops names that carry no parameters (buffers), if present. */
@@ -48,14 +60,51 @@ final class Weights {
     }
 
     /**
+     * @param name the state_dict name of a matrix that products or lookups read
+     * @param rows its expected rows
+     * @param columns its expected columns
+     * @return the bound weight, or null (and a problem noted) if missing or mis-shaped
+     */
+    Weight matrix(String name, int rows, int columns) {
+        HostTensor h = host(name, rows, columns);
+        return h == null ? null : bind(name, h);
+    }
+
+    /**
+     * @param names the state_dict names of matrices of one width, stacked in this order into one weight (a gate
+     *     and an up projection read by one gated product, for example)
+     * @param rows the expected rows of each
+     * @param columns their expected columns
+     * @return the bound stack, or null (and the problems noted) if any is missing or mis-shaped
+     */
+    Weight stacked(List<String> names, int rows, int columns) {
+        List<HostTensor> parts = new ArrayList<>();
+        for (String name : names) {
+            parts.add(host(name, rows, columns));
+        }
+        return parts.contains(null) ? null : bind(String.join("+", names), HostTensor.concatRows(parts));
+    }
+
+    /**
      * @param name the state_dict name of a Conv1D weight {@code [in, out]}
      * @param in its input size
      * @param out its output size
-     * @return the weight transposed to {@code nn.Linear}'s {@code [out, in]}, uploaded
+     * @return the weight transposed to {@code nn.Linear}'s {@code [out, in]}, bound
      */
-    Tensor takeTransposed(String name, int in, int out) {
+    Weight matrixTransposed(String name, int in, int out) {
         HostTensor h = host(name, in, out);
-        return h == null ? null : h.transpose().toTensor(scope, dtype);
+        return h == null ? null : bind(name, h.transpose());
+    }
+
+    private Weight bind(String name, HostTensor h) {
+        WeightType type = dtype == DType.F64 ? WeightType.F64 : storage != null ? storage
+                : h.type() == WeightType.F64 ? WeightType.F32 : h.type();
+        try {
+            return h.toWeight(scope, type);
+        } catch (IllegalArgumentException e) {
+            problems.add(name + ": " + e.getMessage());
+            return null;
+        }
     }
 
     private HostTensor host(String name, int... dims) {

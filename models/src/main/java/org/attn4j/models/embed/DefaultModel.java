@@ -4,11 +4,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.attn4j.api.Activation;
 import org.attn4j.api.Shape;
-import org.attn4j.models.Activation;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.HostTensor;
 import org.attn4j.models.StateDict;
-import org.attn4j.models.StorageType;
 import org.attn4j.models.bert.BertConfig;
 import org.attn4j.models.bert.BertModel;
 import org.attn4j.models.onnx.OnnxModel;
@@ -55,7 +55,7 @@ record DefaultModel(BertModel model, Tokenizer tokenizer) {
         Map<String, HostTensor> out = new LinkedHashMap<>();
         for (Map.Entry<String, OnnxTensor> e : OnnxStateDict.map(onnx).entrySet()) {
             OnnxTensor t = e.getValue();
-            out.put(e.getKey(), HostTensor.wrap(Shape.of(t.intDims()), StorageType.F32, t.bytes()));
+            out.put(e.getKey(), HostTensor.wrap(Shape.of(t.intDims()), WeightType.F32, t.bytes()));
         }
         return StateDict.of(out);
     }

@@ -1,8 +1,5 @@
 package org.attn4j.models.io;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -22,10 +19,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.attn4j.api.DType;
 import org.attn4j.api.Shape;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.HostTensor;
-import org.attn4j.models.StorageType;
 import org.attn4j.models.StateDict;
 
 /**
@@ -70,7 +70,7 @@ public final class SafeTensors {
      * @param dtypes each tensor's dtype in the file
      * @param metadata the {@code __metadata__} strings, empty if absent
      */
-    public record Contents(StateDict tensors, Map<String, StorageType> dtypes, Map<String, String> metadata) {
+    public record Contents(StateDict tensors, Map<String, WeightType> dtypes, Map<String, String> metadata) {
         /** Copies the maps. */
         public Contents {
             dtypes = Collections.unmodifiableMap(new LinkedHashMap<>(dtypes));
@@ -114,7 +114,7 @@ public final class SafeTensors {
             byShard.computeIfAbsent(shard, k -> new ArrayList<>()).add(e.getKey());
         }
         Map<String, HostTensor> tensors = new LinkedHashMap<>();
-        Map<String, StorageType> dtypes = new LinkedHashMap<>();
+        Map<String, WeightType> dtypes = new LinkedHashMap<>();
         Map<String, String> metadata = null;
         for (Map.Entry<String, List<String>> shard : byShard.entrySet()) {
             Contents c = read(folder.resolve(shard.getKey()));
@@ -146,7 +146,7 @@ public final class SafeTensors {
         ByteBuffer view(long position, int size) throws IOException;
     }
 
-    private record Entry(String name, StorageType dtype, Shape shape, long begin, long end) {
+    private record Entry(String name, WeightType dtype, Shape shape, long begin, long end) {
     }
 
     /**
@@ -273,7 +273,7 @@ public final class SafeTensors {
                     + " data bytes but the file holds " + dataSize + " after the header");
         }
         Map<String, HostTensor> tensors = new LinkedHashMap<>();
-        Map<String, StorageType> dtypes = new LinkedHashMap<>();
+        Map<String, WeightType> dtypes = new LinkedHashMap<>();
         for (Entry en : entries) {
             ByteBuffer view = src.view(dataStart + en.begin(), (int) (en.end() - en.begin()));
             tensors.put(en.name(), HostTensor.wrap(en.shape(), en.dtype(), view));
@@ -313,7 +313,7 @@ public final class SafeTensors {
         if (!(map.get("dtype") instanceof String dtypeName)) {
             throw new FormatException(where + " has no string \"dtype\"");
         }
-        StorageType dtype = dtype(dtypeName, where);
+        WeightType dtype = dtype(dtypeName, where);
         if (!(map.get("shape") instanceof List<?> dimList)) {
             throw new FormatException(where + " has no array \"shape\"");
         }
@@ -327,13 +327,13 @@ public final class SafeTensors {
             }
             dims[i] = (int) d;
             elements *= d;
-            if (elements > dataSize / dtype.byteSize()) {
+            if (elements > dataSize / dtype.blockBytes()) {
                 throw new FormatException(where + " has shape " + dimList + ", more elements than the "
                         + dataSize + "-byte data section can hold");
             }
         }
-        if (elements * dtype.byteSize() > Integer.MAX_VALUE - 8) {
-            throw new FormatException(where + " has " + elements * dtype.byteSize()
+        if (elements * dtype.blockBytes() > Integer.MAX_VALUE - 8) {
+            throw new FormatException(where + " has " + elements * dtype.blockBytes()
                     + " bytes, more than one buffer holds");
         }
         if (!(map.get("data_offsets") instanceof List<?> offsets) || offsets.size() != 2) {
@@ -345,9 +345,9 @@ public final class SafeTensors {
             throw new FormatException(where + " has data_offsets [" + begin + ", " + end
                     + "] outside the data section of " + dataSize + " bytes");
         }
-        if (end - begin != elements * dtype.byteSize()) {
+        if (end - begin != elements * dtype.blockBytes()) {
             throw new FormatException(where + " has shape " + dimList + " of dtype " + dtypeName + " ("
-                    + elements * dtype.byteSize() + " bytes) but data_offsets [" + begin + ", " + end + "] span "
+                    + elements * dtype.blockBytes() + " bytes) but data_offsets [" + begin + ", " + end + "] span "
                     + (end - begin) + " bytes");
         }
         return new Entry(name, dtype, Shape.of(dims), begin, end);
@@ -360,12 +360,12 @@ public final class SafeTensors {
         return l;
     }
 
-    private static StorageType dtype(String name, String where) throws FormatException {
+    private static WeightType dtype(String name, String where) throws FormatException {
         return switch (name) {
-            case "F16" -> StorageType.F16;
-            case "BF16" -> StorageType.BF16;
-            case "F32" -> StorageType.F32;
-            case "F64" -> StorageType.F64;
+            case "F16" -> WeightType.F16;
+            case "BF16" -> WeightType.BF16;
+            case "F32" -> WeightType.F32;
+            case "F64" -> WeightType.F64;
             default -> throw new FormatException(where + " has dtype " + name
                     + ", which attn4j does not load; only F16, BF16, F32 and F64 tensors are supported");
         };

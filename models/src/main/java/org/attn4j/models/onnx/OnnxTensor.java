@@ -5,8 +5,8 @@ import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.util.Arrays;
 import org.attn4j.api.Shape;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.HostTensor;
-import org.attn4j.models.StorageType;
 
 /**
  * One tensor of an ONNX file (an initializer or a constant): its name, element type, dims and row-major values.
@@ -150,11 +150,11 @@ public final class OnnxTensor {
         if (n == 0) {
             return new float[0];
         }
-        StorageType type = switch (dataType) {
-            case FLOAT16 -> StorageType.F16;
-            case BFLOAT16 -> StorageType.BF16;
-            case DOUBLE -> StorageType.F64;
-            default -> StorageType.F32;
+        WeightType type = switch (dataType) {
+            case FLOAT16 -> WeightType.F16;
+            case BFLOAT16 -> WeightType.BF16;
+            case DOUBLE -> WeightType.F64;
+            default -> WeightType.F32;
         };
         return HostTensor.wrap(Shape.of(n), type, bytes()).toFloatArray();
     }

@@ -29,8 +29,28 @@ public final class DecodeStream {
      * @param skipSpecialTokens whether special tokens are left out of the text
      */
     public DecodeStream(Tokenizer tokenizer, boolean skipSpecialTokens) {
+        this(tokenizer, skipSpecialTokens, new int[0]);
+    }
+
+    /**
+     * A stream that continues after some ids: they are decoded with the first streamed ids but their own text is
+     * never passed on, so the first new token reads as it does after them. A continuation of a prompt passes the
+     * prompt's last id: SentencePiece's decoder drops the space of a text's first word, which a continuation's first
+     * word keeps. (A chat reply streams without context, as transformers decodes a reply on its own.)
+     *
+     * @param tokenizer decodes the ids
+     * @param skipSpecialTokens whether special tokens are left out of the text
+     * @param context the ids before the first streamed one, usually one or a few
+     * @throws IllegalArgumentException if a context id is not in the vocabulary
+     */
+    public DecodeStream(Tokenizer tokenizer, boolean skipSpecialTokens, int[] context) {
         this.tokenizer = Objects.requireNonNull(tokenizer, "DecodeStream: argument tokenizer is null");
         this.skipSpecialTokens = skipSpecialTokens;
+        for (int id : Objects.requireNonNull(context, "DecodeStream: argument context is null")) {
+            window.add(id);
+        }
+        read = window.size();
+        prefix = read == 0 ? "" : decode();
     }
 
     /**

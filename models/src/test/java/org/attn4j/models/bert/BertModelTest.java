@@ -13,17 +13,17 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
+import org.attn4j.api.Activation;
 import org.attn4j.api.Backend;
 import org.attn4j.api.Backends;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
-import org.attn4j.models.Activation;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.HostTensor;
 import org.attn4j.models.Parameters;
 import org.attn4j.models.StateDict;
 import org.attn4j.models.StateDictException;
-import org.attn4j.models.StorageType;
 import org.attn4j.models.io.SafeTensors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -154,10 +154,10 @@ class BertModelTest {
     @Test
     void halfPrecisionWeightsStayHalfPrecisionOnTheHost() throws IOException {
         SafeTensors.Contents c = SafeTensors.readCheckpoint(folder("tiny-bf16"));
-        assertEquals(StorageType.BF16, c.dtypes().get("encoder.layer.1.output.dense.weight"));
+        assertEquals(WeightType.BF16, c.dtypes().get("encoder.layer.1.output.dense.weight"));
         BertModel model = BertModel.load(c.tensors(), BertConfig.read(folder("tiny-bf16").resolve("config.json")));
-        assertEquals(StorageType.BF16,
-                model.stateDict().get("embeddings.word_embeddings.weight").storageType());
+        assertEquals(WeightType.BF16,
+                model.stateDict().get("embeddings.word_embeddings.weight").type());
         assertFalse(model.hasPooler());
     }
 

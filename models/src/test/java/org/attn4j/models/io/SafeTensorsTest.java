@@ -20,9 +20,9 @@ import java.util.Map;
 import java.util.Random;
 import org.attn4j.api.DType;
 import org.attn4j.api.Shape;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.HostTensor;
 import org.attn4j.models.StateDict;
-import org.attn4j.models.StorageType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,7 +55,7 @@ class SafeTensorsTest {
         assertEquals(sd, c.tensors());
         assertEquals(sd.names(), c.tensors().names());
         assertEquals(Map.of("format", "pt"), c.metadata());
-        assertEquals(StorageType.F64, c.dtypes().get("scalar"));
+        assertEquals(WeightType.F64, c.dtypes().get("scalar"));
     }
 
     @Test
@@ -67,7 +67,7 @@ class SafeTensorsTest {
         for (int i = 0; i < want.length; i++) {
             assertEquals((float) want[i], have[i], 0.0, "index " + i);
         }
-        assertEquals(StorageType.F32, c.dtypes().get("norm1.bias"));
+        assertEquals(WeightType.F32, c.dtypes().get("norm1.bias"));
         assertTrue(c.metadata().isEmpty());
     }
 
@@ -182,8 +182,8 @@ class SafeTensorsTest {
             data.putShort((short) bits);
         }
         SafeTensors.Contents c = SafeTensors.read(bytes);
-        assertEquals(StorageType.F16, c.dtypes().get("h"));
-        assertEquals(StorageType.BF16, c.tensors().get("b").storageType());
+        assertEquals(WeightType.F16, c.dtypes().get("h"));
+        assertEquals(WeightType.BF16, c.tensors().get("b").type());
         assertArrayEquals(new double[] {1.0, -2.0, 65504.0, 0x1p-24, Double.POSITIVE_INFINITY, -0x1p-14},
                 c.tensors().get("h").data());
         assertArrayEquals(new double[] {1.0, -123.5, Float.intBitsToFloat(0x00010000)}, c.tensors().get("b").data());
@@ -194,7 +194,7 @@ class SafeTensorsTest {
         Path f = dir.resolve("w.safetensors");
         SafeTensors.write(f, StateDict.of("w", HostTensor.of(new double[] {0.5, -1.25, 3}, 3)), DType.F32, Map.of());
         HostTensor w = SafeTensors.read(f).tensors().get("w");
-        assertEquals(StorageType.F32, w.storageType());
+        assertEquals(WeightType.F32, w.type());
         assertArrayEquals(new float[] {0.5f, -1.25f, 3f}, w.toFloatArray());
     }
 

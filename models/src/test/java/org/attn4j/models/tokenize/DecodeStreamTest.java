@@ -60,6 +60,25 @@ class DecodeStreamTest {
         assertEquals("Hello world again", String.join("", pieces(t, ids)));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"llama2", "mistral", "gemma", "llama3"})
+    void aContinuationAfterContextKeepsItsFirstSpace(String family) throws IOException {
+        Tokenizer t = tokenizer(family);
+        int[] ids = t.encode("Hello world again \u00e9t\u00e9", false).ids();
+        int k = 1;
+        while (!t.decode(java.util.Arrays.copyOf(ids, k)).equals("Hello")) {
+            k++;
+        }
+        int[] rest = java.util.Arrays.copyOfRange(ids, k, ids.length);
+        DecodeStream stream = new DecodeStream(t, true, new int[] {ids[k - 1]});
+        StringBuilder out = new StringBuilder();
+        for (int id : rest) {
+            out.append(stream.next(id));
+        }
+        out.append(stream.finish());
+        assertEquals(" world again \u00e9t\u00e9", out.toString());
+    }
+
     /**
      * Any ids, for decoders that read each token on its own. {@code ByteFallback} (the SentencePiece families) is
      * not one: a run of {@code <0xNN>} tokens that is not valid UTF-8 becomes U+FFFD as a whole, so a valid byte
