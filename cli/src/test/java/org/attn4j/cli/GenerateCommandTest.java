@@ -204,4 +204,23 @@ class GenerateCommandTest {
         assertEquals(2, r.exitCode(), r.transcript());
         assertEquals(1, r.err().lines().count(), r.transcript());
     }
+
+    @Test
+    void aChatCheckpointsPromptStartsWithItsBosAndItsContinuationIsPyTorchs() throws IOException {
+        Path folder = folder("llama3_chat_tiny");
+        Map<String, Object> expected = JSON.readValue(folder.resolve("expected.json").toFile(), Map.class);
+        String text = (String) expected.get("prompt_text");
+        assertEquals(joined(expected(folder, "prompt"), ","), Arrays.stream(Tokenizer.fromFolder(folder).encode(text)
+                .ids()).mapToObj(String::valueOf).collect(Collectors.joining(",")));
+        Cli r = Cli.run("generate", "--model", folder.toString(), "--prompt", text, "--temperature", "0",
+                "--max-new", "16", "--print-ids");
+        assertEquals(0, r.exitCode(), r.transcript());
+        assertEquals(joined(expected(folder, "continuation"), " ") + "\n", r.out(), r.transcript());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Long> expected(Path folder, String key) throws IOException {
+        Map<String, Object> json = JSON.readValue(Files.readString(folder.resolve("expected.json")), Map.class);
+        return (List<Long>) json.get(key);
+    }
 }
