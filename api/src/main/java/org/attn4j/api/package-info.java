@@ -3,7 +3,9 @@
  * memory {@link org.attn4j.api.Scope}s, the op set {@link org.attn4j.api.Ops} with attention and its
  * {@link org.attn4j.api.AttentionOptions}, and {@link org.attn4j.api.Backends}, which discovers the
  * {@link org.attn4j.api.BackendProvider}s on the class path and selects a backend, reporting each one's
- * {@link org.attn4j.api.Availability} and {@link org.attn4j.api.Capabilities}.
+ * {@link org.attn4j.api.Availability} and {@link org.attn4j.api.Capabilities}, and creates it as a
+ * {@link org.attn4j.api.BackendOptions} says (its thread count: {@code -Dattn4j.threads}, else
+ * {@code ATTN4J_THREADS}, else {@code BackendOptions.withThreads}, else the backend's default).
  *
  * <p>Typical use:
  * <pre>{@code

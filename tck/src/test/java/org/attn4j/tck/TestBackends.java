@@ -3,6 +3,7 @@ package org.attn4j.tck;
 import java.util.EnumSet;
 import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendOptions;
 import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
@@ -98,7 +99,7 @@ final class TestBackends {
             }
 
             @Override
-            public Backend create() {
+            public Backend create(BackendOptions options) {
                 throw new IllegalStateException("create() called on an unavailable provider");
             }
         };

@@ -3,6 +3,7 @@ package org.attn4j.backend.cuda;
 import java.nio.file.Path;
 import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendOptions;
 import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Capabilities.Feature;
 import org.attn4j.api.Capabilities;
@@ -42,7 +43,7 @@ class HostEmulatedConformanceTest extends BackendTck {
             }
 
             @Override
-            public Backend create() {
+            public Backend create(BackendOptions options) {
                 return new CudaBackend(new InterpretingDevice(), capabilities);
             }
         };
