@@ -48,8 +48,9 @@ final class ClusterThroughput {
         table.add(cluster("2 executors × 1 core", dir.resolve("two-by-one"), 2, 1, rows, rounds, partitions));
         table.add(cluster("1 executor × 2 cores", dir.resolve("one-by-two"), 1, 2, rows, rounds, partitions));
         String text = String.format(Locale.ROOT, "%d texts of 1 to 12 words (Corpus.shortTexts, seed 42), %d "
-                + "partitions, %d timed rounds, all-MiniLM-L6-v2 on ejml; load average before %s, after %s%n%n%s%n",
-                rows, partitions, rounds, before, loadAverage(), String.join("\n", table));
+                + "partitions, %d timed rounds, all-MiniLM-L6-v2 on ejml; load average before %s, after %s; the "
+                + "clusters' logs are in %s%n%n%s%n", rows, partitions, rounds, before, loadAverage(), dir,
+                String.join("\n", table));
         System.out.print(text);
         Files.writeString(Path.of("target", "cluster-throughput.md"), text);
     }
