@@ -33,7 +33,8 @@ record ExecutorThreads(OptionalInt count, String source) {
     /**
      * @param executorId the executor's id; {@code driver} for the driver in local mode
      * @param conf the executor's Spark configuration, a key to its value or null
-     * @param arguments the JVM's command-line arguments after the main class, if they can be read
+     * @param arguments the JVM's command-line arguments (its options, main class and program arguments), empty if
+     *     they cannot be read
      * @return the count and its source
      */
     static ExecutorThreads of(String executorId, Function<String, String> conf, List<String> arguments) {
