@@ -28,10 +28,24 @@ public interface BackendProvider {
     Capabilities capabilities();
 
     /**
-     * Creates the backend. Called at most once per provider by {@link Backends}, and only after
-     * {@link #availability()} reported it available.
+     * Creates the backend. {@link Backends} calls it only after {@link #availability()} reported it available, and
+     * at most once per provider and thread count.
+     *
+     * @param options how to create it: its thread count is {@code options.resolveThreads(d)} with {@code d} this
+     *     backend's own default (every processor, for a CPU backend), and its {@link Capabilities#maxThreads()}
+     *     reports the count it uses
+     * @return a thread-safe backend
+     * @throws IllegalArgumentException if {@code options} or the settings it reads ({@code attn4j.threads},
+     *     {@code ATTN4J_THREADS}) are malformed
+     */
+    Backend create(BackendOptions options);
+
+    /**
+     * Creates the backend with {@link BackendOptions#defaults()}.
      *
      * @return a thread-safe backend
      */
-    Backend create();
+    default Backend create() {
+        return create(BackendOptions.defaults());
+    }
 }

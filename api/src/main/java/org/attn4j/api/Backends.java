@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.ServiceLoader;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -22,8 +23,18 @@ import java.util.function.Function;
  *
  * <p>Selection touches only what it needs: a backend requested by name probes that provider's availability alone;
  * the default choice probes every provider; only the chosen backend is created, and {@link #describe()} creates
- * none. Each provider's availability is checked once, and each backend created once, per class loader; the first
- * choice of each backend is logged through {@link System.Logger} at INFO.
+ * none. Each provider's availability is checked once, and each backend created once per thread count, per class
+ * loader; the first choice of each backend is logged through {@link System.Logger} at INFO.
+ *
+ * <p>How the chosen backend is created is a {@link BackendOptions}: {@code load(options)}, {@code load(name,
+ * options)} and {@code select(options)} take one, the methods without it use {@link BackendOptions#defaults()}. Its
+ * thread count is the most threads one op may use: the system property {@value BackendOptions#THREADS_PROPERTY},
+ * else the environment variable {@value BackendOptions#THREADS_ENVIRONMENT}, else
+ * {@link BackendOptions#withThreads(int)}, else the backend's default (every processor, for a CPU backend):
+ * <pre>{@code
+ * Backend backend = Backends.load(BackendOptions.defaults().withThreads(2));
+ * backend.capabilities().maxThreads();   // 2, or what -Dattn4j.threads says
+ * }</pre>
  */
 public final class Backends {
     /** The system property that names the backend to use. */
@@ -42,24 +53,69 @@ public final class Backends {
     /**
      * @return the selected backend
      * @throws IllegalStateException if the requested backend is unknown or unusable, or none is usable
+     * @throws IllegalArgumentException if {@value BackendOptions#THREADS_PROPERTY} or
+     *     {@value BackendOptions#THREADS_ENVIRONMENT} is malformed
      */
     public static Backend load() {
         return select().backend();
     }
 
     /**
+     * @param options how to create the backend, for example its thread count
+     * @return the selected backend
+     * @throws IllegalStateException if the requested backend is unknown or unusable, or none is usable
+     * @throws IllegalArgumentException if {@code options} is null, or {@value BackendOptions#THREADS_PROPERTY} or
+     *     {@value BackendOptions#THREADS_ENVIRONMENT} is malformed
+     */
+    public static Backend load(BackendOptions options) {
+        return select(options).backend();
+    }
+
+    /**
      * @param name a provider name, as {@code attn4j.backend} would give it
      * @return that backend
      * @throws IllegalStateException if it is unknown or unusable
+     * @throws IllegalArgumentException if {@value BackendOptions#THREADS_PROPERTY} or
+     *     {@value BackendOptions#THREADS_ENVIRONMENT} is malformed
      */
     public static Backend load(String name) {
-        return discovery().select(name, "requested by name").backend();
+        return load(name, BackendOptions.defaults());
+    }
+
+    /**
+     * @param name a provider name, as {@code attn4j.backend} would give it
+     * @param options how to create the backend, for example its thread count
+     * @return that backend
+     * @throws IllegalStateException if it is unknown or unusable
+     * @throws IllegalArgumentException if {@code options} is null, or {@value BackendOptions#THREADS_PROPERTY} or
+     *     {@value BackendOptions#THREADS_ENVIRONMENT} is malformed
+     */
+    public static Backend load(String name, BackendOptions options) {
+        return discovery().select(name, "requested by name", checked(options)).backend();
     }
 
     /** @return the selected backend, why it was chosen and, on request, every provider found */
     public static BackendSelection select() {
+        return select(BackendOptions.defaults());
+    }
+
+    /**
+     * @param options how to create the backend, for example its thread count
+     * @return the selected backend, why it was chosen and, on request, every provider found
+     * @throws IllegalStateException if the requested backend is unknown or unusable, or none is usable
+     * @throws IllegalArgumentException if {@code options} is null, or {@value BackendOptions#THREADS_PROPERTY} or
+     *     {@value BackendOptions#THREADS_ENVIRONMENT} is malformed
+     */
+    public static BackendSelection select(BackendOptions options) {
         Request r = request();
-        return discovery().select(r.name(), r.how());
+        return discovery().select(r.name(), r.how(), checked(options));
+    }
+
+    private static BackendOptions checked(BackendOptions options) {
+        if (options == null) {
+            throw new IllegalArgumentException("Backends: argument options is null; use BackendOptions.defaults()");
+        }
+        return options;
     }
 
     /**
@@ -98,6 +154,7 @@ public final class Backends {
     static final class Discovery {
         private final List<BackendProvider> providers;
         private final Map<String, Availability> availability = new ConcurrentHashMap<>();
+        /** The backends created, by provider name and the thread count asked for ("" for the default). */
         private final Map<String, Backend> created = new ConcurrentHashMap<>();
 
         Discovery(List<BackendProvider> found) {
@@ -106,12 +163,16 @@ public final class Backends {
             this.providers = List.copyOf(sorted);
         }
 
-        BackendSelection select(String requested, String how) {
+        BackendSelection select(String requested, String how, BackendOptions options) {
             Choice choice = choose(requested, how);
             BackendProvider chosen = choice.provider();
-            Backend backend = created.computeIfAbsent(chosen.name(), n -> {
-                LOG.log(Level.DEBUG, () -> "attn4j backend " + n + ": " + choice.reason());
-                return chosen.create();
+            OptionalInt threads = options.requestedThreads();
+            String key = chosen.name() + "/" + (threads.isPresent() ? Integer.toString(threads.getAsInt()) : "");
+            Backend backend = created.computeIfAbsent(key, k -> {
+                Backend made = chosen.create(options);
+                LOG.log(Level.DEBUG, () -> "attn4j backend " + chosen.name() + " with "
+                        + made.capabilities().maxThreads() + " threads: " + choice.reason());
+                return made;
             });
             return new BackendSelection(backend, choice.reason(), () -> reports(chosen.name()));
         }

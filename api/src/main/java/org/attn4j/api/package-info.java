@@ -6,7 +6,9 @@
  * BF16, GGUF's Q8_0 and Q4_0) that {@code linear} reads with an {@link org.attn4j.api.Epilogue}, and
  * {@link org.attn4j.api.Backends}, which discovers the
  * {@link org.attn4j.api.BackendProvider}s on the class path and selects a backend, reporting each one's
- * {@link org.attn4j.api.Availability} and {@link org.attn4j.api.Capabilities}.
+ * {@link org.attn4j.api.Availability} and {@link org.attn4j.api.Capabilities}, and creates it as a
+ * {@link org.attn4j.api.BackendOptions} says (its thread count: {@code -Dattn4j.threads}, else
+ * {@code ATTN4J_THREADS}, else {@code BackendOptions.withThreads}, else the backend's default).
  *
  * <p>Typical use:
  * <pre>{@code

@@ -17,7 +17,7 @@ class BackendsTest {
         Backends.Discovery d = new Backends.Discovery(List.of(
                 new FakeProvider("slow", 10, true), new FakeProvider("gpu", 300, false),
                 new FakeProvider("fast", 200, true)));
-        BackendSelection s = d.select(null, null);
+        BackendSelection s = d.select(null, null, BackendOptions.defaults());
         assertEquals("fast", s.backend().name());
         assertTrue(s.reason().contains("highest priority (200)"), s.reason());
     }
@@ -26,15 +26,16 @@ class BackendsTest {
     void equalPrioritiesAreBrokenByNameWhateverTheDiscoveryOrder() {
         List<BackendProvider> forward = List.of(new FakeProvider("beta", 5, true), new FakeProvider("alpha", 5, true));
         List<BackendProvider> backward = List.of(forward.get(1), forward.get(0));
-        assertEquals("alpha", new Backends.Discovery(forward).select(null, null).backend().name());
-        assertEquals("alpha", new Backends.Discovery(backward).select(null, null).backend().name());
+        BackendOptions defaults = BackendOptions.defaults();
+        assertEquals("alpha", new Backends.Discovery(forward).select(null, null, defaults).backend().name());
+        assertEquals("alpha", new Backends.Discovery(backward).select(null, null, defaults).backend().name());
     }
 
     @Test
     void requestedNameWinsOverPriorityAndIgnoresCase() {
         Backends.Discovery d = new Backends.Discovery(List.of(
                 new FakeProvider("low", 1, true), new FakeProvider("high", 9, true)));
-        BackendSelection s = d.select("LOW", "requested by test");
+        BackendSelection s = d.select("LOW", "requested by test", BackendOptions.defaults());
         assertEquals("low", s.backend().name());
         assertEquals("requested by test", s.reason());
     }
@@ -43,7 +44,8 @@ class BackendsTest {
     void unknownNameListsEveryProviderAndWhy() {
         Backends.Discovery d = new Backends.Discovery(List.of(
                 new FakeProvider("ejml", 100, true), new FakeProvider("cuda", 300, false)));
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> d.select("nope", "by property"));
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> d.select("nope", "by property", BackendOptions.defaults()));
         String m = e.getMessage();
         assertTrue(m.contains("Unknown attn4j backend 'nope'"), m);
         assertTrue(m.contains("ejml (priority 100): available"), m);
@@ -53,21 +55,23 @@ class BackendsTest {
     @Test
     void requestingAnUnavailableProviderSaysWhy() {
         Backends.Discovery d = new Backends.Discovery(List.of(new FakeProvider("cuda", 300, false)));
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> d.select("cuda", "by env"));
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> d.select("cuda", "by env", BackendOptions.defaults()));
         assertTrue(e.getMessage().contains("is not usable: cuda is not here"), e.getMessage());
     }
 
     @Test
     void noProviderAtAllNamesTheJarToAdd() {
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> new Backends.Discovery(List.of()).select(null, null));
+                () -> new Backends.Discovery(List.of()).select(null, null, BackendOptions.defaults()));
         assertTrue(e.getMessage().contains(Backends.DEFAULT_ARTIFACT), e.getMessage());
     }
 
     @Test
     void noAvailableProviderListsTheUnavailableOnes() {
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> new Backends.Discovery(List.of(new FakeProvider("cuda", 300, false))).select(null, null));
+                () -> new Backends.Discovery(List.of(new FakeProvider("cuda", 300, false)))
+                        .select(null, null, BackendOptions.defaults()));
         assertTrue(e.getMessage().startsWith("No usable attn4j backend."), e.getMessage());
         assertTrue(e.getMessage().contains("cuda is not here"), e.getMessage());
     }
@@ -81,7 +85,7 @@ class BackendsTest {
             }
         };
         Backends.Discovery d = new Backends.Discovery(List.of(broken, new FakeProvider("ok", 1, true)));
-        assertEquals("ok", d.select(null, null).backend().name());
+        assertEquals("ok", d.select(null, null, BackendOptions.defaults()).backend().name());
         ProviderReport report = d.reports(null).get(0);
         assertFalse(report.availability().available());
         assertTrue(report.availability().reason().contains("no libfoo.so"), report.availability().reason());
@@ -91,11 +95,48 @@ class BackendsTest {
     void eachBackendIsCreatedOnceAndAvailabilityCheckedOnce() {
         FakeProvider p = new FakeProvider("one", 1, true);
         Backends.Discovery d = new Backends.Discovery(List.of(p));
-        Backend first = d.select(null, null).backend();
-        Backend second = d.select("one", "again").backend();
+        Backend first = d.select(null, null, BackendOptions.defaults()).backend();
+        Backend second = d.select("one", "again", BackendOptions.defaults()).backend();
         assertSame(first, second);
         assertEquals(1, p.created.get());
         assertEquals(1, p.checked.get());
+    }
+
+    @Test
+    void eachThreadCountGetsItsOwnBackendCreatedOnceWithThatCount() {
+        FakeProvider p = new FakeProvider("one", 1, true);
+        Backends.Discovery d = new Backends.Discovery(List.of(p));
+        BackendOptions two = BackendOptions.defaults().withThreads(2);
+        Backend first = d.select(null, null, two).backend();
+        assertSame(first, d.select("one", "again", BackendOptions.defaults().withThreads(2)).backend());
+        Backend three = d.select(null, null, two.withThreads(3)).backend();
+        Backend byDefault = d.select(null, null, BackendOptions.defaults()).backend();
+        assertEquals(2, first.capabilities().maxThreads());
+        assertEquals(3, three.capabilities().maxThreads());
+        assertEquals(1, byDefault.capabilities().maxThreads());
+        assertEquals(3, p.created.get());
+    }
+
+    @Test
+    void theThreadsPropertyOverridesTheCountAskedForInCode() {
+        FakeProvider p = new FakeProvider("one", 1, true);
+        Backends.Discovery d = new Backends.Discovery(List.of(p));
+        String previous = System.getProperty(BackendOptions.THREADS_PROPERTY);
+        System.setProperty(BackendOptions.THREADS_PROPERTY, "5");
+        try {
+            Backend b = d.select(null, null, BackendOptions.defaults().withThreads(2)).backend();
+            assertEquals(5, b.capabilities().maxThreads());
+            assertSame(b, d.select(null, null, BackendOptions.defaults()).backend(), "both ask for 5 threads");
+        } finally {
+            restore(BackendOptions.THREADS_PROPERTY, previous);
+        }
+    }
+
+    @Test
+    void loadingWithNullOptionsNamesTheArgument() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Backends.load("ejml", null));
+        assertTrue(e.getMessage().contains("argument options is null"), e.getMessage());
     }
 
     @Test
@@ -103,7 +144,7 @@ class BackendsTest {
         FakeProvider wanted = new FakeProvider("ejml", 100, true);
         FakeProvider native1 = new FakeProvider("nd4j", 200, true);
         Backends.Discovery d = new Backends.Discovery(List.of(wanted, native1));
-        BackendSelection s = d.select("ejml", "requested by test");
+        BackendSelection s = d.select("ejml", "requested by test", BackendOptions.defaults());
         assertEquals("ejml", s.backend().name());
         assertEquals(0, native1.checked.get());
         assertEquals(0, native1.created.get());
@@ -128,7 +169,7 @@ class BackendsTest {
     void reportsAreInNameOrderAndMarkTheSelectedProvider() {
         Backends.Discovery d = new Backends.Discovery(List.of(
                 new FakeProvider("zeta", 1, true), new FakeProvider("alpha", 2, true)));
-        List<ProviderReport> reports = d.select(null, null).providers();
+        List<ProviderReport> reports = d.select(null, null, BackendOptions.defaults()).providers();
         assertEquals(List.of("alpha", "zeta"), reports.stream().map(ProviderReport::name).toList());
         assertTrue(reports.get(0).selected());
         assertFalse(reports.get(1).selected());
@@ -145,11 +186,15 @@ class BackendsTest {
             assertTrue(e.getMessage().contains("'nope' (requested by system property attn4j.backend)"),
                     e.getMessage());
         } finally {
-            if (previous == null) {
-                System.clearProperty(Backends.PROPERTY);
-            } else {
-                System.setProperty(Backends.PROPERTY, previous);
-            }
+            restore(Backends.PROPERTY, previous);
+        }
+    }
+
+    private static void restore(String property, String previous) {
+        if (previous == null) {
+            System.clearProperty(property);
+        } else {
+            System.setProperty(property, previous);
         }
     }
 
@@ -188,8 +233,9 @@ class BackendsTest {
         }
 
         @Override
-        public Backend create() {
+        public Backend create(BackendOptions options) {
             created.incrementAndGet();
+            int threads = options.resolveThreads(1);
             return new Backend() {
                 @Override
                 public String name() {
@@ -198,7 +244,7 @@ class BackendsTest {
 
                 @Override
                 public Capabilities capabilities() {
-                    return FakeProvider.this.capabilities();
+                    return Capabilities.builder("test").maxThreads(threads).build();
                 }
 
                 @Override

@@ -2,6 +2,7 @@ package org.attn4j.cli;
 
 import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendOptions;
 import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Capabilities;
 
@@ -35,7 +36,7 @@ public final class UnpluggedProvider implements BackendProvider {
     }
 
     @Override
-    public Backend create() {
+    public Backend create(BackendOptions options) {
         throw new IllegalStateException("unplugged: create() called although availability() said unavailable");
     }
 }

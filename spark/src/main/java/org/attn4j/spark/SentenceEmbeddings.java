@@ -37,10 +37,14 @@ import org.attn4j.models.embed.EmbeddingOptions;
  * <p>Each executor JVM loads the model once, the first time one of its tasks meets a non-empty partition, and keeps
  * it for every later task and stage with the same model, backend and options; the model never travels with a task.
  * Within a partition, rows are read in windows of eight batches; the embedder sorts a window's texts by token count
- * and runs them {@code batchSize} at a time, so a batch pads little; rows keep their order. The backend is the executor's: {@link #backend()} names one, or, left empty, the
+ * and runs them {@code batchSize} at a time, so a batch pads little; rows keep their order. The backend is the
+ * executor's: {@link #backend()} names one, or, left empty, the
  * executor picks as {@code Backends.select()} does (its {@code -Dattn4j.backend}, {@code ATTN4J_BACKEND}, else the
- * available provider of highest priority on its class path). An executor with no usable backend fails its task
- * with the list of providers it found and why each cannot run.
+ * available provider of highest priority on its class path). The backend's thread count is the executor's cores
+ * (its {@code --cores}, else {@code spark.executor.cores}, else {@code N} of {@code local[N]}), which
+ * {@code -Dattn4j.threads} or {@code ATTN4J_THREADS} on the executor override. Each model load logs one INFO line
+ * (model, backend, threads, load time) through SLF4J. An executor with no usable backend fails its task with the
+ * list of providers it found and why each cannot run.
  *
  * <p>Null and empty texts: a null text gives a null output (the model never sees it); an empty string is a text
  * like any other and gives the model's embedding of {@code [CLS] [SEP]}.

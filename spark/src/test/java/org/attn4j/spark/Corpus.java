@@ -49,6 +49,16 @@ final class Corpus {
         return texts;
     }
 
+    /**
+     * @param rows how many texts
+     * @param seed the random seed
+     * @return {@code rows} texts of {@link #texts} of 1 to 12 words: no null, empty or very long text
+     */
+    static List<String> shortTexts(int rows, long seed) {
+        return texts(rows * 2, seed).stream().filter(t -> t != null && !t.isEmpty() && t.split(" ").length < 100)
+                .limit(rows).toList();
+    }
+
     private static String sentence(Random random, int words) {
         StringBuilder s = new StringBuilder();
         for (int w = 0; w < words; w++) {

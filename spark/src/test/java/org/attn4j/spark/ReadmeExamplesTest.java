@@ -1,6 +1,7 @@
 package org.attn4j.spark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -19,10 +20,14 @@ import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's {@code java} block, compiled as written and its methods run on a local Dataset. */
+/**
+ * The README's {@code java} blocks, compiled as written: {@code EmbedTexts}' methods run on a local Dataset
+ * ({@code EmbedCorpus}, the spark-submit application, runs on a cluster in {@code SparkSubmitRecipeIT}).
+ */
 class ReadmeExamplesTest {
 
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern TYPE = Pattern.compile("(?m)^public (?:final )?class (\\w+)");
 
     @TempDir
     Path dir;
@@ -34,8 +39,8 @@ class ReadmeExamplesTest {
         while (m.find()) {
             blocks.add(m.group(1));
         }
-        assertEquals(1, blocks.size(), "java blocks in README.md");
-        Class<?> example = compile("EmbedTexts", blocks.get(0));
+        assertEquals(2, blocks.size(), "java blocks in README.md");
+        Class<?> example = compile(blocks).loadClass("EmbedTexts");
 
         Dataset<Row> texts = Corpus.frame(LocalSpark.session(), List.of("The cat sat on the mat.", "Hello!"), 2,
                 List.of());
@@ -50,14 +55,20 @@ class ReadmeExamplesTest {
         }
     }
 
-    private Class<?> compile(String name, String source) throws IOException, ClassNotFoundException {
-        Path file = Files.writeString(Files.createDirectories(dir.resolve("src")).resolve(name + ".java"), source);
+    private ClassLoader compile(List<String> sources) throws IOException {
+        Path src = Files.createDirectories(dir.resolve("src"));
         Path classes = Files.createDirectories(dir.resolve("classes"));
+        List<String> args = new ArrayList<>(List.of("-classpath", System.getProperty("java.class.path"), "-d",
+                classes.toString(), "-proc:none"));
+        for (int i = 0; i < sources.size(); i++) {
+            Matcher type = TYPE.matcher(sources.get(i));
+            assertTrue(type.find(), "no public class in README.md's java block " + i);
+            args.add(Files.writeString(src.resolve(type.group(1) + ".java"), sources.get(i)).toString());
+        }
         ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
-        int status = ToolProvider.getSystemJavaCompiler().run(null, diagnostics, diagnostics, "-classpath",
-                System.getProperty("java.class.path"), "-d", classes.toString(), "-proc:none", file.toString());
-        assertEquals(0, status, "README.md's java block does not compile:\n" + diagnostics);
-        URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()}, getClass().getClassLoader());
-        return loader.loadClass(name);
+        int status = ToolProvider.getSystemJavaCompiler().run(null, diagnostics, diagnostics,
+                args.toArray(String[]::new));
+        assertEquals(0, status, "README.md's java blocks do not compile:\n" + diagnostics);
+        return new URLClassLoader(new URL[] {classes.toUri().toURL()}, getClass().getClassLoader());
     }
 }

@@ -2,6 +2,7 @@ package org.attn4j.tck;
 
 import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendOptions;
 import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Capabilities;
 
@@ -12,6 +13,7 @@ import org.attn4j.api.Capabilities;
  */
 public final class BackendUnderTest {
     private final BackendProvider provider;
+    private final boolean given;
     private Availability availability;
     private Backend backend;
 
@@ -21,6 +23,7 @@ public final class BackendUnderTest {
             throw new IllegalArgumentException("BackendUnderTest: argument provider is null");
         }
         this.provider = provider;
+        this.given = provider instanceof GivenBackend;
     }
 
     /**
@@ -36,6 +39,11 @@ public final class BackendUnderTest {
     /** @return the provider the kit was given (for a backend given directly, a stand-in named after it) */
     BackendProvider provider() {
         return provider;
+    }
+
+    /** @return whether the kit has the backend's provider, rather than a backend created by other means */
+    public boolean hasProvider() {
+        return !given;
     }
 
     /** @return the provider's name */
@@ -74,6 +82,21 @@ public final class BackendUnderTest {
         return backend;
     }
 
+    /**
+     * Creates another backend of this provider, beside the one {@link #backend()} returns.
+     *
+     * @param options how to create it
+     * @return the new backend
+     * @throws IllegalStateException if it is unavailable, or the kit was given a backend instance (no provider)
+     */
+    public Backend create(BackendOptions options) {
+        if (given || !availability().available()) {
+            throw new IllegalStateException("backend " + name() + " cannot be created here: " + (given
+                    ? "the kit was given a backend instance, not its provider" : availability().reason()));
+        }
+        return provider.create(options);
+    }
+
     /** Presents an already created backend as a provider. */
     record GivenBackend(Backend backend) implements BackendProvider {
         @Override
@@ -97,7 +120,7 @@ public final class BackendUnderTest {
         }
 
         @Override
-        public Backend create() {
+        public Backend create(BackendOptions options) {
             return backend;
         }
     }

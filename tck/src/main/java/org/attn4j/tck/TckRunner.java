@@ -193,6 +193,7 @@ public final class TckRunner {
                 all.addAll(OverflowSuite.plan(settings.seed()));
                 all.addAll(IeeeSuite.plan());
                 all.addAll(ConcurrencySuite.plan(settings.seed()));
+                all.addAll(ThreadCountSuite.plan(underTest, tolerances, settings.seed()));
             }
             if (settings.kinds().contains(Kind.DIFFERENTIAL)) {
                 all.addAll(DifferentialSuite.plan(underTest, peers, tolerances, settings.seed(), notes));

@@ -7,6 +7,7 @@ import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendOptions;
 import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
@@ -73,7 +74,7 @@ final class ForwardingBackend implements Backend {
             }
 
             @Override
-            public Backend create() {
+            public Backend create(BackendOptions options) {
                 return self;
             }
         };

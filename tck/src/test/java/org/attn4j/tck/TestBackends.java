@@ -4,6 +4,7 @@ import java.util.EnumSet;
 import java.util.function.UnaryOperator;
 import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendOptions;
 import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
@@ -116,7 +117,7 @@ final class TestBackends {
             }
 
             @Override
-            public Backend create() {
+            public Backend create(BackendOptions options) {
                 throw new IllegalStateException("create() called on an unavailable provider");
             }
         };

@@ -2,6 +2,7 @@ package org.attn4j.backend.ejml;
 
 import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendOptions;
 import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Capabilities.Feature;
 import org.attn4j.api.Capabilities;
@@ -12,6 +13,10 @@ import org.attn4j.api.DType;
  * and a fused, tiled attention kernel. It needs no native code, so it is always available; with priority 100 it
  * is the default unless a faster available backend ranks higher. Select it explicitly with
  * {@code -Dattn4j.backend=ejml}.
+ *
+ * <p>Its ops run on one {@link java.util.concurrent.ForkJoinPool} per backend, of as many workers as
+ * {@link BackendOptions#resolveThreads(int)} gives (by default every processor); no op uses any other thread, EJML's
+ * own global pool included.
  */
 public final class EjmlBackendProvider implements BackendProvider {
 
@@ -38,22 +43,33 @@ public final class EjmlBackendProvider implements BackendProvider {
     /** @return always available: pure Java on EJML, with the number of threads an op may use and the F32 kernel */
     @Override
     public Availability availability() {
-        return Availability.available("pure Java on EJML, " + threads() + " threads; " + Simd.describe());
+        String threads;
+        try {
+            threads = threads(BackendOptions.defaults()) + " threads";
+        } catch (IllegalArgumentException e) {
+            threads = "no thread count: " + e.getMessage();
+        }
+        return Availability.available("pure Java on EJML, " + threads + "; " + Simd.describe());
     }
 
+    /** @return what a backend created with {@link BackendOptions#defaults()} can do */
     @Override
     public Capabilities capabilities() {
-        return Capabilities.builder("cpu").dtypes(DType.F32, DType.F64)
-                .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS)
-                .maxThreads(threads()).build();
+        return capabilities(threads(BackendOptions.defaults()));
     }
 
     @Override
-    public Backend create() {
-        return new EjmlBackend(NAME, capabilities());
+    public Backend create(BackendOptions options) {
+        return new EjmlBackend(NAME, capabilities(threads(options)));
     }
 
-    private static int threads() {
-        return Runtime.getRuntime().availableProcessors();
+    private static Capabilities capabilities(int threads) {
+        return Capabilities.builder("cpu").dtypes(DType.F32, DType.F64)
+                .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS)
+                .maxThreads(threads).build();
+    }
+
+    private static int threads(BackendOptions options) {
+        return options.resolveThreads(Runtime.getRuntime().availableProcessors());
     }
 }

@@ -6,18 +6,18 @@ import org.ejml.data.DMatrixRMaj;
 import org.ejml.data.FMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
 import org.ejml.dense.row.CommonOps_FDRM;
-import org.ejml.dense.row.CommonOps_MT_DDRM;
-import org.ejml.dense.row.CommonOps_MT_FDRM;
 
 /**
  * Matrix products. F32 products run on {@link VectorGemmF32} where {@link Simd} admits the Vector API, except small
  * or thin ones, and {@code linear} with fewer than {@link VectorFewRowsLinearF32#MAX_ROWS} input rows on
  * {@link VectorFewRowsLinearF32}; the rest run on EJML. A batch with many elements spreads them over the backend's pool; a single
- * large product is split by the SIMD kernel itself or runs EJML's own multi-threaded kernels.
+ * large product is split by the SIMD kernel itself or, on EJML, into blocks of rows that EJML's single-threaded
+ * kernel computes on the backend's pool (never on EJML's own global pool, which would ignore the backend's thread
+ * count).
  */
 final class MatMul {
 
-    /** Multiply-adds from which a single product is worth EJML's multi-threaded kernel. */
+    /** Multiply-adds from which a single product on EJML is split into blocks of rows over the pool. */
     private static final long CONCURRENT_WORK = 1L << 18;
     /** Multiply-adds from which an F32 product runs on the SIMD kernel rather than on EJML. */
     private static final long SIMD_WORK = 1L << 12;
@@ -75,8 +75,11 @@ final class MatMul {
             return result;
         }
         if (count == 1) {
-            gemm(parallel.threads() > 1 && work >= CONCURRENT_WORK, transposeA, transposeB, m, n, k, a.data(),
-                    b.data(), result);
+            if (parallel.threads() > 1 && work >= CONCURRENT_WORK) {
+                gemmRowBlocks(transposeA, transposeB, m, n, k, a.data(), b.data(), result, parallel);
+            } else {
+                gemm(transposeA, transposeB, m, n, k, a.data(), b.data(), result);
+            }
             return result;
         }
         int[] offA = batchOffsets(a.shape(), batch, m * k);
@@ -88,7 +91,7 @@ final class MatMul {
             for (int i = from; i < to; i++) {
                 System.arraycopy(a.data(), offA[i], ta, 0, m * k);
                 System.arraycopy(b.data(), offB[i], tb, 0, k * n);
-                gemm(false, transposeA, transposeB, m, n, k, ta, tb, tc);
+                gemm(transposeA, transposeB, m, n, k, ta, tb, tc);
                 System.arraycopy(tc, 0, result, i * m * n, m * n);
             }
         });
@@ -119,8 +122,11 @@ final class MatMul {
                     (float[]) out, 0, parallel);
             return;
         }
-        boolean concurrent = parallel.threads() > 1 && (long) rows * in * features >= Parallel.MIN_WORK * 8;
-        gemm(concurrent, false, true, rows, features, in, x, w, out);
+        if (parallel.threads() > 1 && (long) rows * in * features >= Parallel.MIN_WORK * 8) {
+            gemmRowBlocks(false, true, rows, features, in, x, w, out, parallel);
+        } else {
+            gemm(false, true, rows, features, in, x, w, out);
+        }
         if (bias != null) {
             Elementwise.addRows(out, bias, rows, features);
         }
@@ -143,9 +149,42 @@ final class MatMul {
     }
 
     /**
-     * {@code c = op(a)·op(b)} on arrays holding exactly one matrix each.
+     * {@code c = op(a)·op(b)} on the pool: the rows of {@code c} are cut into blocks, and each block is the product
+     * of the matching rows of {@code op(a)} (copied out: {@code k} elements per row against {@code n·k}
+     * multiply-adds) and the whole {@code op(b)}, by EJML's single-threaded kernel.
      *
-     * @param concurrent use EJML's multi-threaded kernel
+     * @param transposeA whether {@code a} is stored {@code [k, m]}
+     * @param transposeB whether {@code b} is stored {@code [n, k]}
+     * @param m rows of the result
+     * @param n columns of the result
+     * @param k the inner dimension
+     * @param a {@code float[]} or {@code double[]}, not modified
+     * @param b same type as {@code a}, not modified
+     * @param c same type, {@code m·n} elements; modified (overwritten)
+     * @param parallel the pool
+     */
+    private static void gemmRowBlocks(boolean transposeA, boolean transposeB, int m, int n, int k, Object a, Object b,
+                                      Object c, Parallel parallel) {
+        boolean f32 = a instanceof float[];
+        parallel.forRange(m, (long) n * k, (from, to) -> {
+            int rows = to - from;
+            Object block = f32 ? new float[rows * k] : new double[rows * k];
+            if (transposeA) {
+                for (int p = 0; p < k; p++) {
+                    System.arraycopy(a, p * m + from, block, p * rows, rows);
+                }
+            } else {
+                System.arraycopy(a, from * k, block, 0, rows * k);
+            }
+            Object out = f32 ? new float[rows * n] : new double[rows * n];
+            gemm(transposeA, transposeB, rows, n, k, block, b, out);
+            System.arraycopy(out, 0, c, from * n, rows * n);
+        });
+    }
+
+    /**
+     * {@code c = op(a)·op(b)} on arrays holding exactly one matrix each, on the calling thread.
+     *
      * @param transposeA whether {@code a} is stored {@code [k, m]}
      * @param transposeB whether {@code b} is stored {@code [n, k]}
      * @param m rows of the result
@@ -155,26 +194,16 @@ final class MatMul {
      * @param b same type as {@code a}, not modified
      * @param c same type, {@code m·n} elements; modified (overwritten)
      */
-    private static void gemm(boolean concurrent, boolean transposeA, boolean transposeB, int m, int n, int k, Object a,
-                     Object b, Object c) {
+    private static void gemm(boolean transposeA, boolean transposeB, int m, int n, int k, Object a, Object b,
+                             Object c) {
         if (a instanceof float[] fa) {
             FMatrixRMaj x = transposeA ? FMatrixRMaj.wrap(k, m, fa) : FMatrixRMaj.wrap(m, k, fa);
             FMatrixRMaj y = transposeB ? FMatrixRMaj.wrap(n, k, (float[]) b) : FMatrixRMaj.wrap(k, n, (float[]) b);
-            FMatrixRMaj z = FMatrixRMaj.wrap(m, n, (float[]) c);
-            if (concurrent) {
-                gemmConcurrentF32(transposeA, transposeB, x, y, z);
-            } else {
-                gemmF32(transposeA, transposeB, x, y, z);
-            }
+            gemmF32(transposeA, transposeB, x, y, FMatrixRMaj.wrap(m, n, (float[]) c));
         } else {
             DMatrixRMaj x = transposeA ? DMatrixRMaj.wrap(k, m, (double[]) a) : DMatrixRMaj.wrap(m, k, (double[]) a);
             DMatrixRMaj y = transposeB ? DMatrixRMaj.wrap(n, k, (double[]) b) : DMatrixRMaj.wrap(k, n, (double[]) b);
-            DMatrixRMaj z = DMatrixRMaj.wrap(m, n, (double[]) c);
-            if (concurrent) {
-                gemmConcurrentF64(transposeA, transposeB, x, y, z);
-            } else {
-                gemmF64(transposeA, transposeB, x, y, z);
-            }
+            gemmF64(transposeA, transposeB, x, y, DMatrixRMaj.wrap(m, n, (double[]) c));
         }
     }
 
@@ -190,18 +219,6 @@ final class MatMul {
         }
     }
 
-    private static void gemmConcurrentF32(boolean ta, boolean tb, FMatrixRMaj x, FMatrixRMaj y, FMatrixRMaj z) {
-        if (ta && tb) {
-            CommonOps_MT_FDRM.multTransAB(x, y, z);
-        } else if (ta) {
-            CommonOps_MT_FDRM.multTransA(x, y, z);
-        } else if (tb) {
-            CommonOps_MT_FDRM.multTransB(x, y, z);
-        } else {
-            CommonOps_MT_FDRM.mult(x, y, z);
-        }
-    }
-
     private static void gemmF64(boolean ta, boolean tb, DMatrixRMaj x, DMatrixRMaj y, DMatrixRMaj z) {
         if (ta && tb) {
             CommonOps_DDRM.multTransAB(x, y, z);
@@ -211,18 +228,6 @@ final class MatMul {
             CommonOps_DDRM.multTransB(x, y, z);
         } else {
             CommonOps_DDRM.mult(x, y, z);
-        }
-    }
-
-    private static void gemmConcurrentF64(boolean ta, boolean tb, DMatrixRMaj x, DMatrixRMaj y, DMatrixRMaj z) {
-        if (ta && tb) {
-            CommonOps_MT_DDRM.multTransAB(x, y, z);
-        } else if (ta) {
-            CommonOps_MT_DDRM.multTransA(x, y, z);
-        } else if (tb) {
-            CommonOps_MT_DDRM.multTransB(x, y, z);
-        } else {
-            CommonOps_MT_DDRM.mult(x, y, z);
         }
     }
 }

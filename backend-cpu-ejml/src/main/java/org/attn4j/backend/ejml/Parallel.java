@@ -3,12 +3,14 @@ package org.attn4j.backend.ejml;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.RecursiveAction;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The backend's worker pool: a {@link ForkJoinPool} of daemon threads, one per processor, shared by every scope.
- * Ops split index ranges into tasks here; a range that is cheaper than {@link #MIN_WORK} per task runs on the
- * calling thread.
+ * The backend's worker pool: a {@link ForkJoinPool} of daemon threads, as many as the backend's thread count and
+ * never more (no compensating threads while a task waits), shared by every scope; none with a count of one. Ops
+ * split index ranges into tasks here; a range that is cheaper than {@link #MIN_WORK} per task runs on the calling
+ * thread.
  */
 final class Parallel {
 
@@ -27,7 +29,8 @@ final class Parallel {
 
     Parallel(int threads) {
         this.threads = threads;
-        this.pool = new ForkJoinPool(threads, this::newWorker, null, false);
+        this.pool = threads == 1 ? null : new ForkJoinPool(threads, this::newWorker, null, false, 0, threads, 1,
+                saturated -> true, 60, TimeUnit.SECONDS);
     }
 
     /** A daemon worker named {@code attn4j-ejml-N}, N counting from 0 (the pool index is not assigned yet here). */
@@ -38,9 +41,14 @@ final class Parallel {
         return t;
     }
 
-    /** @return how many workers the pool has */
+    /** @return how many workers the pool may have */
     int threads() {
         return threads;
+    }
+
+    /** @return how many workers the pool has started since it was made */
+    int workersStarted() {
+        return workersMade.get();
     }
 
     /**

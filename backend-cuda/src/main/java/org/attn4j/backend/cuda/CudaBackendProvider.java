@@ -2,6 +2,7 @@ package org.attn4j.backend.cuda;
 
 import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendOptions;
 import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Capabilities.Feature;
 import org.attn4j.api.Capabilities;
@@ -15,6 +16,10 @@ import org.attn4j.api.DType;
  * <p>{@link #availability()} loads nothing before it is called and never throws: a missing
  * {@code libcuda.so.1}, no device, a device older than 7.5 or a driver that rejects PTX ISA 9.0 each become the
  * reason. The device is 0 unless the system property {@code attn4j.cuda.device} names another.
+ *
+ * <p>Threads: the backend starts no host threads (every driver call runs on the calling thread, one at a time per
+ * context), so a thread count ({@link BackendOptions}, {@code attn4j.threads}) is checked and otherwise has no effect,
+ * and its capabilities report one thread.
  */
 public final class CudaBackendProvider implements BackendProvider {
     /** The name users select this backend by. */
@@ -61,11 +66,13 @@ public final class CudaBackendProvider implements BackendProvider {
     }
 
     /**
+     * @param options checked; a thread count has no effect here (see the class comment)
      * @return a backend with its own CUDA context on the probed device
      * @throws IllegalStateException with the availability reason if the backend is unavailable
      */
     @Override
-    public Backend create() {
+    public Backend create(BackendOptions options) {
+        options.resolveThreads(1);
         Availability a = availability();
         if (!a.available()) {
             throw new IllegalStateException("backend cuda is unavailable: " + a.reason());

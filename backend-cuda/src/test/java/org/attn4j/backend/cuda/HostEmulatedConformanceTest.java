@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.EnumSet;
 import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendOptions;
 import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Capabilities.Feature;
 import org.attn4j.api.Capabilities;
@@ -47,7 +48,7 @@ class HostEmulatedConformanceTest extends BackendTck {
             }
 
             @Override
-            public Backend create() {
+            public Backend create(BackendOptions options) {
                 return new CudaBackend(new InterpretingDevice(), capabilities);
             }
         };

@@ -7,14 +7,13 @@ import org.attn4j.api.Scope;
 
 /**
  * The ND4J backend: thread-safe, holds no ND4J state of its own beyond a count of the native bytes its open
- * tensors own.
+ * tensors own. Its capabilities are those in force for the whole process ({@link NativeThreads}), since ND4J's
+ * thread counts are.
  */
 final class Nd4jBackend implements Backend {
-    private final Capabilities capabilities;
     private final AtomicLong liveBytes = new AtomicLong();
 
-    Nd4jBackend(Capabilities capabilities) {
-        this.capabilities = capabilities;
+    Nd4jBackend() {
     }
 
     @Override
@@ -24,7 +23,7 @@ final class Nd4jBackend implements Backend {
 
     @Override
     public Capabilities capabilities() {
-        return capabilities;
+        return NativeThreads.inForce();
     }
 
     @Override

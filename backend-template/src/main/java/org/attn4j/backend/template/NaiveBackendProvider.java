@@ -2,6 +2,7 @@ package org.attn4j.backend.template;
 
 import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendOptions;
 import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
@@ -36,8 +37,14 @@ public final class NaiveBackendProvider implements BackendProvider {
                 .features(Capabilities.Feature.DROPOUT, Capabilities.Feature.ATTENTION_WEIGHTS).build();
     }
 
+    /**
+     * @param options checked ({@code attn4j.threads} included) but otherwise unused: every op runs on the calling
+     *     thread, so the backend reports one thread whatever the count. A backend with a pool sizes it with
+     *     {@code options.resolveThreads(Runtime.getRuntime().availableProcessors())} and reports that count.
+     */
     @Override
-    public Backend create() {
+    public Backend create(BackendOptions options) {
+        options.resolveThreads(1);
         return new NaiveBackend(capabilities());
     }
 }
