@@ -9,9 +9,9 @@ import org.attn4j.api.DType;
 
 /**
  * The pure-Java backend: tensors on the Java heap ({@code float[]} / {@code double[]}), matrix products by EJML,
- * and a fused, tiled attention kernel. It needs no native code, so it is always available; with priority 100 it
- * is the default unless a faster available backend ranks higher. Select it explicitly with
- * {@code -Dattn4j.backend=ejml}.
+ * and a fused, tiled attention kernel. It needs no native code, so it is always available; with priority 100, above
+ * ND4J (50) and below CUDA (300), it is the default CPU backend (the root README's backend table says why).
+ * Select it explicitly with {@code -Dattn4j.backend=ejml}.
  */
 public final class EjmlBackendProvider implements BackendProvider {
 
