@@ -65,15 +65,15 @@ final class PipelineTokenizer implements Tokenizer {
 
     @Override
     public Encoding encode(String text) {
-        Template.Sequence a = sequence(text, "text");
+        Template.Sequence a = sequence(text, "text", null);
         int budget = maxLength - template.added(false);
         return template.apply(a.truncated(budget), null);
     }
 
     @Override
     public Encoding encode(String text, String pair) {
-        Template.Sequence a = sequence(text, "text");
-        Template.Sequence b = sequence(pair, "pair");
+        Template.Sequence a = sequence(text, "text", null);
+        Template.Sequence b = sequence(pair, "pair", null);
         int budget = maxLength - template.added(true);
         if (budget < 0) {
             throw new IllegalArgumentException("Tokenizer.encode: maxLength " + maxLength + " cannot hold the "
@@ -93,7 +93,42 @@ final class PipelineTokenizer implements Tokenizer {
         return template.apply(a, b);
     }
 
-    private Template.Sequence sequence(String text, String argument) {
+    @Override
+    public List<Encoding> encodeWindows(String text) {
+        List<Integer> starts = new ArrayList<>();
+        Template.Sequence a = sequence(text, "text", starts);
+        int budget = maxLength - template.added(false);
+        if (a.length() <= budget) {
+            return List.of(template.apply(a, null));
+        }
+        if (budget < 1) {
+            throw new IllegalArgumentException("Tokenizer.encodeWindows: maxLength " + maxLength
+                    + " leaves no room for a token beside the template's " + template.added(false) + " special ones");
+        }
+        List<Encoding> windows = new ArrayList<>();
+        int word = 0;
+        for (int from = 0; from < a.length(); ) {
+            int to = Math.min(from + budget, a.length());
+            if (to < a.length()) {
+                while (word + 1 < starts.size() && starts.get(word + 1) <= to) {
+                    word++;
+                }
+                if (starts.get(word) > from) {
+                    to = starts.get(word);
+                }
+            }
+            windows.add(template.apply(new Template.Sequence(a.ids().subList(from, to), a.tokens().subList(from, to)),
+                    null));
+            from = to;
+        }
+        return windows;
+    }
+
+    /**
+     * @param starts if not null, receives the index of every word's first token: a word is what the
+     *     pre-tokenizer gives (or an added token), whose tokens a window never splits
+     */
+    private Template.Sequence sequence(String text, String argument, List<Integer> starts) {
         if (text == null) {
             throw new IllegalArgumentException("Tokenizer.encode: argument " + argument + " is null");
         }
@@ -102,12 +137,14 @@ final class PipelineTokenizer implements Tokenizer {
         List<String> words = new ArrayList<>();
         for (AddedTokens.Piece raw : added.splitRaw(text)) {
             if (raw.id() >= 0) {
+                markStart(starts, ids);
                 ids.add(raw.id());
                 out.add(raw.text());
                 continue;
             }
             for (AddedTokens.Piece p : added.splitNormalized(normalizer.apply(raw.text()))) {
                 if (p.id() >= 0) {
+                    markStart(starts, ids);
                     ids.add(p.id());
                     out.add(p.text());
                     continue;
@@ -115,11 +152,18 @@ final class PipelineTokenizer implements Tokenizer {
                 words.clear();
                 preTokenizer.split(p.text(), words);
                 for (String w : words) {
+                    markStart(starts, ids);
                     model.encode(w, ids, out);
                 }
             }
         }
         return new Template.Sequence(ids, out);
+    }
+
+    private static void markStart(List<Integer> starts, List<Integer> ids) {
+        if (starts != null && (starts.isEmpty() || starts.get(starts.size() - 1) < ids.size())) {
+            starts.add(ids.size());
+        }
     }
 
     @Override
