@@ -387,6 +387,8 @@ final class EmbedCommand implements Callable<Integer> {
         }
         if (target != null) {
             o.println("embeddings: " + target + " (" + effectiveFormat.label() + ")");
+        } else if (count > HANDFUL) {
+            o.println("the embeddings were not written: add --output FILE, or --output - for standard output");
         }
         if (similarity || count <= HANDFUL) {
             o.println();

@@ -97,8 +97,6 @@ enum EmbeddingFormat {
         public void write(Embedding e) throws IOException {
             if (array) {
                 g.writeRaw(count == 0 ? "[\n" : ",\n");
-            } else if (count > 0) {
-                g.writeRaw('\n');
             }
             count++;
             g.writeStartObject();
@@ -117,6 +115,9 @@ enum EmbeddingFormat {
             }
             g.writeEndArray();
             g.writeEndObject();
+            if (!array) {
+                g.writeRaw('\n');
+            }
         }
 
         @Override
@@ -128,8 +129,6 @@ enum EmbeddingFormat {
         public void finish() throws IOException {
             if (array) {
                 g.writeRaw(count == 0 ? "[]\n" : "\n]\n");
-            } else if (count > 0) {
-                g.writeRaw('\n');
             }
             g.flush();
         }

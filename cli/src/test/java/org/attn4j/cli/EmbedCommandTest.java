@@ -194,7 +194,7 @@ class EmbedCommandTest {
             typing.write((CAT + "\n" + KITTEN + "\n").getBytes(StandardCharsets.UTF_8));
             typing.flush();
             long deadline = System.nanoTime() + 60_000_000_000L;
-            while (out.toString().lines().count() < 2) {
+            while (!out.toString().endsWith("\n") || out.toString().lines().count() < 2) {
                 assertTrue(System.nanoTime() < deadline, "no line came out while the input stayed open: " + out);
                 Thread.sleep(20);
             }

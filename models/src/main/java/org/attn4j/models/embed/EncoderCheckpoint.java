@@ -66,8 +66,15 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
         }
         String name = path.getFileName().toString().toLowerCase(Locale.ROOT);
         if (name.endsWith(".onnx")) {
-            Path dir = path.toAbsolutePath().getParent();
-            return folder(dir, path.toString(), source, path.toAbsolutePath(), false);
+            Path file = path.toAbsolutePath();
+            Path dir = file.getParent();
+            Path above = dir.getParent();
+            if (dir.getFileName() != null && dir.getFileName().toString().equals("onnx") && above != null
+                    && (Files.isRegularFile(above.resolve("config.json"))
+                    || Files.isRegularFile(above.resolve("tokenizer.json")))) {
+                dir = above;
+            }
+            return folder(dir, path.toString(), source, file, false);
         }
         if (name.endsWith(".jar") || name.endsWith(".zip")) {
             try (FileSystem jar = FileSystems.newFileSystem(path, (ClassLoader) null)) {

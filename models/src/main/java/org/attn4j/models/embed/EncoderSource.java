@@ -13,7 +13,8 @@ import java.util.Optional;
  *   {@code *.onnx}); a sentence-transformers folder adds {@code modules.json}, {@code 1_Pooling/config.json} and
  *   {@code sentence_bert_config.json};</li>
  *   <li>an {@code .onnx} file: a PyTorch-exported encoder, its configuration read from the graph itself (and a
- *   {@code config.json} beside it checked against the graph);</li>
+ *   {@code config.json} beside it checked against the graph); for a file in an {@code onnx/} folder (the layout of
+ *   Hugging Face's ONNX exports), the folder above it holds the other files;</li>
  *   <li>a jar (or zip) holding an {@code .onnx} model and its tokenizer, such as langchain4j's
  *   {@code langchain4j-embeddings-*} model jars, whose model class states the pooling.</li>
  * </ul>

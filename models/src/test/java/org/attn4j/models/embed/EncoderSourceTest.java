@@ -133,6 +133,22 @@ class EncoderSourceTest {
     }
 
     @Test
+    void theOnnxFolderLayoutReadsTheFilesAboveIt() throws IOException {
+        Path folder = Files.createDirectories(dir.resolve("exported").resolve("onnx")).getParent();
+        Files.copy(tiny.resolve("model.onnx"), folder.resolve("onnx").resolve("model.onnx"));
+        Files.copy(tiny.resolve("vocab.txt"), folder.resolve("vocab.txt"));
+        JSON.writeValue(folder.resolve("config.json").toFile(), expected.get("config"));
+        for (Path model : List.of(folder, folder.resolve("onnx").resolve("model.onnx"))) {
+            try (SentenceEmbedder e = SentenceEmbedder.load(model, Backends.load("ejml"),
+                    EmbeddingOptions.defaults())) {
+                assertMatchesPyTorch(e);
+                assertTrue(e.notes().stream().noneMatch(n -> n.startsWith("configuration read")),
+                        e.notes().toString());
+            }
+        }
+    }
+
+    @Test
     void theTokenizerIsFoundUnderTheUsualNamesOrNamed() throws IOException {
         for (String name : List.of("encoder-vocab.txt", "encoder-vocabulary.txt", "vocab.txt")) {
             Path folder = Files.createDirectories(dir.resolve("names-" + name));
