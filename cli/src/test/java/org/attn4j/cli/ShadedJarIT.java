@@ -114,10 +114,39 @@ class ShadedJarIT {
         assertEquals("", demo.err(), demo.transcript());
     }
 
+    /**
+     * A third party's backend jar: the template backend's sources compiled against the api alone, with its services
+     * file, and nothing else.
+     */
+    private Path templateBackendJar() throws IOException {
+        Path main = Path.of(System.getProperty("attn4j.it.template"));
+        Path classes = Files.createDirectories(dir.resolve("template-classes"));
+        List<String> sources;
+        try (var files = Files.walk(main.resolve("java"))) {
+            sources = files.filter(f -> f.toString().endsWith(".java")).map(Path::toString).toList();
+        }
+        List<String> args = new ArrayList<>(List.of("-d", classes.toString(), "-cp",
+                System.getProperty("java.class.path")));
+        args.addAll(sources);
+        assertEquals(0, javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, null,
+                args.toArray(String[]::new)), "javac of " + main);
+        Path jarFile = dir.resolve("naive-backend.jar");
+        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jarFile));
+             var files = Files.walk(classes)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                out.putNextEntry(new ZipEntry(classes.relativize(f).toString().replace('\\', '/')));
+                out.write(Files.readAllBytes(f));
+            }
+            String services = "META-INF/services/" + BackendProvider.class.getName();
+            out.putNextEntry(new ZipEntry(services));
+            out.write(Files.readAllBytes(main.resolve("resources").resolve(services)));
+        }
+        return jarFile;
+    }
+
     @Test
     void aThirdPartyBackendJarRunsTheDemoThroughBackendJar() throws Exception {
-        Path naive = Path.of(System.getProperty("attn4j.it.naive"));
-        assertTrue(Files.isRegularFile(naive), naive + " is missing; run mvn verify");
+        Path naive = templateBackendJar();
         Run r = java("--backend-jar", naive.toString(), "demo", "--backend", "naive");
         assertEquals(0, r.exitCode(), r.transcript());
         assertTrue(r.out().contains("\nbackend: naive (requested with --backend)\n"), r.transcript());
