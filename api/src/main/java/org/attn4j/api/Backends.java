@@ -22,8 +22,9 @@ import java.util.function.Function;
  * {@link IllegalStateException} listing every provider found and why each is or is not usable.
  *
  * <p>Selection touches only what it needs: a backend requested by name probes that provider's availability alone;
- * the default choice probes every provider; only the chosen backend is created, and {@link #describe()} creates
- * none. Each provider's availability is checked once, and each backend created once per thread count, per class
+ * the default choice probes providers from the highest priority down and stops at the first available one (so a
+ * lower-ranked backend's native library is never loaded when a higher one runs); only the chosen backend is
+ * created, and {@link #describe()} creates none. Each provider's availability is checked once, and each backend created once per thread count, per class
  * loader; the first choice of each backend is logged through {@link System.Logger} at INFO.
  *
  * <p>How the chosen backend is created is a {@link BackendOptions}: {@code load(options)}, {@code load(name,
@@ -202,9 +203,11 @@ public final class Backends {
                 }
                 reason = how;
             } else {
-                chosen = providers.stream().filter(p -> availability(p).available())
-                        .max(Comparator.comparingInt(BackendProvider::priority)
-                                .thenComparing(BackendProvider::name, Comparator.reverseOrder()))
+                chosen = providers.stream()
+                        .sorted(Comparator.comparingInt(BackendProvider::priority).reversed()
+                                .thenComparing(BackendProvider::name))
+                        .filter(p -> availability(p).available())
+                        .findFirst()
                         .orElseThrow(() -> failure("No usable attn4j backend."));
                 reason = "highest priority (" + chosen.priority() + ") of the available backends; set -D"
                         + PROPERTY + " or " + ENVIRONMENT + " to choose another";

@@ -154,6 +154,21 @@ class BackendsTest {
     }
 
     @Test
+    void theDefaultChoiceProbesFromTheHighestPriorityDownAndStopsAtTheFirstAvailable() {
+        FakeProvider gpu = new FakeProvider("gpu", 300, false);
+        FakeProvider java = new FakeProvider("java", 100, true);
+        FakeProvider other = new FakeProvider("other", 100, true);
+        FakeProvider slow = new FakeProvider("slow", 50, true);
+        Backends.Discovery d = new Backends.Discovery(List.of(slow, other, java, gpu));
+        BackendSelection s = d.select(null, null);
+        assertEquals("java", s.backend().name(), "ties at the top available priority go to the first name");
+        assertEquals(1, gpu.checked.get());
+        assertEquals(1, java.checked.get());
+        assertEquals(0, other.checked.get(), "a provider below the chosen one is never probed");
+        assertEquals(0, slow.checked.get(), "a provider below the chosen one is never probed");
+    }
+
+    @Test
     void describingProvidersCreatesNoBackend() {
         FakeProvider low = new FakeProvider("low", 1, true);
         FakeProvider high = new FakeProvider("high", 9, true);

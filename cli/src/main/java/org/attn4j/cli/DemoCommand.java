@@ -2,6 +2,7 @@ package org.attn4j.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -88,7 +89,8 @@ final class DemoCommand implements Callable<Integer> {
         Path file = dir.resolve(HEATMAP);
         Heatmap.Layout layout = Heatmap.write(title, rows, file);
         Path sidecar = dir.resolve(SIDECAR);
-        Files.writeString(sidecar, Heatmap.json(title, rows, layout));
+        String json = Heatmap.json(title, rows, layout);
+        AtomicFile.write(sidecar, out -> out.write(json.getBytes(StandardCharsets.UTF_8)));
         o.println();
         o.println("heatmap: " + file + " (" + layout.width() + "x" + layout.height() + " px, "
                 + layout.grids().size() + " panels: " + layout.grids().stream().map(Heatmap.Box::label)

@@ -1,18 +1,11 @@
 package org.attn4j.cli;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.InputStream;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -20,39 +13,72 @@ import java.util.concurrent.Callable;
 import org.attn4j.cli.TextTable.Align;
 import org.attn4j.models.embed.Embedding;
 import org.attn4j.models.embed.EmbeddingOptions;
+import org.attn4j.models.embed.EncoderSource;
+import org.attn4j.models.embed.LongTexts;
 import org.attn4j.models.embed.Pooling;
 import org.attn4j.models.embed.SentenceEmbedder;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code attn4j embed}: sentence embeddings of the given texts with a BERT-family encoder (the embedded
- * all-MiniLM-L6-v2, or a Hugging Face folder), printed as a table of pairwise cosine similarities and, with
- * {@code --json}, written with their token ids.
+ * {@code attn4j embed}: sentence embeddings with a BERT-family encoder (the embedded all-MiniLM-L6-v2, or a model as
+ * the user holds it: a folder, an {@code .onnx} file, a jar). Texts are read, embedded in chunks and written as they
+ * go, so memory stays flat whatever the input's length: the reader runs ahead by at most
+ * {@value TextSource#AHEAD} texts, one chunk is embedded at a time, and only the first {@value #HANDFUL} embeddings
+ * (or, with {@code --similarity}, at most {@value #SIMILARITY_LIMIT}) are kept for the report.
  */
 @Command(name = "embed", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Embed texts with a sentence encoder and print the cosine similarity of every pair. Without "
-                + "--model it runs the embedded all-MiniLM-L6-v2 (mean pooling, normalised, as sentence-transformers "
-                + "does)."},
-        footer = {"", "Exit codes: 0 ok, 1 failure (the backend cannot run, the JSON cannot be written), 2 bad input "
-                + "(no text, an empty or too long text, a model folder that cannot be read)."})
+        description = {"Embed texts with a sentence encoder. Texts are the TEXT arguments, then the lines of --input "
+                + "(blank lines skipped); they are embedded in batches and written as they go, in input order.",
+                "",
+                "Where the embeddings go: --output FILE or - (standard output) in --format jsonl (default), json, csv "
+                        + "or npy. With --input and no --output they stream to standard output as JSON Lines. With "
+                        + "TEXT arguments only, the command prints a report instead: the texts, their token counts "
+                        + "and, for up to " + EmbedCommand.HANDFUL + " texts or with --similarity, the cosine "
+                        + "similarity of every pair. A file is written under a temporary name and moved into place "
+                        + "when complete, with the permissions of your umask. A progress line (texts/s, ETA) is drawn "
+                        + "on standard error when it is a terminal.",
+                "",
+                "Models (--model): a Hugging Face folder (config.json with model_type bert; model.safetensors, a "
+                        + "sharded index, model.onnx or onnx/model.onnx); a sentence-transformers folder (modules.json,"
+                        + " 1_Pooling/config.json, sentence_bert_config.json set pooling, normalisation and length); an"
+                        + " .onnx file (its configuration read from the graph: sizes from the weights, the head count "
+                        + "from the attention reshapes; a config.json beside it that contradicts the graph is refused);"
+                        + " a jar holding an .onnx model and its tokenizer, such as langchain4j's "
+                        + "langchain4j-embeddings-* jars (whose model class states the pooling). The tokenizer is "
+                        + "tokenizer.json, NAME-tokenizer.json, NAME_tokenizer.json or NAME.tokenizer.json beside the "
+                        + "weights, else vocab.txt (with tokenizer_config.json); --tokenizer names one. When the "
+                        + "model's files state no pooling, mean pooling is used and a note on standard error says so:"
+                        + " --pooling changes it. int8-quantized ONNX models are refused."},
+        footer = {"", "Exit codes: 0 ok, 1 failure (the backend cannot run, the output cannot be written), 2 bad input "
+                + "(no text, an empty text, an option that cannot work, a model that cannot be read or whose files "
+                + "contradict each other)."})
 final class EmbedCommand implements Callable<Integer> {
-    /** The most whitespace-separated words a text may have; the model reads only its first tokens anyway. */
-    static final int MAX_WORDS = 10_000;
+    /** Up to this many texts the report lists them and prints their cosine similarities. */
+    static final int HANDFUL = 10;
+    /** The most texts {@code --similarity} compares (it keeps their vectors). */
+    static final int SIMILARITY_LIMIT = 1000;
     /** The most characters of a text shown in the table. */
     static final int SHOWN_CHARS = 60;
+    /** How long a chunk from standard input waits for one more text. */
+    static final long LINGER_MS = 100;
 
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--model", paramLabel = "DIR",
-            description = "A Hugging Face model folder: config.json (model_type bert), model.safetensors, "
-                    + "tokenizer.json; default: the embedded all-MiniLM-L6-v2.")
+    @Option(names = "--model", paramLabel = "PATH",
+            description = "A model folder, an .onnx file or a model jar (see above); default: the embedded "
+                    + "all-MiniLM-L6-v2.")
     private Path model;
+
+    @Option(names = "--tokenizer", paramLabel = "FILE",
+            description = "The model's tokenizer.json, or a vocab.txt (a name ending in .txt), instead of the one "
+                    + "found beside the weights.")
+    private Path tokenizer;
 
     @Option(names = "--backend", paramLabel = "NAME",
             description = "The backend to run on (see 'attn4j backends'); default: the one -Dattn4j.backend, "
@@ -60,146 +86,319 @@ final class EmbedCommand implements Callable<Integer> {
     private String backend;
 
     @Option(names = "--pooling", paramLabel = "MODE",
-            description = "How token vectors become one: mean (over the attention mask), cls or max "
-                    + "(default: the model's own; mean for all-MiniLM-L6-v2).")
+            description = "How token vectors become one: mean (over the attention mask), cls or max (default: what "
+                    + "the model's files state, else mean).")
     private Pooling pooling;
 
     @Option(names = "--no-normalize", description = "Keep the pooled vectors as they are instead of scaling them "
             + "to unit length.")
     private boolean noNormalize;
 
-    @Option(names = "--json", paramLabel = "FILE",
-            description = "Also write [{text, ids, embedding}, …] to FILE (ids include [CLS] and [SEP]).")
-    private Path json;
+    @Option(names = "--long", paramLabel = "MODE",
+            description = "A text longer than the model reads at once: truncate (keep its first tokens, the default) "
+                    + "or split (read it whole in windows of the model's length and average them by their tokens, "
+                    + "as langchain4j does).")
+    private LongTexts longTexts = LongTexts.TRUNCATE;
+
+    @Option(names = "--batch-size", paramLabel = "N",
+            description = "Texts per forward call (default: 32); texts are sorted by length within each chunk.")
+    private int batchSize = 32;
 
     @Option(names = "--input", paramLabel = "FILE",
             description = "Read texts from FILE, one per line (blank lines skipped), or from standard input for -; "
                     + "they follow the TEXT arguments.")
     private String input;
 
+    @Option(names = "--output", paramLabel = "FILE",
+            description = "Write the embeddings to FILE, or to standard output for -.")
+    private String output;
+
+    @Option(names = "--format", paramLabel = "FORMAT",
+            description = "jsonl (default: {\"text\", \"tokens\", \"embedding\"} a line), json (the same objects "
+                    + "in one array), csv (text,tokens,e0,e1,…) or npy (a float32 [N, d] matrix, to a file only).")
+    private EmbeddingFormat format;
+
+    @Option(names = "--ids", description = "Also write each text's token ids ([CLS] and [SEP] included); not with "
+            + "npy.")
+    private boolean ids;
+
+    @Option(names = "--similarity", description = "Print the cosine similarity of every pair of texts (at most "
+            + SIMILARITY_LIMIT + " texts), also beyond " + HANDFUL + ".")
+    private boolean similarity;
+
     @Parameters(paramLabel = "TEXT", arity = "0..*", description = "The texts to embed.")
     private List<String> arguments = new ArrayList<>();
 
+    /** Where the embeddings go: a file, standard output ({@code "-"}), or nowhere (the report only). */
+    private String target;
+    private EmbeddingFormat effectiveFormat;
+
     @Override
     public Integer call() throws IOException {
-        List<String> texts = texts();
-        checkModelFolder();
-        checkJsonTarget();
-        EmbeddingOptions options = EmbeddingOptions.defaults();
+        checkArguments();
+        checkOutput();
+        checkModelPaths();
+        if (batchSize < 1) {
+            throw bad("--batch-size " + batchSize + " must be at least 1");
+        }
+        EmbeddingOptions options = EmbeddingOptions.defaults().withLongTexts(longTexts).withBatchSize(batchSize);
         if (pooling != null) {
             options = options.withPooling(pooling);
         }
         if (noNormalize) {
             options = options.withNormalize(false);
         }
-        BackendChoice choice = BackendChoice.resolve(backend, spec);
-        try (SentenceEmbedder embedder = load(choice, options)) {
-            List<Embedding> embeddings = embedder.embed(texts);
-            print(choice, embedder, embeddings);
-            if (json != null) {
-                writeJson(embeddings);
-                spec.commandLine().getOut().println("json: " + json);
+        long inputBytes = -1;
+        TextSource source = null;
+        List<TextSource.Text> firstChunk = List.of();
+        int chunk = Math.max(256, 16 * batchSize);
+        try {
+            if (input != null) {
+                source = openInput();
+                inputBytes = input.equals("-") || !Files.isRegularFile(Path.of(input)) ? -1 : Files.size(Path.of(input));
+                firstChunk = next(source, chunk);
+                if (firstChunk.isEmpty() && arguments.isEmpty()) {
+                    throw bad("--input " + input + " holds no text");
+                }
+            }
+            BackendChoice choice = BackendChoice.resolve(backend, spec);
+            try (SentenceEmbedder embedder = load(choice, options)) {
+                run(choice, embedder, source, firstChunk, chunk, inputBytes);
+            }
+        } finally {
+            if (source != null) {
+                source.close();
             }
         }
-        spec.commandLine().getOut().flush();
         return 0;
     }
 
-    /** The TEXT arguments, then --input's lines; refuses none at all, an empty one and an overly long one. */
-    private List<String> texts() throws IOException {
-        List<String> texts = new ArrayList<>(arguments);
-        if (input != null) {
-            List<String> lines = readInput();
-            if (lines.stream().allMatch(String::isBlank)) {
-                throw bad("--input " + input + " holds no text");
+    private void run(BackendChoice choice, SentenceEmbedder embedder, TextSource source,
+                     List<TextSource.Text> firstChunk, int chunk, long inputBytes) throws IOException {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (embedder.poolingStatedBy().isEmpty()) {
+            err.println(spec.qualifiedName() + ": note: " + embedder.description() + " states no pooling (no "
+                    + "sentence-transformers 1_Pooling/config.json, no langchain4j model class), so "
+                    + embedder.pooling().name().toLowerCase(Locale.ROOT) + " pooling is used; if the model was "
+                    + "trained with another, pass --pooling cls or --pooling max");
+            err.flush();
+        }
+        boolean report = !"-".equals(target);
+        Progress progress = new Progress(err, source != null && Terminal.stderrIsTerminal(), inputBytes,
+                System::nanoTime);
+        List<Embedding> kept = new ArrayList<>();
+        long count = 0;
+        long atLimit = 0;
+        long bytesRead = 0;
+        try (AtomicFile file = target == null || target.equals("-") ? null : AtomicFile.create(Path.of(target))) {
+            EmbeddingFormat.Sink sink = target == null ? null
+                    : file == null ? effectiveFormat.on(out, ids) : effectiveFormat.on(file, ids);
+            List<String> pending = new ArrayList<>(arguments);
+            List<TextSource.Text> next = firstChunk;
+            while (true) {
+                List<String> texts = new ArrayList<>();
+                if (!pending.isEmpty()) {
+                    int n = Math.min(chunk, pending.size());
+                    texts.addAll(pending.subList(0, n));
+                    pending.subList(0, n).clear();
+                } else {
+                    if (next.isEmpty() && source != null) {
+                        next = next(source, chunk);
+                    }
+                    for (TextSource.Text t : next) {
+                        texts.add(t.text());
+                        bytesRead = t.bytesRead();
+                    }
+                    next = List.of();
+                }
+                if (texts.isEmpty()) {
+                    break;
+                }
+                List<Embedding> done = embedder.embed(texts);
+                for (Embedding e : done) {
+                    count++;
+                    if (longTexts == LongTexts.TRUNCATE && e.ids().length >= embedder.maxLength()) {
+                        atLimit++;
+                    }
+                    if (similarity ? count <= SIMILARITY_LIMIT : count <= HANDFUL) {
+                        kept.add(e);
+                    } else if (similarity) {
+                        throw bad("--similarity compares at most " + SIMILARITY_LIMIT + " texts (it keeps every "
+                                + "vector and prints a table of their pairs); this input has more");
+                    }
+                    if (sink != null) {
+                        sink.write(e);
+                    }
+                }
+                if (sink != null) {
+                    sink.flush();
+                }
+                progress.update(count, bytesRead);
             }
-            lines.stream().filter(l -> !l.isBlank()).forEach(texts::add);
+            if (sink != null) {
+                sink.finish();
+            }
+            if (file != null) {
+                file.commit();
+            }
         }
-        if (texts.isEmpty()) {
-            throw bad("no text to embed: give TEXT arguments or --input FILE");
+        progress.finish(count, bytesRead);
+        if (atLimit > 0) {
+            err.println(spec.qualifiedName() + ": note: " + atLimit + " text" + (atLimit == 1 ? "" : "s")
+                    + " reached the limit of " + embedder.maxLength() + " tokens, so longer ones were truncated; "
+                    + "--long split reads a text whole");
         }
-        for (int i = 0; i < texts.size(); i++) {
-            String t = texts.get(i);
-            if (t.isBlank()) {
+        err.flush();
+        if (report) {
+            print(out, choice, embedder, kept, count);
+        }
+        out.flush();
+    }
+
+    /** Refuses empty TEXT arguments and a missing input, before any work. */
+    private void checkArguments() {
+        for (int i = 0; i < arguments.size(); i++) {
+            if (arguments.get(i).isBlank()) {
                 throw bad("text " + (i + 1) + " is empty");
             }
-            long words = t.strip().split("\\s+").length;
-            if (words > MAX_WORDS) {
-                throw bad("text " + (i + 1) + " has " + words + " words; embed takes at most " + MAX_WORDS
-                        + " per text (the model reads only its first tokens): split it");
+        }
+        if (arguments.isEmpty() && input == null) {
+            throw bad("no text to embed: give TEXT arguments or --input FILE");
+        }
+        if (input != null && !input.equals("-")) {
+            Path file = Path.of(input);
+            if (!Files.exists(file)) {
+                throw bad("--input " + input + " does not exist");
             }
-        }
-        return texts;
-    }
-
-    private List<String> readInput() throws IOException {
-        if (input.equals("-")) {
-            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            return in.lines().toList();
-        }
-        Path file = Path.of(input);
-        if (!Files.isRegularFile(file)) {
-            throw bad("--input " + input + (Files.exists(file) ? " is not a file" : " does not exist"));
-        }
-        return Files.readAllLines(file, StandardCharsets.UTF_8);
-    }
-
-    /** Refuses a --model that is no folder or lacks the files a Hugging Face folder has, before any work. */
-    private void checkModelFolder() {
-        if (model == null) {
-            return;
-        }
-        if (!Files.isDirectory(model)) {
-            throw bad("--model " + model + (Files.exists(model) ? " is not a folder" : " does not exist"));
-        }
-        for (String file : List.of("config.json", "tokenizer.json")) {
-            if (!Files.isRegularFile(model.resolve(file))) {
-                throw bad("--model " + model + " has no " + file);
+            if (Files.isDirectory(file) || !Files.isReadable(file)) {
+                throw bad("--input " + input + (Files.isDirectory(file) ? " is a directory" : " is not readable"));
             }
         }
     }
 
-    /** Rejects a --json target that can never be written, before the model is loaded. */
-    private void checkJsonTarget() {
-        if (json == null) {
+    /** Decides where the embeddings go and refuses what cannot work, before the model is loaded. */
+    private void checkOutput() {
+        target = output != null ? output : format != null || input != null ? "-" : null;
+        effectiveFormat = format != null ? format : EmbeddingFormat.JSONL;
+        if (target == null) {
+            if (ids) {
+                throw bad("--ids needs --output (or --format) to write the ids to");
+            }
             return;
         }
-        if (Files.isDirectory(json)) {
-            throw bad("--json " + json + " is a directory; name a file");
+        if (effectiveFormat == EmbeddingFormat.NPY && ids) {
+            throw bad("--ids cannot go into npy, which holds only the float32 matrix; use jsonl, json or csv");
         }
-        Directories.requireWritable(json.toAbsolutePath().getParent(), "--json " + json + ": its directory", spec);
+        if (target.equals("-")) {
+            if (effectiveFormat == EmbeddingFormat.NPY) {
+                throw bad("--format npy needs --output FILE: its header states the number of rows, known only at the "
+                        + "end");
+            }
+            if (similarity) {
+                throw bad("--similarity prints a table on standard output, which the embeddings fill; write them "
+                        + "with --output FILE");
+            }
+            return;
+        }
+        Path file = Path.of(target);
+        if (Files.isDirectory(file)) {
+            throw bad("--output " + target + " is a directory; name a file");
+        }
+        Directories.requireWritable(file.toAbsolutePath().getParent(), "--output " + target + ": its directory",
+                spec);
     }
 
-    /** Loads the model; what is wrong with the folder's contents (config, weights, tokenizer) is bad input. */
+    private void checkModelPaths() {
+        if (model != null && !Files.exists(model)) {
+            throw bad("--model " + model + " does not exist");
+        }
+        if (tokenizer != null && !Files.isRegularFile(tokenizer)) {
+            throw bad("--tokenizer " + tokenizer + (Files.exists(tokenizer) ? " is not a file" : " does not exist"));
+        }
+        if (tokenizer != null && model == null) {
+            throw bad("--tokenizer needs --model: the embedded model has its own");
+        }
+    }
+
+    /**
+     * The next chunk of the input: full chunks from a regular file (so that the batches, and the numbers, do not
+     * depend on timing), what has arrived within {@value #LINGER_MS} ms from standard input or a pipe (so that a
+     * text typed or piped in slowly is embedded without waiting for more).
+     */
+    private List<TextSource.Text> next(TextSource source, int chunk) throws IOException {
+        boolean file = !input.equals("-") && Files.isRegularFile(Path.of(input));
+        try {
+            return source.next(chunk, file ? Long.MAX_VALUE : LINGER_MS);
+        } catch (TextSource.BadInput e) {
+            throw bad(e.getMessage());
+        }
+    }
+
+    private TextSource openInput() throws IOException {
+        InputStream in = input.equals("-") ? System.in : Files.newInputStream(Path.of(input));
+        return TextSource.start(in, "--input " + input);
+    }
+
+    /** Loads the model; what is wrong with its files is bad input, on one line. */
     private SentenceEmbedder load(BackendChoice choice, EmbeddingOptions options) throws IOException {
         if (model == null) {
             return SentenceEmbedder.loadDefault(choice.backend(), options);
         }
+        EncoderSource source = EncoderSource.of(model);
+        if (tokenizer != null) {
+            source = source.withTokenizer(tokenizer);
+        }
         try {
-            return SentenceEmbedder.load(model, choice.backend(), options);
+            return SentenceEmbedder.load(source, choice.backend(), options);
         } catch (NoSuchFileException e) {
-            throw bad("--model " + model + ": " + e.getFile() + " is missing");
+            throw bad("--model " + model + ": " + oneLine(e.getFile() + (e.getReason() == null ? " is missing"
+                    : " " + e.getReason())));
         } catch (IOException | IllegalArgumentException e) {
-            throw bad("--model " + model + ": " + e.getMessage());
+            throw bad("--model " + model + ": " + oneLine(e.getMessage()));
         }
     }
 
-    private void print(BackendChoice choice, SentenceEmbedder embedder, List<Embedding> embeddings) {
-        PrintWriter o = spec.commandLine().getOut();
-        o.println("attn4j embed: " + (model == null ? "all-MiniLM-L6-v2 (embedded)" : model.toString()) + ", "
-                + embedder.dimension() + " dimensions, " + embedder.pooling().name().toLowerCase(Locale.ROOT)
-                + " pooling, " + (embedder.normalizes() ? "normalized" : "not normalized") + ", at most "
-                + embedder.maxLength() + " tokens per text");
+    static String oneLine(String message) {
+        return String.valueOf(message).strip().replaceAll("\\s*\\R\\s*", "; ");
+    }
+
+    private void print(PrintWriter o, BackendChoice choice, SentenceEmbedder embedder, List<Embedding> kept,
+                       long count) {
+        o.println("attn4j embed: " + embedder.description() + ", " + embedder.dimension() + " dimensions, "
+                + embedder.pooling().name().toLowerCase(Locale.ROOT) + " pooling, "
+                + (embedder.normalizes() ? "normalized" : "not normalized") + ", at most " + embedder.maxLength()
+                + " tokens per text" + (embedder.longTexts() == LongTexts.SPLIT ? " (longer texts read in windows)"
+                : ""));
         o.println("backend: " + choice.backend().name() + " (" + choice.reason() + ")");
+        embedder.poolingStatedBy().ifPresent(s -> o.println("pooling: stated by " + s));
+        embedder.notes().forEach(n -> o.println("note: " + n));
         o.println();
-        TextTable list = new TextTable(List.of("#", "tokens", "text"), List.of(Align.RIGHT, Align.RIGHT, Align.LEFT));
-        for (int i = 0; i < embeddings.size(); i++) {
-            Embedding e = embeddings.get(i);
-            list.row(List.of(Integer.toString(i + 1), Integer.toString(e.ids().length), shown(e.text())));
+        if (count <= HANDFUL) {
+            TextTable list = new TextTable(List.of("#", "tokens", "text"),
+                    List.of(Align.RIGHT, Align.RIGHT, Align.LEFT));
+            for (int i = 0; i < kept.size(); i++) {
+                Embedding e = kept.get(i);
+                list.row(List.of(Integer.toString(i + 1), Integer.toString(e.ids().length), shown(e.text())));
+            }
+            list.lines("").forEach(o::println);
+        } else {
+            o.println(String.format(Locale.ROOT, "%,d texts embedded", count));
         }
-        list.lines("").forEach(o::println);
-        o.println();
-        o.println("cosine similarity (row text · column text)");
+        if (target != null) {
+            o.println("embeddings: " + target + " (" + effectiveFormat.label() + ")");
+        } else if (count > HANDFUL) {
+            o.println("the embeddings were not written: add --output FILE, or --output - for standard output");
+        }
+        if (similarity || count <= HANDFUL) {
+            o.println();
+            o.println("cosine similarity (row text · column text)");
+            similarityTable(kept).lines("").forEach(o::println);
+        }
+        o.flush();
+    }
+
+    private static TextTable similarityTable(List<Embedding> embeddings) {
         List<String> headers = new ArrayList<>();
         List<Align> aligns = new ArrayList<>();
         headers.add("#");
@@ -217,45 +416,12 @@ final class EmbedCommand implements Callable<Integer> {
             }
             cosines.row(cells);
         }
-        cosines.lines("").forEach(o::println);
-        o.flush();
+        return cosines;
     }
 
     private static String shown(String text) {
         String oneLine = text.strip().replaceAll("\\s+", " ");
         return oneLine.length() <= SHOWN_CHARS ? oneLine : oneLine.substring(0, SHOWN_CHARS - 1) + "…";
-    }
-
-    /** Writes the JSON next to its target and moves it into place, so the target is never half-written. */
-    private void writeJson(List<Embedding> embeddings) throws IOException {
-        Path target = json.toAbsolutePath();
-        Path temp = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".tmp");
-        try {
-            try (JsonGenerator g = new JsonFactory().createGenerator(temp.toFile(), JsonEncoding.UTF8)) {
-                g.useDefaultPrettyPrinter();
-                g.writeStartArray();
-                for (Embedding e : embeddings) {
-                    g.writeStartObject();
-                    g.writeStringField("text", e.text());
-                    g.writeFieldName("ids");
-                    g.writeArray(e.ids(), 0, e.ids().length);
-                    g.writeArrayFieldStart("embedding");
-                    for (float v : e.vector()) {
-                        g.writeNumber(v);
-                    }
-                    g.writeEndArray();
-                    g.writeEndObject();
-                }
-                g.writeEndArray();
-            }
-            try {
-                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(temp);
-        }
     }
 
     private ParameterException bad(String message) {

@@ -13,7 +13,6 @@ import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -150,7 +149,7 @@ final class Heatmap {
      *
      * @param title the first line of the picture
      * @param rows the bands of panels, top to bottom; at least one panel in all
-     * @param file the PNG to write; its directory must exist; overwritten
+     * @param file the PNG to write; its directory must exist; replaced whole, or left untouched on failure
      * @return where the panels were drawn
      * @throws IOException if the file cannot be written
      */
@@ -159,11 +158,12 @@ final class Heatmap {
         Layout layout = draw(title, rows, image, true);
         image = new BufferedImage(layout.width(), layout.height(), BufferedImage.TYPE_INT_RGB);
         draw(title, rows, image, false);
-        try (var out = Files.newOutputStream(file)) {
-            if (!ImageIO.write(image, "png", out)) {
+        BufferedImage drawn = image;
+        AtomicFile.write(file, out -> {
+            if (!ImageIO.write(drawn, "png", out)) {
                 throw new IOException("Heatmap: the JDK has no PNG writer (ImageIO) for " + file);
             }
-        }
+        });
         return layout;
     }
 

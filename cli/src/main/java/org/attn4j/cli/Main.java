@@ -1,10 +1,18 @@
 package org.attn4j.cli;
 
 import java.io.IOException;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.RunLast;
 
 /** The entry point of {@code attn4j.jar}: {@code java -jar attn4j.jar <command> [options]}. */
 public final class Main {
@@ -27,13 +35,13 @@ public final class Main {
             }
         }
         Heatmap.useHeadlessGraphics();
-        PrintWriter out = new PrintWriter(System.out, true);
-        PrintWriter err = new PrintWriter(System.err, true);
+        PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
+        PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         System.exit(commandLine(out, err).execute(args));
     }
 
     /**
-     * @param out where results go
+     * @param out where results go (UTF-8 when run by {@link #main})
      * @param err where errors go
      * @return the {@code attn4j} command with its subcommands, writers and exit-code handlers configured
      */
@@ -42,7 +50,39 @@ public final class Main {
                 .setOut(out)
                 .setErr(err)
                 .setCaseInsensitiveEnumValuesAllowed(true)
+                .setExecutionStrategy(Main::withBackendJars)
                 .setParameterExceptionHandler(Failures::onBadInput)
                 .setExecutionExceptionHandler(Failures::onFailure);
+    }
+
+    /**
+     * Runs the command with the backend jars of {@code --backend-jar} (given on any command of the line) and of the
+     * folder next to {@code attn4j.jar} visible to {@link org.attn4j.api.Backends}, through the thread's context
+     * class loader, which is restored afterwards.
+     */
+    private static int withBackendJars(ParseResult parsed) {
+        List<String> named = new ArrayList<>();
+        CommandLine innermost = parsed.commandSpec().commandLine();
+        for (ParseResult p = parsed; p != null; p = p.subcommand()) {
+            innermost = p.commandSpec().commandLine();
+            OptionSpec option = p.matchedOption(Attn4jCommand.BACKEND_JAR);
+            if (option != null) {
+                named.addAll(option.originalStringValues());
+            }
+        }
+        Optional<BackendJars> jars;
+        try {
+            jars = BackendJars.open(named.stream().map(Path::of).toList(), BackendJars.folderNextToJar());
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(innermost, e.getMessage());
+        }
+        Thread thread = Thread.currentThread();
+        ClassLoader before = thread.getContextClassLoader();
+        try {
+            jars.ifPresent(j -> thread.setContextClassLoader(j.loader()));
+            return new RunLast().execute(parsed);
+        } finally {
+            thread.setContextClassLoader(before);
+        }
     }
 }

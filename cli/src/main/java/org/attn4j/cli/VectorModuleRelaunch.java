@@ -1,8 +1,9 @@
 package org.attn4j.cli;
 
-import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -19,7 +20,9 @@ import java.util.Optional;
  * F32) without the user typing a flag. A jar's manifest cannot add a module to the boot layer ({@code Add-Opens}
  * and {@code Launcher-Agent-Class} act after it is resolved), so the only way is a second JVM: same {@code java}
  * executable, same JVM options, same class path and arguments, standard input and output inherited, and the exit
- * code passed through. The JDK's {@code WARNING: Using incubator modules} line is dropped from its standard error.
+ * code passed through. Its standard error is copied here as it comes (a progress bar's carriage returns included),
+ * less the JDK's {@code WARNING: Using incubator modules} line; whether this JVM's standard error is a terminal is
+ * passed on in {@link Terminal#PROPERTY}.
  *
  * <p>Nothing is relaunched when the module is already resolved, when the JDK has no such module, under
  * {@code -Dattn4j.relaunch=false}, under {@code -Dattn4j.ejml.simd=false} (the SIMD kernel is off anyway), or in
@@ -63,6 +66,9 @@ final class VectorModuleRelaunch {
         command.add(ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.addAll(jvmOptions);
+        if (System.getProperty(Terminal.PROPERTY) == null) {
+            command.add("-D" + Terminal.PROPERTY + "=" + Terminal.stderrIsTerminal());
+        }
         command.add("--add-modules");
         command.add(MODULE);
         command.add("-cp");
@@ -87,7 +93,8 @@ final class VectorModuleRelaunch {
                 .redirectOutput(ProcessBuilder.Redirect.INHERIT);
         builder.environment().put(MARKER, "1");
         Process process = builder.start();
-        Thread copier = new Thread(() -> copyWithoutIncubatorWarning(process, err), "attn4j-relaunch-stderr");
+        Thread copier = new Thread(() -> copyWithoutIncubatorWarning(process.getErrorStream(), err),
+                "attn4j-relaunch-stderr");
         copier.start();
         while (true) {
             try {
@@ -100,15 +107,50 @@ final class VectorModuleRelaunch {
         }
     }
 
-    private static void copyWithoutIncubatorWarning(Process process, PrintStream err) {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getErrorStream(),
-                Charset.defaultCharset()))) {
-            for (String line = in.readLine(); line != null; line = in.readLine()) {
-                if (!line.equals(INCUBATOR_WARNING)) {
-                    err.println(line);
+    /**
+     * Copies {@code in} to {@code out} as the bytes come, except a line equal to the JDK's incubator warning: bytes
+     * at the start of a line that could still become that warning are held back until they can tell.
+     *
+     * @param in a JVM's standard error
+     * @param out where it goes
+     */
+    static void copyWithoutIncubatorWarning(InputStream in, OutputStream out) {
+        byte[] warning = INCUBATOR_WARNING.getBytes(Charset.defaultCharset());
+        ByteArrayOutputStream held = new ByteArrayOutputStream();
+        boolean lineStart = true;
+        boolean dropNewline = false;
+        byte[] buffer = new byte[8192];
+        try (in) {
+            for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                for (int i = 0; i < n; i++) {
+                    byte b = buffer[i];
+                    if (dropNewline) {
+                        dropNewline = false;
+                        if (b == '\n') {
+                            continue;
+                        }
+                    }
+                    int h = held.size();
+                    if (lineStart && h < warning.length && b == warning[h]) {
+                        held.write(b);
+                        continue;
+                    }
+                    if (h == warning.length && (b == '\n' || b == '\r')) {
+                        held.reset();
+                        dropNewline = b == '\r';
+                        continue;
+                    }
+                    if (h > 0) {
+                        held.writeTo(out);
+                        held.reset();
+                    }
+                    out.write(b);
+                    lineStart = b == '\n' || b == '\r';
                 }
+                out.flush();
             }
-            err.flush();
+            held.writeTo(out);
+            out.flush();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -1,10 +1,15 @@
 /**
- * The {@code attn4j} command line, packaged as one runnable jar with every in-tree backend inside.
+ * The {@code attn4j} command line, packaged as one runnable jar with the pure-Java backend and the embedded model;
+ * other backends come as jars it loads ({@link org.attn4j.cli.BackendJars}).
  *
  * <ul>
  *   <li>{@code attn4j demo}: walks a sentence through embedding, simplified, scaled, causal and multi-head
  *   self-attention and a transformer block, prints the shapes and the attention weights as word-labelled tables,
  *   and writes a heatmap PNG of the weights ({@link org.attn4j.cli.Heatmap}).</li>
+ *   <li>{@code attn4j embed}: sentence embeddings of texts or of a file of any length, streamed in JSON Lines, JSON,
+ *   CSV or npy ({@link org.attn4j.cli.EmbedCommand}).</li>
+ *   <li>{@code attn4j rerank}: passages scored against a query by a cross-encoder, best first.</li>
+ *   <li>{@code attn4j generate}: decoding with a GPT-2 or Llama-style model.</li>
  *   <li>{@code attn4j backends}: every backend provider found, whether it is usable and why, its capabilities and
  *   priority.</li>
  *   <li>{@code attn4j tck}: runs the technology compatibility kit and prints its conformance table.</li>

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class CommandLineTest {
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "demo", "backends", "tck"})
+    @ValueSource(strings = {"", "demo", "embed", "rerank", "backends", "tck"})
     void everyCommandPrintsItsHelpAndExitsZero(String command) {
         Cli r = command.isEmpty() ? Cli.run("--help") : Cli.run(command, "--help");
         assertEquals(0, r.exitCode(), r.transcript());
@@ -23,7 +23,8 @@ class CommandLineTest {
     void noCommandIsAOneLineUsageError() {
         Cli r = Cli.run();
         assertEquals(2, r.exitCode(), r.transcript());
-        assertEquals("attn4j: a command is required: demo, embed, backends, tck, generate, chat (see 'attn4j --help')",
+        assertEquals("attn4j: a command is required: demo, embed, rerank, backends, tck, generate, chat (see 'attn4j"
+                + " --help')",
                 r.err().strip(), r.transcript());
     }
 

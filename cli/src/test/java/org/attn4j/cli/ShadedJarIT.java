@@ -51,10 +51,14 @@ class ShadedJarIT {
     }
 
     private Run java(List<String> jvmOptions, String... args) throws IOException, InterruptedException {
+        return java(jar, jvmOptions, args);
+    }
+
+    private Run java(Path jarFile, List<String> jvmOptions, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString()));
         command.addAll(jvmOptions);
-        command.addAll(List.of("-jar", jar.toString()));
+        command.addAll(List.of("-jar", jarFile.toString()));
         command.addAll(List.of(args));
         Path out = dir.resolve("stdout.txt");
         Path err = dir.resolve("stderr.txt");
@@ -65,27 +69,129 @@ class ShadedJarIT {
         return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
     }
 
-    @Test
-    void theMergedServicesFileNamesEveryBackendProviderOfTheBuild() throws IOException {
-        Set<String> expected = new TreeSet<>();
-        ServiceLoader.load(BackendProvider.class).stream().map(ServiceLoader.Provider::type)
-                .filter(t -> t != UnpluggedProvider.class).forEach(t -> expected.add(t.getName()));
+    /** @return the provider classes a jar's merged services file names */
+    private static Set<String> services(Path jarFile) throws IOException {
         Set<String> inJar = new TreeSet<>();
-        try (JarFile j = new JarFile(jar.toFile())) {
+        try (JarFile j = new JarFile(jarFile.toFile())) {
             ZipEntry e = j.getEntry("META-INF/services/" + BackendProvider.class.getName());
-            assertNotNull(e, jar + " has no services file for " + BackendProvider.class.getName());
+            assertNotNull(e, jarFile + " has no services file for " + BackendProvider.class.getName());
             try (InputStream in = j.getInputStream(e)) {
                 new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().map(String::strip)
                         .filter(l -> !l.isEmpty() && !l.startsWith("#")).forEach(inJar::add);
             }
-            assertEquals("org.attn4j.cli.Main", j.getManifest().getMainAttributes().getValue("Main-Class"));
         }
-        assertTrue(!expected.isEmpty(), "no backend on the test class path");
-        assertEquals(expected, inJar);
+        return inJar;
     }
 
     @Test
-    void backendsListsEveryProviderFromTheJar() throws Exception {
+    void theJarHoldsThePureJavaBackendAndTheAddOnsTheOthers() throws IOException {
+        Set<String> expected = new TreeSet<>();
+        ServiceLoader.load(BackendProvider.class).stream().map(ServiceLoader.Provider::type)
+                .filter(t -> t != UnpluggedProvider.class).forEach(t -> expected.add(t.getName()));
+        assertEquals(Set.of("org.attn4j.backend.ejml.EjmlBackendProvider"), services(jar));
+        try (JarFile j = new JarFile(jar.toFile())) {
+            assertEquals("org.attn4j.cli.Main", j.getManifest().getMainAttributes().getValue("Main-Class"));
+            List<String> foreign = j.stream().map(ZipEntry::getName).filter(n -> n.startsWith("org/nd4j/")
+                    || n.startsWith("org/bytedeco/") || n.startsWith("jcuda/") || n.endsWith(".so")).limit(5)
+                    .toList();
+            assertEquals(List.of(), foreign, "attn4j.jar carries no ND4J, JavaCPP, JCuda or native library");
+        }
+        Path addOns = jar.resolveSibling(BackendJars.FOLDER);
+        Set<String> all = new TreeSet<>(services(jar));
+        all.addAll(services(addOns.resolve("attn4j-nd4j.jar")));
+        all.addAll(services(addOns.resolve("attn4j-cuda.jar")));
+        assertEquals(expected, all, "the jar and its add-ons together hold every provider of the build");
+    }
+
+    @Test
+    void theJarAloneRunsTheDemoOnThePureJavaBackend() throws Exception {
+        Path alone = Files.copy(jar, Files.createDirectories(dir.resolve("alone")).resolve("attn4j.jar"));
+        Run r = java(alone, List.of(), "backends");
+        assertEquals(0, r.exitCode(), r.transcript());
+        assertTrue(r.out().startsWith("1 backend provider found; selected: ejml"), r.transcript());
+        Run demo = java(alone, List.of(), "demo");
+        assertEquals(0, demo.exitCode(), demo.transcript());
+        assertEquals("", demo.err(), demo.transcript());
+    }
+
+    /**
+     * A third party's backend jar: the template backend's sources compiled against the api alone, with its services
+     * file, and nothing else.
+     */
+    private Path templateBackendJar() throws IOException {
+        Path main = Path.of(System.getProperty("attn4j.it.template"));
+        Path classes = Files.createDirectories(dir.resolve("template-classes"));
+        List<String> sources;
+        try (var files = Files.walk(main.resolve("java"))) {
+            sources = files.filter(f -> f.toString().endsWith(".java")).map(Path::toString).toList();
+        }
+        List<String> args = new ArrayList<>(List.of("-d", classes.toString(), "-cp",
+                System.getProperty("java.class.path")));
+        args.addAll(sources);
+        assertEquals(0, javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, null,
+                args.toArray(String[]::new)), "javac of " + main);
+        Path jarFile = dir.resolve("naive-backend.jar");
+        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jarFile));
+             var files = Files.walk(classes)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                out.putNextEntry(new ZipEntry(classes.relativize(f).toString().replace('\\', '/')));
+                out.write(Files.readAllBytes(f));
+            }
+            String services = "META-INF/services/" + BackendProvider.class.getName();
+            out.putNextEntry(new ZipEntry(services));
+            out.write(Files.readAllBytes(main.resolve("resources").resolve(services)));
+        }
+        return jarFile;
+    }
+
+    @Test
+    void aThirdPartyBackendJarRunsTheDemoThroughBackendJar() throws Exception {
+        Path naive = templateBackendJar();
+        Run r = java("--backend-jar", naive.toString(), "demo", "--backend", "naive");
+        assertEquals(0, r.exitCode(), r.transcript());
+        assertTrue(r.out().contains("\nbackend: naive (requested with --backend)\n"), r.transcript());
+        assertEquals("", r.err(), r.transcript());
+    }
+
+    @Test
+    void noCommandPrintsAThirdPartyWarning() throws Exception {
+        for (String[] args : new String[][] {{"backends"}, {"demo", "--backend", "nd4j"},
+                {"embed", "--backend", "nd4j", "A first text.", "A second one."}, {"embed", "One text."}}) {
+            Run r = java(args);
+            assertEquals(0, r.exitCode(), r.transcript());
+            assertEquals("", r.err(), String.join(" ", args) + "\n" + r.transcript());
+        }
+    }
+
+    @Test
+    void embedStreamsThroughAPipeAndDrawsProgressThroughTheRelaunchedJvm() throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-D" + Terminal.PROPERTY + "=true", "-jar", jar.toString(), "embed", "--input", "-"));
+        Path err = dir.resolve("stream-err.txt");
+        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectError(err.toFile()).start();
+        try (var stdin = p.getOutputStream();
+             var stdout = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+                     StandardCharsets.UTF_8))) {
+            stdin.write("The cat sat on the mat.\n".getBytes(StandardCharsets.UTF_8));
+            stdin.flush();
+            String first = stdout.readLine();
+            assertNotNull(first, "no output while standard input stayed open");
+            assertTrue(first.startsWith("{\"text\":\"The cat sat on the mat.\",\"tokens\":9,\"embedding\":["), first);
+            stdin.write("A kitten is sitting on a rug.\n".getBytes(StandardCharsets.UTF_8));
+            stdin.close();
+            String second = stdout.readLine();
+            assertTrue(second != null && second.startsWith("{\"text\":\"A kitten"), String.valueOf(second));
+            assertEquals(null, stdout.readLine());
+        }
+        assertTrue(p.waitFor(5, TimeUnit.MINUTES));
+        String progress = Files.readString(err);
+        assertEquals(0, p.exitValue(), progress);
+        assertTrue(progress.startsWith("\r") && progress.endsWith("\n") && progress.contains("2 texts")
+                && !progress.contains("incubator"), progress);
+    }
+
+    @Test
+    void backendsListsEveryProviderFromTheJarAndItsAddOns() throws Exception {
         Run r = java("backends");
         assertEquals(0, r.exitCode(), r.transcript());
         for (BackendProvider p : ServiceLoader.load(BackendProvider.class)) {

@@ -18,6 +18,8 @@ class VectorModuleRelaunchTest {
                 .orElseThrow();
         int cp = command.indexOf("-cp");
         assertEquals(List.of("--add-modules", "jdk.incubator.vector"), command.subList(cp - 2, cp));
+        assertTrue(command.contains("-D" + Terminal.PROPERTY + "=" + Terminal.stderrIsTerminal())
+                || System.getProperty(Terminal.PROPERTY) != null, command.toString());
         assertEquals(List.of(System.getProperty("java.class.path"), Main.class.getName(), "demo", "--heads", "2"),
                 command.subList(cp + 1, command.size()));
     }
@@ -34,6 +36,53 @@ class VectorModuleRelaunchTest {
         assertEquals(0, exit, printed);
         assertTrue(printed.contains(Runtime.version().feature() + "."), printed);
         assertFalse(printed.contains("Using incubator modules"), printed);
+    }
+
+    @Test
+    void standardErrorIsCopiedAsItComesWithoutTheWarningLineOnly() {
+        String warning = "WARNING: Using incubator modules: jdk.incubator.vector";
+        String in = warning + "\nWARNING: something else\n  10 texts\r  20 texts\rWARNING: Using incubator\n"
+                + warning + "\r\nlast";
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        VectorModuleRelaunch.copyWithoutIncubatorWarning(
+                new java.io.ByteArrayInputStream(in.getBytes(java.nio.charset.Charset.defaultCharset())), out);
+        assertEquals("WARNING: something else\n  10 texts\r  20 texts\rWARNING: Using incubator\nlast",
+                out.toString(java.nio.charset.Charset.defaultCharset()));
+    }
+
+    @Test
+    void aProgressLineReachesTheParentBeforeItsLineEnds() throws Exception {
+        java.io.PipedOutputStream child = new java.io.PipedOutputStream();
+        java.io.PipedInputStream fromChild = new java.io.PipedInputStream(child);
+        java.util.concurrent.LinkedBlockingQueue<Integer> seen = new java.util.concurrent.LinkedBlockingQueue<>();
+        OutputStreamProbe probe = new OutputStreamProbe(seen);
+        Thread copier = new Thread(() -> VectorModuleRelaunch.copyWithoutIncubatorWarning(fromChild, probe));
+        copier.start();
+        child.write("\r  42 texts".getBytes(StandardCharsets.US_ASCII));
+        child.flush();
+        StringBuilder got = new StringBuilder();
+        while (got.length() < "\r  42 texts".length()) {
+            Integer b = seen.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertTrue(b != null, "only '" + got + "' arrived while the line was still open");
+            got.append((char) b.intValue());
+        }
+        child.close();
+        copier.join();
+        assertEquals("\r  42 texts", got.toString());
+    }
+
+    /** Hands on every byte written. */
+    private static final class OutputStreamProbe extends java.io.OutputStream {
+        private final java.util.concurrent.BlockingQueue<Integer> seen;
+
+        OutputStreamProbe(java.util.concurrent.BlockingQueue<Integer> seen) {
+            this.seen = seen;
+        }
+
+        @Override
+        public void write(int b) {
+            seen.add(b & 0xff);
+        }
     }
 
     @Test

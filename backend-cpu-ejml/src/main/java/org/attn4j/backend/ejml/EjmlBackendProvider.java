@@ -10,9 +10,9 @@ import org.attn4j.api.DType;
 
 /**
  * The pure-Java backend: tensors on the Java heap ({@code float[]} / {@code double[]}), matrix products by EJML,
- * and a fused, tiled attention kernel. It needs no native code, so it is always available; with priority 100 it
- * is the default unless a faster available backend ranks higher. Select it explicitly with
- * {@code -Dattn4j.backend=ejml}.
+ * and a fused, tiled attention kernel. It needs no native code, so it is always available; with priority 100, above
+ * ND4J (50) and below CUDA (300), it is the default CPU backend (the root README's backend table says why).
+ * Select it explicitly with {@code -Dattn4j.backend=ejml}.
  *
  * <p>Its ops run on one {@link java.util.concurrent.ForkJoinPool} per backend, of as many workers as
  * {@link BackendOptions#resolveThreads(int)} gives (by default every processor); no op uses any other thread, EJML's

@@ -54,7 +54,7 @@ final class NativeRuntime {
     }
 
     /**
-     * What a user who gets this backend by default should know: its attention runs its softmax steps between the
+     * What a user who selects this backend should know: its attention runs its softmax steps between the
      * OpenBLAS products on one thread, so it is several times slower than the pure-Java backend's fused kernel.
      */
     static final String ATTENTION_NOTE = "attention is several times slower here than on the ejml backend (softmax"

@@ -14,11 +14,11 @@ import org.junit.jupiter.api.Test;
 class ProviderTest {
 
     @Test
-    void providerIsDiscoveredThroughServiceLoaderWithPriorityAboveEjml() {
+    void providerIsDiscoveredThroughServiceLoaderWithPriorityBelowEjml() {
         BackendProvider provider = ServiceLoader.load(BackendProvider.class).stream()
                 .map(ServiceLoader.Provider::get).filter(p -> p.name().equals("nd4j")).findFirst().orElseThrow();
         assertEquals(Nd4jBackendProvider.class, provider.getClass());
-        assertEquals(200, provider.priority());
+        assertEquals(50, provider.priority());
         assertTrue(provider.capabilities().supports(DType.F64));
         assertTrue(provider.capabilities().has(Capabilities.Feature.DROPOUT));
     }

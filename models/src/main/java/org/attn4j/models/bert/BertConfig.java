@@ -1,6 +1,7 @@
 package org.attn4j.models.bert;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -57,29 +58,54 @@ public record BertConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int
      * @param file a Hugging Face {@code config.json}
      * @return its BERT hyper-parameters ({@code layer_norm_eps} defaults to {@code 1e-12}, {@code type_vocab_size} to
      *     2, {@code hidden_act} to {@code gelu}, as in {@code transformers.BertConfig})
-     * @throws IOException if it cannot be read, is not JSON, is not {@code model_type} bert, or lacks a size
+     * @throws IOException if it cannot be read, is not JSON, is not {@code model_type} bert, lacks a size, or sets
+     *     a key that changes the numbers in a way attn4j does not implement
      */
     public static BertConfig read(Path file) throws IOException {
         if (!Files.isRegularFile(file)) {
             throw new NoSuchFileException(file.toString(), null, "no config.json");
         }
-        JsonNode root = new ObjectMapper().readTree(file.toFile());
+        JsonNode root;
+        try (InputStream in = Files.newInputStream(file)) {
+            root = new ObjectMapper().readTree(in);
+        }
+        return of(root, file.toString());
+    }
+
+    /**
+     * @param root a parsed {@code config.json}
+     * @param source where it came from, for messages
+     * @return its BERT hyper-parameters, as {@link #read(Path)}
+     * @throws IOException as {@link #read(Path)}
+     */
+    public static BertConfig of(JsonNode root, String source) throws IOException {
         if (root == null || !root.isObject()) {
-            throw new IOException(file + ": not a JSON object");
+            throw new IOException(source + ": not a JSON object");
         }
         String type = root.path("model_type").asText("");
         if (!type.equals("bert")) {
-            throw new IOException(file + ": model_type '" + type + "' is not supported; attn4j loads model_type"
+            throw new IOException(source + ": model_type '" + type + "' is not supported; attn4j loads model_type"
                     + " 'bert' encoders");
         }
-        return new BertConfig(size(root, "vocab_size", file, -1), size(root, "hidden_size", file, -1),
-                size(root, "num_hidden_layers", file, -1), size(root, "num_attention_heads", file, -1),
-                size(root, "intermediate_size", file, -1), activation(root.path("hidden_act").asText("gelu"), file),
-                root.path("layer_norm_eps").asDouble(1e-12), size(root, "max_position_embeddings", file, 512),
-                size(root, "type_vocab_size", file, 2));
+        String positions = root.path("position_embedding_type").asText("absolute");
+        if (!positions.equals("absolute")) {
+            throw new IOException(source + ": position_embedding_type '" + positions + "' is not supported (only "
+                    + "absolute position embeddings are)");
+        }
+        for (String flag : new String[] {"is_decoder", "add_cross_attention"}) {
+            if (root.path(flag).asBoolean(false)) {
+                throw new IOException(source + ": " + flag + " is true; attn4j runs BERT as an encoder only");
+            }
+        }
+        return new BertConfig(size(root, "vocab_size", source, -1), size(root, "hidden_size", source, -1),
+                size(root, "num_hidden_layers", source, -1), size(root, "num_attention_heads", source, -1),
+                size(root, "intermediate_size", source, -1),
+                activation(root.path("hidden_act").asText("gelu"), source),
+                root.path("layer_norm_eps").asDouble(1e-12), size(root, "max_position_embeddings", source, 512),
+                size(root, "type_vocab_size", source, 2));
     }
 
-    private static int size(JsonNode root, String field, Path file, int orElse) throws IOException {
+    private static int size(JsonNode root, String field, String file, int orElse) throws IOException {
         JsonNode n = root.get(field);
         if (n == null && orElse >= 0) {
             return orElse;
@@ -97,7 +123,7 @@ public record BertConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int
      * @return the activation
      * @throws IOException if attn4j does not know it
      */
-    static Activation activation(String name, Path file) throws IOException {
+    static Activation activation(String name, String file) throws IOException {
         return switch (name) {
             case "gelu" -> Activation.GELU;
             case "gelu_new", "gelu_pytorch_tanh" -> Activation.GELU_TANH;

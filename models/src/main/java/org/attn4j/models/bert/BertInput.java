@@ -43,25 +43,49 @@ public record BertInput(int batch, int length, int[] inputIds, int[] tokenTypeId
      * @return the batch, token types 0, mask 1 on the real tokens
      */
     public static BertInput pad(List<int[]> sequences) {
+        return pad(sequences, null);
+    }
+
+    /**
+     * Pads sequences of ids and their token type ids (a pair's segments, 0 then 1) on the right to the longest one.
+     *
+     * @param sequences token ids of each text or pair, special tokens included; not modified
+     * @param typeIds each sequence's token type ids, of the same lengths, or null for all 0; not modified
+     * @return the batch, padding with id 0, type 0, mask 0
+     */
+    public static BertInput pad(List<int[]> sequences, List<int[]> typeIds) {
         if (sequences.isEmpty()) {
             throw new IllegalArgumentException("BertInput.pad: argument sequences is empty");
         }
+        if (typeIds != null && typeIds.size() != sequences.size()) {
+            throw new IllegalArgumentException("BertInput.pad: " + sequences.size() + " sequences but "
+                    + typeIds.size() + " type id arrays");
+        }
         int length = 0;
-        for (int[] s : sequences) {
+        for (int i = 0; i < sequences.size(); i++) {
+            int[] s = sequences.get(i);
             if (s.length == 0) {
                 throw new IllegalArgumentException("BertInput.pad: a sequence is empty");
+            }
+            if (typeIds != null && typeIds.get(i).length != s.length) {
+                throw new IllegalArgumentException("BertInput.pad: sequence " + i + " has " + s.length
+                        + " ids but " + typeIds.get(i).length + " type ids");
             }
             length = Math.max(length, s.length);
         }
         int batch = sequences.size();
         int[] ids = new int[batch * length];
+        int[] types = new int[batch * length];
         int[] mask = new int[batch * length];
         for (int b = 0; b < batch; b++) {
             int[] s = sequences.get(b);
             System.arraycopy(s, 0, ids, b * length, s.length);
+            if (typeIds != null) {
+                System.arraycopy(typeIds.get(b), 0, types, b * length, s.length);
+            }
             Arrays.fill(mask, b * length, b * length + s.length, 1);
         }
-        return new BertInput(batch, length, ids, new int[batch * length], mask);
+        return new BertInput(batch, length, ids, types, mask);
     }
 
     /** @return whether some position is padding */

@@ -73,7 +73,7 @@ public final class BertModel {
         return own.load("BertModel", p -> build(p, config));
     }
 
-    private static BertModel build(StateDict p, BertConfig c) {
+    static BertModel build(StateDict p, BertConfig c) {
         int d = c.hiddenSize();
         StateDict e = p.select("embeddings.");
         List<BertLayer> layers = new ArrayList<>();

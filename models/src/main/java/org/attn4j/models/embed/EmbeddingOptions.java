@@ -11,23 +11,27 @@ import org.attn4j.api.DType;
  * the model's {@code max_position_embeddings}.
  */
 public final class EmbeddingOptions {
-    private static final EmbeddingOptions DEFAULTS = new EmbeddingOptions(null, null, 0, 32, DType.F32);
+    private static final EmbeddingOptions DEFAULTS = new EmbeddingOptions(null, null, 0, 32, DType.F32,
+            LongTexts.TRUNCATE);
 
     private final Pooling pooling;
     private final Boolean normalize;
     private final int maxLength;
     private final int batchSize;
     private final DType dtype;
+    private final LongTexts longTexts;
 
-    private EmbeddingOptions(Pooling pooling, Boolean normalize, int maxLength, int batchSize, DType dtype) {
+    private EmbeddingOptions(Pooling pooling, Boolean normalize, int maxLength, int batchSize, DType dtype,
+                             LongTexts longTexts) {
         this.pooling = pooling;
         this.normalize = normalize;
         this.maxLength = maxLength;
         this.batchSize = batchSize;
         this.dtype = dtype;
+        this.longTexts = longTexts;
     }
 
-    /** @return pooling and normalisation from the model, its length, batches of 32 texts, F32 */
+    /** @return pooling and normalisation from the model, its length, batches of 32 texts, F32, long texts truncated */
     public static EmbeddingOptions defaults() {
         return DEFAULTS;
     }
@@ -40,7 +44,7 @@ public final class EmbeddingOptions {
         if (value == null) {
             throw new IllegalArgumentException("EmbeddingOptions.withPooling: argument value is null");
         }
-        return new EmbeddingOptions(value, normalize, maxLength, batchSize, dtype);
+        return new EmbeddingOptions(value, normalize, maxLength, batchSize, dtype, longTexts);
     }
 
     /**
@@ -48,7 +52,7 @@ public final class EmbeddingOptions {
      * @return a copy with normalisation set
      */
     public EmbeddingOptions withNormalize(boolean value) {
-        return new EmbeddingOptions(pooling, value, maxLength, batchSize, dtype);
+        return new EmbeddingOptions(pooling, value, maxLength, batchSize, dtype, longTexts);
     }
 
     /**
@@ -61,7 +65,7 @@ public final class EmbeddingOptions {
             throw new IllegalArgumentException("EmbeddingOptions.withMaxLength: argument tokens is " + tokens
                     + "; it must be at least 2 ([CLS] and [SEP])");
         }
-        return new EmbeddingOptions(pooling, normalize, tokens, batchSize, dtype);
+        return new EmbeddingOptions(pooling, normalize, tokens, batchSize, dtype, longTexts);
     }
 
     /**
@@ -73,7 +77,7 @@ public final class EmbeddingOptions {
             throw new IllegalArgumentException("EmbeddingOptions.withBatchSize: argument texts is " + texts
                     + "; it must be at least 1");
         }
-        return new EmbeddingOptions(pooling, normalize, maxLength, texts, dtype);
+        return new EmbeddingOptions(pooling, normalize, maxLength, texts, dtype, longTexts);
     }
 
     /**
@@ -84,7 +88,24 @@ public final class EmbeddingOptions {
         if (value == null) {
             throw new IllegalArgumentException("EmbeddingOptions.withDType: argument value is null");
         }
-        return new EmbeddingOptions(pooling, normalize, maxLength, batchSize, value);
+        return new EmbeddingOptions(pooling, normalize, maxLength, batchSize, value, longTexts);
+    }
+
+    /**
+     * @param value what to do with a text longer than the model's maximum length: {@link LongTexts#TRUNCATE} (the
+     *     default) or {@link LongTexts#SPLIT}
+     * @return a copy with it set
+     */
+    public EmbeddingOptions withLongTexts(LongTexts value) {
+        if (value == null) {
+            throw new IllegalArgumentException("EmbeddingOptions.withLongTexts: argument value is null");
+        }
+        return new EmbeddingOptions(pooling, normalize, maxLength, batchSize, dtype, value);
+    }
+
+    /** @return what happens to a text longer than the maximum length */
+    public LongTexts longTexts() {
+        return longTexts;
     }
 
     /** @return the pooling asked for, empty to follow the model */
@@ -116,6 +137,6 @@ public final class EmbeddingOptions {
     public String toString() {
         return "EmbeddingOptions[pooling=" + (pooling == null ? "model" : pooling) + ", normalize="
                 + (normalize == null ? "model" : normalize) + ", maxLength=" + (maxLength == 0 ? "model" : maxLength)
-                + ", batchSize=" + batchSize + ", dtype=" + dtype + "]";
+                + ", batchSize=" + batchSize + ", dtype=" + dtype + ", longTexts=" + longTexts + "]";
     }
 }

@@ -3,29 +3,34 @@ package org.attn4j.models.embed;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * What a sentence-transformers folder says about pooling, normalisation and length:
+ * What a model's files say about pooling, normalisation and length. A sentence-transformers folder says it in
  * {@code modules.json} (a {@code Pooling} module's folder, a {@code Normalize} module),
  * {@code <pooling folder>/config.json} ({@code pooling_mode_*_tokens}) and {@code sentence_bert_config.json}
- * ({@code max_seq_length}). A plain Hugging Face folder has none of them.
+ * ({@code max_seq_length}); a langchain4j model jar in its model class; a plain Hugging Face folder says nothing.
  *
- * @param pooling the pooling, or null when the folder does not say
- * @param normalize whether a Normalize module follows, or null when there is no {@code modules.json}
+ * @param pooling the pooling, or null when the files do not say
+ * @param normalize whether a Normalize module follows, or null when nothing says
  * @param maxLength {@code max_seq_length}, or 0 when absent
+ * @param statedBy which file states the pooling, or null when none does
  */
-record ModelFolder(Pooling pooling, Boolean normalize, int maxLength) {
+record ModelFolder(Pooling pooling, Boolean normalize, int maxLength, String statedBy) {
+    /** Nothing stated. */
+    static final ModelFolder SILENT = new ModelFolder(null, null, 0, null);
 
     static ModelFolder read(Path folder) throws IOException {
         ObjectMapper json = new ObjectMapper();
         Pooling pooling = null;
         Boolean normalize = null;
+        String statedBy = null;
         Path modules = folder.resolve("modules.json");
         if (Files.isRegularFile(modules)) {
             normalize = false;
-            for (JsonNode m : json.readTree(modules.toFile())) {
+            for (JsonNode m : tree(json, modules)) {
                 String type = m.path("type").asText("");
                 if (type.endsWith(".Normalize")) {
                     normalize = true;
@@ -34,16 +39,23 @@ record ModelFolder(Pooling pooling, Boolean normalize, int maxLength) {
                     if (!config.startsWith(folder.normalize())) {
                         throw new IOException(modules + ": module path " + m.path("path") + " leaves the folder");
                     }
-                    pooling = pooling(json.readTree(config.toFile()), config);
+                    pooling = pooling(tree(json, config), config);
+                    statedBy = folder.relativize(config).toString();
                 }
             }
         }
         int maxLength = 0;
         Path sbert = folder.resolve("sentence_bert_config.json");
         if (Files.isRegularFile(sbert)) {
-            maxLength = json.readTree(sbert.toFile()).path("max_seq_length").asInt(0);
+            maxLength = tree(json, sbert).path("max_seq_length").asInt(0);
         }
-        return new ModelFolder(pooling, normalize, maxLength);
+        return new ModelFolder(pooling, normalize, maxLength, statedBy);
+    }
+
+    private static JsonNode tree(ObjectMapper json, Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            return json.readTree(in);
+        }
     }
 
     private static Pooling pooling(JsonNode config, Path file) throws IOException {

@@ -1,23 +1,19 @@
 package org.attn4j.models.embed;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.models.Parameters;
-import org.attn4j.models.StateDict;
-import org.attn4j.models.bert.BertConfig;
 import org.attn4j.models.bert.BertInput;
 import org.attn4j.models.bert.BertModel;
-import org.attn4j.models.io.SafeTensors;
-import org.attn4j.models.onnx.OnnxModel;
+import org.attn4j.models.tokenize.Encoding;
 import org.attn4j.models.tokenize.Tokenizer;
 
 /**
@@ -48,9 +44,14 @@ public final class SentenceEmbedder implements AutoCloseable {
     private final int maxLength;
     private final int batchSize;
     private final DType dtype;
+    private final LongTexts longTexts;
+    private final int specialTokens;
+    private final String description;
+    private final String poolingStatedBy;
+    private final List<String> notes;
 
     private SentenceEmbedder(BertModel host, Tokenizer tokenizer, Backend backend, EmbeddingOptions options,
-                             ModelFolder folder) {
+                             ModelFolder folder, String description, List<String> notes) {
         int positions = host.config().maxPositionEmbeddings();
         this.maxLength = options.maxLength().orElse(folder.maxLength() > 0 ? folder.maxLength() : positions);
         if (maxLength > positions) {
@@ -62,10 +63,15 @@ public final class SentenceEmbedder implements AutoCloseable {
                     + options.dtype());
         }
         this.tokenizer = tokenizer.withMaxLength(maxLength);
+        this.specialTokens = this.tokenizer.encode("").length();
         this.pooling = options.pooling().orElse(folder.pooling() == null ? Pooling.MEAN : folder.pooling());
+        this.poolingStatedBy = options.pooling().isPresent() ? "the options" : folder.statedBy();
         this.normalize = options.normalize().orElse(folder.normalize() == null || folder.normalize());
         this.batchSize = options.batchSize();
         this.dtype = options.dtype();
+        this.longTexts = options.longTexts();
+        this.description = description;
+        this.notes = List.copyOf(notes);
         this.parameters = Parameters.on(backend, dtype);
         try {
             this.model = host.bind(parameters);
@@ -79,31 +85,41 @@ public final class SentenceEmbedder implements AutoCloseable {
      * Loads a Hugging Face folder: {@code config.json} ({@code model_type} bert), {@code model.safetensors} or a
      * sharded {@code model.safetensors.index.json} (or, without either, a PyTorch-exported {@code model.onnx}, its
      * weights mapped to Hugging Face names), {@code tokenizer.json} (WordPiece), and, when present, the
-     * sentence-transformers files that set pooling, normalisation and length.
+     * sentence-transformers files that set pooling, normalisation and length. Also an {@code .onnx} file or a model
+     * jar: see {@link #load(EncoderSource, Backend, EmbeddingOptions)}.
      *
-     * @param hfFolder the folder
+     * @param model the folder, {@code .onnx} file or jar
      * @param backend where the parameters will live
      * @param options pooling, normalisation, length, batch size, dtype
      * @return the embedder; close it to free the parameters
      * @throws IOException if a file is missing, unreadable, malformed, or describes an unsupported model
+     * @throws IllegalArgumentException if the weights do not fit the configuration (the message lists every
+     *     contradiction)
      */
-    public static SentenceEmbedder load(Path hfFolder, Backend backend, EmbeddingOptions options) throws IOException {
-        if (!Files.isDirectory(hfFolder)) {
-            throw new NoSuchFileException(hfFolder.toString(), null, "not a model folder");
-        }
-        BertConfig config = BertConfig.read(hfFolder.resolve("config.json"));
-        Path tokenizerFile = hfFolder.resolve("tokenizer.json");
-        if (!Files.isRegularFile(tokenizerFile)) {
-            throw new NoSuchFileException(tokenizerFile.toString(), null, "no tokenizer.json");
-        }
-        Tokenizer tokenizer = Tokenizer.fromJson(tokenizerFile);
-        Path onnx = hfFolder.resolve("model.onnx");
-        boolean safetensors = Files.exists(hfFolder.resolve("model.safetensors"))
-                || Files.exists(hfFolder.resolve("model.safetensors.index.json"));
-        StateDict weights = !safetensors && Files.isRegularFile(onnx)
-                ? DefaultModel.stateDict(OnnxModel.read(onnx)) : SafeTensors.readCheckpoint(hfFolder).tensors();
-        BertModel host = BertModel.load(weights, config);
-        return new SentenceEmbedder(host, tokenizer, backend, options, ModelFolder.read(hfFolder));
+    public static SentenceEmbedder load(Path model, Backend backend, EmbeddingOptions options) throws IOException {
+        return load(EncoderSource.of(model), backend, options);
+    }
+
+    /**
+     * Loads an encoder as users hold it (see {@link EncoderSource}): a Hugging Face or sentence-transformers folder,
+     * an {@code .onnx} file (its configuration read from the graph, a {@code config.json} beside it checked against
+     * the graph), or a jar holding an ONNX model and its tokenizer. Options left unset follow what the model's files
+     * state ({@link #poolingStatedBy()} says which file), else mean pooling, normalised, the model's maximum length.
+     *
+     * @param source the model and, optionally, its tokenizer
+     * @param backend where the parameters will live
+     * @param options pooling, normalisation, length, batch size, dtype, long texts
+     * @return the embedder; close it to free the parameters
+     * @throws IOException if a file is missing, unreadable, malformed, or describes an unsupported model (an
+     *     int8-quantized ONNX graph among them)
+     * @throws IllegalArgumentException if the configuration contradicts the weights (the message lists every
+     *     contradiction)
+     */
+    public static SentenceEmbedder load(EncoderSource source, Backend backend, EmbeddingOptions options)
+            throws IOException {
+        EncoderCheckpoint c = EncoderCheckpoint.read(source);
+        BertModel host = BertModel.load(c.weights(), c.config());
+        return new SentenceEmbedder(host, c.tokenizer(), backend, options, c.setup(), c.description(), c.notes());
     }
 
     /**
@@ -119,7 +135,8 @@ public final class SentenceEmbedder implements AutoCloseable {
     public static SentenceEmbedder loadDefault(Backend backend, EmbeddingOptions options) throws IOException {
         DefaultModel m = DefaultModel.read();
         return new SentenceEmbedder(m.model(), m.tokenizer(), backend, options,
-                new ModelFolder(Pooling.MEAN, true, DefaultModel.MAX_SEQ_LENGTH));
+                new ModelFolder(Pooling.MEAN, true, DefaultModel.MAX_SEQ_LENGTH, DefaultModel.SETUP),
+                DefaultModel.DESCRIPTION, List.of());
     }
 
     /**
@@ -135,22 +152,82 @@ public final class SentenceEmbedder implements AutoCloseable {
             throw new IllegalStateException("SentenceEmbedder.embed: the embedder is closed");
         }
         int n = texts.size();
-        int[][] ids = new int[n][];
+        int[][] textIds = new int[n][];
+        List<int[]> segments = new ArrayList<>(n);
+        List<Integer> owner = new ArrayList<>(n);
+        List<Integer> weight = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            ids[i] = tokenizer.encode(texts.get(i)).ids();
+            if (longTexts == LongTexts.TRUNCATE) {
+                textIds[i] = tokenizer.encode(texts.get(i)).ids();
+                segments.add(textIds[i]);
+                owner.add(i);
+                weight.add(1);
+                continue;
+            }
+            List<Encoding> windows = tokenizer.encodeWindows(texts.get(i));
+            textIds[i] = windows.size() == 1 ? windows.get(0).ids()
+                    : tokenizer.withMaxLength(Integer.MAX_VALUE).encode(texts.get(i)).ids();
+            for (Encoding w : windows) {
+                segments.add(w.ids());
+                owner.add(i);
+                weight.add(Math.max(1, w.length() - specialTokens));
+            }
         }
+        float[][] pooled = poolAll(segments);
+        int dim = dimension();
+        double[][] sums = new double[n][];
+        double[] totals = new double[n];
+        float[][] single = new float[n][];
+        for (int s = 0; s < segments.size(); s++) {
+            int i = owner.get(s);
+            if (single[i] == null && sums[i] == null) {
+                single[i] = pooled[s];
+                totals[i] = weight.get(s);
+                continue;
+            }
+            if (sums[i] == null) {
+                sums[i] = new double[dim];
+                for (int j = 0; j < dim; j++) {
+                    sums[i][j] = (double) single[i][j] * totals[i];
+                }
+            }
+            for (int j = 0; j < dim; j++) {
+                sums[i][j] += (double) pooled[s][j] * weight.get(s);
+            }
+            totals[i] += weight.get(s);
+        }
+        Embedding[] out = new Embedding[n];
+        for (int i = 0; i < n; i++) {
+            float[] v = single[i];
+            if (sums[i] != null) {
+                v = new float[dim];
+                for (int j = 0; j < dim; j++) {
+                    v[j] = (float) (sums[i][j] / totals[i]);
+                }
+            }
+            if (normalize) {
+                normalizeInPlace(v);
+            }
+            out[i] = new Embedding(texts.get(i), textIds[i], v);
+        }
+        return List.of(out);
+    }
+
+    /** Runs the sequences in batches of similar length and returns each one's pooled, unnormalised vector. */
+    private float[][] poolAll(List<int[]> ids) {
+        int n = ids.size();
         Integer[] order = new Integer[n];
         for (int i = 0; i < n; i++) {
             order[i] = i;
         }
-        Arrays.sort(order, Comparator.comparingInt(i -> ids[i].length));
-        Embedding[] out = new Embedding[n];
+        Arrays.sort(order, Comparator.comparingInt(i -> ids.get(i).length));
+        float[][] out = new float[n][];
         int dim = dimension();
         for (int from = 0; from < n; from += batchSize) {
             int to = Math.min(n, from + batchSize);
-            List<int[]> batch = new ArrayList<>();
+            List<int[]> batch = new ArrayList<>(to - from);
             for (int i = from; i < to; i++) {
-                batch.add(ids[order[i]]);
+                batch.add(ids.get(order[i]));
             }
             BertInput input = BertInput.pad(batch);
             float[] hidden;
@@ -159,15 +236,10 @@ public final class SentenceEmbedder implements AutoCloseable {
             }
             int[] mask = input.attentionMask();
             for (int b = 0; b < batch.size(); b++) {
-                float[] v = pooling.pool(hidden, mask, b, input.length(), dim);
-                if (normalize) {
-                    normalizeInPlace(v);
-                }
-                int original = order[from + b];
-                out[original] = new Embedding(texts.get(original), ids[original], v);
+                out[order[from + b]] = pooling.pool(hidden, mask, b, input.length(), dim);
             }
         }
-        return List.of(out);
+        return out;
     }
 
     /**
@@ -248,6 +320,29 @@ public final class SentenceEmbedder implements AutoCloseable {
     /** @return the most tokens a text keeps, {@code [CLS]} and {@code [SEP]} included */
     public int maxLength() {
         return maxLength;
+    }
+
+    /** @return what happens to a text longer than {@link #maxLength()} */
+    public LongTexts longTexts() {
+        return longTexts;
+    }
+
+    /** @return what was loaded, for people: the weights file and, for a jar, the jar */
+    public String description() {
+        return description;
+    }
+
+    /**
+     * @return which file states the pooling in use ({@code 1_Pooling/config.json}, a langchain4j model class), or
+     *     "the options" when they set it; empty when nothing states it and mean pooling is the default
+     */
+    public Optional<String> poolingStatedBy() {
+        return Optional.ofNullable(poolingStatedBy);
+    }
+
+    /** @return facts about the loading worth telling a user: where the configuration or the tokenizer came from */
+    public List<String> notes() {
+        return notes;
     }
 
     /** @return the backend the parameters live on */

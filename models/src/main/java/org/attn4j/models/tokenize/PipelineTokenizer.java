@@ -68,15 +68,15 @@ final class PipelineTokenizer implements Tokenizer {
 
     @Override
     public Encoding encode(String text, boolean addSpecialTokens) {
-        Template.Sequence a = sequence(text, "text");
+        Template.Sequence a = sequence(text, "text", null);
         int budget = maxLength - (addSpecialTokens ? parts.template().added(false) : 0);
         return parts.template().apply(a.truncated(budget), null, addSpecialTokens);
     }
 
     @Override
     public Encoding encode(String text, String pair) {
-        Template.Sequence a = sequence(text, "text");
-        Template.Sequence b = sequence(pair, "pair");
+        Template.Sequence a = sequence(text, "text", null);
+        Template.Sequence b = sequence(pair, "pair", null);
         int budget = maxLength - parts.template().added(true);
         if (budget < 0) {
             throw new IllegalArgumentException("Tokenizer.encode: maxLength " + maxLength + " cannot hold the "
@@ -96,7 +96,43 @@ final class PipelineTokenizer implements Tokenizer {
         return parts.template().apply(a, b, true);
     }
 
-    private Template.Sequence sequence(String text, String argument) {
+    @Override
+    public List<Encoding> encodeWindows(String text) {
+        List<Integer> starts = new ArrayList<>();
+        Template.Sequence a = sequence(text, "text", starts);
+        int budget = maxLength - parts.template().added(false);
+        if (a.length() <= budget) {
+            return List.of(parts.template().apply(a, null, true));
+        }
+        if (budget < 1) {
+            throw new IllegalArgumentException("Tokenizer.encodeWindows: maxLength " + maxLength
+                    + " leaves no room for a token beside the template's " + parts.template().added(false)
+                    + " special ones");
+        }
+        List<Encoding> windows = new ArrayList<>();
+        int word = 0;
+        for (int from = 0; from < a.length(); ) {
+            int to = Math.min(from + budget, a.length());
+            if (to < a.length()) {
+                while (word + 1 < starts.size() && starts.get(word + 1) <= to) {
+                    word++;
+                }
+                if (starts.get(word) > from) {
+                    to = starts.get(word);
+                }
+            }
+            windows.add(parts.template().apply(new Template.Sequence(a.ids().subList(from, to),
+                    a.tokens().subList(from, to)), null, true));
+            from = to;
+        }
+        return windows;
+    }
+
+    /**
+     * @param starts if not null, receives the index of every word's first token: a word is what the
+     *     pre-tokenizer gives (or an added token), whose tokens a window never splits
+     */
+    private Template.Sequence sequence(String text, String argument, List<Integer> starts) {
         if (text == null) {
             throw new IllegalArgumentException("Tokenizer.encode: argument " + argument + " is null");
         }
@@ -105,6 +141,7 @@ final class PipelineTokenizer implements Tokenizer {
         List<PreTokenizer.Split> words = new ArrayList<>();
         for (AddedTokens.Piece raw : parts.added().splitRaw(text)) {
             if (raw.id() >= 0) {
+                markStart(starts, ids);
                 ids.add(raw.id());
                 out.add(raw.text());
                 continue;
@@ -114,6 +151,7 @@ final class PipelineTokenizer implements Tokenizer {
             }
             for (AddedTokens.Piece p : parts.added().splitNormalized(parts.normalizer().apply(raw.text()))) {
                 if (p.id() >= 0) {
+                    markStart(starts, ids);
                     ids.add(p.id());
                     out.add(p.text());
                     continue;
@@ -125,11 +163,18 @@ final class PipelineTokenizer implements Tokenizer {
                 parts.preTokenizer().split(new PreTokenizer.Split(p.text(), raw.start() == 0 && p.start() == 0),
                         words);
                 for (PreTokenizer.Split w : words) {
+                    markStart(starts, ids);
                     parts.model().encode(w.text(), ids, out);
                 }
             }
         }
         return new Template.Sequence(ids, out);
+    }
+
+    private static void markStart(List<Integer> starts, List<Integer> ids) {
+        if (starts != null && (starts.isEmpty() || starts.get(starts.size() - 1) < ids.size())) {
+            starts.add(ids.size());
+        }
     }
 
     @Override

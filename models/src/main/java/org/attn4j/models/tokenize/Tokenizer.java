@@ -101,6 +101,30 @@ public interface Tokenizer {
     }
 
     /**
+     * BERT's WordPiece tokenizer from a {@code vocab.txt} (one token a line, the line number its id), as Hugging
+     * Face's {@code BertTokenizerFast} builds it: {@code BertNormalizer}, {@code BertPreTokenizer}, WordPiece with
+     * {@code ##} continuations and at most 100 characters a word, {@code [CLS] A [SEP]} and
+     * {@code [CLS] A [SEP] B [SEP]} (type ids 0 then 1), {@code [PAD]} padding. A {@code tokenizer_config.json}, if
+     * given, sets {@code do_lower_case} (default true), {@code strip_accents}, {@code tokenize_chinese_chars},
+     * the special tokens ({@code unk_token}, {@code cls_token}, {@code sep_token}, {@code pad_token},
+     * {@code mask_token}) and {@code model_max_length} (the truncation length; none by default); keys that change
+     * tokens and that this does not implement ({@code do_basic_tokenize: false}, a {@code never_split} list, a
+     * {@code tokenizer_class} other than BERT's) are refused by name.
+     *
+     * @param vocabTxt the vocabulary
+     * @param tokenizerConfig a {@code tokenizer_config.json}, or null
+     * @return the tokenizer
+     * @throws FormatException if a file is malformed, a special token is not in the vocabulary, or a key is not
+     *     supported
+     * @throws IOException if a file cannot be read
+     */
+    static Tokenizer fromVocabTxt(Path vocabTxt, Path tokenizerConfig) throws IOException {
+        Objects.requireNonNull(vocabTxt, "Tokenizer.fromVocabTxt: argument vocabTxt is null");
+        return TokenizerJson.fromVocabTxt(Files.readString(vocabTxt, java.nio.charset.StandardCharsets.UTF_8),
+                tokenizerConfig == null ? null : Files.readAllBytes(tokenizerConfig), vocabTxt.toString());
+    }
+
+    /**
      * Encodes one text: added tokens found in it, then normalization, pre-tokenization, the model, truncation to
      * {@link #maxLength()} and the single-text template ({@code [CLS] A [SEP]} for BERT).
      *
@@ -118,6 +142,21 @@ public interface Tokenizer {
      * @return its encoding
      */
     Encoding encode(String text, boolean addSpecialTokens);
+
+    /**
+     * Encodes a text of any length as consecutive windows that each fit {@link #maxLength()}: the text's tokens
+     * (as {@link #encode(String)} finds them, before truncation) are cut into runs of at most
+     * {@code maxLength()} minus the template's special tokens, each cut placed before a word's first token (a word
+     * being what the pre-tokenizer splits off, so a WordPiece word's {@code ##} pieces stay together) unless one
+     * word alone is longer than a window; each run gets the single-text template. A text that fits gives one
+     * window, equal to {@code encode(text)}; the windows' tokens without their special tokens, in order, are the
+     * text's tokens.
+     *
+     * @param text any text
+     * @return its windows, at least one
+     * @throws IllegalArgumentException if {@link #maxLength()} leaves no room beside the special tokens
+     */
+    List<Encoding> encodeWindows(String text);
 
     /**
      * Encodes a pair ({@code [CLS] A [SEP] B [SEP]}, type ids 0 for A and its specials, 1 for B and the last

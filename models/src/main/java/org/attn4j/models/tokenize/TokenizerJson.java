@@ -131,6 +131,97 @@ final class TokenizerJson {
         }
     }
 
+    /**
+     * Builds the {@code tokenizer.json} that Hugging Face's {@code BertTokenizerFast} derives from a
+     * {@code vocab.txt} and {@code tokenizer_config.json}, and reads it.
+     */
+    static Tokenizer fromVocabTxt(String vocabTxt, byte[] tokenizerConfig, String source)
+            throws Tokenizer.FormatException {
+        TokenizerJson r = new TokenizerJson(source);
+        JsonNode config = tokenizerConfig == null ? JSON.createObjectNode() : r.parse(tokenizerConfig);
+        String[] lines = vocabTxt.split("\n", -1);
+        int count = vocabTxt.endsWith("\n") ? lines.length - 1 : lines.length;
+        com.fasterxml.jackson.databind.node.ObjectNode vocab = JSON.createObjectNode();
+        for (int i = 0; i < count; i++) {
+            vocab.put(lines[i], i);
+        }
+        if (vocab.isEmpty()) {
+            throw r.error("vocab.txt", "holds no token");
+        }
+        if (config.has("do_basic_tokenize") && !config.path("do_basic_tokenize").asBoolean(true)) {
+            throw r.error("tokenizer_config.do_basic_tokenize", "is false; attn4j splits words as BERT's basic "
+                    + "tokenizer does");
+        }
+        if (config.path("never_split").isArray() && !config.path("never_split").isEmpty()) {
+            throw r.error("tokenizer_config.never_split", "is not supported");
+        }
+        String kind = config.path("tokenizer_class").asText("BertTokenizer");
+        if (!kind.endsWith("BertTokenizer") && !kind.endsWith("BertTokenizerFast")) {
+            throw r.error("tokenizer_config.tokenizer_class", "'" + kind + "' is not a BERT WordPiece tokenizer");
+        }
+        if (!config.path("truncation_side").asText("right").equals("right")) {
+            throw r.error("tokenizer_config.truncation_side", "is '" + config.path("truncation_side").asText()
+                    + "'; attn4j truncates on the right");
+        }
+        String unk = r.specialToken(config, "unk_token", "[UNK]");
+        String cls = r.specialToken(config, "cls_token", "[CLS]");
+        String sep = r.specialToken(config, "sep_token", "[SEP]");
+        String pad = r.specialToken(config, "pad_token", "[PAD]");
+        String mask = r.specialToken(config, "mask_token", "[MASK]");
+        com.fasterxml.jackson.databind.node.ObjectNode root = JSON.createObjectNode();
+        com.fasterxml.jackson.databind.node.ArrayNode added = root.putArray("added_tokens");
+        for (String t : List.of(pad, unk, cls, sep, mask)) {
+            if (vocab.has(t)) {
+                added.addObject().put("id", vocab.get(t).asInt()).put("content", t).put("single_word", false)
+                        .put("lstrip", false).put("rstrip", false).put("normalized", false).put("special", true);
+            }
+        }
+        for (String t : List.of(cls, sep)) {
+            if (!vocab.has(t)) {
+                throw r.error("vocab.txt", "has no '" + t + "', which BERT's template puts around every text");
+            }
+        }
+        long maxLength = config.path("model_max_length").asLong(0);
+        if (maxLength > 0 && maxLength <= 1_000_000) {
+            root.putObject("truncation").put("max_length", (int) maxLength).put("strategy", "LongestFirst")
+                    .put("direction", "Right").put("stride", 0);
+        }
+        root.putObject("padding").put("pad_id", vocab.path(pad).asInt(0));
+        com.fasterxml.jackson.databind.node.ObjectNode normalizer = root.putObject("normalizer");
+        normalizer.put("type", "BertNormalizer").put("clean_text", true)
+                .put("handle_chinese_chars", config.path("tokenize_chinese_chars").asBoolean(true))
+                .put("lowercase", config.path("do_lower_case").asBoolean(true));
+        if (config.hasNonNull("strip_accents")) {
+            normalizer.put("strip_accents", config.path("strip_accents").asBoolean());
+        }
+        root.putObject("pre_tokenizer").put("type", "BertPreTokenizer");
+        com.fasterxml.jackson.databind.node.ObjectNode post = root.putObject("post_processor");
+        post.put("type", "BertProcessing");
+        post.putArray("cls").add(cls).add(vocab.get(cls).asInt());
+        post.putArray("sep").add(sep).add(vocab.get(sep).asInt());
+        root.putObject("decoder").put("type", "WordPiece").put("prefix", "##").put("cleanup", true);
+        com.fasterxml.jackson.databind.node.ObjectNode model = root.putObject("model");
+        model.put("type", "WordPiece").put("unk_token", unk).put("continuing_subword_prefix", "##")
+                .put("max_input_chars_per_word", 100).set("vocab", vocab);
+        try {
+            return r.tokenizer(root);
+        } catch (IllegalArgumentException e) {
+            throw new Tokenizer.FormatException(source + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A special token of a {@code tokenizer_config.json}: a string, or an object with its {@code content}. */
+    private String specialToken(JsonNode config, String field, String orElse) throws Tokenizer.FormatException {
+        JsonNode n = config.get(field);
+        if (n == null || n.isNull()) {
+            return orElse;
+        }
+        if (n.isTextual()) {
+            return n.asText();
+        }
+        return text(n, "content", "tokenizer_config." + field + ".content");
+    }
+
     private JsonNode parse(byte[] bytes) throws Tokenizer.FormatException {
         try {
             JsonNode root = JSON.readTree(bytes);

@@ -151,7 +151,7 @@ class QuantizedEncodersMatchOnnxRuntimeTest {
                 + "-tokenizer.json")) {
             tokenizer = Tokenizer.fromJson(in);
         }
-        BertModel model = BertModel.load(DefaultModel.stateDict(OnnxModel.read(onnx)), config);
+        BertModel model = BertModel.load(EncoderCheckpoint.stateDict(OnnxStateDict.map(OnnxModel.read(onnx))), config);
         BertInput batch = input(tokenizer);
         float[] reference = onnxRuntime(onnx, batch, "last_hidden_state");
         Backend backend = Backends.load("ejml");

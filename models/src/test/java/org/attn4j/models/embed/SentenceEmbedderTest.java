@@ -165,4 +165,41 @@ class SentenceEmbedderTest {
                 () -> SentenceEmbedder.load(dir, ejml, EmbeddingOptions.defaults()));
         assertTrue(unknown.getMessage().contains("model_type 't5'"), unknown.getMessage());
     }
+
+    @Test
+    void splitReadsALongTextInWindowsAndAveragesThemByTheirTokens() throws IOException {
+        Backend ejml = Backends.load("ejml");
+        String t1 = "the cat sat on the mat .";
+        String t2 = "hello world";
+        EmbeddingOptions nine = EmbeddingOptions.defaults().withPooling(Pooling.MEAN).withMaxLength(9);
+        float[] p1;
+        float[] p2;
+        float[] whole;
+        try (SentenceEmbedder raw = SentenceEmbedder.load(tiny(), ejml, nine.withNormalize(false))) {
+            p1 = raw.embed(t1).vector();
+            p2 = raw.embed(t2).vector();
+        }
+        try (SentenceEmbedder e = SentenceEmbedder.load(tiny(), ejml, nine)) {
+            whole = e.embed(t1).vector();
+        }
+        try (SentenceEmbedder split = SentenceEmbedder.load(tiny(), ejml, nine.withLongTexts(LongTexts.SPLIT))) {
+            assertEquals(LongTexts.SPLIT, split.longTexts());
+            Embedding repeated = split.embed(t1 + " " + t1 + " " + t1);
+            assertClose("three equal windows", whole, repeated.vector(), 1e-6);
+            assertEquals(23, repeated.ids().length, "every token of the text, [CLS] and [SEP] once");
+
+            float[] want = new float[p1.length];
+            double norm = 0;
+            for (int j = 0; j < want.length; j++) {
+                double v = (7.0 * p1[j] + 2.0 * p2[j]) / 9.0;
+                want[j] = (float) v;
+                norm += v * v;
+            }
+            for (int j = 0; j < want.length; j++) {
+                want[j] = (float) (want[j] / Math.sqrt(norm));
+            }
+            assertClose("windows of 7 and 2 tokens", want, split.embed(t1 + " " + t2).vector(), 1e-6);
+            assertClose("a text that fits is one window", whole, split.embed(t1).vector(), 0);
+        }
+    }
 }
