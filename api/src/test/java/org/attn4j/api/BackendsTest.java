@@ -160,7 +160,7 @@ class BackendsTest {
         FakeProvider other = new FakeProvider("other", 100, true);
         FakeProvider slow = new FakeProvider("slow", 50, true);
         Backends.Discovery d = new Backends.Discovery(List.of(slow, other, java, gpu));
-        BackendSelection s = d.select(null, null);
+        BackendSelection s = d.select(null, null, BackendOptions.defaults());
         assertEquals("java", s.backend().name(), "ties at the top available priority go to the first name");
         assertEquals(1, gpu.checked.get());
         assertEquals(1, java.checked.get());

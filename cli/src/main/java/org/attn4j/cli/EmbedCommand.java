@@ -53,7 +53,7 @@ import picocli.CommandLine.Spec;
                         + "tokenizer.json, NAME-tokenizer.json, NAME_tokenizer.json or NAME.tokenizer.json beside the "
                         + "weights, else vocab.txt (with tokenizer_config.json); --tokenizer names one. When the "
                         + "model's files state no pooling, mean pooling is used and a note on standard error says so:"
-                        + " --pooling changes it. int8-quantized ONNX models are refused."},
+                        + " --pooling changes it. int8-quantized ONNX models (langchain4j's -q jars) load dequantized."},
         footer = {"", "Exit codes: 0 ok, 1 failure (the backend cannot run, the output cannot be written), 2 bad input "
                 + "(no text, an empty text, an option that cannot work, a model that cannot be read or whose files "
                 + "contradict each other)."})

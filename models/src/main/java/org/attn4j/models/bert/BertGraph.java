@@ -9,7 +9,7 @@ import java.util.OptionalInt;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.attn4j.models.Activation;
+import org.attn4j.api.Activation;
 import org.attn4j.models.onnx.OnnxModel;
 import org.attn4j.models.onnx.OnnxNode;
 import org.attn4j.models.onnx.OnnxTensor;
@@ -328,6 +328,8 @@ public final class BertGraph {
             case GELU -> "gelu";
             case GELU_TANH -> "gelu_new";
             case RELU -> "relu";
+            case SILU -> "silu";
+            case IDENTITY -> "identity";
         };
     }
 

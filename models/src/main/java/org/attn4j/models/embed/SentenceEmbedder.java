@@ -110,8 +110,8 @@ public final class SentenceEmbedder implements AutoCloseable {
      * @param backend where the parameters will live
      * @param options pooling, normalisation, length, batch size, dtype, long texts
      * @return the embedder; close it to free the parameters
-     * @throws IOException if a file is missing, unreadable, malformed, or describes an unsupported model (an
-     *     int8-quantized ONNX graph among them)
+     * @throws IOException if a file is missing, unreadable, malformed, or describes an unsupported model (a
+     *     quantized ONNX operator attn4j does not map among them)
      * @throws IllegalArgumentException if the configuration contradicts the weights (the message lists every
      *     contradiction)
      */

@@ -3,16 +3,17 @@ package org.attn4j.models.embed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.onnxruntime.OrtEnvironment;
-import ai.onnxruntime.OrtException;
-import ai.onnxruntime.OrtSession;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtSession;
 import org.attn4j.api.Activation;
 import org.attn4j.api.Backend;
 import org.attn4j.api.Backends;
@@ -20,9 +21,12 @@ import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.models.Parameters;
 import org.attn4j.models.bert.BertConfig;
+import org.attn4j.models.bert.BertGraph;
 import org.attn4j.models.bert.BertInput;
 import org.attn4j.models.bert.BertModel;
 import org.attn4j.models.onnx.OnnxModel;
+import org.attn4j.models.onnx.OnnxStateDict;
+import org.attn4j.models.onnx.OnnxTensor;
 import org.attn4j.models.tokenize.Tokenizer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -49,7 +53,7 @@ class QuantizedEncodersMatchOnnxRuntimeTest {
             "ok");
 
     static Stream<Arguments> models() {
-        BertConfig minilm = DefaultModel.CONFIG;
+        BertConfig minilm = new BertConfig(30522, 384, 6, 12, 1536, Activation.GELU, 1e-12, 512, 2);
         BertConfig small = new BertConfig(30522, 384, 12, 12, 1536, Activation.GELU, 1e-12, 512, 2);
         return Stream.of(Arguments.of("all-minilm-l6-v2-q", minilm), Arguments.of("bge-small-en-v1.5-q", small),
                 Arguments.of("e5-small-v2-q", small));
@@ -151,7 +155,12 @@ class QuantizedEncodersMatchOnnxRuntimeTest {
                 + "-tokenizer.json")) {
             tokenizer = Tokenizer.fromJson(in);
         }
-        BertModel model = BertModel.load(EncoderCheckpoint.stateDict(OnnxStateDict.map(OnnxModel.read(onnx))), config);
+        OnnxModel graph = OnnxModel.read(onnx);
+        Map<String, OnnxTensor> mapped = OnnxStateDict.map(graph);
+        Map<String, long[]> dims = new LinkedHashMap<>();
+        mapped.forEach((k, v) -> dims.put(k, v.dims()));
+        assertEquals(config, BertGraph.of(graph, dims).config(), "the quantized graph states the configuration");
+        BertModel model = BertModel.load(EncoderCheckpoint.stateDict(mapped), config);
         BertInput batch = input(tokenizer);
         float[] reference = onnxRuntime(onnx, batch, "last_hidden_state");
         Backend backend = Backends.load("ejml");
