@@ -4,7 +4,6 @@ import java.nio.file.Path;
 import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
 import org.attn4j.api.BackendProvider;
-import org.attn4j.api.Capabilities.Feature;
 import org.attn4j.api.Capabilities;
 import org.attn4j.tck.BackendTck;
 
@@ -18,8 +17,7 @@ class HostEmulatedConformanceTest extends BackendTck {
     @Override
     protected BackendProvider provider() {
         return new BackendProvider() {
-            private final Capabilities capabilities = Capabilities.builder("cuda")
-                    .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS).build();
+            private final Capabilities capabilities = CudaBackendProvider.CAPABILITIES;
 
             @Override
             public String name() {
