@@ -19,7 +19,8 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * libnd4j would need seven to nine calls (casts, a mean, a subtraction, squares, a second mean, a square root, a
  * division, the affine pair), each with its launch and most with an allocation; one pass on the calling thread
  * costs less at every size a transformer feeds it (the README has the profile). The composed form and this one
- * agree to the last bit except for the order of the F64 sums.
+ * differ only in the order of the F64 sums and in multiplying by {@code 1/std} instead of dividing by it, a rounding
+ * in F64 that the F32 result almost never shows.
  */
 final class HostNorms {
     /** Elements copied to the heap per block of rows. */
@@ -71,9 +72,9 @@ final class HostNorms {
                 }
                 for (int row = 0; row < n; row += d) {
                     double mean = rms ? 0.0 : mean(block, row, d);
-                    double std = rms ? rms(block, row, d, eps) : Math.sqrt(variance(block, row, d, mean) + eps);
+                    double inv = 1 / (rms ? rms(block, row, d, eps) : Math.sqrt(variance(block, row, d, mean) + eps));
                     for (int c = 0; c < d; c++) {
-                        double v = (block[row + c] - mean) / std;
+                        double v = (block[row + c] - mean) * inv;
                         v = g == null ? v : v * g[c];
                         block[row + c] = b == null ? v : v + b[c];
                     }
@@ -105,16 +106,16 @@ final class HostNorms {
                 }
                 for (int row = 0; row < n; row += d) {
                     if (rms) {
-                        double std = rms(block, row, d, eps);
+                        double inv = 1 / rms(block, row, d, eps);
                         for (int c = 0; c < d; c++) {
-                            float v = (float) (block[row + c] / std);
+                            float v = (float) (block[row + c] * inv);
                             block[row + c] = g == null ? v : v * g[c];
                         }
                     } else {
                         double mean = mean(block, row, d);
-                        double std = Math.sqrt(variance(block, row, d, mean) + eps);
+                        double inv = 1 / Math.sqrt(variance(block, row, d, mean) + eps);
                         for (int c = 0; c < d; c++) {
-                            float v = (float) ((block[row + c] - mean) / std);
+                            float v = (float) ((block[row + c] - mean) * inv);
                             v = g == null ? v : v * g[c];
                             block[row + c] = b == null ? v : v + b[c];
                         }
@@ -126,57 +127,99 @@ final class HostNorms {
         return out;
     }
 
+    // The sums below keep four partial sums, so that the additions of consecutive elements do not wait for each
+    // other (a single F64 accumulator is bound by the latency of its adds).
+
     private static double mean(float[] s, int from, int d) {
-        double sum = 0;
-        for (int c = from; c < from + d; c++) {
-            sum += s[c];
+        double a = 0;
+        double b = 0;
+        double c = 0;
+        double e = 0;
+        int i = from;
+        for (int end = from + d - 3; i < end; i += 4) {
+            a += s[i];
+            b += s[i + 1];
+            c += s[i + 2];
+            e += s[i + 3];
         }
-        return sum / d;
+        for (; i < from + d; i++) {
+            a += s[i];
+        }
+        return (a + b + c + e) / d;
     }
 
     private static double variance(float[] s, int from, int d, double mean) {
-        double sum = 0;
-        for (int c = from; c < from + d; c++) {
-            double v = s[c] - mean;
-            sum += v * v;
+        double a = 0;
+        double b = 0;
+        double c = 0;
+        double e = 0;
+        int i = from;
+        for (int end = from + d - 3; i < end; i += 4) {
+            double v0 = s[i] - mean;
+            double v1 = s[i + 1] - mean;
+            double v2 = s[i + 2] - mean;
+            double v3 = s[i + 3] - mean;
+            a += v0 * v0;
+            b += v1 * v1;
+            c += v2 * v2;
+            e += v3 * v3;
         }
-        return sum / d;
+        for (; i < from + d; i++) {
+            double v = s[i] - mean;
+            a += v * v;
+        }
+        return (a + b + c + e) / d;
     }
 
     /** @return {@code sqrt(mean(s²) + eps)} with the squares in F64 */
     private static double rms(float[] s, int from, int d, double eps) {
-        double sum = 0;
-        for (int c = from; c < from + d; c++) {
-            double v = s[c];
-            sum += v * v;
-        }
-        return Math.sqrt(sum / d + eps);
+        return Math.sqrt(variance(s, from, d, 0.0) + eps);
     }
 
     private static double mean(double[] s, int from, int d) {
-        double sum = 0;
-        for (int c = from; c < from + d; c++) {
-            sum += s[c];
+        double a = 0;
+        double b = 0;
+        double c = 0;
+        double e = 0;
+        int i = from;
+        for (int end = from + d - 3; i < end; i += 4) {
+            a += s[i];
+            b += s[i + 1];
+            c += s[i + 2];
+            e += s[i + 3];
         }
-        return sum / d;
+        for (; i < from + d; i++) {
+            a += s[i];
+        }
+        return (a + b + c + e) / d;
     }
 
     private static double variance(double[] s, int from, int d, double mean) {
-        double sum = 0;
-        for (int c = from; c < from + d; c++) {
-            double v = s[c] - mean;
-            sum += v * v;
+        double a = 0;
+        double b = 0;
+        double c = 0;
+        double e = 0;
+        int i = from;
+        for (int end = from + d - 3; i < end; i += 4) {
+            double v0 = s[i] - mean;
+            double v1 = s[i + 1] - mean;
+            double v2 = s[i + 2] - mean;
+            double v3 = s[i + 3] - mean;
+            a += v0 * v0;
+            b += v1 * v1;
+            c += v2 * v2;
+            e += v3 * v3;
         }
-        return sum / d;
+        for (; i < from + d; i++) {
+            double v = s[i] - mean;
+            a += v * v;
+        }
+        return (a + b + c + e) / d;
     }
 
     /** @return {@code sqrt(mean(s²) + eps)} */
     private static double rms(double[] s, int from, int d, double eps) {
-        double sum = 0;
-        for (int c = from; c < from + d; c++) {
-            sum += s[c] * s[c];
-        }
-        return Math.sqrt(sum / d + eps);
+        return Math.sqrt(variance(s, from, d, 0.0) + eps);
     }
 
     /** @return a buffer over a C-contiguous F32 array's elements, from its first */

@@ -2,6 +2,7 @@ package org.attn4j.bench.run;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,9 +35,10 @@ import org.attn4j.models.embed.SentenceEmbedder;
  * samples the calling thread every millisecond (Java and native frames), and each sample is charged to the op the
  * model's code called, the outermost {@code AbstractOps} frame of its stack (an op's inner calls count in it), or
  * to "outside ops" (tokenising, pooling, copies out). The report gives, per op, its share of the samples and the
- * wall time per forward that share stands for, beside the forward's mean wall time and the process's CPU time per
- * forward (all threads: the native libraries' pools included, spinning workers too), then the innermost frames
- * that the samples hit most. Threads JFR does not know (OpenBLAS's and OpenMP's workers) are not sampled; their
+ * wall time per forward that share stands for, beside the forward's mean wall time, the process's CPU time per
+ * forward (all threads: the native libraries' pools included, spinning workers too) and the calling thread's (which,
+ * with {@code OPENBLAS_NUM_THREADS=1}, is all the work, and unlike wall time does not count the waits for a core on a
+ * loaded machine), then the innermost frames that the samples hit most. Threads JFR does not know (OpenBLAS's and OpenMP's workers) are not sampled; their
  * cost shows in the CPU time only.
  * <p>
  * Workloads: {@code minilm:BxL} (all-MiniLM-L6-v2 embedding B sentences of exactly L tokens, as {@link MiniLmBench})
@@ -52,6 +54,7 @@ import org.attn4j.models.embed.SentenceEmbedder;
 public final class OpProfileMain {
     private static final int CACHED = 64;
     private static final int TOP_FRAMES = 12;
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private OpProfileMain() {
     }
@@ -81,21 +84,25 @@ public final class OpProfileMain {
                     Path jfr = Files.createTempFile("attn4j-op-profile", ".jfr");
                     long wall;
                     long cpu;
+                    long thread;
                     try (Recording recording = new Recording()) {
                         recording.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(1));
                         recording.enable("jdk.NativeMethodSample").withPeriod(Duration.ofMillis(1));
                         recording.start();
                         wall = System.nanoTime();
                         cpu = processCpu();
+                        thread = THREADS.getCurrentThreadCpuTime();
                         for (int i = 0; i < forwards; i++) {
                             w.forward().run();
                         }
                         wall = System.nanoTime() - wall;
                         cpu = processCpu() - cpu;
+                        thread = THREADS.getCurrentThreadCpuTime() - thread;
                         recording.stop();
                         recording.dump(jfr);
                     }
-                    lines.addAll(report(backendName, workload, jfr, wall / 1e3 / forwards, cpu / 1e3 / forwards));
+                    lines.addAll(report(backendName, workload, jfr, wall / 1e3 / forwards, cpu / 1e3 / forwards,
+                            thread / 1e3 / forwards));
                     Files.delete(jfr);
                 }
             }
@@ -108,8 +115,8 @@ public final class OpProfileMain {
         }
     }
 
-    private static List<String> report(String backend, String workload, Path jfr, double wallUs, double cpuUs)
-            throws IOException {
+    private static List<String> report(String backend, String workload, Path jfr, double wallUs, double cpuUs,
+                                       double threadUs) throws IOException {
         long thread = Thread.currentThread().getId();
         Map<String, Integer> byOp = new HashMap<>();
         Map<String, Integer> byFrame = new HashMap<>();
@@ -136,8 +143,8 @@ public final class OpProfileMain {
         }
         List<String> lines = new ArrayList<>();
         lines.add("");
-        lines.add(String.format(Locale.ROOT, "## %s, %s: %.1f µs wall per forward, %.1f µs process CPU per forward,"
-                + " %d samples", backend, workload, wallUs, cpuUs, total));
+        lines.add(String.format(Locale.ROOT, "## %s, %s: %.1f µs wall per forward, %.1f µs process CPU, %.1f µs CPU of"
+                + " the calling thread, %d samples", backend, workload, wallUs, cpuUs, threadUs, total));
         lines.add("");
         lines.add("| op | share of samples | µs per forward |");
         lines.add("|---|---|---|");
