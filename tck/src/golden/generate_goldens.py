@@ -25,6 +25,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from decoder_cases import decoder_attention_cases, decoder_model_cases, decoder_ops_cases
+from fused_cases import fused_ops_cases, packed_attention_cases
 
 torch.set_default_dtype(torch.float64)
 torch.set_num_threads(1)
@@ -864,7 +865,9 @@ def generate(out_dir):
     r = Registry()
     ops_cases(r)
     decoder_ops_cases(r, gen, randn)
+    fused_ops_cases(r, gen, randn)
     attention_cases(r)
+    packed_attention_cases(r, gen, randn, attention_ref, b01, key_padding_allowed)
     decoder_attention_cases(r, gen, randn)
     models_cases(r)
     decoder_model_cases(r, gen)

@@ -266,6 +266,48 @@ def decoding_attention(T, p):
     return [w @ v, w]
 
 
+def activate(y, name):
+    with np.errstate(all="ignore"):
+        if name == "IDENTITY":
+            return y
+        if name == "RELU":
+            return np.where(y > 0, y, 0.0)
+        if name == "GELU":
+            return gelu(y, "NONE")
+        if name == "GELU_TANH":
+            return gelu(y, "TANH")
+        if name == "SILU":
+            return y / (1.0 + np.exp(-y))
+    raise KeyError(name)
+
+
+def linear_epilogue(x, w, b, residual, p):
+    y = linear(x, w, b)
+    if p.get("gated"):
+        out = y.shape[-1] // 2
+        y = activate(y[..., :out], p["activation"]) * y[..., out:]
+    else:
+        y = activate(y, p.get("activation", "IDENTITY"))
+    return y + residual if residual is not None else y
+
+
+def packed_attention(T, p):
+    qkv = T["qkv"]
+    b, l, width = qkv.shape
+    h, hkv = p["heads"], p["kvHeads"]
+    d = width // (h + 2 * hkv)
+    q = qkv[..., :h * d].reshape(b, l, h, d).transpose(0, 2, 1, 3)
+    k = qkv[..., h * d:(h + hkv) * d].reshape(b, l, hkv, d).transpose(0, 2, 1, 3)
+    v = qkv[..., (h + hkv) * d:].reshape(b, l, hkv, d).transpose(0, 2, 1, 3)
+    k = np.repeat(k, h // hkv, axis=1)
+    v = np.repeat(v, h // hkv, axis=1)
+    mask = T["mask"] == 1.0 if "mask" in T else None
+    o, w = attention(q, k, v, p["causal"], mask, T.get("additiveMask"), p["scale"], p["dropoutP"],
+                     p["dropoutSeed"])
+    o = o.transpose(0, 2, 1, 3).reshape(b, l, h * d)
+    return [o, w] if p["returnWeights"] else [o]
+
+
 def compute(case, T, P):
     op, p = case["op"], case["params"]
     x = T.get("x")
@@ -276,7 +318,7 @@ def compute(case, T, P):
             return [getattr(np, {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide"}[op])(
                 T["a"], T["b"])]
     if op == "rmsNorm":
-        return [rms_norm(x, T.get("weight"), p["eps"])]
+        return [rms_norm(x + T["residual"] if "residual" in T else x, T.get("weight"), p["eps"])]
     if op == "silu":
         with np.errstate(all="ignore"):
             return [x / (1.0 + np.exp(-x))]
@@ -306,13 +348,13 @@ def compute(case, T, P):
     if op == "softmax":
         return [softmax(x, p["axis"])]
     if op == "layerNorm":
-        return [layer_norm(x, T.get("gamma"), T.get("beta"), p["eps"])]
+        return [layer_norm(x + T["residual"] if "residual" in T else x, T.get("gamma"), T.get("beta"), p["eps"])]
     if op == "relu":
         return [np.where(x > 0, x, 0.0)]
     if op == "gelu":
         return [gelu(x, p["approximation"])]
     if op == "linear":
-        return [linear(x, T["w"], T.get("b"))]
+        return [linear_epilogue(x, T["w"], T.get("b"), T.get("residual"), p)]
     if op == "embedding":
         return [T["weight"][T["ids"].astype(np.int64)]]
     if op == "reshape":
@@ -342,6 +384,8 @@ def compute(case, T, P):
         return [np.where(T["mask"] == 1.0, 0.0, NEG_INF)]
     if op == "dropout":
         return [dropout(x, p["p"], p["seed"])]
+    if op == "packedAttention":
+        return packed_attention(T, p)
     if op == "attention" and "causalAlignment" in p:
         return decoding_attention(T, p)
     if op == "attention":

@@ -9,6 +9,7 @@ import org.attn4j.api.DType;
 import org.attn4j.models.decoder.CausalLM;
 import org.attn4j.models.decoder.GenerationOptions;
 import org.attn4j.models.decoder.Generator;
+import org.attn4j.models.io.Gguf;
 import org.attn4j.models.tokenize.Tokenizer;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -19,13 +20,15 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code attn4j generate}: decodes with a key/value cache from a Hugging Face folder ({@code config.json} with
- * {@code model_type} gpt2 or llama, safetensors, an optional tokenizer) and prints each new token as soon as it
- * exists, then a newline: as text when the folder has a tokenizer ({@code tokenizer.json}, or GPT-2's
- * {@code vocab.json} + {@code merges.txt}) and no {@code --print-ids}, else as ids separated by spaces.
- * {@code --prompt} needs the tokenizer.
+ * {@code model_type} gpt2 or llama, safetensors, an optional tokenizer) or a GGUF file (architecture llama or gpt2,
+ * its tokenizer in its metadata, weights kept in the file's types) and prints each new token as soon as it exists,
+ * then a newline: as text when there is a tokenizer ({@code tokenizer.json}, or GPT-2's {@code vocab.json} +
+ * {@code merges.txt}, or the GGUF's) and no {@code --print-ids}, else as ids separated by spaces. {@code --prompt}
+ * needs the tokenizer.
  */
 @Command(name = "generate", mixinStandardHelpOptions = true,
-        description = {"Generate tokens with a GPT-2 or Llama-style model from a Hugging Face folder, streaming each "
+        description = {"Generate tokens with a GPT-2 or Llama-style model from a Hugging Face folder or a GGUF file, "
+                + "streaming each "
                 + "new token as it is produced: text with a tokenizer in the folder, ids without one. Temperature 0 (the "
                 + "default) is greedy decoding."},
         footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input."})
@@ -34,9 +37,9 @@ final class GenerateCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--model", paramLabel = "DIR", required = true,
+    @Option(names = "--model", paramLabel = "DIR|FILE.gguf", required = true,
             description = "a folder with config.json, *.safetensors and optionally tokenizer.json or vocab.json + "
-                    + "merges.txt")
+                    + "merges.txt; or a .gguf file (llama or gpt2)")
     private Path model;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
@@ -88,15 +91,23 @@ final class GenerateCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (!Files.isDirectory(model)) {
-            throw new ParameterException(spec.commandLine(), "--model " + model + " is not a folder");
+        Gguf.Contents gguf = null;
+        if (Files.isRegularFile(model) && model.getFileName().toString().endsWith(".gguf")) {
+            try {
+                gguf = Gguf.read(model);
+            } catch (Gguf.FormatException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+        } else if (!Files.isDirectory(model)) {
+            throw new ParameterException(spec.commandLine(), "--model " + model + " is not a folder or a .gguf file");
         }
-        Tokenizer tokenizer = tokenizer();
+        Tokenizer tokenizer = gguf != null ? ggufTokenizer(gguf) : tokenizer();
         int[] ids;
         if (prompt.text != null) {
             if (tokenizer == null) {
                 throw new ParameterException(spec.commandLine(), "--prompt needs a tokenizer, and " + model
-                        + " has no tokenizer.json and no vocab.json + merges.txt; give the prompt as --ids");
+                        + (gguf != null ? " has no tokenizer.ggml.model" : " has no tokenizer.json and no vocab.json"
+                        + " + merges.txt") + "; give the prompt as --ids");
             }
             try {
                 ids = tokenizer.encode(prompt.text).ids();
@@ -115,7 +126,9 @@ final class GenerateCommand implements Callable<Integer> {
         BackendChoice choice = BackendChoice.resolve(backend, spec);
         CausalLM lm;
         try {
-            lm = CausalLM.load(model, choice.backend(), DType.F32);
+            lm = gguf != null ? CausalLM.load(gguf, choice.backend(), DType.F32, null)
+                    : CausalLM.load(model, choice.backend(), DType.F32);
+            gguf = null;
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -142,7 +155,7 @@ final class GenerateCommand implements Callable<Integer> {
                 TextStream text = new TextStream(tokenizer, piece -> {
                     out.print(piece);
                     out.flush();
-                });
+                }, ids);
                 Generator.generate(lm, ids, options, text::accept);
                 text.finish();
             }
@@ -150,6 +163,18 @@ final class GenerateCommand implements Callable<Integer> {
             out.flush();
         }
         return 0;
+    }
+
+    /** @return the GGUF's tokenizer, or null if it has no {@code tokenizer.ggml.model} */
+    private Tokenizer ggufTokenizer(Gguf.Contents gguf) {
+        if (!gguf.has("tokenizer.ggml.model")) {
+            return null;
+        }
+        try {
+            return Tokenizer.fromGguf(gguf);
+        } catch (Tokenizer.FormatException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 
     private Tokenizer tokenizer() throws IOException {

@@ -14,6 +14,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.attn4j.api.WeightType;
+import org.attn4j.models.decoder.DecoderConfig;
+import org.attn4j.models.decoder.GgufCheckpoints;
+import org.attn4j.models.io.GgufWriter;
+import org.attn4j.models.io.SafeTensors;
 import org.attn4j.models.tokenize.Tokenizer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -126,6 +131,66 @@ class GenerateCommandTest {
         Cli fromFiles = Cli.run("generate", "--model", tmp.toString(), "--prompt", "hello", "--max-new", "8");
         assertEquals(0, fromFiles.exitCode(), fromFiles.transcript());
         assertEquals(fromJson.out(), fromFiles.out(), fromFiles.transcript());
+    }
+
+    /**
+     * A fixture folder written as a GGUF file the way llama.cpp's converter writes it (F32 here), with a tokenizer:
+     * gpt2_tiny's byte-level BPE, or for llama_gqa_tiny a SentencePiece vocabulary of its 97 ids.
+     */
+    private static Path gguf(String name, Path dir) throws IOException {
+        Path folder = folder(name);
+        DecoderConfig config = DecoderConfig.read(folder);
+        GgufWriter w = GgufCheckpoints.fromHuggingFace(config,
+                SafeTensors.read(folder.resolve("model.safetensors")).tensors(), WeightType.F32);
+        if (name.equals("gpt2_tiny")) {
+            JsonNode model = JSON.readTree(folder.resolve("tokenizer.json").toFile()).get("model");
+            String[] tokens = new String[model.get("vocab").size()];
+            model.get("vocab").properties().forEach(e -> tokens[e.getValue().asInt()] = e.getKey());
+            List<String> merges = new java.util.ArrayList<>();
+            model.get("merges").forEach(m -> merges.add(m.asText()));
+            GgufCheckpoints.byteLevelBpe(w, Arrays.asList(tokens), merges, "gpt-2");
+        } else {
+            GgufCheckpoints.sentencePiece(w, config.vocabSize());
+        }
+        Path file = dir.resolve(name + ".gguf");
+        w.write(file);
+        return file;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"gpt2_tiny", "llama_gqa_tiny"})
+    void aGgufFileDecodesThePyTorchContinuation(String name, @TempDir Path tmp) throws IOException {
+        Cli r = Cli.run("generate", "--model", gguf(name, tmp).toString(), "--ids",
+                joined(expected(name, "prompt"), ","), "--max-new", "16", "--print-ids");
+        assertEquals(0, r.exitCode(), r.transcript());
+        assertEquals(joined(expected(name, "greedy"), " ") + "\n", r.out(), r.transcript());
+    }
+
+    @Test
+    void aGgufFilesTokenizerEncodesThePromptAndStreamsTheText(@TempDir Path tmp) throws IOException {
+        String[] common = {"--prompt", "hello, caf\u00e9 tw", "--max-new", "12", "--temperature", "1.5", "--seed", "3"};
+        Cli fromFolder = Cli.run(concat(new String[] {"generate", "--model", folder("gpt2_tiny").toString()}, common));
+        Cli fromGguf = Cli.run(concat(new String[] {"generate", "--model", gguf("gpt2_tiny", tmp).toString()}, common));
+        assertEquals(0, fromGguf.exitCode(), fromGguf.transcript());
+        assertEquals(fromFolder.out(), fromGguf.out(), fromGguf.transcript());
+        Cli llama = Cli.run("generate", "--model", gguf("llama_gqa_tiny", tmp).toString(), "--prompt", "hi",
+                "--max-new", "4");
+        assertEquals(0, llama.exitCode(), llama.transcript());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"garbage", "qwen2"})
+    void aGgufFileThatIsNotAModelIsOneLineAndExitCodeTwo(String kind, @TempDir Path tmp) throws IOException {
+        Path file = tmp.resolve("model.gguf");
+        if (kind.equals("garbage")) {
+            Files.writeString(file, "GGUF but not really, just text long enough");
+        } else {
+            new GgufWriter().string("general.architecture", "qwen2").write(file);
+        }
+        Cli r = Cli.run("generate", "--model", file.toString(), "--ids", "1,2");
+        assertEquals(2, r.exitCode(), r.transcript());
+        assertEquals(1, r.err().lines().count(), r.transcript());
+        assertTrue(r.err().contains(kind.equals("garbage") ? "gguf" : "qwen2"), r.transcript());
     }
 
     @ParameterizedTest

@@ -26,12 +26,15 @@ class TckCommandTest {
         assertEquals(0, r.exitCode(), r.transcript());
         List<String> lines = r.out().lines().toList();
         assertEquals("attn4j tck: backend ejml", lines.get(0), r.transcript());
-        assertTrue(lines.get(1).startsWith("total: "), r.transcript());
-        assertEquals("verdict: ejml conformant", lines.get(2), r.transcript());
-        assertTrue(lines.get(4).matches("backend +kind +op +.*passed +skipped +failed +max abs err +max rel err"),
+        assertTrue(lines.get(1).matches("attn4j-tck \\S+ on attn4j-api \\S+"), r.transcript());
+        assertTrue(lines.get(2).startsWith("total: "), r.transcript());
+        assertEquals("verdict: ejml conformant", lines.get(3), r.transcript());
+        assertEquals("ejml, per op:", lines.get(5), r.transcript());
+        assertTrue(lines.get(6).matches("op +passed +failed +skipped +error÷scale +÷tolerance +checked by"),
                 r.transcript());
-        assertTrue(lines.stream().anyMatch(l -> l.matches("ejml +golden +attention +F32 +\\d+ +\\d+ +0 .*")),
-                r.transcript());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("attention +\\d+ +0 +0 +.* golden, differential, law,"
+                + " bad-input")), r.transcript());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("all-MiniLM-L6-v2 +2 +0 +0 +.* model")), r.transcript());
         String total = lines.stream().filter(l -> l.startsWith("total: ")).findFirst().orElseThrow();
         assertTrue(total.endsWith(", 0 failed"), total);
         assertTrue(lines.contains("json: " + json), r.transcript());
@@ -49,8 +52,8 @@ class TckCommandTest {
         Cli r = Cli.run("tck");
         assertEquals(0, r.exitCode(), r.transcript());
         List<String> lines = r.out().lines().toList();
-        assertTrue(lines.get(1).startsWith("total: "), r.transcript());
-        List<String> verdicts = lines.subList(2, 2 + BackendChoice.known().size());
+        assertTrue(lines.get(2).startsWith("total: "), r.transcript());
+        List<String> verdicts = lines.subList(3, 3 + BackendChoice.known().size());
         for (String name : BackendChoice.known()) {
             assertTrue(verdicts.stream().anyMatch(l -> l.startsWith("verdict: " + name + " ")),
                     "no verdict for " + name + "\n" + r.transcript());
@@ -58,9 +61,8 @@ class TckCommandTest {
         assertTrue(verdicts.contains("verdict: unplugged not run, unavailable here: " + UnpluggedProvider.REASON),
                 r.transcript());
         assertEquals(1, lines.stream().filter(l -> l.contains(UnpluggedProvider.REASON)).count(), r.transcript());
-        assertTrue(lines.stream().noneMatch(l -> l.startsWith("unplugged ")), r.transcript());
-        assertTrue(lines.stream().anyMatch(l -> l.matches("ejml +golden +attention +F32 +\\d+ +\\d+ +0 .*")),
-                r.transcript());
+        assertTrue(lines.stream().noneMatch(l -> l.startsWith("unplugged")), r.transcript());
+        assertTrue(lines.contains("ejml, per op:") && lines.contains("nd4j, per op:"), r.transcript());
     }
 
     @Test
@@ -78,6 +80,22 @@ class TckCommandTest {
         assertEquals("attn4j tck: unknown backend 'tpu'; known backends: " + String.join(", ", BackendChoice.known())
                 + " (see 'attn4j tck --help')", r.err().strip(), r.transcript());
         assertEquals("", r.out(), r.transcript());
+    }
+
+    @Test
+    void onlyRunsPartOfTheKitAndDetailPrintsTheTablePerKindAndVariant() {
+        Cli r = Cli.run("tck", "--backend", "ejml", "--only", "softmax", "--detail");
+        assertEquals(0, r.exitCode(), r.transcript());
+        assertTrue(r.out().contains("\nverdict: ejml conformant on the cases selected by --only softmax (a partial run:"
+                + " no conformance claim)\n"), r.transcript());
+        assertTrue(r.out().lines().anyMatch(l -> l.matches("ejml +golden +softmax +F32 +\\d+ +0 +0 .*")),
+                r.transcript());
+
+        Cli typo = Cli.run("tck", "--backend", "ejml", "--only", "sofmax");
+        assertEquals(2, typo.exitCode(), typo.transcript());
+        assertTrue(typo.err().startsWith("attn4j tck: --only names no op or kind of the kit: [sofmax]; ops: "),
+                typo.transcript());
+        assertEquals("", typo.out(), typo.transcript());
     }
 
     @Test

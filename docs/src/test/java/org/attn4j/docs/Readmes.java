@@ -74,6 +74,19 @@ final class Readmes {
     }
 
     /**
+     * @param blocks a section's blocks
+     * @param language a language tag
+     * @return the text of the one block of that language
+     */
+    static String only(List<Block> blocks, String language) {
+        List<String> found = blocks.stream().filter(b -> b.language().equals(language)).map(Block::text).toList();
+        if (found.size() != 1) {
+            throw new AssertionError(found.size() + " ```" + language + " blocks in the section, expected one");
+        }
+        return found.get(0);
+    }
+
+    /**
      * @param markdown a README's text
      * @param heading a level-2 heading, without the {@code ## }
      * @return the text of that section, up to the next level-2 heading

@@ -129,6 +129,14 @@ public final class HostTensor {
         return bytes(shape, type);
     }
 
+    /**
+     * @return a read-only little-endian view of the stored bytes, exactly {@link #byteSize()} of them, in
+     *     {@link #type()}'s layout (for writing them to a file unchanged)
+     */
+    public ByteBuffer bytes() {
+        return bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    }
+
     /** @return a copy of the row-major values, widened to double */
     public double[] data() {
         if (type == WeightType.F64) {

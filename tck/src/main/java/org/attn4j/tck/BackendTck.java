@@ -14,28 +14,62 @@ import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The kit as a JUnit 5 test class: extend it, name your provider, and every conformance case runs as a test named
+ * The kit as a JUnit 5 test class: extend it, name your backend, and every conformance case runs as a test named
  * {@code required_…[F32]} or {@code optional_…[F64]}. A case the backend cannot run (it is unavailable here, or
- * declares it lacks an optional feature) is reported skipped with the reason. After the run the totals and the
- * verdict are printed, and the whole report is written as text and JSON to {@link #reportDirectory()}.
+ * declares it lacks an optional feature) is reported skipped with the reason. After the run the report is printed
+ * (totals, verdict, a summary per op, skip reasons, failures), and written whole as text and JSON to
+ * {@link #reportDirectory()}.
  * <pre>{@code
  * class MyBackendConformanceTest extends BackendTck {
- *     @Override
- *     protected BackendProvider provider() {
- *         return new MyBackendProvider();
+ *     MyBackendConformanceTest() {
+ *         super("mine");    // the provider's name(): the kit finds it through ServiceLoader, as Backends does
  *     }
  * }
  * }</pre>
+ * Or override {@link #provider()} to hand the kit a provider instance; its wiring (the service file that lets
+ * {@code Backends} find it) is checked either way. The system properties {@value TckSettings#ONLY_PROPERTY}
+ * ({@code -Dattn4j.tck.only=softmax,attention}) and {@value TckSettings#CASES_PROPERTY} (a pattern of test names) run
+ * part of the kit.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class BackendTck {
     /** How many failure messages the printed table holds; the JSON report holds them all. */
     static final int PRINTED_FAILURES = 20;
     private final List<CaseResult> results = Collections.synchronizedList(new ArrayList<>());
+    private final String backendName;
     private TckRunner runner;
 
-    /** @return the provider of the backend under test */
-    protected abstract BackendProvider provider();
+    /** For a subclass that overrides {@link #provider()}. */
+    protected BackendTck() {
+        this.backendName = null;
+    }
+
+    /**
+     * @param backendName the {@code name()} of the provider to check, found through {@link java.util.ServiceLoader}
+     *     on the test class path as {@code Backends} finds it; if none has that name, the wiring case fails saying
+     *     what was found, and nothing else runs
+     */
+    protected BackendTck(String backendName) {
+        if (backendName == null || backendName.isBlank()) {
+            throw new IllegalArgumentException("BackendTck: argument backendName is empty; give your provider's"
+                    + " name()");
+        }
+        this.backendName = backendName;
+    }
+
+    /**
+     * Override to hand the kit a provider instance instead of naming it in the constructor.
+     *
+     * @return the provider of the backend under test, or null to have the kit find the one named in the
+     *     constructor
+     */
+    protected BackendProvider provider() {
+        if (backendName == null) {
+            throw new IllegalStateException(getClass().getName() + ": name the backend (super(\"name\")) or"
+                    + " override provider()");
+        }
+        return null;
+    }
 
     /**
      * Override to run golden cases of your own, for example {@code GoldenFixtures.directory(Path.of("my-goldens"))}.
@@ -84,8 +118,14 @@ public abstract class BackendTck {
     /** @return every conformance case, grouped by kind and op */
     @TestFactory
     public final Stream<DynamicNode> conformance() {
-        runner = TckRunner.create(provider(),
-                TckOptions.of(fixtures(), toleranceOverrides(), peers(), settings()));
+        TckOptions options = TckOptions.of(fixtures(), toleranceOverrides(), peers(),
+                settings().withSystemProperties());
+        BackendProvider given = provider();
+        if (given == null && backendName == null) {
+            throw new IllegalStateException(getClass().getName() + ": provider() returned null and no backend was"
+                    + " named in the constructor");
+        }
+        runner = given != null ? TckRunner.create(given, options) : TckRunner.create(backendName, options);
         return Tck.dynamicTests(runner, getClass(), results::add, "the whole message is in " + reportFile());
     }
 
@@ -94,9 +134,10 @@ public abstract class BackendTck {
     }
 
     /**
-     * Prints what a build log needs — the totals, the verdict and at most {@value #PRINTED_FAILURES} failure
-     * messages — and writes the whole report next to the JSON: the conformance table as text
-     * ({@code <backend>.txt}) and every case as JSON ({@code <backend>.json}).
+     * Prints what a build log needs — the versions, the totals, the verdict, the summary per op, the skip reasons,
+     * the peers compared with and at most {@value #PRINTED_FAILURES} failure messages (with the legend of case names
+     * when something failed) — and writes the whole report next to the JSON: as text ({@code <backend>.txt}: the
+     * report, its notes and legend, every failure, and the detail table) and as JSON ({@code <backend>.json}).
      *
      * @throws IOException if the report cannot be written
      */
@@ -105,18 +146,20 @@ public abstract class BackendTck {
         if (runner == null) {
             return;
         }
-        TckReport report = new TckReport(results, runner.notes());
+        TckReport report = runner.report(results);
         Path json = reportFile();
         Path text = json.resolveSibling(runner.backendName() + ".txt");
         report.writeJson(json);
-        Files.writeString(text, report.toTable());
+        Files.writeString(text, report.toTable() + "\n" + report.toDetail());
         StringBuilder printed = new StringBuilder();
-        List<String> lines = report.toTable(PRINTED_FAILURES).lines().toList();
-        lines.stream().takeWhile(l -> !l.isEmpty()).forEach(l -> printed.append(l).append('\n'));
-        printed.append("report: ").append(text).append(" (table, notes, every failure) and ").append(json)
-                .append('\n');
-        lines.stream().filter(l -> l.startsWith("FAILED ") || l.startsWith("… and "))
-                .forEach(l -> printed.append(l).append('\n'));
+        boolean failed = !report.passed();
+        for (String line : report.toTable(PRINTED_FAILURES).lines().toList()) {
+            if (!line.startsWith("note: ") && (failed || !line.startsWith("legend: "))) {
+                printed.append(line).append('\n');
+            }
+        }
+        printed.append("report: ").append(text).append(" (notes, every failure, the table per kind and variant)"
+                + " and ").append(json).append('\n');
         System.out.print(printed);
     }
 }

@@ -33,6 +33,11 @@ public final class BackendUnderTest {
         return given;
     }
 
+    /** @return the provider the kit was given (for a backend given directly, a stand-in named after it) */
+    BackendProvider provider() {
+        return provider;
+    }
+
     /** @return the provider's name */
     public String name() {
         return provider.name();
@@ -70,7 +75,7 @@ public final class BackendUnderTest {
     }
 
     /** Presents an already created backend as a provider. */
-    private record GivenBackend(Backend backend) implements BackendProvider {
+    record GivenBackend(Backend backend) implements BackendProvider {
         @Override
         public String name() {
             return backend.name();

@@ -1,17 +1,22 @@
 package org.attn4j.tck;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import org.attn4j.api.Activation;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
+import org.attn4j.api.Epilogue;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.Weight;
+import org.attn4j.api.WeightType;
 
 /**
  * A caller's mistakes and the exception every backend must throw for each: {@link IllegalArgumentException} for
@@ -186,7 +191,7 @@ final class BadInputSuite {
                         (s, t) -> closed(s, t, 2, 2).toDoubleArray(), List.of("closed")));
         List<TckCase> cases = new ArrayList<>();
         for (DType dtype : DType.values()) {
-            for (Case c : concat(mistakes, nullsAndSizes())) {
+            for (Case c : concat(concat(mistakes, nullsAndSizes()), weightsAndFusedOps())) {
                 cases.add(new TckCase("bad_input_" + c.id(), Kind.BAD_INPUT, c.op(), dtype, dtype.name(), c.needs(),
                         backend -> check(backend, c, dtype)));
             }
@@ -201,6 +206,82 @@ final class BadInputSuite {
     }
 
     /** @return a tensor of a scope that is closed already */
+    /** Mistakes with weights and the fused ops. */
+    private static List<Case> weightsAndFusedOps() {
+        Class<IllegalArgumentException> iae = IllegalArgumentException.class;
+        Class<IllegalStateException> ise = IllegalStateException.class;
+        return List.of(
+                new Case("weight_bytes_do_not_fit_the_shape", "weight", iae, Set.of(),
+                        (s, t) -> s.weight(ByteBuffer.allocate(10), WeightType.BF16, Shape.of(2, 3)),
+                        List.of("[2, 3]", "12", "10")),
+                new Case("weight_rows_not_whole_blocks", "weight", iae, Set.of(),
+                        (s, t) -> s.weight(ByteBuffer.allocate(68), WeightType.Q8_0, Shape.of(2, 48)),
+                        List.of("[2, 48]", "32")),
+                new Case("weight_not_a_matrix", "weight", iae, Set.of(),
+                        (s, t) -> s.weight(ByteBuffer.allocate(96), WeightType.F32, Shape.of(2, 3, 4)),
+                        List.of("[2, 3, 4]")),
+                new Case("weight_block_scale_not_finite", "weight", iae, Set.of(), (s, t) -> {
+                    ByteBuffer b = WeightType.Q4_0.encode(new float[64], Shape.of(1, 64))
+                            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                    b.putShort(18, (short) 0x7c00);
+                    s.weight(b, WeightType.Q4_0, Shape.of(1, 64));
+                }, List.of("block 1 of row 0", "Infinity")),
+                nullArgument("weight", "type", (s, t) -> s.weight(ByteBuffer.allocate(4), null, Shape.of(1, 1))),
+                nullArgument("weight", "data", (s, t) -> s.weight(null, WeightType.F32, Shape.of(1, 1))),
+                new Case("linear_weight_in_differs", "linear", iae, Set.of(),
+                        (s, t) -> s.ops().linear(ones(s, t, 2, 3), weight(s, t, 4, 5), null),
+                        List.of("weight", "[4, 5]", "[2, 3]")),
+                new Case("linear_f64_weight_meets_f32_activations", "linear", iae, Set.of(Feature.OPTIONAL_F64),
+                        (s, t) -> s.ops().linear(ones(s, DType.F32, 2, 3), weight(s, DType.F64, 4, 3), null),
+                        List.of("F64", "F32", "[2, 3]")),
+                new Case("linear_bias_shape", "linear", iae, Set.of(),
+                        (s, t) -> s.ops().linear(ones(s, t, 2, 3), weight(s, t, 4, 3), ones(s, t, 5)),
+                        List.of("bias", "[5]", "[4]")),
+                new Case("linear_gated_weight_rows_odd", "linear", iae, Set.of(),
+                        (s, t) -> s.ops().linear(ones(s, t, 2, 3), weight(s, t, 5, 3), null,
+                                Epilogue.gated(Activation.SILU)), List.of("gated", "[5, 3]")),
+                new Case("linear_residual_shape", "linear", iae, Set.of(),
+                        (s, t) -> s.ops().linear(ones(s, t, 2, 3), weight(s, t, 4, 3), null,
+                                Epilogue.none().withResidual(ones(s, t, 2, 5))), List.of("residual", "[2, 5]", "[2, 4]")),
+                nullArgument("linear", "epilogue",
+                        (s, t) -> s.ops().linear(ones(s, t, 2, 3), weight(s, t, 4, 3), null, null)),
+                new Case("linear_weight_of_a_closed_scope", "linear", ise, Set.of(), (s, t) -> {
+                    Weight w;
+                    try (Scope other = s.backend().newScope()) {
+                        w = weight(other, t, 4, 3);
+                    }
+                    s.ops().linear(ones(s, t, 2, 3), w, null);
+                }, List.of("closed")),
+                new Case("embedding_weight_id_out_of_range", "embedding", iae, Set.of(),
+                        (s, t) -> s.ops().embedding(weight(s, t, 4, 3), new int[] {1, 4}, Shape.of(2)),
+                        List.of("ids[1]")),
+                new Case("layerNorm_residual_shape", "layerNorm", iae, Set.of(),
+                        (s, t) -> s.ops().layerNorm(ones(s, t, 2, 3), ones(s, t, 3, 3), null, null, 1e-5),
+                        List.of("residual", "[3, 3]", "[2, 3]")),
+                new Case("rmsNorm_residual_shape", "rmsNorm", iae, Set.of(),
+                        (s, t) -> s.ops().rmsNorm(ones(s, t, 2, 3), ones(s, t, 2, 4), null, 1e-5),
+                        List.of("residual", "[2, 4]", "[2, 3]")),
+                new Case("packedAttention_width_not_heads_times_d", "packedAttention", iae, Set.of(),
+                        (s, t) -> s.ops().packedAttention(ones(s, t, 1, 3, 10), 2, 1, AttentionOptions.defaults()),
+                        List.of("qkv", "[1, 3, 10]")),
+                new Case("packedAttention_kv_heads_do_not_divide", "packedAttention", iae, Set.of(),
+                        (s, t) -> s.ops().packedAttention(ones(s, t, 1, 3, 14), 3, 2, AttentionOptions.defaults()),
+                        List.of("heads 3", "kvHeads 2")),
+                new Case("packedAttention_mask_does_not_broadcast", "packedAttention", iae, Set.of(),
+                        (s, t) -> s.ops().packedAttention(ones(s, t, 1, 3, 12), 2, 1,
+                                AttentionOptions.defaults().withMask(Mask.causal(4, 4))),
+                        List.of("mask", "[4, 4]", "[1, 2, 3, 3]")),
+                nullArgument("packedAttention", "options",
+                        (s, t) -> s.ops().packedAttention(ones(s, t, 1, 3, 12), 2, 1, null)));
+    }
+
+    /** A weight of ones, F64 for the F64 run, else F32. */
+    private static Weight weight(Scope scope, DType dtype, int rows, int columns) {
+        float[] values = new float[rows * columns];
+        Arrays.fill(values, 1f);
+        return scope.weight(values, Shape.of(rows, columns), dtype == DType.F64 ? WeightType.F64 : WeightType.F32);
+    }
+
     private static Tensor closed(Scope scope, DType dtype, int... dims) {
         try (Scope other = scope.backend().newScope()) {
             return ones(other, dtype, dims);

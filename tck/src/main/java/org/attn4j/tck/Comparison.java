@@ -40,6 +40,8 @@ final class Comparison {
         }
         double maxAbs = 0;
         double maxRel = 0;
+        double scale = 0;
+        double used = 0;
         int worst = -1;
         int first = -1;
         int bad = 0;
@@ -52,7 +54,9 @@ final class Comparison {
                     first = i;
                 }
             }
+            used = Math.max(used, tolerance.used(e, a));
             if (Double.isFinite(e)) {
+                scale = Math.max(scale, Math.abs(e));
                 double abs = Double.isNaN(a) ? Double.POSITIVE_INFINITY : Math.abs(a - e);
                 if (!(abs <= maxAbs)) {
                     maxAbs = abs;
@@ -63,16 +67,18 @@ final class Comparison {
                 }
             }
         }
+        double toScale = scale > 0 ? maxAbs / scale : maxAbs;
         if (bad == 0) {
-            return new Measurement(maxAbs, maxRel, null);
+            return new Measurement(maxAbs, maxRel, toScale, used, null, null, null);
         }
         StringBuilder m = new StringBuilder(what).append(": ").append(bad).append(" of ").append(expected.length)
-                .append(" elements outside ").append(tolerance.rule()).append("; first at ")
+                .append(" elements outside ").append(tolerance.rule()).append(" (the output's largest |expected| is ")
+                .append(scale).append("); first at ")
                 .append(describe(first, expectedShape, expected, actual, dtype));
         if (worst >= 0 && worst != first) {
             m.append("; largest abs error at ").append(describe(worst, expectedShape, expected, actual, dtype));
         }
-        return new Measurement(maxAbs, maxRel, m.toString());
+        return new Measurement(maxAbs, maxRel, toScale, used, m.toString(), null, null);
     }
 
     private static String describe(int i, Shape shape, double[] expected, double[] actual, DType dtype) {

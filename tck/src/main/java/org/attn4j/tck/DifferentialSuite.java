@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Backend;
@@ -16,14 +17,17 @@ import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Scope;
+import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.ReferenceAttention;
 import org.attn4j.models.HostTensor;
 
 /**
  * Agreement on seeded random inputs of many shapes, where no golden number exists: the backend under test against
- * every available peer backend (same dtype), its F32 against its own F64, and its {@code ops.attention} (fused, if
- * it declares so) against {@link ReferenceAttention} composed from its own primitives.
+ * every available peer backend (same dtype), against the kit's {@link HostReference} in F64 (so that a backend alone
+ * on its class path, even one without F64, is compared with something), its F32 against its own F64, and its
+ * {@code ops.attention} (fused, if it declares so) against {@link ReferenceAttention} composed from its own
+ * primitives. Which pairs actually ran is for the report to say, from the results.
  */
 final class DifferentialSuite {
     /** {@code [B, H, Lq, Lk, d_k, d_v]} of the attention problems. */
@@ -37,8 +41,16 @@ final class DifferentialSuite {
     private DifferentialSuite() {
     }
 
-    /** A computation on seeded inputs. */
-    private record Computation(String id, String op, Set<Feature> needs, Program program) {
+    /**
+     * A computation on seeded inputs.
+     *
+     * @param id names it in the case's id
+     * @param op the op it checks
+     * @param needs the optional features it needs
+     * @param detail its operands' shapes and the op's flags, for a failure message
+     * @param program what it computes
+     */
+    private record Computation(String id, String op, Set<Feature> needs, String detail, Program program) {
     }
 
     /** What a computation does with a scope; {@code reference} asks attention of {@link ReferenceAttention}. */
@@ -58,7 +70,7 @@ final class DifferentialSuite {
                               List<String> notes) {
         List<Computation> computations = computations(seed);
         List<TckCase> cases = new ArrayList<>();
-        List<String> pairs = new ArrayList<>();
+        boolean anyPeer = false;
         for (BackendUnderTest peer : peers.backends()) {
             if (peer.name().equals(underTest.name())) {
                 continue;
@@ -74,25 +86,30 @@ final class DifferentialSuite {
                             + " comparison with it");
                     continue;
                 }
-                pairs.add(underTest.name() + " " + dtype + " ~ " + peer.name() + " " + dtype);
+                anyPeer = true;
                 cases.addAll(withPeer(underTest, peer, dtype, computations, tolerances, notes));
             }
         }
-        if (pairs.isEmpty()) {
+        if (!anyPeer) {
             notes.add("differential: no other available backend on the class path, so " + underTest.name()
-                    + " is compared only with itself");
+                    + " is compared with the kit's host reference and with itself");
         }
-        pairs.add(underTest.name() + " F32 ~ " + underTest.name() + " F64");
+        Map<String, List<HostTensor>> referenceResults = new ConcurrentHashMap<>();
+        for (DType dtype : DType.values()) {
+            for (Computation c : computations) {
+                cases.add(new TckCase("diff_" + c.id(), Kind.DIFFERENTIAL, c.op(), dtype,
+                        dtype + "~" + HostReference.NAME, c.needs(),
+                        backend -> compareWithReference(c, backend, dtype, tolerances, referenceResults),
+                        c::detail));
+            }
+        }
         for (Computation c : computations) {
             EnumSet<Feature> needs = EnumSet.of(Feature.OPTIONAL_F64);
             needs.addAll(c.needs());
             cases.add(new TckCase("diff_" + c.id(), Kind.DIFFERENTIAL, c.op(), DType.F32, "F32~F64", needs,
                     backend -> compare(c, backend, false, backend, false, DType.F32, DType.F64, tolerances, 1,
-                            "the F64 result is the reference")));
+                            "the F64 result is the reference"), c::detail));
         }
-        pairs.add(underTest.name() + " ops.attention ~ ReferenceAttention on " + underTest.name() + "'s primitives"
-                + (underTest.capabilities().has(Capabilities.Feature.FUSED_ATTENTION) ? ""
-                : " (skipped: it declares no fused attention, so its attention is that composition)"));
         for (DType dtype : DType.values()) {
             for (Computation c : computations) {
                 if (!c.op().equals("attention")) {
@@ -102,11 +119,38 @@ final class DifferentialSuite {
                 needs.addAll(c.needs());
                 cases.add(new TckCase("diff_" + c.id(), Kind.DIFFERENTIAL, c.op(), dtype, dtype + " fused~reference",
                         needs, backend -> compare(c, backend, false, backend, true, dtype, dtype, tolerances, 2,
-                                "the fused kernel and the composition may each err by the golden tolerance")));
+                                "the fused kernel and the composition may each err by the golden tolerance"),
+                        c::detail));
             }
         }
-        notes.add("differential pairs: " + String.join("; ", pairs));
         return cases;
+    }
+
+    /**
+     * The backend's result in {@code dtype} against the kit's {@link HostReference} in F64, computed once per
+     * computation and shared by both dtypes.
+     */
+    private static Measurement compareWithReference(Computation c, Backend backend, DType dtype,
+                                                    ToleranceTable tolerances, Map<String, List<HostTensor>> cache) {
+        List<HostTensor> expected = cache.computeIfAbsent(c.id(), id -> {
+            try (Scope s = HostReference.instance().newScope()) {
+                return c.program().run(new Run(s, DType.F64), false);
+            }
+        });
+        Tolerance base = tolerances.lookup(c.op(), c.id(), dtype);
+        Tolerance tolerance = dtype == DType.F64 ? base.times(2, "the host reference errs by as much as any F64"
+                + " implementation, in its own order of operations") : base;
+        try (Scope a = backend.newScope()) {
+            List<HostTensor> actual = c.program().run(new Run(a, dtype), false);
+            String what = c.op() + " case diff_" + c.id() + " [" + dtype + " " + backend.name() + " vs F64 "
+                    + HostReference.NAME + "]";
+            Measurement m = Measurement.EXACT;
+            for (int i = 0; i < expected.size(); i++) {
+                m = m.and(Comparison.compare(what + ", output " + i, expected.get(i), actual.get(i), dtype,
+                        tolerance));
+            }
+            return m;
+        }
     }
 
     private static List<TckCase> withPeer(BackendUnderTest underTest, BackendUnderTest peer, DType dtype,
@@ -124,7 +168,7 @@ final class DifferentialSuite {
             cases.add(new TckCase("diff_" + c.id(), Kind.DIFFERENTIAL, c.op(), dtype,
                     dtype + " " + underTest.name() + "~" + peer.name(), c.needs(),
                     backend -> compare(c, backend, false, peer.backend(), false, dtype, dtype, tolerances, 2,
-                            "each backend may err by the golden tolerance, in opposite directions")));
+                            "each backend may err by the golden tolerance, in opposite directions"), c::detail));
         }
         peerLacks.forEach((reason, n) -> notes.add("differential: " + n + " " + dtype
                 + " computations are not compared with peer " + peer.name() + ": " + reason));
@@ -205,7 +249,17 @@ final class DifferentialSuite {
         boolean weights = variant.equals("scale1_causal_weights");
         Set<Feature> needs = variant.equals("dropout") ? Set.of(Feature.OPTIONAL_DROPOUT)
                 : weights ? Set.of(Feature.OPTIONAL_RETURNED_WEIGHTS) : Set.of();
-        return new Computation(id, "attention", needs, (run, reference) -> {
+        String options = switch (variant) {
+            case "causal" -> "causal";
+            case "key_padding" -> "boolean key-padding mask, valid lengths " + java.util.Arrays.toString(valid);
+            case "additive" -> "additive mask [" + lq + ", " + lk + "] ~ N(0, 4)";
+            case "scale1_causal_weights" -> "scale 1.0, causal, weights returned";
+            case "dropout" -> "dropout p 0.2 with seed " + dropoutSeed + ", causal";
+            default -> "no mask, default scale 1/sqrt(d_k)";
+        };
+        String detail = "q " + Shape.of(b, h, lq, s[4]) + ", k " + Shape.of(b, h, lk, s[4]) + ", v "
+                + Shape.of(b, h, lk, s[5]) + " ~ N(0, 1); " + options;
+        return new Computation(id, "attention", needs, detail, (run, reference) -> {
             AttentionOptions o = AttentionOptions.defaults();
             o = switch (variant) {
                 case "causal" -> o.withCausal(true);
@@ -230,7 +284,8 @@ final class DifferentialSuite {
         Random random = HostArrays.random(id, seed);
         HostTensor x = HostArrays.randn(random, 1.0, a);
         HostTensor y = HostArrays.randn(random, 1.0, b);
-        return new Computation(id, "matmul", Set.of(),
+        return new Computation(id, "matmul", Set.of(), "a " + Shape.of(a) + ", b " + Shape.of(b)
+                + " ~ N(0, 1); transposeA " + ta + ", transposeB " + tb,
                 (run, reference) -> List.of(HostTensor.copyOf(run.ops().matmul(run.in(x), run.in(y), ta, tb))));
     }
 
@@ -241,7 +296,8 @@ final class DifferentialSuite {
 
     private static Computation unary(String op, String id, long seed, int[] shape, Unary f) {
         HostTensor x = HostArrays.randn(HostArrays.random(id, seed), 2.0, shape);
-        return new Computation(id, op, Set.of(), (run, reference) -> List.of(HostTensor.copyOf(f.apply(run,
+        return new Computation(id, op, Set.of(), "x " + Shape.of(shape) + " ~ N(0, 4)",
+                (run, reference) -> List.of(HostTensor.copyOf(f.apply(run,
                 run.in(x)))));
     }
 
@@ -251,7 +307,8 @@ final class DifferentialSuite {
         HostTensor x = HostArrays.randn(random, 1.5, 5, 33, 96);
         HostTensor gamma = HostArrays.randn(random, 1.0, 96);
         HostTensor beta = HostArrays.randn(random, 1.0, 96);
-        return new Computation(id, "layerNorm", Set.of(), (run, reference) -> List.of(HostTensor.copyOf(
+        return new Computation(id, "layerNorm", Set.of(), "x [5, 33, 96] ~ N(0, 2.25), gamma [96], beta [96]"
+                + " ~ N(0, 1); eps 1e-5", (run, reference) -> List.of(HostTensor.copyOf(
                 run.ops().layerNorm(run.in(x), run.in(gamma), run.in(beta), 1e-5))));
     }
 
@@ -261,7 +318,8 @@ final class DifferentialSuite {
         HostTensor x = HostArrays.randn(random, 1.0, 2, 7, 31);
         HostTensor w = HostArrays.randn(random, 1.0, 19, 31);
         HostTensor bias = HostArrays.randn(random, 1.0, 19);
-        return new Computation(id, "linear", Set.of(), (run, reference) -> List.of(HostTensor.copyOf(
+        return new Computation(id, "linear", Set.of(), "x [2, 7, 31], weight [19, 31], bias [19] ~ N(0, 1)",
+                (run, reference) -> List.of(HostTensor.copyOf(
                 run.ops().linear(run.in(x), run.in(w), run.in(bias)))));
     }
 }

@@ -7,7 +7,8 @@ import org.attn4j.api.DType;
 /**
  * What a case needs from a backend. A required feature is part of the contract: a backend that lacks it fails.
  * An optional feature is asked of {@link Capabilities}: a backend that declares it lacks one gets the cases that
- * need it reported {@link Status#SKIPPED} with the reason, never passed.
+ * need it reported {@link Status#SKIPPED} with the reason, never passed. {@link #OPTIONAL_REAL_MODEL} is asked of the
+ * class path instead, by the case itself.
  */
 public enum Feature {
     /** F32 tensors and every op on them. Every backend computes F32. */
@@ -19,7 +20,12 @@ public enum Feature {
     /** Attention that returns its weights ({@link Capabilities.Feature#ATTENTION_WEIGHTS}). */
     OPTIONAL_RETURNED_WEIGHTS(false, "returned attention weights"),
     /** A fused attention kernel instead of the reference composition ({@link Capabilities.Feature#FUSED_ATTENTION}). */
-    OPTIONAL_FUSED_ATTENTION(false, "fused attention");
+    OPTIONAL_FUSED_ATTENTION(false, "fused attention"),
+    /**
+     * A real model's weights, which the kit does not ship: the case runs when its jar is on the class path and is
+     * skipped, naming the artifact, when it is not. No backend lacks it.
+     */
+    OPTIONAL_REAL_MODEL(false, "the real model on the class path");
 
     private final boolean required;
     private final String description;
@@ -60,6 +66,7 @@ public enum Feature {
             case OPTIONAL_RETURNED_WEIGHTS -> lacks(capabilities, Capabilities.Feature.ATTENTION_WEIGHTS);
             case OPTIONAL_FUSED_ATTENTION -> capabilities.has(Capabilities.Feature.FUSED_ATTENTION) ? null
                     : "Capabilities.features() lacks FUSED_ATTENTION, so its attention is the reference composition";
+            case OPTIONAL_REAL_MODEL -> null;
         };
         return declared == null ? Optional.empty()
                 : Optional.of("the backend declares no " + description + " support (" + declared + ")");

@@ -2,16 +2,20 @@ package org.attn4j.tck;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.attn4j.api.Activation;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.CausalAlignment;
 import org.attn4j.api.DType;
+import org.attn4j.api.Epilogue;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
 import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.Weight;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.HostTensor;
 
 /**
@@ -89,8 +93,10 @@ final class GoldenCall {
             case "exp" -> List.of(ops.exp(in("x")));
             case "relu" -> List.of(ops.relu(in("x")));
             case "silu" -> List.of(ops.silu(in("x")));
-            case "rmsNorm" -> List.of(ops.rmsNorm(in("x"), golden.bool("hasWeight") ? in("weight") : null,
-                    golden.number("eps")));
+            case "rmsNorm" -> List.of(golden.hasInput("residual")
+                    ? ops.rmsNorm(in("x"), in("residual"), golden.bool("hasWeight") ? in("weight") : null,
+                            golden.number("eps"))
+                    : ops.rmsNorm(in("x"), golden.bool("hasWeight") ? in("weight") : null, golden.number("eps")));
             case "rope" -> List.of(ops.rope(in("x"), RopeLayout.valueOf(golden.string("layout")),
                     golden.number("base"), golden.integer("offset")));
             case "writeSlice" -> List.of(ops.writeSlice(in("target"), in("source"), golden.integer("axis"),
@@ -100,17 +106,23 @@ final class GoldenCall {
             case "mean" -> List.of(ops.mean(in("x"), golden.integer("axis"), golden.bool("keepDims")));
             case "variance" -> List.of(ops.variance(in("x"), golden.integer("axis"), golden.bool("keepDims")));
             case "softmax" -> List.of(ops.softmax(in("x"), golden.integer("axis")));
-            case "layerNorm" -> List.of(ops.layerNorm(in("x"), golden.bool("hasGamma") ? in("gamma") : null,
-                    golden.bool("hasBeta") ? in("beta") : null, golden.number("eps")));
+            case "layerNorm" -> List.of(golden.hasInput("residual")
+                    ? ops.layerNorm(in("x"), in("residual"), golden.bool("hasGamma") ? in("gamma") : null,
+                            golden.bool("hasBeta") ? in("beta") : null, golden.number("eps"))
+                    : ops.layerNorm(in("x"), golden.bool("hasGamma") ? in("gamma") : null,
+                            golden.bool("hasBeta") ? in("beta") : null, golden.number("eps")));
             case "gelu" -> List.of(ops.gelu(in("x"), GeluApproximation.valueOf(golden.string("approximation"))));
-            case "linear" -> List.of(ops.linear(in("x"), in("w"), golden.bool("hasBias") ? in("b") : null));
+            case "linear" -> List.of(golden.hasParam("weightType") ? weightLinear(ops)
+                    : ops.linear(in("x"), in("w"), golden.bool("hasBias") ? in("b") : null));
+            case "packedAttention" -> packedAttention(returnWeights);
             case "embedding" -> {
                 HostTensor ids = host("ids");
                 int[] flat = new int[(int) ids.shape().size()];
                 for (int i = 0; i < flat.length; i++) {
                     flat[i] = (int) ids.get(i);
                 }
-                yield List.of(ops.embedding(in("weight"), flat, ids.shape()));
+                yield List.of(golden.hasParam("weightType") ? ops.embedding(weight("weight"), flat, ids.shape())
+                        : ops.embedding(in("weight"), flat, ids.shape()));
             }
             case "reshape" -> List.of(ops.reshape(in("x"), golden.integers("shape")));
             case "permute" -> List.of(ops.permute(in("x"), golden.integers("axes")));
@@ -144,6 +156,46 @@ final class GoldenCall {
             case "keyPadding" -> Mask.keyPadding(golden.integers("validLengths"), golden.integer("lk"));
             default -> mask("mask");
         };
+    }
+
+    /**
+     * A weight of the case's storage type holding the golden values, which the generator already rounded or
+     * quantized to that type, so binding them is exact; F64 runs bind them as F64.
+     */
+    private Weight weight(String role) {
+        HostTensor h = host(role);
+        WeightType type = dtype == DType.F64 ? WeightType.F64 : WeightType.valueOf(golden.string("weightType"));
+        return h.toWeight(scope, type);
+    }
+
+    private Tensor weightLinear(Ops ops) {
+        Epilogue epilogue = Epilogue.none().withActivation(Activation.valueOf(golden.string("activation")))
+                .withGate(golden.bool("gated")).withResidual(golden.bool("hasResidual") ? in("residual") : null);
+        return ops.linear(in("x"), weight("w"), golden.bool("hasBias") ? in("b") : null, epilogue);
+    }
+
+    private List<Tensor> packedAttention(boolean returnWeights) {
+        AttentionResult r = scope.ops().packedAttention(in("qkv"), golden.integer("heads"), golden.integer("kvHeads"),
+                options(returnWeights));
+        return returnWeights ? List.of(r.output(), r.weights()) : List.of(r.output());
+    }
+
+    private AttentionOptions options(boolean returnWeights) {
+        AttentionOptions options = AttentionOptions.defaults().withCausal(golden.bool("causal"))
+                .withWeights(returnWeights);
+        if (golden.param("scale") != null) {
+            options = options.withScale(golden.number("scale"));
+        }
+        if (golden.number("dropoutP") > 0) {
+            options = options.withDropout(golden.number("dropoutP"), golden.longValue("dropoutSeed"));
+        }
+        if (golden.hasInput("mask")) {
+            options = options.withMask(mask("mask"));
+        }
+        if (golden.hasInput("additiveMask")) {
+            options = options.withAdditiveMask(in("additiveMask"));
+        }
+        return options;
     }
 
     private List<Tensor> attention(boolean returnWeights) {

@@ -16,16 +16,35 @@ import java.util.Map;
  *     {@link List} or null
  * @param inputs tensor names {@code <case>/<role>}, in call order
  * @param outputs tensor names {@code <case>/<role>}, in result order
+ * @param parameters tensor names {@code <case>/param/<state_dict name>} of a model's parameters (group
+ *     {@code models}); empty for an op
  * @param file the safetensors file holding the tensors
  */
 public record GoldenCase(String group, String name, String op, Map<String, Object> params, List<String> inputs,
-                         List<String> outputs, String file) {
+                         List<String> outputs, List<String> parameters, String file) {
 
     /** Copies the collections. */
     public GoldenCase {
         params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
         inputs = List.copyOf(inputs);
         outputs = List.copyOf(outputs);
+        parameters = List.copyOf(parameters);
+    }
+
+    /**
+     * A case without model parameters.
+     *
+     * @param group {@code ops}, {@code attention} or {@code models}
+     * @param name unique over all groups
+     * @param op the api op
+     * @param params the op's arguments
+     * @param inputs input tensor names
+     * @param outputs output tensor names
+     * @param file the safetensors file holding the tensors
+     */
+    public GoldenCase(String group, String name, String op, Map<String, Object> params, List<String> inputs,
+                      List<String> outputs, String file) {
+        this(group, name, op, params, inputs, outputs, List.of(), file);
     }
 
     /**

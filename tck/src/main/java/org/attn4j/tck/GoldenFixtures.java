@@ -8,6 +8,9 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.JarURLConnection;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +18,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.stream.Stream;
 import org.attn4j.models.HostTensor;
 import org.attn4j.models.StateDict;
 import org.attn4j.models.io.SafeTensors;
@@ -23,6 +29,8 @@ import org.attn4j.models.io.SafeTensors;
 public final class GoldenFixtures implements FixtureSource {
     /** The class-path folder of the committed golden files. */
     public static final String RESOURCE_FOLDER = "/org/attn4j/tck/golden/";
+    /** The sub-folder of {@link #RESOURCE_FOLDER} that holds one golden folder per model family. */
+    static final String FAMILIES = "families/";
     /** Strict like the safetensors header: duplicate names rejected; integers as {@link Long}, as cases expect. */
     private static final ObjectMapper MANIFEST = JsonMapper.builder()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
@@ -60,6 +68,69 @@ public final class GoldenFixtures implements FixtureSource {
                         return in.readAllBytes();
                     }
                 });
+    }
+
+    /**
+     * The golden folders of model families committed with the kit beside the main files: every
+     * {@code families/<family>/manifest.json} under {@value #RESOURCE_FOLDER}, each with the safetensors files it
+     * names. A family (a decoder architecture, a new op's cases) plugs in by adding such a folder; the model and
+     * golden suites run every case in it.
+     *
+     * @return one source per family folder, in name order; none if there is no such folder
+     */
+    public static List<GoldenFixtures> families() {
+        return families(GoldenFixtures.class.getClassLoader());
+    }
+
+    /**
+     * @param loader the class loader whose copy of the kit's golden folder to look in
+     * @return one source per {@code families/<family>/} folder holding a {@code manifest.json}, in name order
+     */
+    static List<GoldenFixtures> families(ClassLoader loader) {
+        String root = RESOURCE_FOLDER.substring(1);
+        URL main = loader.getResource(root + "manifest.json");
+        if (main == null) {
+            return List.of();
+        }
+        String prefix = root + FAMILIES;
+        List<String> names = new ArrayList<>();
+        try {
+            if ("file".equals(main.getProtocol())) {
+                Path folder = Path.of(main.toURI()).resolveSibling(FAMILIES);
+                if (Files.isDirectory(folder)) {
+                    try (Stream<Path> children = Files.list(folder)) {
+                        children.filter(p -> Files.isRegularFile(p.resolve("manifest.json")))
+                                .forEach(p -> names.add(p.getFileName().toString()));
+                    }
+                }
+            } else if ("jar".equals(main.getProtocol())) {
+                JarURLConnection connection = (JarURLConnection) main.openConnection();
+                connection.setUseCaches(false);
+                try (JarFile jar = connection.getJarFile()) {
+                    jar.stream().map(JarEntry::getName)
+                            .filter(n -> n.startsWith(prefix) && n.endsWith("/manifest.json")
+                                    && n.indexOf('/', prefix.length()) == n.length() - "/manifest.json".length())
+                            .forEach(n -> names.add(n.substring(prefix.length(), n.indexOf('/', prefix.length()))));
+                }
+            }
+        } catch (IOException | URISyntaxException e) {
+            throw new UncheckedIOException(new IOException("tck: cannot list the family folders beside " + main
+                    + ": " + e.getMessage(), e));
+        }
+        names.sort(null);
+        List<GoldenFixtures> out = new ArrayList<>();
+        for (String family : names) {
+            String folder = prefix + family + "/";
+            out.add(new GoldenFixtures("class path /" + folder, name -> {
+                try (InputStream in = loader.getResourceAsStream(folder + name)) {
+                    if (in == null) {
+                        throw new IOException("resource /" + folder + name + " is missing");
+                    }
+                    return in.readAllBytes();
+                }
+            }));
+        }
+        return out;
     }
 
     /**
@@ -123,6 +194,7 @@ public final class GoldenFixtures implements FixtureSource {
             out.add(new GoldenCase(field(c, i, "group", String.class), field(c, i, "name", String.class),
                     field(c, i, "op", String.class), field(c, i, "params", Map.class),
                     field(c, i, "inputs", List.class), field(c, i, "outputs", List.class),
+                    c.containsKey("parameters") ? field(c, i, "parameters", List.class) : List.of(),
                     field(c, i, "file", String.class)));
         }
         return List.copyOf(out);

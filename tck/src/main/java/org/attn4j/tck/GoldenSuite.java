@@ -27,33 +27,51 @@ final class GoldenSuite {
                 if (!GROUPS.contains(golden.group())) {
                     continue;
                 }
-                boolean dropout = golden.op().equals("dropout")
-                        || golden.op().equals("attention") && golden.number("dropoutP") > 0;
+                boolean attention = isAttention(golden);
+                boolean dropout = golden.op().equals("dropout") || attention && golden.number("dropoutP") > 0;
                 Set<Feature> needs = dropout ? Set.of(Feature.OPTIONAL_DROPOUT) : Set.of();
-                if (golden.op().equals("attention")) {
-                    cases.add(new TckCase(golden.name(), Kind.GOLDEN, "attention", dtype, dtype.name(), needs,
-                            backend -> run(backend, golden, fixtures, tolerances, dtype, false)));
+                if (attention) {
+                    cases.add(new TckCase(golden.name(), Kind.GOLDEN, golden.op(), dtype, dtype.name(), needs,
+                            backend -> run(backend, golden, fixtures, tolerances, dtype, false),
+                            () -> detail(golden, fixtures)));
                     if (golden.bool("returnWeights")) {
                         Set<Feature> withWeights = new HashSet<>(needs);
                         withWeights.add(Feature.OPTIONAL_RETURNED_WEIGHTS);
-                        cases.add(new TckCase(golden.name() + "_weights", Kind.GOLDEN, "attention.weights", dtype,
+                        cases.add(new TckCase(golden.name() + "_weights", Kind.GOLDEN, golden.op() + ".weights", dtype,
                                 dtype.name(), withWeights,
-                                backend -> run(backend, golden, fixtures, tolerances, dtype, true)));
+                                backend -> run(backend, golden, fixtures, tolerances, dtype, true),
+                                () -> detail(golden, fixtures)));
                     }
                 } else {
                     cases.add(new TckCase(golden.name(), Kind.GOLDEN, golden.op(), dtype, dtype.name(), needs,
-                            backend -> run(backend, golden, fixtures, tolerances, dtype, false)));
+                            backend -> run(backend, golden, fixtures, tolerances, dtype, false),
+                            () -> detail(golden, fixtures)));
                 }
             }
         }
         return cases;
     }
 
+    /**
+     * @return the case's inputs with their shapes and its params, for example
+     *     {@code a [7, 63], b [129, 63]; transposeA false, transposeB true}
+     */
+    static String detail(GoldenCase golden, FixtureSource fixtures) {
+        StringBuilder b = new StringBuilder();
+        for (String input : golden.inputs()) {
+            b.append(b.length() == 0 ? "" : ", ").append(GoldenCase.role(input)).append(' ')
+                    .append(fixtures.tensor(golden, input).shape());
+        }
+        String params = golden.params().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                .collect(java.util.stream.Collectors.joining(", "));
+        return b + (params.isEmpty() ? "" : "; " + params);
+    }
+
     /** Runs one golden case; for attention, {@code weights} checks the returned weights instead of the output. */
     private static Measurement run(Backend backend, GoldenCase golden, FixtureSource fixtures,
                                    ToleranceTable tolerances, DType dtype, boolean weights) {
-        boolean attention = golden.op().equals("attention");
-        String op = attention && weights ? "attention.weights" : golden.op();
+        boolean attention = isAttention(golden);
+        String op = attention && weights ? golden.op() + ".weights" : golden.op();
         Tolerance tolerance = tolerances.lookup(op, golden.name(), dtype);
         List<String> expectedNames = attention ? List.of(golden.outputs().get(weights ? 1 : 0)) : golden.outputs();
         try (Scope scope = backend.newScope()) {
@@ -75,5 +93,10 @@ final class GoldenSuite {
             }
             return m;
         }
+    }
+
+    /** @return whether the case is an attention call, whose weights are a second, optional check */
+    private static boolean isAttention(GoldenCase golden) {
+        return golden.op().equals("attention") || golden.op().equals("packedAttention");
     }
 }

@@ -100,7 +100,16 @@ final class LawSuite {
      */
     static TckCase lawCase(ToleranceTable tolerances, DType dtype, String id, String op, Set<Feature> needs,
                            long seed, Pairs pairs) {
-        Tolerance tolerance = tolerances.lookup(op.equals("scope") ? "scope" : "law", id, dtype);
+        return lawCase(tolerances.lookup(op.equals("scope") ? "scope" : "law", id, dtype), dtype, id, op, needs, seed,
+                pairs);
+    }
+
+    /**
+     * @return the case that computes {@code pairs} in a fresh scope with the seeded source of {@code id} and
+     *     compares each pair under {@code tolerance}
+     */
+    static TckCase lawCase(Tolerance tolerance, DType dtype, String id, String op, Set<Feature> needs, long seed,
+                           Pairs pairs) {
         return new TckCase(id, Kind.LAW, op, dtype, dtype.name(), needs, backend -> {
             try (Scope scope = backend.newScope()) {
                 List<HostTensor[]> all = pairs.compute(new Run(scope, dtype), HostArrays.random(id, seed));

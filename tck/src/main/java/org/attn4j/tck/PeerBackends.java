@@ -7,8 +7,9 @@ import java.util.ServiceLoader;
 import org.attn4j.api.BackendProvider;
 
 /**
- * The backends the differential checks compare the backend under test with. The kit binds every provider on the
- * class path ({@link #discovered()}); pass {@link #none()} or your own list to
+ * The backends the differential checks compare the backend under test with, besides the kit's own host reference,
+ * which every run compares with. The kit binds every provider on the class path ({@link #discovered()}); pass
+ * {@link #none()} or your own list to
  * {@link TckOptions#withPeers} or return it from {@link BackendTck#peers()} to change that.
  *
  * @param backends the peers, in name order; the backend under test is skipped if listed
@@ -30,7 +31,10 @@ public record PeerBackends(List<BackendUnderTest> backends) {
         return new PeerBackends(found.stream().map(BackendUnderTest::new).toList());
     }
 
-    /** @return no peers: differential checks compare only F32 with F64 and fused with reference attention */
+    /**
+     * @return no peers: differential checks compare with the kit's host reference, F32 with F64 and fused with
+     *     reference attention
+     */
     public static PeerBackends none() {
         return new PeerBackends(List.of());
     }

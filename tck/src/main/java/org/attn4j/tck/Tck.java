@@ -40,7 +40,8 @@ public final class Tck {
      * Runs {@link TckCommand} and exits with its code: 0 if no case failed, 1 if one did (or the named backend cannot
      * run here), 2 on a usage error.
      *
-     * @param args {@code [--backend NAME] [--json FILE]}; without a backend, every provider on the class path
+     * @param args {@code [--backend NAME] [--json FILE] [--only OP,...] [--cases PATTERN] [--detail]}; without a
+     *     backend, every provider on the class path
      */
     public static void main(String[] args) {
         System.exit(run(args, System.out));
@@ -49,7 +50,8 @@ public final class Tck {
     /**
      * Runs {@link TckCommand} and prints the conformance table, or a usage error on one line.
      *
-     * @param args {@code [--backend NAME] [--json FILE]}; without a backend, every provider on the class path
+     * @param args {@code [--backend NAME] [--json FILE] [--only OP,...] [--cases PATTERN] [--detail]}; without a
+     *     backend, every provider on the class path
      * @param out where the table and any error go
      * @return 0 if no case failed, 1 if one did (or the named backend cannot run here), 2 on a usage error
      */
@@ -80,8 +82,8 @@ public final class Tck {
      * @return containers per kind and op holding one test per case, named {@code required_…[F32]} etc.
      */
     public static Stream<DynamicNode> dynamicTests(BackendProvider provider) {
-        return dynamicTests(TckRunner.create(provider, TckOptions.defaults()), CALLER.getCallerClass(),
-                result -> { }, ALL_DETAILS_IN_FIRST);
+        return dynamicTests(TckRunner.create(provider, withSystemProperties(TckOptions.defaults())),
+                CALLER.getCallerClass(), result -> { }, ALL_DETAILS_IN_FIRST);
     }
 
     /**
@@ -90,8 +92,17 @@ public final class Tck {
      * @return containers per kind and op holding one test per case, named {@code required_…[F32]} etc.
      */
     public static Stream<DynamicNode> dynamicTests(BackendProvider provider, TckOptions options) {
-        return dynamicTests(TckRunner.create(provider, options), CALLER.getCallerClass(), result -> { },
-                ALL_DETAILS_IN_FIRST);
+        return dynamicTests(TckRunner.create(provider, withSystemProperties(options)), CALLER.getCallerClass(),
+                result -> { }, ALL_DETAILS_IN_FIRST);
+    }
+
+    /**
+     * @param options options as given
+     * @return the same with the filter of the system properties {@value TckSettings#ONLY_PROPERTY} and
+     *     {@value TckSettings#CASES_PROPERTY} applied, as the JUnit route reads them
+     */
+    static TckOptions withSystemProperties(TckOptions options) {
+        return options.withSettings(options.settings().withSystemProperties());
     }
 
     /**
@@ -130,10 +141,11 @@ public final class Tck {
     }
 
     /**
-     * Reports one result to JUnit: a skip as an aborted test, a failure as an assertion error. The first
-     * {@value #DETAILED_FAILURES} failures carry the whole message and the backend's exception; later ones only the
-     * message's first line, cut at {@value #BRIEF_LENGTH} characters, and where the rest is, with no stack trace,
-     * so that a badly broken backend does not bury the build's output under thousands of lines.
+     * Reports one result to JUnit: a skip as an aborted test, a failure as an assertion error without a stack trace
+     * of its own (the kit's and JUnit's frames say nothing about the backend). The first
+     * {@value #DETAILED_FAILURES} failures carry the whole message and what the backend threw (its frames up to the
+     * kit's); later ones only the message's first line, cut at {@value #BRIEF_LENGTH} characters, and where the rest
+     * is, so that a badly broken backend does not bury the build's output under thousands of lines.
      */
     private static void check(CaseResult result, Consumer<CaseResult> sink, AtomicInteger failures,
                               String detailsAt) {
@@ -143,7 +155,9 @@ public final class Tck {
             case FAILED -> {
                 int n = failures.incrementAndGet();
                 if (n <= DETAILED_FAILURES) {
-                    throw new AssertionFailedError(result.message(), result.cause());
+                    AssertionFailedError detailed = new AssertionFailedError(result.message(), result.cause());
+                    detailed.setStackTrace(new StackTraceElement[0]);
+                    throw detailed;
                 }
                 String first = result.message().lines().findFirst().orElse("");
                 AssertionFailedError brief = new AssertionFailedError((first.length() > BRIEF_LENGTH

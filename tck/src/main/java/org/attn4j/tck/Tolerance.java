@@ -34,6 +34,24 @@ public record Tolerance(double abs, double rel, String reason) {
     }
 
     /**
+     * @param expected the reference value
+     * @param actual the value under test
+     * @return how much of the tolerance the error uses: {@code |actual − expected| / (abs + rel·|expected|)}, 0 for
+     *     an exact match (also of NaN or an infinity), infinite for a mismatch the tolerance allows nothing for
+     */
+    public double used(double expected, double actual) {
+        if (Double.isNaN(expected) || Double.isInfinite(expected)) {
+            return Double.compare(expected, actual) == 0 ? 0 : Double.POSITIVE_INFINITY;
+        }
+        double error = Double.isNaN(actual) ? Double.POSITIVE_INFINITY : Math.abs(actual - expected);
+        if (error == 0) {
+            return 0;
+        }
+        double slack = abs + rel * Math.abs(expected);
+        return slack > 0 ? error / slack : Double.POSITIVE_INFINITY;
+    }
+
+    /**
      * @param factor how many times looser
      * @param why what the factor accounts for
      * @return this tolerance scaled by {@code factor}, its reason extended by {@code why}

@@ -47,7 +47,8 @@ class FailureDetailTest {
         assertTrue(failures.size() > Tck.DETAILED_FAILURES, failures.size() + " failures");
         for (AssertionFailedError e : failures.subList(0, Tck.DETAILED_FAILURES)) {
             assertTrue(e.getMessage().contains("expected") && e.getMessage().contains("actual"), e.getMessage());
-            assertTrue(e.getStackTrace().length > 0);
+            assertTrue(e.getMessage().contains("[operands: "), e.getMessage());
+            assertEquals(0, e.getStackTrace().length, "the kit's and JUnit's frames say nothing about the backend");
         }
         for (int i = Tck.DETAILED_FAILURES; i < failures.size(); i++) {
             AssertionFailedError e = failures.get(i);

@@ -38,13 +38,27 @@ class SkippingTest {
 
     @Test
     void unavailableBackendIsSkippedWithItsReasonNeverPassedNorFailed() {
-        TckReport report = TckRunner.run(TestBackends.unavailable());
+        TckReport report = TckRunner.run(TestBackends.unavailable(), TestBackends.allBut(Kind.WIRING));
 
         assertEquals(0, report.count(Status.PASSED));
         assertEquals(0, report.count(Status.FAILED));
         assertEquals(report.results().size(), report.count(Status.SKIPPED));
         assertTrue(report.results().stream().allMatch(r -> r.message().equals(
                 "backend nogpu is unavailable here: libcuda.so.1 not found; install the NVIDIA driver")));
+        assertEquals(TckReport.Verdict.NOT_RUN, report.verdicts().get("nogpu"));
+    }
+
+    @Test
+    void theProviderOfAnUnavailableBackendHasItsWiringCheckedAndIsStillNotRun() {
+        TckReport report = TckRunner.run(TestBackends.unavailable(), TestBackends.only(Kind.WIRING, Kind.LAW));
+
+        List<String> ran = report.results().stream().filter(r -> r.status() != Status.SKIPPED)
+                .map(CaseResult::testName).toList();
+        assertEquals(List.of("required_wiring_found_by_service_loader[provider]", "required_wiring_name[provider]",
+                "required_wiring_priority[provider]", "required_wiring_availability[provider]",
+                "required_wiring_api_signature[api]"), ran);
+        assertTrue(report.results().stream().filter(r -> r.op().equals("capabilities"))
+                .allMatch(r -> r.status() == Status.SKIPPED));
     }
 
     @Test

@@ -35,9 +35,11 @@ class TckMainTest {
 
         List<String> lines = outcome.out().lines().toList();
         assertEquals("tck: backend ejml", lines.get(0), outcome.out());
-        assertTrue(lines.get(1).startsWith("total: "), outcome.out());
-        assertTrue(lines.get(2).startsWith("verdict: ejml "), outcome.out());
-        assertTrue(outcome.out().contains("ejml     golden        attention "), outcome.out());
+        assertTrue(lines.get(1).startsWith("attn4j-tck "), outcome.out());
+        assertTrue(lines.get(2).startsWith("total: "), outcome.out());
+        assertTrue(lines.get(3).startsWith("verdict: ejml "), outcome.out());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("attention +\\d+ +0 +0 .* golden, differential, law,"
+                + " bad-input")), outcome.out());
         @SuppressWarnings("unchecked")
         Map<String, Object> summary = (Map<String, Object>) JSON.readValue(Files.readString(json), Map.class)
                 .get("summary");
@@ -51,6 +53,35 @@ class TckMainTest {
         assertEquals(2, outcome.exit());
         assertTrue(outcome.out().startsWith("tck: unknown backend 'nosuch'; known backends: ")
                 && outcome.out().contains("ejml") && outcome.out().lines().count() == 1, outcome.out());
+    }
+
+    @Test
+    void onlyAndCasesRunPartOfTheKitAndAnUnknownOpIsAUsageError() {
+        Outcome part = run("--backend", "ejml", "--only", "softmax", "--cases", "\\[F64\\]$", "--detail");
+        assertEquals(0, part.exit(), part.out());
+        assertTrue(part.out().contains("verdict: ejml conformant on the cases selected by --only softmax --cases"
+                + " '\\[F64\\]$' (a partial run: no conformance claim)"), part.out());
+        assertTrue(part.out().lines().anyMatch(l -> l.matches("ejml +golden +softmax +F64 +\\d+ +0 +0 .*")),
+                part.out());
+
+        Outcome typo = run("--backend", "ejml", "--only", "sofmax");
+        assertEquals(2, typo.exit());
+        assertTrue(typo.out().startsWith("tck: --only names no op or kind of the kit: [sofmax]; ops: "), typo.out());
+    }
+
+    @Test
+    void aJarGivenAtRunTimeIsJudgedAndOnlyThePairsThatRanAreListed(@TempDir Path dir) throws Exception {
+        Path jar = ThirdPartyJars.providerJar(dir, "loopy", true);
+
+        Outcome outcome = ThirdPartyJars.withJars(List.of(jar),
+                () -> run("--backend", "loopy", "--only", "softmax,wiring"));
+
+        assertEquals(0, outcome.exit(), outcome.out());
+        assertTrue(outcome.out().contains("\nverdict: loopy conformant on the cases selected by"), outcome.out());
+        String compared = outcome.out().lines().filter(l -> l.startsWith("compared with: ")).findFirst()
+                .orElseThrow();
+        assertEquals("compared with: F32 loopy~ejml (2 cases); F32 loopy~nd4j (2 cases); F32~reference (2 cases)",
+                compared, "loopy declares no F64, so no F64 pair ran");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package org.attn4j.tck;
 
 import java.util.EnumSet;
+import java.util.function.UnaryOperator;
 import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
 import org.attn4j.api.BackendProvider;
@@ -8,6 +9,7 @@ import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
+import org.attn4j.api.Ops;
 import org.attn4j.api.Tensor;
 import org.attn4j.backend.ejml.EjmlBackendProvider;
 
@@ -24,6 +26,22 @@ final class TestBackends {
     static TckOptions only(Kind first, Kind... rest) {
         return TckOptions.defaults().withSettings(new TckSettings(TckSettings.defaults().seed(),
                 EnumSet.of(first, rest)));
+    }
+
+    /** @return options that plan every kind of check but one */
+    static TckOptions allBut(Kind left) {
+        return TckOptions.defaults().withSettings(new TckSettings(TckSettings.defaults().seed(),
+                EnumSet.complementOf(EnumSet.of(left))));
+    }
+
+    /**
+     * @param name the backend's name
+     * @param capabilities what it declares
+     * @param decorate replaces some of its ops
+     * @return a test backend on EJML
+     */
+    static ForwardingBackend onEjml(String name, Capabilities capabilities, UnaryOperator<Ops> decorate) {
+        return new ForwardingBackend(name, EJML, capabilities, decorate);
     }
 
     /** @return a backend whose softmax computes {@code e^x / Σ e^x}, forgetting to subtract the max */

@@ -16,6 +16,7 @@ import org.attn4j.api.Tensor;
 import org.attn4j.api.WeightType;
 import org.attn4j.models.HostTensor;
 import org.attn4j.models.StateDict;
+import org.attn4j.models.io.Gguf;
 import org.attn4j.models.io.SafeTensors;
 
 /**
@@ -61,7 +62,8 @@ public final class CausalLM implements AutoCloseable {
     }
 
     /**
-     * @param folder a Hugging Face folder: {@code config.json} and one or more {@code *.safetensors}
+     * @param folder a Hugging Face folder: {@code config.json} and one or more {@code *.safetensors}; or a
+     *     {@code .gguf} file ({@link #load(Gguf.Contents, Backend, DType, WeightType)})
      * @param backend where the weights go
      * @param dtype the element type of activations and cache: F32, or F64 (every weight then F64)
      * @param storage every matrix's storage type, converted once here (for example Q8_0), or null to keep the
@@ -71,6 +73,9 @@ public final class CausalLM implements AutoCloseable {
      * @throws IllegalArgumentException if the config or the tensors do not describe a supported model
      */
     public static CausalLM load(Path folder, Backend backend, DType dtype, WeightType storage) throws IOException {
+        if (Files.isRegularFile(folder) && folder.getFileName().toString().endsWith(".gguf")) {
+            return load(Gguf.read(folder), backend, dtype, storage);
+        }
         DecoderConfig config = DecoderConfig.read(folder);
         List<Path> files;
         try (Stream<Path> listing = Files.list(folder)) {
@@ -84,6 +89,29 @@ public final class CausalLM implements AutoCloseable {
             all.putAll(SafeTensors.read(f).tensors().asMap());
         }
         return of(config, StateDict.of(all), backend, dtype, storage);
+    }
+
+    /**
+     * A decoder from a GGUF file as llama.cpp's converter writes it ({@code general.architecture} {@code llama} or
+     * {@code gpt2}); its tensors stay memory-mapped in their file types (F32, F16, BF16, Q8_0, Q4_0) until each is
+     * bound, once. Every {@code <arch>.*} key is honoured or refused by name, and so is every tensor name.
+     *
+     * <pre>{@code
+     * Gguf.Contents file = Gguf.read(Path.of("model.gguf"));
+     * Tokenizer tokenizer = Tokenizer.fromGguf(file);
+     * try (CausalLM model = CausalLM.load(file, Backends.load(), DType.F32, null)) { ... }
+     * }</pre>
+     *
+     * @param gguf a GGUF file's contents ({@link Gguf#read})
+     * @param backend where the weights go
+     * @param dtype the element type of activations and cache: F32, or F64 (every weight then F64)
+     * @param storage every matrix's storage type, converted once here, or null to keep the file's
+     * @return the model, its weights bound
+     * @throws IllegalArgumentException if the file does not describe a decoder attn4j runs as written
+     */
+    public static CausalLM load(Gguf.Contents gguf, Backend backend, DType dtype, WeightType storage) {
+        GgufDecoder.Checkpoint c = GgufDecoder.read(gguf);
+        return build(c.config(), c.state(), backend, dtype, storage, true);
     }
 
     /**
@@ -107,6 +135,11 @@ public final class CausalLM implements AutoCloseable {
      */
     public static CausalLM of(DecoderConfig config, StateDict state, Backend backend, DType dtype,
                               WeightType storage) {
+        return build(config, state, backend, dtype, storage, false);
+    }
+
+    private static CausalLM build(DecoderConfig config, StateDict state, Backend backend, DType dtype,
+                                  WeightType storage, boolean fromGguf) {
         if (config.type() == DecoderConfig.Type.GPT2) {
             Map<String, HostTensor> renamed = new HashMap<>();
             state.asMap().forEach((k, v) -> renamed.put(k.startsWith("transformer.") ? k.substring(12) : k, v));
@@ -115,7 +148,8 @@ public final class CausalLM implements AutoCloseable {
         Scope scope = backend.newScope();
         try {
             Weights w = new Weights(state, scope, dtype, storage);
-            Architecture a = config.type() == DecoderConfig.Type.GPT2 ? new Gpt2(config, w) : new Llama(config, w);
+            Architecture a = config.type() == DecoderConfig.Type.GPT2 ? new Gpt2(config, w, fromGguf)
+                    : new Llama(config, w);
             w.finish(config.type() == DecoderConfig.Type.GPT2 ? "gpt2" : "llama");
             return new CausalLM(config, backend, dtype, scope, a);
         } catch (RuntimeException e) {

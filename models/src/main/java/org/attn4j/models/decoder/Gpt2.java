@@ -11,7 +11,9 @@ import org.attn4j.api.Weight;
  * GPT-2 under Hugging Face's names: {@code wte}, {@code wpe}, per block {@code h.N.ln_1}, {@code h.N.attn.c_attn}
  * and {@code c_proj} (Conv1D weights {@code [in, out]}, transposed once at load), {@code h.N.ln_2},
  * {@code h.N.mlp.c_fc} and {@code c_proj}; {@code ln_f}; the LM head is {@code wte}. A block is
- * {@code x += attn(ln_1(x)); x += c_proj(gelu_tanh(c_fc(ln_2(x))))}.
+ * {@code x += attn(ln_1(x)); x += c_proj(gelu_tanh(c_fc(ln_2(x))))}. From a GGUF file the same names hold
+ * {@code nn.Linear}'s {@code [out, in]} matrices, which llama.cpp's converter stores (a quantized matrix cannot be
+ * transposed), and an {@code lm_head.weight} there (llama.cpp's {@code output.weight}) is the LM head.
  */
 final class Gpt2 implements Architecture {
     private final DecoderConfig config;
@@ -20,6 +22,7 @@ final class Gpt2 implements Architecture {
     private final Block[] blocks;
     private final Tensor lnFWeight;
     private final Tensor lnFBias;
+    private final Weight head;
 
     /** One block's parameters, the Conv1D weights transposed to {@code [out, in]} once. */
     private record Block(Tensor ln1Weight, Tensor ln1Bias, Weight attn, Tensor attnBias, Weight proj, Tensor projBias,
@@ -27,10 +30,16 @@ final class Gpt2 implements Architecture {
                          Tensor mlpProjBias) {
     }
 
-    Gpt2(DecoderConfig config, Weights w) {
+    /**
+     * @param linear whether the matrices are stored as {@code nn.Linear}'s {@code [out, in]} (GGUF), not as
+     *     Conv1D's {@code [in, out]} (Hugging Face); with it, {@code lm_head.weight}, when present, is the LM head
+     */
+    Gpt2(DecoderConfig config, Weights w, boolean linear) {
         this.config = config;
         int e = config.hidden();
-        w.ignore("lm_head.weight");
+        if (!linear) {
+            w.ignore("lm_head.weight");
+        }
         this.wte = w.matrix("wte.weight", config.vocabSize(), e);
         this.wpe = w.matrix("wpe.weight", config.maxPositions(), e);
         this.blocks = new Block[config.layers()];
@@ -39,14 +48,20 @@ final class Gpt2 implements Architecture {
             w.ignore(p + "attn.bias");
             w.ignore(p + "attn.masked_bias");
             blocks[l] = new Block(w.take(p + "ln_1.weight", e), w.take(p + "ln_1.bias", e),
-                    w.matrixTransposed(p + "attn.c_attn.weight", e, 3 * e), w.take(p + "attn.c_attn.bias", 3 * e),
-                    w.matrixTransposed(p + "attn.c_proj.weight", e, e), w.take(p + "attn.c_proj.bias", e),
+                    conv1d(w, linear, p + "attn.c_attn.weight", e, 3 * e), w.take(p + "attn.c_attn.bias", 3 * e),
+                    conv1d(w, linear, p + "attn.c_proj.weight", e, e), w.take(p + "attn.c_proj.bias", e),
                     w.take(p + "ln_2.weight", e), w.take(p + "ln_2.bias", e),
-                    w.matrixTransposed(p + "mlp.c_fc.weight", e, 4 * e), w.take(p + "mlp.c_fc.bias", 4 * e),
-                    w.matrixTransposed(p + "mlp.c_proj.weight", 4 * e, e), w.take(p + "mlp.c_proj.bias", e));
+                    conv1d(w, linear, p + "mlp.c_fc.weight", e, 4 * e), w.take(p + "mlp.c_fc.bias", 4 * e),
+                    conv1d(w, linear, p + "mlp.c_proj.weight", 4 * e, e), w.take(p + "mlp.c_proj.bias", e));
         }
         this.lnFWeight = w.take("ln_f.weight", e);
         this.lnFBias = w.take("ln_f.bias", e);
+        this.head = linear && w.has("lm_head.weight") ? w.matrix("lm_head.weight", config.vocabSize(), e) : wte;
+    }
+
+    /** A Conv1D's weight, bound as {@code [out, in]}: transposed from {@code [in, out]} unless stored so already. */
+    private static Weight conv1d(Weights w, boolean linear, String name, int in, int out) {
+        return linear ? w.matrix(name, out, in) : w.matrixTransposed(name, in, out);
     }
 
     @Override
@@ -82,6 +97,6 @@ final class Gpt2 implements Architecture {
 
     @Override
     public Tensor logits(Ops t, Tensor hidden) {
-        return t.linear(hidden, wte, null);
+        return t.linear(hidden, head, null);
     }
 }

@@ -1,9 +1,11 @@
 package org.attn4j.models.onnx;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -25,7 +27,22 @@ import java.util.regex.Pattern;
  *   <li>an anonymous rank-1 initializer added by an {@code Add} node {@code /a/b/Add} whose module {@code a.b}
  *       got its weight above to {@code a.b.bias}.</li>
  * </ul>
- * Nothing depends on the number of layers or the width. A name given twice, or an anonymous floating-point
+ * Int8-quantized exports (ONNX Runtime's {@code quantize_dynamic}, as in langchain4j's {@code -q} models) keep
+ * their weights as integers with scales and zero points; they are dequantized to FLOAT once, here:
+ * <ul>
+ *   <li>a {@code MatMulInteger} node {@code /a/b/MatMul_quant} with an INT8/UINT8 initializer {@code B [in, out]}
+ *       and its zero point {@code zp} (scalar or {@code [out]}), whose output reaches {@code Cast} and then a
+ *       {@code Mul} by the product of the activations' scale and a FLOAT initializer {@code s} (scalar or
+ *       {@code [out]}), gives {@code a.b.weight[o][i] = (B[i][o] - zp[o]) · s[o]};</li>
+ *   <li>a {@code DequantizeLinear} of a {@code Gather} node {@code /a/b/Gather} from an INT8/UINT8 table, with its
+ *       scale and zero point (per tensor, or per row along {@code axis}), gives
+ *       {@code a.b.weight = (table - zp) · scale};</li>
+ *   <li>{@code DynamicQuantizeLinear} quantizes activations, which attn4j keeps in FLOAT: it maps nothing.</li>
+ * </ul>
+ * The scales and zero points so used are not parameters and are left out. Any other quantized operator
+ * ({@code QuantizeLinear}, {@code QLinearMatMul}, {@code MatMulNBits}, …) is refused by name in one line.
+ *
+ * <p>Nothing depends on the number of layers or the width. A name given twice, or an anonymous floating-point
  * initializer of more than one element that none of the rules names, is an error listing every such initializer,
  * so a model never loads with a weight silently missing.
  */
@@ -46,10 +63,17 @@ public final class OnnxStateDict {
     public static Map<String, OnnxTensor> map(OnnxModel model) {
         Map<String, OnnxTensor> out = new LinkedHashMap<>();
         Map<String, String> namedBy = new LinkedHashMap<>();
+        Map<String, OnnxTensor> dequantized = new LinkedHashMap<>();
+        Map<String, String> dequantizedFrom = new LinkedHashMap<>();
+        Set<String> consumed = new HashSet<>();
+        Quantized.map(model, dequantized, dequantizedFrom, consumed);
         for (OnnxTensor t : model.initializers().values()) {
-            if (t.dataType().isFloatingPoint() && !isAnonymous(t.name())) {
+            if (t.dataType().isFloatingPoint() && !isAnonymous(t.name()) && !consumed.contains(t.name())) {
                 put(out, namedBy, t.name(), asFloat(t.name(), t), "initializer '" + t.name() + "'");
             }
+        }
+        for (Map.Entry<String, OnnxTensor> e : dequantized.entrySet()) {
+            put(out, namedBy, e.getKey(), e.getValue(), dequantizedFrom.get(e.getKey()));
         }
         for (OnnxNode node : model.nodes()) {
             switch (node.opType()) {
@@ -70,7 +94,7 @@ public final class OnnxStateDict {
         List<String> unnamed = new ArrayList<>();
         for (OnnxTensor t : model.initializers().values()) {
             if (t.dataType().isFloatingPoint() && isAnonymous(t.name()) && t.elementCount() > 1
-                    && !namedBy.containsValue("initializer '" + t.name() + "'")) {
+                    && !consumed.contains(t.name()) && !namedBy.containsValue("initializer '" + t.name() + "'")) {
                 unnamed.add(t.toString());
             }
         }
@@ -121,7 +145,7 @@ public final class OnnxStateDict {
     }
 
     /** {@code /encoder/layer.0/attention/self/query/MatMul} → {@code encoder.layer.0.attention.self.query}. */
-    private static String modulePath(OnnxNode node, OnnxTensor weight) {
+    static String modulePath(OnnxNode node, OnnxTensor weight) {
         String n = node.name();
         int last = n.lastIndexOf('/');
         String path = last <= 0 ? "" : n.substring(n.startsWith("/") ? 1 : 0, last).replace('/', '.');

@@ -8,9 +8,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalInt;
+import org.attn4j.models.io.Gguf;
 
 /**
- * Text to token ids and back, read from a Hugging Face {@code tokenizer.json}: WordPiece (BERT: BertNormalizer,
+ * Text to token ids and back, read from a Hugging Face {@code tokenizer.json} (or a GGUF file's metadata,
+ * {@link #fromGguf}): WordPiece (BERT: BertNormalizer,
  * BertPreTokenizer, {@code ##} continuations, {@code [CLS] … [SEP]}) or byte-level BPE (GPT-2), with the file's
  * added tokens, post-processor template and truncation. Pure Java; the ids equal those of Hugging Face's
  * {@code tokenizers} library for the same file. Immutable and thread-safe.
@@ -59,6 +61,22 @@ public interface Tokenizer {
         Objects.requireNonNull(vocabJson, "Tokenizer.fromGpt2Files: argument vocabJson is null");
         Objects.requireNonNull(merges, "Tokenizer.fromGpt2Files: argument merges is null");
         return TokenizerJson.gpt2(Files.readAllBytes(vocabJson), Files.readString(merges), vocabJson.toString());
+    }
+
+    /**
+     * The tokenizer a GGUF file carries in its {@code tokenizer.ggml.*} metadata, as llama.cpp reads it: byte-level
+     * BPE ({@code model = gpt2}, with the pre-tokenizer {@code pre}: {@code default}, {@code gpt-2},
+     * {@code llama-bpe}, {@code qwen2}, {@code smollm}) or SentencePiece ({@code model = llama}: scores, byte
+     * fallback, the {@code ▁} space marker); BOS and EOS added per {@code add_bos_token} / {@code add_eos_token}.
+     *
+     * @param gguf a GGUF file's contents ({@link Gguf#read})
+     * @return its tokenizer
+     * @throws FormatException if the metadata is missing, malformed, or names a model or pre-tokenizer attn4j
+     *     does not implement (the message names it)
+     */
+    static Tokenizer fromGguf(Gguf.Contents gguf) throws FormatException {
+        Objects.requireNonNull(gguf, "Tokenizer.fromGguf: argument gguf is null");
+        return GgufTokenizer.read(gguf);
     }
 
     /**

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.FloatBuffer;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
@@ -110,6 +111,70 @@ class OnnxStateDictTest {
                 readModel(nodes, Proto.floatTensor("onnx::MatMul_1", new long[] {1, 1}, 1),
                         Proto.floatTensor("a.weight", new long[] {1, 1}, 2))));
         assertTrue(e.getMessage().contains("'a.weight' is given by both"), e.getMessage());
+    }
+
+    @Test
+    void dequantizesMatMulIntegerWeightsWithTheirPerColumnScalesAndZeroPoints() {
+        Proto[] nodes = {
+            Proto.node("/enc/dense/MatMul_quant_scales_mul", "Mul", "x_scale", "onnx::MatMul_1_scale"),
+            Proto.node("/enc/dense/MatMul_quant", "MatMulInteger", "xq", "onnx::MatMul_1_quantized", "x_zp",
+                    "onnx::MatMul_1_zero_point"),
+            Proto.node("/enc/dense/cast", "Cast", "/enc/dense/MatMul_quant_output_0"),
+            Proto.node("/enc/dense/MatMul_quant_output_scale_mul", "Mul", "/enc/dense/cast_output_0",
+                    "/enc/dense/MatMul_quant_scales_mul_output_0"),
+        };
+        Map<String, OnnxTensor> sd = OnnxStateDict.map(readModel(nodes,
+                int8("onnx::MatMul_1_quantized", new long[] {2, 3}, 1, -2, 3, 4, 5, -6),
+                int8("onnx::MatMul_1_zero_point", new long[] {3}, 0, 1, -1),
+                Proto.floatTensor("onnx::MatMul_1_scale", new long[] {3}, 0.5f, 2f, 0.25f)));
+        assertEquals(List.of("enc.dense.weight"), List.copyOf(sd.keySet()), "scales and zero points are no parameters");
+        assertArrayEquals(new long[] {3, 2}, sd.get("enc.dense.weight").dims());
+        assertArrayEquals(new float[] {0.5f, 2f, -6f, 8f, 1f, -1.25f}, sd.get("enc.dense.weight").toFloatArray(),
+                "W[o][i] = (B[i][o] - zp[o]) * s[o]");
+    }
+
+    @Test
+    void theQuantizedMiniLmNamesTheParametersOfItsF32Original() throws IOException {
+        Map<String, OnnxTensor> original = OnnxStateDict.map(MiniLm.model());
+        OnnxModel quantized;
+        try (var in = OnnxStateDictTest.class.getResourceAsStream("/all-minilm-l6-v2-q.onnx")) {
+            quantized = OnnxModel.read(in);
+        }
+        Map<String, OnnxTensor> q = OnnxStateDict.map(quantized);
+        TreeSet<String> expected = new TreeSet<>(original.keySet());
+        expected.removeIf(n -> n.startsWith("pooler."));
+        assertEquals(expected, new TreeSet<>(q.keySet()), "the quantized export has no pooler");
+        for (String name : q.keySet()) {
+            assertArrayEquals(original.get(name).dims(), q.get(name).dims(), name);
+            float[] a = original.get(name).toFloatArray();
+            float[] b = q.get(name).toFloatArray();
+            double worst = 0;
+            double largest = 0;
+            for (int i = 0; i < a.length; i++) {
+                worst = Math.max(worst, Math.abs(a[i] - b[i]));
+                largest = Math.max(largest, Math.abs(a[i]));
+            }
+            assertTrue(worst <= largest / 100, name + " differs by " + worst + " from the F32 original, whose largest"
+                    + " value is " + largest);
+        }
+    }
+
+    @Test
+    void anUnsupportedQuantizedOperatorIsNamedInOneLine() {
+        Proto[] nodes = {Proto.node("/enc/dense/MatMul", "QLinearMatMul", "x", "w")};
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> OnnxStateDict.map(readModel(nodes)));
+        assertTrue(e.getMessage().contains("QLinearMatMul") && e.getMessage().contains("'/enc/dense/MatMul'")
+                && !e.getMessage().contains("\n"), e.getMessage());
+    }
+
+    /** An INT8 TensorProto: dims 1, data_type 2 = INT8 (3), name 8, raw_data 9. */
+    private static Proto int8(String name, long[] dims, int... values) {
+        byte[] raw = new byte[values.length];
+        for (int i = 0; i < raw.length; i++) {
+            raw[i] = (byte) values[i];
+        }
+        return new Proto().packedVarints(1, dims).varint(2, 3).string(8, name).bytes(9, raw);
     }
 
     private static OnnxModel readModel(Proto[] nodes, Proto... initializers) {
