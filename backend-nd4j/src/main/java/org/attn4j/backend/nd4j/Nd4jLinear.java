@@ -1,25 +1,29 @@
 package org.attn4j.backend.nd4j;
 
-import org.attn4j.api.Activation;
 import org.attn4j.api.DType;
 import org.attn4j.api.Epilogue;
 import org.attn4j.api.Shape;
 import org.bytedeco.javacpp.Pointer;
 import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.indexing.NDArrayIndex;
 
 /**
  * {@code linear} with its epilogue straight on OpenBLAS's CBLAS: the weight {@code W [N, in]} is read where it lies
- * as the transposed operand, and the bias and the residual ride in the product's {@code beta}.
+ * as the transposed operand, and the bias rides in the product's {@code beta}.
  * <pre>
- *   z = b (each row)  or  residual  or  nothing        memcpy copies that double, or one memcpy
- *   z = x·W[r0, r0 + n)ᵀ + beta·z                       one ?gemm; for at most {@value #GEMV_ROWS} rows one ?gemv per row
- *   z = act(z)                                         in place (libnd4j)
- *   gated:  u = x·W[n, 2n)ᵀ + b_u,  z = act(z) ⊙ u    a second product over the up rows, one multiply in place
- *   z += residual                                      ?axpy, when the activation or the gate came first
+ *   y = b (each row)                      memcpy copies that double
+ *   y = x·Wᵀ + y                          one ?gemm; for at most {@value #GEMV_ROWS} rows one ?gemv per row
+ *   z = act(y)                            in place (libnd4j)
+ *   gated:  z = act(y[:, 0, n)) ⊙ y[:, n, 2n)   the gate's half copied out and activated, one multiply in place
+ *   z += residual                         ?axpy, in blocks OpenBLAS keeps on the calling thread
  * </pre>
- * libnd4j's {@code matmul} costs a graph context, shape buffers and a custom-op dispatch per call, and hands a
- * single-row problem to GEMM, which packs the whole weight for one row; for a decoding step's matrix-vector
- * products the difference is an order of magnitude (see the README).
+ * The product is the very call of {@code linear(x, W, b)} (gated: over all 2n rows at once, not one product per
+ * half), and each epilogue step the same float operation as the composition's op, so the fused op equals its
+ * composition to the last bit; the residual is not folded into the product's {@code beta} for the same reason
+ * (a GEMM that adds {@code C} before its last panel of {@code k} rounds differently, which a sum that cancels
+ * shows). libnd4j's {@code matmul} costs a graph context, shape buffers and a custom-op dispatch per call, and
+ * hands a single-row problem to GEMM, which packs the whole weight for one row; for a decoding step's
+ * matrix-vector products the difference is an order of magnitude (see the README).
  */
 final class Nd4jLinear {
     /** Input rows up to which each row is one matrix-vector product instead of one GEMM for all. */
@@ -43,45 +47,32 @@ final class Nd4jLinear {
                             INDArray residual, DType dtype, Intermediates t) {
         int in = weightShape.dim(1);
         int rows = Math.toIntExact(x.length() / in);
-        boolean gated = epilogue.gated();
-        int n = gated ? weightShape.dim(0) / 2 : weightShape.dim(0);
-        int bytes = dtype.byteSize();
-        Pointer xs = BlasProducts.address(x);
-        Pointer b = bias == null ? null : BlasProducts.address(bias);
-        Pointer r = residual == null ? null : BlasProducts.address(residual);
-        INDArray z = t.add(NdArrays.uninitialized(dtype, Shape.of(rows, n)));
-        Pointer zs = BlasProducts.address(z);
-        boolean residualInProduct = r != null && b == null && !gated
-                && epilogue.activation() == Activation.IDENTITY;
-        product(xs, weight, residualInProduct ? r : b, !residualInProduct, zs, rows, n, in, bytes);
-        if (gated) {
-            INDArray u = t.add(NdArrays.uninitialized(dtype, Shape.of(rows, n)));
-            product(xs, weight.getPointer((long) n * in), b == null ? null : b.getPointer(n), true,
-                    BlasProducts.address(u), rows, n, in, bytes);
+        int width = weightShape.dim(0);
+        INDArray y = t.add(NdArrays.uninitialized(dtype, Shape.of(rows, width)));
+        Pointer ys = BlasProducts.address(y);
+        product(BlasProducts.address(x), weight, bias == null ? null : BlasProducts.address(bias), ys, rows, width,
+                in, dtype.byteSize());
+        INDArray z = y;
+        if (epilogue.gated()) {
+            int n = width / 2;
+            z = t.add(y.get(NDArrayIndex.all(), NDArrayIndex.interval(0, n)).dup('c'));
             Kernels.activate(z, epilogue.activation(), t);
-            Nd4jOps.Kind.MUL.exec(z, u, z);
+            Nd4jOps.Kind.MUL.exec(z, y.get(NDArrayIndex.all(), NDArrayIndex.interval(n, width)), z);
         } else {
             Kernels.activate(z, epilogue.activation(), t);
         }
-        if (r != null && !residualInProduct) {
-            BlasProducts.addInto(zs, r, (long) rows * n);
+        if (residual != null) {
+            BlasProducts.addInto(BlasProducts.address(z), BlasProducts.address(residual), z.length());
         }
         return z;
     }
 
-    /**
-     * {@code z = x·Wᵀ + start}, {@code start} a row repeated, a whole matrix, or nothing.
-     *
-     * @param start {@code n} elements when {@code repeat}, {@code rows·n} otherwise; or null for zeros
-     */
-    private static void product(Pointer x, Pointer w, Pointer start, boolean repeat, Pointer z, int rows, int n,
-                                int in, int bytes) {
-        if (start != null && repeat) {
-            BlasProducts.fillRows(z, start, rows, n, bytes);
-        } else if (start != null) {
-            Pointer.memcpy(z, start, (long) rows * n * bytes);
+    /** {@code z = x·Wᵀ + b}, with {@code b} repeated on every row, or {@code x·Wᵀ} without. */
+    private static void product(Pointer x, Pointer w, Pointer bias, Pointer z, int rows, int n, int in, int bytes) {
+        if (bias != null) {
+            BlasProducts.fillRows(z, bias, rows, n, bytes);
         }
-        double beta = start == null ? 0.0 : 1.0;
+        double beta = bias == null ? 0.0 : 1.0;
         if (rows <= GEMV_ROWS) {
             for (int row = 0; row < rows; row++) {
                 BlasProducts.gemv(false, n, in, 1.0, w, in, x.getPointer((long) row * in),
