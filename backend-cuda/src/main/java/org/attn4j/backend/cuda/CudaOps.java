@@ -14,6 +14,7 @@ import org.attn4j.api.Ops;
 import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.WeightType;
 import org.attn4j.api.spi.AbstractOps;
 import org.attn4j.api.spi.AbstractWeight;
 import org.attn4j.api.spi.Dropout;
@@ -42,7 +43,7 @@ final class CudaOps extends AbstractOps<CudaTensor> {
     @Override
     protected Tensor computeMatmul(CudaTensor x, CudaTensor y, boolean transposeA, boolean transposeB, Shape out) {
         CudaTensor c = scope.allocate("matmul", out);
-        gemm("matmul", x.data(), y.data(), null, c.data(), OpPlans.gemm(x.shape(), y.shape(), transposeA, transposeB,
+        gemm("matmul", x.data(), y.data(), c.data(), OpPlans.gemm(x.shape(), y.shape(), transposeA, transposeB,
                 out), transposeA, transposeB, 1.0f);
         return c;
     }
@@ -163,15 +164,13 @@ final class CudaOps extends AbstractOps<CudaTensor> {
         return unary("gelu", approximation == GeluApproximation.TANH ? Kernel.GELU_TANH : Kernel.GELU_ERF, x);
     }
 
+    /**
+     * The F32 kernels of {@code weights.cu} over the tensor, which lies as an F32 weight does: the same launches as
+     * {@code linear} over a bound F32 weight, so that the fused op and its composition sum in the same order.
+     */
     @Override
     protected Tensor computeLinear(CudaTensor t, CudaTensor w, CudaTensor b, Shape out) {
-        Shape weight = w.shape();
-        int in = weight.dim(1);
-        int outFeatures = weight.dim(0);
-        CudaTensor r = scope.allocate("linear", out);
-        gemm("linear", t.data(), w.data(), b == null ? null : b.data(), r.data(),
-                new OpPlans.Gemm(t.size() / in, outFeatures, in, 1, NONE, NONE, NONE), false, true, 1.0f);
-        return r;
+        return linear(t, WeightType.F32, w.shape(), w.data(), null, b, Epilogue.none(), null, out);
     }
 
     /**
@@ -183,13 +182,18 @@ final class CudaOps extends AbstractOps<CudaTensor> {
     protected Tensor computeLinear(CudaTensor x, AbstractWeight weight, CudaTensor bias, Epilogue epilogue,
                                    CudaTensor residual, Shape out) {
         CudaWeight w = (CudaWeight) weight;
-        int in = w.shape().dim(1);
+        return linear(x, w.type(), w.shape(), w.data(), w.scales(), bias, epilogue, residual, out);
+    }
+
+    private Tensor linear(CudaTensor x, WeightType type, Shape weight, CUdeviceptr values, CUdeviceptr scales,
+                          CudaTensor bias, Epilogue epilogue, CudaTensor residual, Shape out) {
+        int in = weight.dim(1);
         int rows = x.size() / in;
         int n = out.dim(-1);
         boolean gemv = rows <= Launches.GEMV_MAX_ROWS;
         CudaTensor r = scope.allocate("linear", out);
-        device.launch(WeightKernels.linear(w.type(), gemv), gemv ? Launches.gemv(n) : Launches.linear(rows, n),
-                new KernelArgs("linear").pointer(x.data()).pointer(w.data()).pointer(w.scales())
+        device.launch(WeightKernels.linear(type, gemv), gemv ? Launches.gemv(n) : Launches.linear(rows, n),
+                new KernelArgs("linear").pointer(x.data()).pointer(values).pointer(scales)
                         .pointer(bias == null ? null : bias.data()).pointer(residual == null ? null : residual.data())
                         .pointer(r.data()).i32(rows).i32(n).i32(in).i32(epilogue.gated() ? 1 : 0)
                         .i32(WeightKernels.activation(epilogue.activation())));
@@ -449,7 +453,7 @@ final class CudaOps extends AbstractOps<CudaTensor> {
         CUdeviceptr logits = device.alloc("attention", count * Sizeof.FLOAT);
         CUdeviceptr probabilities = options.dropoutP() > 0 ? device.alloc("attention", count * Sizeof.FLOAT) : null;
         try {
-            gemm("attention", q.data(), k.data(), null, logits,
+            gemm("attention", q.data(), k.data(), logits,
                     new OpPlans.Gemm(rows, lk, s.keyDim(), kvProblems, batch, new int[] {rows * s.keyDim()},
                             new int[] {lk * s.keyDim()}), false, true, scale);
             softmax("attention", logits, probabilities == null ? weights.data() : probabilities,
@@ -467,7 +471,7 @@ final class CudaOps extends AbstractOps<CudaTensor> {
             }
         }
         CudaTensor out = scope.allocate("attention", s.output());
-        gemm("attention", weights.data(), v.data(), null, out.data(),
+        gemm("attention", weights.data(), v.data(), out.data(),
                 new OpPlans.Gemm(rows, s.valueDim(), lk, kvProblems, batch, new int[] {rows * lk},
                         new int[] {lk * s.valueDim()}), false, false, 1.0f);
         return new AttentionResult(out, weights);
@@ -496,10 +500,10 @@ final class CudaOps extends AbstractOps<CudaTensor> {
         return r;
     }
 
-    private void gemm(String op, CUdeviceptr a, CUdeviceptr b, CUdeviceptr bias, CUdeviceptr c, OpPlans.Gemm g,
-                      boolean transposeA, boolean transposeB, float alpha) {
+    private void gemm(String op, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, OpPlans.Gemm g, boolean transposeA,
+                      boolean transposeB, float alpha) {
         device.launch(Kernel.GEMM, Launches.gemm(g.m(), g.n(), g.batches()), new KernelArgs(op)
-                .pointer(a).pointer(b).pointer(bias).pointer(c).i32(g.m()).i32(g.n()).i32(g.k())
+                .pointer(a).pointer(b).pointer(c).i32(g.m()).i32(g.n()).i32(g.k())
                 .i32(transposeA ? 1 : 0).i32(transposeB ? 1 : 0).f32(alpha)
                 .shape(g.batch()).strides(g.stridesA()).strides(g.stridesB()).i32(g.batches()));
     }

@@ -357,16 +357,16 @@ final class InterpretingDevice implements Device {
     }
 
     private void gemm(List<Object> a) {
-        int m = (int) a.get(4);
-        int n = (int) a.get(5);
-        int k = (int) a.get(6);
-        boolean ta = (int) a.get(7) != 0;
-        boolean tb = (int) a.get(8) != 0;
-        float alpha = (float) a.get(9);
-        int[] batch = (int[]) a.get(10);
-        for (int b = 0; b < (int) a.get(13); b++) {
-            long oa = offset(batch, (int[]) a.get(11), batch[0], b);
-            long ob = offset(batch, (int[]) a.get(12), batch[0], b);
+        int m = (int) a.get(3);
+        int n = (int) a.get(4);
+        int k = (int) a.get(5);
+        boolean ta = (int) a.get(6) != 0;
+        boolean tb = (int) a.get(7) != 0;
+        float alpha = (float) a.get(8);
+        int[] batch = (int[]) a.get(9);
+        for (int b = 0; b < (int) a.get(12); b++) {
+            long oa = offset(batch, (int[]) a.get(10), batch[0], b);
+            long ob = offset(batch, (int[]) a.get(11), batch[0], b);
             for (int i = 0; i < m; i++) {
                 for (int j = 0; j < n; j++) {
                     float acc = 0f;
@@ -375,8 +375,7 @@ final class InterpretingDevice implements Device {
                         float y = f(a.get(1), ob + (tb ? (long) j * k + t : (long) t * n + j));
                         acc = Math.fma(x, y, acc);
                     }
-                    float bias = a.get(2) == null ? 0f : f(a.get(2), j);
-                    put(a.get(3), (long) b * m * n + (long) i * n + j, alpha * acc + bias);
+                    put(a.get(2), (long) b * m * n + (long) i * n + j, alpha * acc);
                 }
             }
         }

@@ -150,6 +150,28 @@ class WeightOpsTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(Activation.class)
+    void theFusedEpilogueEqualsTheCompositionToTheLastBit(Activation activation) {
+        for (int rows : new int[] {1, 40}) {
+            try (Scope s = BACKEND.newScope()) {
+                Ops ops = s.ops();
+                Tensor x = s.tensor(normal(20, rows * IN, 1), Shape.of(rows, IN));
+                float[] values = normal(21, 2 * OUT * IN, 2);
+                Weight w = s.weight(values, Shape.of(2 * OUT, IN), WeightType.F32);
+                Tensor wt = s.tensor(values, Shape.of(2 * OUT, IN));
+                Tensor bias = s.tensor(normal(22, 2 * OUT, 1), Shape.of(2 * OUT));
+                Tensor residual = s.tensor(normal(23, rows * OUT, 1), Shape.of(rows, OUT));
+                for (Epilogue e : List.of(Epilogue.gated(activation).withResidual(residual),
+                        Epilogue.none().withActivation(activation).withResidual(
+                                s.tensor(normal(24, rows * 2 * OUT, 1), Shape.of(rows, 2 * OUT))))) {
+                    assertArrayEquals(ReferenceOps.epilogue(ops, ops.linear(x, wt, bias), e).toFloatArray(),
+                            ops.linear(x, w, bias, e).toFloatArray(), e + ", " + rows + " rows");
+                }
+            }
+        }
+    }
+
     @Test
     void f64WeightsStayF64AndMultiplyF64Activations() {
         double[] w = new double[OUT * IN];
