@@ -67,13 +67,15 @@ __device__ __forceinline__ void attn4j_w4(const void* __restrict__ values, const
 }
 
 // act(g + b_g) (* (u + b_u) when gated) + residual: output column n of row m of out [M, N]. Not inlined: it runs
-// once per output, and sixteen inlined copies of erfcf and expf per thread would multiply the kernels' code.
+// once per output, and sixteen inlined copies of erfcf and expf per thread would multiply the kernels' code. The
+// gate's product and the residual's sum are rounded one by one (__fmul_rn, __fadd_rn: never contracted into an FMA),
+// as the composition's separate multiply and add kernels round them.
 __device__ __noinline__ float attn4j_epilogue(float g, float u, const float* __restrict__ bias,
                                                  const float* __restrict__ residual, int m, int n, int N, int gated,
                                                  int activation) {
     float v = attn4j_activate(activation, g + (bias ? bias[n] : 0.0f));
-    if (gated) v *= u + (bias ? bias[N + n] : 0.0f);
-    return residual ? v + residual[(long long) m * N + n] : v;
+    if (gated) v = __fmul_rn(v, u + (bias ? bias[N + n] : 0.0f));
+    return residual ? __fadd_rn(v, residual[(long long) m * N + n]) : v;
 }
 
 // out [M, N] = act(x [M, K] . W[0, N)^T + b) (* (x . W[N, 2N)^T + b_u) when gated) + residual, for M of at most

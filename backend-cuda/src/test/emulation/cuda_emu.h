@@ -35,6 +35,9 @@ struct uint2 {
     unsigned int x, y;
 };
 
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fadd_rn(float a, float b) { return a + b; }
+
 inline float __int_as_float(int i) {
     float f;
     std::memcpy(&f, &i, sizeof f);
