@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Write the random-weight decoders of decoder_cases.py as Hugging Face folders for the cli's tests.
+"""Write some random-weight decoders of decoder_cases.py as Hugging Face folders for the cli's tests.
 
 Each folder holds config.json, model.safetensors (F32, names sorted) and expected.json (the prompt and the greedy
 continuation computed in float64 by the plain torch reference). Deterministic: the same torch gives the same bytes.
@@ -24,7 +24,7 @@ torch.set_num_threads(1)
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUT = os.path.normpath(os.path.join(HERE, "..", "..", "..", "cli", "src", "test", "resources", "org",
                                             "attn4j", "cli", "decoders"))
-FOLDERS = ("gpt2_tiny", "llama_gqa_tiny")
+FOLDERS = ("gpt2_tiny", "llama_gqa_tiny", "gemma2_softcap_tiny", "phi3_longrope_tiny")
 
 
 def byte_to_unicode():
@@ -68,7 +68,7 @@ def main():
     for name, cfg in DECODERS:
         if name not in FOLDERS:
             continue
-        state, prompt, _, generated = decoder(name, cfg, gen)
+        state, prompt, _, generated, _, _ = decoder(name, cfg, gen)
         folder = os.path.join(args.out, name)
         os.makedirs(folder, exist_ok=True)
         with open(os.path.join(folder, "config.json"), "w", encoding="utf-8", newline="\n") as f:

@@ -24,8 +24,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from decoder_cases import decoder_attention_cases, decoder_model_cases, decoder_ops_cases
 from fused_cases import fused_ops_cases, packed_attention_cases
+from decoder_cases import (decoder_attention_cases, decoder_model_cases, decoder_ops_cases, rope_parameter_cases,
+                           scaled_rope_cases, softcap_attention_cases, softcap_cases)
 
 torch.set_default_dtype(torch.float64)
 torch.set_num_threads(1)
@@ -866,11 +867,15 @@ def generate(out_dir):
     ops_cases(r)
     decoder_ops_cases(r, gen, randn)
     fused_ops_cases(r, gen, randn)
+    scaled_rope_cases(r, gen, randn)
+    softcap_cases(r, gen, randn)
     attention_cases(r)
     packed_attention_cases(r, gen, randn, attention_ref, b01, key_padding_allowed)
     decoder_attention_cases(r, gen, randn)
+    softcap_attention_cases(r, gen, randn)
     models_cases(r)
     decoder_model_cases(r, gen)
+    rope_parameter_cases(r)
     os.makedirs(out_dir, exist_ok=True)
     meta_common = {"format": "pt", "generator": "attn4j tck/src/golden/generate_goldens.py",
                    "torch": torch.__version__, "dtype": "float64"}

@@ -201,49 +201,241 @@ def rope(x, layout, base, offset):
     return out
 
 
-def causal_lm_logits(p, P, ids):
-    """GPT-2 or Llama-style logits of ids [L] (numpy, full causal forward), as decoder_cases.py defines them."""
-    L = len(ids)
-    allowed = np.arange(L)[None, :] <= np.arange(L)[:, None]
-    if p.get("sliding_window") is not None:
-        allowed &= np.arange(L)[None, :] > np.arange(L)[:, None] - p["sliding_window"]
+def rope_frequencies(x, inverse_frequencies, scaling, layout, offset):
+    """The first 2n features of each row turned by (offset + p) * inverse_frequencies, cos and sin scaled."""
+    rows, n = x.shape[-2], len(inverse_frequencies)
+    angles = np.outer(np.arange(offset, offset + rows, dtype=np.float64), inverse_frequencies)
+    cos, sin = np.cos(angles) * scaling, np.sin(angles) * scaling
+    out = x.copy()
+    if layout == "HALF_SPLIT":
+        a, b = x[..., :n], x[..., n:2 * n]
+        out[..., :n], out[..., n:2 * n] = a * cos - b * sin, b * cos + a * sin
+    else:
+        a, b = x[..., 0:2 * n:2], x[..., 1:2 * n:2]
+        out[..., 0:2 * n:2], out[..., 1:2 * n:2] = a * cos - b * sin, b * cos + a * sin
+    return out
 
-    def attend(q, k, v):
-        logits = np.where(allowed, q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1]), NEG_INF)
-        return softmax(logits) @ v
 
-    if p["model_type"] == "gpt2":
-        E, H, eps = p["n_embd"], p["n_head"], p["layer_norm_epsilon"]
-        x = P["wte.weight"][ids] + P["wpe.weight"][:L]
-        for i in range(p["n_layer"]):
-            pre = f"h.{i}."
+def softcap(x, cap):
+    return cap * np.tanh(x / cap)
+
+
+def np_rope_parameters(cfg, layer_type="full_attention"):
+    """transformers' standardize_rope_params: the rotary parameters of one layer type."""
+    given = cfg.get("rope_scaling") or cfg.get("rope_parameters") or {}
+    if given and set(given) <= {"full_attention", "sliding_attention"}:
+        given = given[layer_type]
+    q = dict(given)
+    q.setdefault("rope_type", q.get("type", "default"))
+    q["rope_type"] = "longrope" if q["rope_type"] == "su" else q["rope_type"]
+    q.setdefault("rope_theta", cfg.get("rope_theta", 10000.0))
+    if "partial_rotary_factor" in cfg:
+        q["partial_rotary_factor"] = cfg["partial_rotary_factor"]
+    if q["rope_type"] in ("llama3", "yarn", "longrope"):
+        q["original_max_position_embeddings"] = cfg.get("original_max_position_embeddings",
+                                                        q.get("original_max_position_embeddings",
+                                                              cfg["max_position_embeddings"]))
+    return q
+
+
+def np_head_dim(cfg):
+    default = {"qwen3": 128, "gemma": 256, "gemma2": 256}.get(cfg["model_type"])
+    return cfg.get("head_dim") or default or cfg["hidden_size"] // cfg["num_attention_heads"]
+
+
+def np_inverse_frequencies(cfg, q, seq_len):
+    """ROPE_INIT_FUNCTIONS of transformers in float64: (inverse frequencies, attention scaling)."""
+    kind, base = q["rope_type"], q["rope_theta"]
+    dim = int(np_head_dim(cfg) * q.get("partial_rotary_factor", 1.0))
+    exponents = np.arange(0, dim, 2, dtype=np.float64) / dim
+    max_pos = cfg["max_position_embeddings"]
+    if kind == "dynamic":
+        s = max(seq_len, max_pos)
+        base = base * ((q["factor"] * s / max_pos) - (q["factor"] - 1)) ** (dim / (dim - 2))
+    inv = 1.0 / base ** exponents
+    if kind in ("default", "dynamic"):
+        return inv, 1.0
+    if kind == "linear":
+        return inv / q["factor"], 1.0
+    original = q["original_max_position_embeddings"]
+    if kind == "llama3":
+        factor, low, high = q["factor"], q["low_freq_factor"], q["high_freq_factor"]
+        wavelen = 2 * np.pi / inv
+        scaled = np.where(wavelen > original / low, inv / factor, inv)
+        smooth = (original / wavelen - low) / (high - low)
+        medium = (wavelen >= original / high) & (wavelen <= original / low)
+        return np.where(medium, (1 - smooth) * scaled / factor + smooth * scaled, scaled), 1.0
+    factor = q.get("factor") or max_pos / original
+    if kind == "longrope":
+        attention = q.get("attention_factor") or (
+            1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(original)))
+        ext = np.array(q["long_factor"] if seq_len > original else q["short_factor"], dtype=np.float64)
+        return inv / ext, attention
+
+    def mscale(x, m=1.0):
+        return 1.0 if x <= 1 else 0.1 * m * math.log(x) + 1.0
+    attention = q.get("attention_factor")
+    if attention is None:
+        attention = mscale(factor, q["mscale"]) / mscale(factor, q["mscale_all_dim"]) \
+            if q.get("mscale") and q.get("mscale_all_dim") else mscale(factor)
+
+    def corr(rotations):
+        return dim * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(base))
+    low, high = corr(q.get("beta_fast") or 32), corr(q.get("beta_slow") or 1)
+    if q.get("truncate", True):
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
+    high = high + 0.001 if low == high else high
+    keep = 1 - np.clip((np.arange(dim // 2) - low) / (high - low), 0, 1)
+    return inv / factor * (1 - keep) + inv * keep, attention
+
+
+def np_windows(cfg, n):
+    mt = cfg["model_type"]
+    if mt in ("mistral", "phi3"):
+        return [cfg.get("sliding_window", 4096 if mt == "mistral" else None) or 0] * n
+    if mt in ("qwen2", "qwen3", "gemma2"):
+        use = mt == "gemma2" or cfg.get("use_sliding_window", False)
+        w = cfg.get("sliding_window", 4096) if use else None
+        types = cfg.get("layer_types") or [
+            ("sliding_attention" if (i + 1) % 2 else "full_attention") if mt == "gemma2"
+            else ("sliding_attention" if w is not None and i >= cfg.get("max_window_layers", 28) else "full_attention")
+            for i in range(n)]
+        return [(w or 0) if t == "sliding_attention" else 0 for t in types]
+    return [0] * n
+
+
+def np_activation(name, x):
+    if name in ("silu", "swish"):
+        return x / (1.0 + np.exp(-x))
+    if name == "relu":
+        return np.maximum(x, 0.0)
+    return gelu(x, "NONE" if name == "gelu" else "TANH")
+
+
+def causal_lm_run(cfg, P, ids, cache):
+    """Logits [L, V] of ids after the cache (lists of per-layer keys and values, and the tokens), as
+    decoder_families.py's forward: a second implementation in numpy."""
+    mt, start, L = cfg["model_type"], len(cache["tokens"]), len(ids)
+    gemma = mt in ("gemma", "gemma2")
+    if mt == "gpt2":
+        E, H, eps = cfg["n_embd"], cfg["n_head"], cfg.get("layer_norm_epsilon", 1e-5)
+        n, d, Hkv = cfg["n_layer"], E // H, H
+        x = P["wte.weight"][ids] + P["wpe.weight"][start:start + L]
+    else:
+        E, H, n, d = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_hidden_layers"], np_head_dim(cfg)
+        Hkv = cfg.get("num_key_value_heads") or H
+        eps = cfg.get("rms_norm_eps", 1e-5 if mt == "phi3" else 1e-6)
+        x = P["model.embed_tokens.weight"][ids] * (math.sqrt(E) if gemma else 1.0)
+    wins = np_windows(cfg, n)
+    i = np.arange(start, start + L)[:, None]
+    j = np.arange(start + L)[None, :]
+
+    def attend(q, k, v, layer, scale, cap=None):
+        k, v = np.repeat(k, H // Hkv, axis=0), np.repeat(v, H // Hkv, axis=0)
+        logits = q @ k.transpose(0, 2, 1) * scale
+        if cap:
+            logits = cap * np.tanh(logits / cap)
+        allowed = (j <= i) & ((j > i - wins[layer]) if wins[layer] else True)
+        return (softmax(np.where(allowed, logits, NEG_INF)) @ v).transpose(1, 0, 2).reshape(L, H * d)
+
+    def keep(layer, k, v):
+        if cache["keys"][layer] is not None:
+            k = np.concatenate([cache["keys"][layer], k], axis=1)
+            v = np.concatenate([cache["values"][layer], v], axis=1)
+        cache["keys"][layer], cache["values"][layer] = k, v
+        return k, v
+
+    def norm(y, w, plus=gemma):
+        return rms_norm(y, (1.0 + w) if plus else w, eps)
+
+    for layer in range(n):
+        if mt == "gpt2":
+            pre = f"h.{layer}."
             h = layer_norm(x, P[pre + "ln_1.weight"], P[pre + "ln_1.bias"], eps)
             qkv = h @ P[pre + "attn.c_attn.weight"] + P[pre + "attn.c_attn.bias"]
-            q, k, v = (qkv[:, j * E:(j + 1) * E].reshape(L, H, E // H).transpose(1, 0, 2) for j in range(3))
-            a = attend(q, k, v).transpose(1, 0, 2).reshape(L, E)
-            x = x + a @ P[pre + "attn.c_proj.weight"] + P[pre + "attn.c_proj.bias"]
+            q, k, v = (qkv[:, c * E:(c + 1) * E].reshape(L, H, d).transpose(1, 0, 2) for c in range(3))
+            k, v = keep(layer, k, v)
+            scale = (1 / math.sqrt(d) if cfg.get("scale_attn_weights", True) else 1.0) / (
+                layer + 1 if cfg.get("scale_attn_by_inverse_layer_idx") else 1)
+            x = x + attend(q, k, v, layer, scale) @ P[pre + "attn.c_proj.weight"] + P[pre + "attn.c_proj.bias"]
             h = layer_norm(x, P[pre + "ln_2.weight"], P[pre + "ln_2.bias"], eps)
-            h = gelu(h @ P[pre + "mlp.c_fc.weight"] + P[pre + "mlp.c_fc.bias"], "TANH")
+            h = np_activation(cfg.get("activation_function", "gelu_new"),
+                              h @ P[pre + "mlp.c_fc.weight"] + P[pre + "mlp.c_fc.bias"])
             x = x + h @ P[pre + "mlp.c_proj.weight"] + P[pre + "mlp.c_proj.bias"]
-        return (layer_norm(x, P["ln_f.weight"], P["ln_f.bias"], eps) @ P["wte.weight"].T)[None]
-    E, H, Hkv, eps = p["hidden_size"], p["num_attention_heads"], p["num_key_value_heads"], p["rms_norm_eps"]
-    dh = E // H
-    layout = "INTERLEAVED" if p.get("rope_interleaved") else "HALF_SPLIT"
-    x = P["model.embed_tokens.weight"][ids]
-    for i in range(p["num_hidden_layers"]):
-        pre = f"model.layers.{i}."
-        h = rms_norm(x, P[pre + "input_layernorm.weight"], eps)
-        q = (h @ P[pre + "self_attn.q_proj.weight"].T).reshape(L, H, dh).transpose(1, 0, 2)
-        k = (h @ P[pre + "self_attn.k_proj.weight"].T).reshape(L, Hkv, dh).transpose(1, 0, 2)
-        v = (h @ P[pre + "self_attn.v_proj.weight"].T).reshape(L, Hkv, dh).transpose(1, 0, 2)
-        q, k = rope(q, layout, p["rope_theta"], 0), rope(k, layout, p["rope_theta"], 0)
-        k, v = np.repeat(k, H // Hkv, axis=0), np.repeat(v, H // Hkv, axis=0)
-        a = attend(q, k, v).transpose(1, 0, 2).reshape(L, E)
-        x = x + a @ P[pre + "self_attn.o_proj.weight"].T
-        h = rms_norm(x, P[pre + "post_attention_layernorm.weight"], eps)
-        gate = h @ P[pre + "mlp.gate_proj.weight"].T
-        x = x + (gate / (1.0 + np.exp(-gate)) * (h @ P[pre + "mlp.up_proj.weight"].T)) @ P[pre + "mlp.down_proj.weight"].T
-    return (rms_norm(x, P["model.norm.weight"], eps) @ P["lm_head.weight"].T)[None]
+            continue
+        pre = f"model.layers.{layer}."
+        b = lambda name: P.get(pre + name, 0.0)
+        h = norm(x, P[pre + "input_layernorm.weight"])
+        if mt == "phi3":
+            qkv = h @ P[pre + "self_attn.qkv_proj.weight"].T
+            q, k, v = qkv[:, :H * d], qkv[:, H * d:(H + Hkv) * d], qkv[:, (H + Hkv) * d:]
+        else:
+            q, k, v = (h @ P[pre + f"self_attn.{c}_proj.weight"].T + b(f"self_attn.{c}_proj.bias") for c in "qkv")
+        q, k, v = q.reshape(L, H, d), k.reshape(L, Hkv, d), v.reshape(L, Hkv, d)
+        if mt == "qwen3":
+            q, k = rms_norm(q, P[pre + "self_attn.q_norm.weight"], eps), rms_norm(k, P[pre + "self_attn.k_norm.weight"],
+                                                                                   eps)
+        layer_type = "sliding_attention" if wins[layer] else "full_attention"
+        if mt == "gemma2" and cfg.get("layer_types"):
+            layer_type = cfg["layer_types"][layer]
+        inv, scaling = np_inverse_frequencies(cfg, np_rope_parameters(cfg, layer_type), start + L)
+        layout = "INTERLEAVED" if cfg.get("rope_interleaved") else "HALF_SPLIT"
+        q = rope_frequencies(q.transpose(1, 0, 2), inv, scaling, layout, start)
+        k = rope_frequencies(k.transpose(1, 0, 2), inv, scaling, layout, start)
+        k, v = keep(layer, k, v.transpose(1, 0, 2))
+        scale = cfg.get("query_pre_attn_scalar", 256) ** -0.5 if mt == "gemma2" else 1 / math.sqrt(d)
+        cap = cfg.get("attn_logit_softcapping", 50.0) if mt == "gemma2" else None
+        a = attend(q, k, v, layer, scale, cap) @ P[pre + "self_attn.o_proj.weight"].T + b("self_attn.o_proj.bias")
+        if mt == "gemma2":
+            x = x + norm(a, P[pre + "post_attention_layernorm.weight"])
+            h = norm(x, P[pre + "pre_feedforward_layernorm.weight"])
+        else:
+            x = x + a
+            h = norm(x, P[pre + "post_attention_layernorm.weight"])
+        act = (cfg.get("hidden_activation") or "gelu_pytorch_tanh") if gemma else cfg.get("hidden_act", "silu")
+        if mt == "phi3":
+            gu = h @ P[pre + "mlp.gate_up_proj.weight"].T
+            m = (np_activation(act, gu[:, :gu.shape[1] // 2]) * gu[:, gu.shape[1] // 2:]) @ P[pre + "mlp.down_proj.weight"].T
+        else:
+            m = (np_activation(act, h @ P[pre + "mlp.gate_proj.weight"].T + b("mlp.gate_proj.bias"))
+                 * (h @ P[pre + "mlp.up_proj.weight"].T + b("mlp.up_proj.bias"))) @ P[pre + "mlp.down_proj.weight"].T \
+                + b("mlp.down_proj.bias")
+        x = x + (norm(m, P[pre + "post_feedforward_layernorm.weight"]) if mt == "gemma2" else m)
+    cache["tokens"].extend(ids)
+    if mt == "gpt2":
+        x = layer_norm(x, P["ln_f.weight"], P["ln_f.bias"], eps)
+        logits = x @ P.get("lm_head.weight", P["wte.weight"]).T
+    else:
+        x = norm(x, P["model.norm.weight"])
+        logits = x @ P.get("lm_head.weight", P["model.embed_tokens.weight"]).T
+    cap = cfg.get("final_logit_softcapping", 30.0) if mt == "gemma2" else None
+    return cap * np.tanh(logits / cap) if cap else logits
+
+
+def causal_lm(cfg, P, prompt, steps):
+    """Prompt logits, greedy ids, step logits and margins as transformers' generate gives them."""
+    def empty():
+        layers = cfg.get("num_hidden_layers") or cfg["n_layer"]
+        return {"keys": [None] * layers, "values": [None] * layers, "tokens": []}
+    cache = empty()
+    logits = causal_lm_run(cfg, P, prompt, cache)
+    last, ids, step_logits, margins = logits[-1], [], [], []
+    original = cfg.get("original_max_position_embeddings", 4096)
+    for _ in range(steps):
+        top = np.sort(last)[-2:]
+        margins.append(top[1] - top[0])
+        token = int(np.argmax(last))
+        ids.append(token)
+        scaled = cfg.get("rope_scaling") or cfg.get("rope_parameters")
+        if cfg["model_type"] == "phi3" and scaled and 0 < len(cache["tokens"]) <= original < len(cache["tokens"]) + 1:
+            everything = cache["tokens"] + [token]
+            cache = empty()
+            last = causal_lm_run(cfg, P, everything, cache)[-1]
+        else:
+            last = causal_lm_run(cfg, P, [token], cache)[-1]
+        step_logits.append(last)
+    return [logits[None], np.array(ids, dtype=np.float64), np.stack(step_logits), np.array(margins)]
 
 
 def decoding_attention(T, p):
@@ -262,7 +454,12 @@ def decoding_attention(T, p):
         allowed = allowed & (j > i - p["window"])
     if "mask" in T:
         allowed = allowed & (T["mask"] == 1.0)
-    w = softmax(np.where(allowed, q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), NEG_INF))
+    logits = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if p.get("logitSoftcap"):
+        logits = softcap(logits, p["logitSoftcap"])
+    if "additiveMask" in T:
+        logits = logits + T["additiveMask"]
+    w = softmax(np.where(allowed, logits, NEG_INF))
     return [w @ v, w]
 
 
@@ -322,8 +519,12 @@ def compute(case, T, P):
     if op == "silu":
         with np.errstate(all="ignore"):
             return [x / (1.0 + np.exp(-x))]
+    if op == "rope" and "inverseFrequencies" in T:
+        return [rope_frequencies(x, T["inverseFrequencies"], p["attentionScaling"], p["layout"], p["offset"])]
     if op == "rope":
         return [rope(x, p["layout"], p["base"], p["offset"])]
+    if op == "softcap":
+        return [softcap(x, p["cap"])]
     if op == "writeSlice":
         out = T["target"].copy()
         index = [slice(None)] * out.ndim
@@ -331,12 +532,11 @@ def compute(case, T, P):
         out[tuple(index)] = T["source"]
         return [out]
     if op == "CausalLM":
-        ids = [int(i) for i in T["ids"]]
-        logits = causal_lm_logits(p, P, ids)
-        generated = list(ids)
-        for _ in range(p["newTokens"]):
-            generated.append(int(np.argmax(causal_lm_logits(p, P, generated)[0, -1])))
-        return [logits, np.array(generated[len(ids):], dtype=np.float64)]
+        return causal_lm(p["config"], P, [int(i) for i in T["ids"]], p["newTokens"])
+    if op == "RopeParameters":
+        cfg = p["config"]
+        inv, scaling = np_inverse_frequencies(cfg, np_rope_parameters(cfg, p["layerType"]), p["seqLen"])
+        return [inv, np.array(scaling)]
     if op == "scale":
         return [x * p["s"]]
     if op == "exp":

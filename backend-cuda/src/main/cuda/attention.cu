@@ -1,7 +1,8 @@
 // Fused attention forward, FlashAttention-2 style, and flash-decoding: the same tiles split over the keys.
 //
 // For each of the bh problems b (the flattened leading indices of q), query row i and key j:
-//   s_ij = scale * q_i . k_j + addMask_ij, set to -inf where mask_ij is false or key j is not visible to row i
+//   s_ij = cap(scale * q_i . k_j) + addMask_ij, set to -inf where mask_ij is false or key j is not visible to row i
+//   (cap(x) = softcap * tanh(x / softcap) when softcap > 0, else x)
 //   w_ij = softmax_j(s_ij)                       (a row of all -inf gives w = 0)
 //   w_ij = dropout(w_ij) at flat index (b * Lq + i) * Lk + j   (only when dropoutP > 0)
 //   out_i = sum_j w_ij v_j
@@ -38,7 +39,7 @@ __device__ __forceinline__ void attn4j_attend(
     const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
     float* __restrict__ out, float* __restrict__ stats, const Attn4jRows& qRows, const Attn4jRows& kRows,
     const Attn4jRows& vRows, const Attn4jRows& oRows, int lq, int lk, int keys, int dk, int dv, int group,
-    float scale, const Attn4jShape& maskShape, const unsigned char* __restrict__ mask,
+    float scale, float softcap, const Attn4jShape& maskShape, const unsigned char* __restrict__ mask,
     const Attn4jStrides& maskStrides, const float* __restrict__ addMask, const Attn4jStrides& addStrides,
     int causal, int shift, int window, unsigned long long seed, double dropoutP, float keepScale,
     int splitTiles) {
@@ -127,6 +128,7 @@ __device__ __forceinline__ void attn4j_attend(
             float x = -INFINITY;
             if (seen) {
                 x = s[r] * scale;
+                if (softcap > 0.0f) x = softcap * tanhf(x / softcap);
                 if (addMask) x += addMask[addRow[lr] + (long long) j * addStrides.v[rank - 1]];
                 if (mask && !mask[maskRow[lr] + (long long) j * maskStrides.v[rank - 1]]) x = -INFINITY;
             }
@@ -194,13 +196,13 @@ __device__ __forceinline__ void attn4j_attend(
 extern "C" __global__ void attn4j_flash_attention_f32(
     const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
     float* __restrict__ out, Attn4jRows qRows, Attn4jRows kRows, Attn4jRows vRows, Attn4jRows oRows, int lq,
-    int lk, int keys, int dk, int dv, int group, float scale,
+    int lk, int keys, int dk, int dv, int group, float scale, float softcap,
     Attn4jShape maskShape, const unsigned char* __restrict__ mask, Attn4jStrides maskStrides,
     const float* __restrict__ addMask, Attn4jStrides addStrides, int causal, int shift, int window,
     unsigned long long seed, double dropoutP, float keepScale) {
     attn4j_attend<false>(q, k, v, out, nullptr, qRows, kRows, vRows, oRows, lq, lk, keys, dk, dv, group, scale,
-                         maskShape, mask, maskStrides, addMask, addStrides, causal, shift, window, seed, dropoutP,
-                         keepScale, 0);
+                         softcap, maskShape, mask, maskStrides, addMask, addStrides, causal, shift, window, seed,
+                         dropoutP, keepScale, 0);
 }
 
 // Flash-decoding, first kernel: the grid of attn4j_flash_attention_f32 with gridDim.y = splits; split y of a
@@ -209,12 +211,13 @@ extern "C" __global__ void attn4j_flash_attention_f32(
 extern "C" __global__ void attn4j_flash_decode_f32(
     const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
     float* __restrict__ partial, float* __restrict__ stats, Attn4jRows qRows, Attn4jRows kRows, Attn4jRows vRows,
-    int lq, int lk, int keys, int dk, int dv, int group, float scale, Attn4jShape maskShape, const unsigned char* __restrict__ mask, Attn4jStrides maskStrides,
-    const float* __restrict__ addMask, Attn4jStrides addStrides, int causal, int shift, int window,
-    unsigned long long seed, double dropoutP, int splitTiles) {
+    int lq, int lk, int keys, int dk, int dv, int group, float scale, float softcap, Attn4jShape maskShape,
+    const unsigned char* __restrict__ mask, Attn4jStrides maskStrides, const float* __restrict__ addMask,
+    Attn4jStrides addStrides, int causal, int shift, int window, unsigned long long seed, double dropoutP,
+    int splitTiles) {
     attn4j_attend<true>(q, k, v, partial, stats, qRows, kRows, vRows, qRows, lq, lk, keys, dk, dv, group, scale,
-                        maskShape, mask, maskStrides, addMask, addStrides, causal, shift, window, seed, dropoutP,
-                        1.0f, splitTiles);
+                        softcap, maskShape, mask, maskStrides, addMask, addStrides, causal, shift, window, seed,
+                        dropoutP, 1.0f, splitTiles);
 }
 
 // Flash-decoding, second kernel: one warp per output row g = b * Lq + i, written where oRows puts row i of

@@ -1,5 +1,5 @@
-// Elementwise kernels: broadcasting binary ops, unary ops, rotary embedding, strided copy, dropout and embedding
-// gather.
+// Elementwise kernels: broadcasting binary ops, unary ops, rotary embedding, soft-capping, strided copy, dropout
+// and embedding gather.
 // Every kernel is a grid-stride loop over the n elements of its contiguous output.
 #include "attn4j_common.cuh"
 
@@ -75,20 +75,20 @@ extern "C" __global__ void attn4j_silu_f32(const float* __restrict__ x, float* _
     ATTN4J_GRID_STRIDE(i, n) { y[i] = attn4j_silu(x[i]); }
 }
 
-// Rotary position embedding of x [outer, rows, d] (d even): pair t < d/2 of row p, features (t, t + d/2) with
-// half-split or (2t, 2t + 1) interleaved, is rotated by theta = (offset + p) * base^(-2t/d):
-//   (a, b) -> (a cos theta - b sin theta, b cos theta + a sin theta)
-// cos and sin are computed in double and rounded to float, once per (p, t); the thread then walks every outer
-// index.
+// Rotary embedding of x [outer, rows, d]: row p sits at position offset + p; pair t < pairs of the first 2*pairs
+// features, (t, t + pairs) half-split or (2t, 2t + 1) interleaved, turns by theta = (offset + p) * invFreq[t]:
+// (a, b) -> (a c - b s, b c + a s) with c = scaling cos(theta), s = scaling sin(theta) computed in double once per
+// (position, pair) and rounded to float. Features 2*pairs .. d-1 are copied. Launch over
+// max(rows * pairs, outer * rows * (d - 2 * pairs)) elements.
 extern "C" __global__ void attn4j_rope_f32(const float* __restrict__ x, float* __restrict__ y, int outer,
-                                           int rows, int d, int interleaved, double base, int offset) {
-    const int half = d / 2;
-    const long long n = (long long) rows * half;
+                                           int rows, int d, int pairs, int interleaved,
+                                           const double* __restrict__ invFreq, double scaling, int offset) {
+    const long long n = (long long) rows * pairs;
     ATTN4J_GRID_STRIDE(e, n) {
-        const int p = (int) (e / half), t = (int) (e - (long long) p * half);
-        const double theta = (double) (offset + (long long) p) * pow(base, -2.0 * t / d);
-        const float c = (float) cos(theta), s = (float) sin(theta);
-        const int ia = interleaved ? 2 * t : t, ib = interleaved ? 2 * t + 1 : t + half;
+        const int p = (int) (e / pairs), t = (int) (e - (long long) p * pairs);
+        const double theta = (double) (offset + (long long) p) * invFreq[t];
+        const float c = (float) (cos(theta) * scaling), s = (float) (sin(theta) * scaling);
+        const int ia = interleaved ? 2 * t : t, ib = interleaved ? 2 * t + 1 : t + pairs;
         for (int o = 0; o < outer; ++o) {
             const long long row = ((long long) o * rows + p) * d;
             const float a = x[row + ia], b = x[row + ib];
@@ -96,6 +96,18 @@ extern "C" __global__ void attn4j_rope_f32(const float* __restrict__ x, float* _
             y[row + ib] = b * c + a * s;
         }
     }
+    const int rest = d - 2 * pairs;
+    const long long m = (long long) outer * rows * rest;
+    ATTN4J_GRID_STRIDE(e, m) {
+        const long long row = e / rest;
+        const long long at = row * d + 2 * pairs + (e - row * rest);
+        y[at] = x[at];
+    }
+}
+
+// y = cap * tanh(x / cap); +-inf gives +-cap, NaN stays NaN. x and y may be the same memory.
+extern "C" __global__ void attn4j_softcap_f32(const float* x, float* y, float cap, long long n) {
+    ATTN4J_GRID_STRIDE(i, n) { y[i] = cap * tanhf(x[i] / cap); }
 }
 
 // y[dstBase + dst offset of i] = x[srcBase + src offset of i] for every flat index i of `shape`

@@ -329,6 +329,7 @@ struct AttnCase {
     bool boolMask, addMask;
     double p;
     bool nanQ;
+    float softcap = 0.0f;
 };
 
 static void test_attention(const AttnCase& c) {
@@ -359,8 +360,8 @@ static void test_attention(const AttnCase& c) {
     emu::launch({(unsigned) (bh * qBlocks)}, {(unsigned) (32 * c.warps)}, [&] {
         attn4j_flash_attention_f32(q.data(), k.data(), v.data(), out.data(), contiguous(bh, c.lq, c.dk),
                                    contiguous(bh, c.lk, c.dk), contiguous(bh, c.lk, c.dv), contiguous(bh, c.lq, c.dv),
-                                   c.lq, c.lk, c.lk, c.dk, c.dv, 1,
-                                   c.scale, shape_of(full), c.boolMask ? mask.data() : nullptr, strides_of(ms),
+                                   c.lq, c.lk, c.lk, c.dk, c.dv, 1, c.scale, c.softcap, shape_of(full),
+                                   c.boolMask ? mask.data() : nullptr, strides_of(ms),
                                    c.addMask ? add.data() : nullptr, strides_of(as), c.causal, 0, 0, seed, c.p,
                                    keep);
     });
@@ -376,6 +377,7 @@ static void test_attention(const AttnCase& c) {
                 for (int t = 0; t < c.dk; ++t)
                     s += (double) q[((size_t) b * c.lq + i) * c.dk + t] * k[((size_t) b * c.lk + j) * c.dk + t];
                 s *= c.scale;
+                if (c.softcap > 0) s = c.softcap * std::tanh(s / c.softcap);
                 if (c.addMask) s += add[i * c.lk + j];
                 if (c.boolMask && !mask[(b / inner) * c.lk + j]) s = -INFINITY;
                 if (c.causal && j > i) s = -INFINITY;
@@ -413,6 +415,7 @@ struct DecodeCase {
     double p;
     bool nanQ;
     int splits;
+    float softcap = 0.0f;
 };
 
 static void test_decode(const DecodeCase& c) {
@@ -441,9 +444,8 @@ static void test_decode(const DecodeCase& c) {
         emu::launch({(unsigned) (bkv * rowBlocks), (unsigned) c.splits}, block, [&] {
             attn4j_flash_decode_f32(q.data(), k.data(), v.data(), partial.data(), stats.data(),
                                     contiguous(bh, c.lq, c.d), contiguous(bkv, c.lk, c.d), contiguous(bkv, c.lk, c.d),
-                                    c.lq, c.lk, c.keys,
-                                    c.d, c.d, c.group, scale, ms, mp, mst, ap, ast, c.causal, shift, c.window, seed,
-                                    c.p, splitTiles);
+                                    c.lq, c.lk, c.keys, c.d, c.d, c.group, scale, c.softcap, ms, mp, mst, ap, ast,
+                                    c.causal, shift, c.window, seed, c.p, splitTiles);
         });
         emu::launch({(unsigned) ((rows + 7) / 8)}, {256}, [&] {
             attn4j_flash_decode_merge_f32(partial.data(), stats.data(), out.data(), contiguous(bh, c.lq, c.d), rows,
@@ -453,9 +455,8 @@ static void test_decode(const DecodeCase& c) {
         emu::launch({(unsigned) (bkv * rowBlocks)}, block, [&] {
             attn4j_flash_attention_f32(q.data(), k.data(), v.data(), out.data(), contiguous(bh, c.lq, c.d),
                                        contiguous(bkv, c.lk, c.d), contiguous(bkv, c.lk, c.d),
-                                       contiguous(bh, c.lq, c.d), c.lq, c.lk, c.keys, c.d, c.d,
-                                       c.group, scale, ms, mp, mst, ap, ast, c.causal, shift, c.window, seed, c.p,
-                                       keep);
+                                       contiguous(bh, c.lq, c.d), c.lq, c.lk, c.keys, c.d, c.d, c.group, scale,
+                                       c.softcap, ms, mp, mst, ap, ast, c.causal, shift, c.window, seed, c.p, keep);
         });
     }
     std::vector<double> want((size_t) rows * c.d);
@@ -473,7 +474,9 @@ static void test_decode(const DecodeCase& c) {
                 double s = 0;
                 for (int t = 0; t < c.d; ++t)
                     s += (double) q[((size_t) b * c.lq + i) * c.d + t] * k[((size_t) kvb * c.lk + j) * c.d + t];
-                s = s * scale + (c.addMask ? add[((size_t) h * c.lq + i) * c.lk + j] : 0.0);
+                s *= scale;
+                if (c.softcap > 0) s = c.softcap * std::tanh(s / c.softcap);
+                s += c.addMask ? add[((size_t) h * c.lq + i) * c.lk + j] : 0.0;
                 nan |= std::isnan(s);
                 l[j] = s;
                 m = std::max(m, s);
@@ -527,26 +530,43 @@ static void test_rows_ops() {
     emu::launch({1}, {32}, [&] { attn4j_silu_f32(sx.data(), sy.data(), 10); });
     check("silu (e^80 overflows F32: -0 for -80)", sy, sw, 1e-6);
 
-    for (int interleaved = 0; interleaved < 2; ++interleaved) {
-        int outer = 3, L = 5, D = 64, offset = 17;
-        double base = 10000;
-        auto rx = randn(outer * L * D);
-        std::vector<float> ry(rx.size());
-        emu::launch({2}, {64}, [&] {
-            attn4j_rope_f32(rx.data(), ry.data(), outer, L, D, interleaved, base, offset);
-        });
-        std::vector<double> want(rx.size());
-        for (int o = 0; o < outer; ++o)
-            for (int p = 0; p < L; ++p)
-                for (int t = 0; t < D / 2; ++t) {
-                    double th = (offset + p) * std::pow(base, -2.0 * t / D), cs = std::cos(th), sn = std::sin(th);
-                    size_t row = ((size_t) o * L + p) * D;
-                    size_t ia = interleaved ? 2 * t : t, ib = interleaved ? 2 * t + 1 : t + D / 2;
-                    want[row + ia] = rx[row + ia] * cs - rx[row + ib] * sn;
-                    want[row + ib] = rx[row + ib] * cs + rx[row + ia] * sn;
-                }
-        check(std::string("rope ") + (interleaved ? "interleaved" : "half-split") + ", offset 17", ry, want, 2e-6);
-    }
+    // the original embedding over every feature, and a partial one (20 of 32 features) with scaled frequencies
+    // and an attention scaling, as YaRN and LongRoPE give
+    for (int partial = 0; partial < 2; ++partial)
+        for (int interleaved = 0; interleaved < 2; ++interleaved) {
+            int outer = 3, L = 5, D = partial ? 32 : 64, pairs = partial ? 10 : 32, offset = 17;
+            double base = 10000, scaling = partial ? 1.1386 : 1.0;
+            std::vector<double> freq(pairs);
+            for (int t = 0; t < pairs; ++t)
+                freq[t] = std::pow(base, -2.0 * t / (2 * pairs)) / (partial && t > 4 ? 8.0 : 1.0);
+            auto rx = randn(outer * L * D);
+            std::vector<float> ry(rx.size(), 7.0f);
+            emu::launch({2}, {64}, [&] {
+                attn4j_rope_f32(rx.data(), ry.data(), outer, L, D, pairs, interleaved, freq.data(), scaling, offset);
+            });
+            std::vector<double> want(rx.begin(), rx.end());
+            for (int o = 0; o < outer; ++o)
+                for (int p = 0; p < L; ++p)
+                    for (int t = 0; t < pairs; ++t) {
+                        double th = (offset + p) * freq[t], cs = scaling * std::cos(th), sn = scaling * std::sin(th);
+                        size_t row = ((size_t) o * L + p) * D;
+                        size_t ia = interleaved ? 2 * t : t, ib = interleaved ? 2 * t + 1 : t + pairs;
+                        want[row + ia] = rx[row + ia] * cs - rx[row + ib] * sn;
+                        want[row + ib] = rx[row + ib] * cs + rx[row + ia] * sn;
+                    }
+            check(std::string("rope ") + (interleaved ? "interleaved" : "half-split") +
+                      (partial ? ", 20 of 32 features, scaled frequencies, attention scaling 1.1386" : "") +
+                      ", offset 17", ry, want, 2e-6);
+        }
+
+    std::vector<float> cx = {-1e30f, -200.0f, -30.0f, -1.0f, -1e-6f, 0.0f, 1e-6f, 0.5f, 45.0f, 300.0f, NAN,
+                             INFINITY, -INFINITY}, cy(13);
+    std::vector<double> cw(13);
+    for (int i = 0; i < 13; ++i) cw[i] = 30.0 * std::tanh(cx[i] / 30.0);
+    emu::launch({1}, {32}, [&] { attn4j_softcap_f32(cx.data(), cy.data(), 30.0f, 13); });
+    check("softcap 30 of -1e30 .. 300, NaN and infinities", cy, cw, 1e-6, true);
+    emu::launch({1}, {32}, [&] { attn4j_softcap_f32(cx.data(), cx.data(), 30.0f, 13); });
+    check("softcap in place", cx, cw, 1e-6, true);
 }
 
 // ---- weights.cu: every storage type, both linear kernels, the epilogues, the gather ----
@@ -753,8 +773,8 @@ static void test_packed_attention(int batch, int heads, int kvHeads, int length,
         grid.y = splits;
         emu::launch(grid, {(unsigned) (32 * warps)}, [&] {
             attn4j_flash_decode_f32(qkv.data(), qkv.data(), qkv.data(), partial.data(), stats.data(), qRows, kRows,
-                                    vRows, length, length, length, d, d, group, scale, ms, nullptr, {}, nullptr, {},
-                                    causal, 0, 0, 0, 0.0, splitTiles);
+                                    vRows, length, length, length, d, d, group, scale, 0.0f, ms, nullptr, {}, nullptr,
+                                    {}, causal, 0, 0, 0, 0.0, splitTiles);
         });
         emu::launch({(unsigned) ((bh * length + 7) / 8)}, {256}, [&] {
             attn4j_flash_decode_merge_f32(partial.data(), stats.data(), out.data(), oRows, bh * length, length, d,
@@ -763,8 +783,8 @@ static void test_packed_attention(int batch, int heads, int kvHeads, int length,
     } else {
         emu::launch(grid, {(unsigned) (32 * warps)}, [&] {
             attn4j_flash_attention_f32(qkv.data(), qkv.data(), qkv.data(), out.data(), qRows, kRows, vRows, oRows,
-                                       length, length, length, d, d, group, scale, ms, nullptr, {}, nullptr, {},
-                                       causal, 0, 0, 0, 0.0, 1.0f);
+                                       length, length, length, d, d, group, scale, 0.0f, ms, nullptr, {}, nullptr,
+                                       {}, causal, 0, 0, 0, 0.0, 1.0f);
         });
     }
     std::vector<double> want(out.size());
@@ -816,6 +836,8 @@ int main() {
         {"single query and key", {1, 1}, 1, 1, 3, 5, 1, false, 0.5f, false, false, 0, false},
         {"causal Lq=7 < Lk=40 with key mask, 1 warp", {2, 1}, 7, 40, 8, 8, 1, true, 0.3f, true, false, 0, false},
         {"NaN in a query row makes that row NaN", {1, 1}, 6, 8, 4, 4, 1, false, 0.5f, false, false, 0, true},
+        {"logit soft-cap 1.5 before additive and key masks, causal", {3, 2}, 19, 33, 16, 8, 2, true, 2.0f, true,
+         true, 0, false, 1.5f},
     };
     for (const auto& c : cases) test_attention(c);
     test_rows_ops();
@@ -836,6 +858,8 @@ int main() {
         {"dk=dv=256, group 4, Lq=1", 1, 1, 4, 1, 180, 180, 256, 1, true, true, 0, false, true, false, 0, false, 3},
         {"not causal Lq=3, more splits than tiles", 1, 2, 1, 3, 64, 64, 64, 1, false, false, 0, true, false, false, 0,
          false, 3},
+        {"logit soft-cap 2, GQA group 2, window 70, additive mask", 1, 2, 2, 1, 240, 230, 64, 1, true, true, 70,
+         true, true, false, 0, false, 3, 2.0f},
     };
     for (const auto& c : decode) test_decode(c);
     std::vector<DecodeCase> fused = {
@@ -848,6 +872,8 @@ int main() {
          0},
         {"bottom-right Lq > keys: early rows see nothing", 1, 1, 2, 12, 16, 8, 64, 3, true, true, 0, false, false,
          false, 0, false, 0},
+        {"logit soft-cap 0.5, GQA group 2 bottom-right window 6", 1, 2, 2, 9, 20, 20, 32, 2, true, true, 6, true,
+         true, false, 0, false, 0, 0.5f},
     };
     for (const auto& c : fused) test_decode(c);
     test_weights();

@@ -15,13 +15,14 @@ import java.util.OptionalDouble;
  * <p>Which key {@code j} query {@code i} may see: with {@code n = keyLength} (or {@code Lk}) and {@code i'} the
  * query's position ({@code i} top-left, {@code i + n - Lq} bottom-right, see {@link CausalAlignment}), key
  * {@code j} is visible iff {@code j < n}, and if causal {@code j <= i'}, and if a window {@code w > 0} is set
- * {@code j > i' - w}; then the boolean and additive masks apply. Keys and values may have fewer heads than the
+ * {@code j > i' - w}; then the boolean and additive masks apply. A logit soft-cap bounds the scaled logits before
+ * any mask is added. Keys and values may have fewer heads than the
  * queries (grouped-query attention, see {@link Ops#attention}).
  */
 public final class AttentionOptions {
 
     private static final AttentionOptions DEFAULTS = new AttentionOptions(false, null, null, OptionalDouble.empty(),
-            0.0, 0L, false, CausalAlignment.TOP_LEFT, 0, 0);
+            0.0, 0L, false, CausalAlignment.TOP_LEFT, 0, 0, 0.0);
 
     private final boolean causal;
     private final Mask mask;
@@ -33,10 +34,11 @@ public final class AttentionOptions {
     private final CausalAlignment causalAlignment;
     private final int window;
     private final int keyLength;
+    private final double logitSoftcap;
 
     private AttentionOptions(boolean causal, Mask mask, Tensor additiveMask, OptionalDouble scale, double dropoutP,
                              long dropoutSeed, boolean returnWeights, CausalAlignment causalAlignment, int window,
-                             int keyLength) {
+                             int keyLength, double logitSoftcap) {
         if (scale.isPresent() && !Double.isFinite(scale.getAsDouble())) {
             throw new IllegalArgumentException("attention: argument scale is " + scale.getAsDouble()
                     + "; it must be finite");
@@ -56,6 +58,10 @@ public final class AttentionOptions {
             throw new IllegalArgumentException("attention: argument keyLength is " + keyLength
                     + "; it must be at least 1, or 0 for every key");
         }
+        if (!(logitSoftcap >= 0) || Double.isInfinite(logitSoftcap)) {
+            throw new IllegalArgumentException("attention: argument logitSoftcap is " + logitSoftcap
+                    + "; it must be positive and finite, or 0 for none");
+        }
         this.causal = causal;
         this.mask = mask;
         this.additiveMask = additiveMask;
@@ -66,6 +72,7 @@ public final class AttentionOptions {
         this.causalAlignment = causalAlignment;
         this.window = window;
         this.keyLength = keyLength;
+        this.logitSoftcap = logitSoftcap;
     }
 
     /** @return no mask, not causal, scale {@code 1/sqrt(d_k)}, no dropout, no weights returned */
@@ -114,7 +121,7 @@ public final class AttentionOptions {
      */
     public AttentionOptions withCausal(boolean value) {
         return new AttentionOptions(value, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
-                causalAlignment, window, keyLength);
+                causalAlignment, window, keyLength, logitSoftcap);
     }
 
     /**
@@ -123,7 +130,7 @@ public final class AttentionOptions {
      */
     public AttentionOptions withMask(Mask value) {
         return new AttentionOptions(causal, value, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
-                causalAlignment, window, keyLength);
+                causalAlignment, window, keyLength, logitSoftcap);
     }
 
     /**
@@ -132,7 +139,7 @@ public final class AttentionOptions {
      */
     public AttentionOptions withAdditiveMask(Tensor value) {
         return new AttentionOptions(causal, mask, value, scale, dropoutP, dropoutSeed, returnWeights,
-                causalAlignment, window, keyLength);
+                causalAlignment, window, keyLength, logitSoftcap);
     }
 
     /**
@@ -142,7 +149,7 @@ public final class AttentionOptions {
      */
     public AttentionOptions withScale(double value) {
         return new AttentionOptions(causal, mask, additiveMask, OptionalDouble.of(value), dropoutP, dropoutSeed,
-                returnWeights, causalAlignment, window, keyLength);
+                returnWeights, causalAlignment, window, keyLength, logitSoftcap);
     }
 
     /**
@@ -153,7 +160,7 @@ public final class AttentionOptions {
      */
     public AttentionOptions withDropout(double p, long seed) {
         return new AttentionOptions(causal, mask, additiveMask, scale, p, seed, returnWeights, causalAlignment, window,
-                keyLength);
+                keyLength, logitSoftcap);
     }
 
     /**
@@ -162,7 +169,7 @@ public final class AttentionOptions {
      */
     public AttentionOptions withWeights(boolean value) {
         return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, value, causalAlignment,
-                window, keyLength);
+                window, keyLength, logitSoftcap);
     }
 
     /** @return where the causal diagonal sits when {@code Lq != Lk}; {@link CausalAlignment#TOP_LEFT} by default */
@@ -192,7 +199,7 @@ public final class AttentionOptions {
      */
     public AttentionOptions withCausalAlignment(CausalAlignment value) {
         return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights, value,
-                window, keyLength);
+                window, keyLength, logitSoftcap);
     }
 
     /**
@@ -201,7 +208,7 @@ public final class AttentionOptions {
      */
     public AttentionOptions withWindow(int value) {
         return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
-                causalAlignment, value, keyLength);
+                causalAlignment, value, keyLength, logitSoftcap);
     }
 
     /**
@@ -210,7 +217,24 @@ public final class AttentionOptions {
      */
     public AttentionOptions withKeyLength(int value) {
         return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
-                causalAlignment, window, value);
+                causalAlignment, window, value, logitSoftcap);
+    }
+
+    /**
+     * @return the soft-cap {@code c} of the scaled logits, {@code c · tanh(q·kᵀ·scale / c)} before any mask is
+     *     added (Gemma 2's {@code attn_logit_softcapping}); 0 for none
+     */
+    public double logitSoftcap() {
+        return logitSoftcap;
+    }
+
+    /**
+     * @param value the soft-cap of the scaled logits, positive and finite; 0 for none
+     * @return a copy with the logits soft-capped to {@code value · tanh(logit / value)} before the masks
+     */
+    public AttentionOptions withLogitSoftcap(double value) {
+        return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
+                causalAlignment, window, keyLength, value);
     }
 
     /**
@@ -235,13 +259,13 @@ public final class AttentionOptions {
                 && Objects.equals(additiveMask, a.additiveMask) && scale.equals(a.scale)
                 && Double.compare(dropoutP, a.dropoutP) == 0 && dropoutSeed == a.dropoutSeed
                 && returnWeights == a.returnWeights && causalAlignment == a.causalAlignment && window == a.window
-                && keyLength == a.keyLength;
+                && keyLength == a.keyLength && Double.compare(logitSoftcap, a.logitSoftcap) == 0;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights, causalAlignment,
-                window, keyLength);
+                window, keyLength, logitSoftcap);
     }
 
     @Override
@@ -250,6 +274,7 @@ public final class AttentionOptions {
                 + (additiveMask == null ? null : additiveMask.dtype() + " " + additiveMask.shape()) + ", scale="
                 + (scale.isPresent() ? scale.getAsDouble() : "1/sqrt(d_k)") + ", dropoutP=" + dropoutP
                 + ", dropoutSeed=" + dropoutSeed + ", returnWeights=" + returnWeights + ", causalAlignment="
-                + causalAlignment + ", window=" + window + ", keyLength=" + keyLength + "]";
+                + causalAlignment + ", window=" + window + ", keyLength=" + keyLength + ", logitSoftcap="
+                + logitSoftcap + "]";
     }
 }

@@ -352,12 +352,29 @@ public interface Ops {
 
     /**
      * Rotary position embedding. Query or key row {@code p} (counted along axis -2) sits at position
-     * {@code offset + p}; pair {@code i < d/2} of its features, chosen by {@code layout}, is rotated by the angle
+     * {@code offset + p}; pair {@code i < n} of its first {@code 2n = rotary.dimension()} features, chosen by
+     * {@code rotary.layout()} among those {@code 2n}, is rotated by {@code θ = (offset + p) · ω_i} and scaled by
+     * {@code s = rotary.attentionScaling()}:
+     * <pre>
+     *   (a, b)  ↦  (a·s·cos θ − b·s·sin θ,  b·s·cos θ + a·s·sin θ)
+     * </pre>
+     * Features {@code 2n} to {@code d - 1} are copied unchanged. The angles, cosines and sines are computed in
+     * double precision and rounded to the tensor's dtype once.
+     *
+     * @param x {@code [..., L, d]} with {@code d >= rotary.dimension()}
+     * @param rotary the frequencies, scaling and pair layout
+     * @param offset the position of row 0, at least 0 (the number of tokens already in a cache)
+     * @return {@code [..., L, d]}
+     */
+    Tensor rope(Tensor x, RotaryEmbedding rotary, int offset);
+
+    /**
+     * The original rotary position embedding over every feature: {@link #rope(Tensor, RotaryEmbedding, int)} with
+     * {@code RotaryEmbedding.of(layout, base, d)}, that is pair {@code i < d/2} turns by the angle
      * {@code θ = (offset + p) · base^(-2i/d)}:
      * <pre>
      *   (a, b)  ↦  (a·cos θ − b·sin θ,  b·cos θ + a·sin θ)
      * </pre>
-     * The angles are computed in double precision and rounded to the tensor's dtype.
      *
      * @param x {@code [..., L, d]} with {@code d} even
      * @param layout which features form a pair
@@ -365,7 +382,34 @@ public interface Ops {
      * @param offset the position of row 0, at least 0 (the number of tokens already in a cache)
      * @return {@code [..., L, d]}
      */
-    Tensor rope(Tensor x, RopeLayout layout, double base, int offset);
+    default Tensor rope(Tensor x, RopeLayout layout, double base, int offset) {
+        if (x == null) {
+            throw new IllegalArgumentException("rope: argument x is null");
+        }
+        if (layout == null) {
+            throw new IllegalArgumentException("rope: argument layout is null");
+        }
+        Shape s = x.shape();
+        if (s.rank() < 2 || s.dim(-1) % 2 != 0 || s.dim(-1) == 0) {
+            throw new IllegalArgumentException("rope: argument x has shape " + s
+                    + "; it must be [..., L, d] with an even d");
+        }
+        if (!(base > 0) || Double.isInfinite(base)) {
+            throw new IllegalArgumentException("rope: argument base is " + base + "; it must be positive and finite");
+        }
+        return rope(x, RotaryEmbedding.of(layout, base, s.dim(-1)), offset);
+    }
+
+    /**
+     * Soft-capping, as Gemma 2 bounds its logits: {@code cap · tanh(x / cap)}, elementwise. It is close to
+     * {@code x} for {@code |x| << cap} and never leaves {@code (-cap, cap)}; {@code ±∞} gives {@code ±cap}, NaN
+     * stays NaN.
+     *
+     * @param x any shape
+     * @param cap the bound, positive and finite
+     * @return {@code cap · tanh(x / cap)}, the shape of {@code x}
+     */
+    Tensor softcap(Tensor x, double cap);
 
     /**
      * Writes {@code source} into {@code target} at {@code offset} along {@code axis}: afterwards
@@ -387,7 +431,8 @@ public interface Ops {
     /**
      * Scaled dot-product attention:
      * <pre>
-     *   logits  = q·kᵀ·scale + additiveMask, plus -∞ where the mask is false or (causal and j &gt; i)
+     *   logits  = q·kᵀ·scale, soft-capped to cap·tanh(logits / cap) when a logit soft-cap is set
+     *   logits += additiveMask, plus -∞ where the mask is false or (causal and j &gt; i)
      *   weights = softmax(logits, -1)          a row with every logit -∞ gives zero weights and a zero output
      *   weights = dropout(weights, p, seed)    only when p &gt; 0
      *   output  = weights·v

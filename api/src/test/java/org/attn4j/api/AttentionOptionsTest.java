@@ -51,6 +51,23 @@ class AttentionOptionsTest {
     }
 
     @Test
+    void logitSoftcapIsAValueOfItsOwnAndMustBeFiniteAndNotNegative() {
+        AttentionOptions capped = AttentionOptions.defaults().withCausal(true).withLogitSoftcap(50.0);
+        assertEquals(50.0, capped.logitSoftcap());
+        assertEquals(0.0, AttentionOptions.defaults().logitSoftcap());
+        assertTrue(capped.causal());
+        assertFalse(capped.equals(capped.withLogitSoftcap(30.0)));
+        assertEquals(capped, AttentionOptions.defaults().withLogitSoftcap(50.0).withCausal(true));
+        assertEquals(AttentionOptions.defaults(), capped.withLogitSoftcap(0).withCausal(false));
+        assertTrue(capped.toString().contains("logitSoftcap=50.0"), capped.toString());
+        for (double bad : new double[] {-1.0, Double.NaN, Double.POSITIVE_INFINITY}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> AttentionOptions.defaults().withLogitSoftcap(bad));
+            assertTrue(e.getMessage().contains("logitSoftcap is " + bad), e.getMessage());
+        }
+    }
+
+    @Test
     void dropoutOutsideZeroToOneIsRejected() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> AttentionOptions.defaults().withDropout(1.5, 1));

@@ -19,16 +19,16 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code attn4j generate}: decodes with a key/value cache from a Hugging Face folder ({@code config.json} with
- * {@code model_type} gpt2 or llama, safetensors, an optional tokenizer) or a GGUF file (architecture llama or gpt2,
- * its tokenizer in its metadata, weights kept in the file's types) and prints each new token as soon as it exists,
- * then a newline: as text when there is a tokenizer ({@code tokenizer.json}, or GPT-2's {@code vocab.json} +
- * {@code merges.txt}, or the GGUF's) and no {@code --print-ids}, else as ids separated by spaces. {@code --prompt}
- * needs the tokenizer.
+ * {@code attn4j generate}: decodes with a key/value cache from a Hugging Face folder ({@code config.json} of a
+ * family {@code CausalLM} loads: gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, phi3; safetensors; an optional
+ * tokenizer) or a GGUF file (architecture llama or gpt2, its tokenizer in its metadata, weights kept in the file's
+ * types) and prints each new token as soon as it exists, then a newline: as text when there is a tokenizer
+ * ({@code tokenizer.json}, or GPT-2's {@code vocab.json} + {@code merges.txt}, or the GGUF's) and no
+ * {@code --print-ids}, else as ids separated by spaces. {@code --prompt} needs the tokenizer.
  */
 @Command(name = "generate", mixinStandardHelpOptions = true,
-        description = {"Generate tokens with a GPT-2 or Llama-style model from a Hugging Face folder or a GGUF file, "
-                + "streaming each "
+        description = {"Generate tokens with a GPT-2, Llama, Mistral, Qwen2/3, Gemma/Gemma 2 or Phi-3 model from a "
+                + "Hugging Face folder or a GGUF file, streaming each "
                 + "new token as it is produced: text with a tokenizer in the folder, ids without one. Temperature 0 (the "
                 + "default) is greedy decoding."},
         footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input."})

@@ -48,7 +48,7 @@ class GenerateCommandTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"gpt2_tiny", "llama_gqa_tiny"})
+    @ValueSource(strings = {"gpt2_tiny", "llama_gqa_tiny", "gemma2_softcap_tiny", "phi3_longrope_tiny"})
     void greedyDecodingPrintsThePyTorchContinuation(String name) throws IOException {
         Cli r = Cli.run("generate", "--model", folder(name).toString(), "--ids", joined(expected(name, "prompt"), ","),
                 "--max-new", "16", "--print-ids");
@@ -57,7 +57,7 @@ class GenerateCommandTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"gpt2_tiny", "llama_gqa_tiny"})
+    @ValueSource(strings = {"gpt2_tiny", "llama_gqa_tiny", "gemma2_softcap_tiny"})
     void samplingWithASeedIsRepeatableAndStaysInTheVocabulary(String name) throws IOException {
         String[] args = {"generate", "--model", folder(name).toString(), "--ids", joined(expected(name, "prompt"), ","),
             "--max-new", "10", "--temperature", "0.8", "--top-k", "20", "--top-p", "0.9", "--seed", "7", "--print-ids"};

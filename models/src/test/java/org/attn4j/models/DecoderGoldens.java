@@ -24,10 +24,12 @@ public final class DecoderGoldens {
      * @param prompt the prompt ids
      * @param logits the prompt's logits {@code [1, L, V]}
      * @param generated the greedy continuation
+     * @param stepLogits {@code [steps, V]}: row {@code i} the logits after generated token {@code i} was fed
+     * @param margins the top-1 margin (largest minus second largest logit) of each greedy choice
      * @param parameters the state_dict under Hugging Face names
      */
     public record Decoder(String name, Map<String, Object> config, int[] prompt, HostTensor logits, int[] generated,
-                          StateDict parameters) {
+                          HostTensor stepLogits, double[] margins, StateDict parameters) {
         @Override
         public String toString() {
             return name;
@@ -62,7 +64,7 @@ public final class DecoderGoldens {
          * @param actual the computed values
          */
         public void assertClose(String what, double[] expected, double[] actual) {
-            double tolerance = target.dtype() == DType.F64 ? 1e-10 : 2e-4;
+            double tolerance = tolerance();
             if (expected.length != actual.length) {
                 throw new AssertionError(what + " on " + target + ": " + actual.length + " values, expected "
                         + expected.length);
@@ -77,6 +79,11 @@ public final class DecoderGoldens {
             }
         }
 
+        /** @return the absolute and relative tolerance of {@link #assertClose} */
+        public double tolerance() {
+            return target.dtype() == DType.F64 ? 1e-10 : 2e-4;
+        }
+
         @Override
         public String toString() {
             return target.toString();
@@ -84,9 +91,39 @@ public final class DecoderGoldens {
     }
 
     /** @return every decoder case */
+    @SuppressWarnings("unchecked")
     public static List<Decoder> all() {
-        return Goldens.of("CausalLM").stream().map(c -> new Decoder(c.name(), c.params(), ints(c.input("ids")),
-                c.output("logits"), ints(c.output("generated")), c.parameters())).toList();
+        return Goldens.of("CausalLM").stream().map(c -> new Decoder(c.name(),
+                (Map<String, Object>) c.params().get("config"), ints(c.input("ids")), c.output("logits"),
+                ints(c.output("generated")), c.output("stepLogits"), c.output("margins").data(), c.parameters()))
+                .toList();
+    }
+
+    /**
+     * One set of rotary parameters of a checkpoint's config, as transformers computes them.
+     *
+     * @param name the case name
+     * @param config the {@code config.json} keys
+     * @param sequenceLength the forward's sequence length
+     * @param layerType the layer type whose parameters these are
+     * @param inverseFrequencies the expected frequencies
+     * @param attentionScaling the expected scaling
+     */
+    public record Rope(String name, Map<String, Object> config, int sequenceLength, String layerType,
+                       double[] inverseFrequencies, double attentionScaling) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    /** @return every rotary parameter case */
+    @SuppressWarnings("unchecked")
+    public static List<Rope> rope() {
+        return Goldens.of("RopeParameters").stream().map(c -> new Rope(c.name(),
+                (Map<String, Object>) c.params().get("config"), ((Number) c.params().get("seqLen")).intValue(),
+                (String) c.params().get("layerType"), c.output("inverseFrequencies").data(),
+                c.output("attentionScaling").get(0))).toList();
     }
 
     /** @return every (target, case) pair */

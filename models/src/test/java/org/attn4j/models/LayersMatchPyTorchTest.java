@@ -26,12 +26,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class LayersMatchPyTorchTest {
 
-    /** The layer names of the golden manifests this class (or, for CausalLM, DecodersMatchPyTorchTest) tests. */
+    /**
+     * The layer names of the golden manifests this class tests (CausalLM: DecodersMatchPyTorchTest;
+     * RopeParameters: RopeScalingMatchesTransformersTest).
+     */
     private static final Set<String> TESTED = Set.of("nn.MultiheadAttention",
             "RaschkaMultiHeadAttention", "nn.TransformerEncoderLayer", "nn.TransformerEncoder", "nn.LayerNorm",
             "nn.Embedding", "SinusoidalPositionalEncoding", "BahdanauAttention", "SelfAttentionV1", "SelfAttentionV2",
             "SelfAttention", "SimplifiedSelfAttention", "WideSelfAttention", "PerHeadMultiHeadAttention", "BloemTransformerBlock",
-            "CausalLM");
+            "CausalLM", "RopeParameters");
 
     @org.junit.jupiter.api.Test
     void everyGoldenLayerHasATest() {

@@ -11,6 +11,8 @@ import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Epilogue;
 import org.attn4j.api.Mask;
+import org.attn4j.api.RopeLayout;
+import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
@@ -72,6 +74,8 @@ final class BadInputSuite {
                 nullArgument("embedding", "idsShape", (s, t) -> s.ops().embedding(ones(s, t, 4, 3), new int[2], null)),
                 nullArgument("cast", "dtype", (s, t) -> s.ops().cast(ones(s, t, 2), null)),
                 nullArgument("gelu", "approximation", (s, t) -> s.ops().gelu(ones(s, t, 2), null)),
+                nullArgument("rope", "rotary", (s, t) -> s.ops().rope(ones(s, t, 2, 4), (RotaryEmbedding) null, 0)),
+                nullArgument("rope", "layout", (s, t) -> s.ops().rope(ones(s, t, 2, 4), null, 1e4, 0)),
                 nullArgument("additiveMask", "mask", (s, t) -> s.ops().additiveMask(null, t)),
                 tooLarge("zeros_too_large", "zeros", huge, (s, t) -> s.zeros(huge, t)),
                 tooLarge("matmul_result_too_large", "matmul", Shape.of(1 << 21, 1 << 21),
@@ -156,6 +160,15 @@ final class BadInputSuite {
                         (s, t) -> s.ops().attention(ones(s, DType.F32, 1, 1, 3, 4), ones(s, DType.F32, 1, 1, 5, 4),
                                 ones(s, DType.F32, 1, 1, 5, 4), AttentionOptions.defaults()
                                         .withAdditiveMask(ones(s, DType.F64, 3, 5))), List.of("additiveMask", "F64")),
+                new Case("rope_rotates_more_features_than_x_has", "rope", iae, Set.of(),
+                        (s, t) -> s.ops().rope(ones(s, t, 1, 2, 3, 8),
+                                RotaryEmbedding.of(RopeLayout.HALF_SPLIT, 1e4, 12), 0),
+                        List.of("rotary", "12", "[1, 2, 3, 8]")),
+                new Case("rope_negative_offset", "rope", iae, Set.of(),
+                        (s, t) -> s.ops().rope(ones(s, t, 2, 3, 8), RotaryEmbedding.of(RopeLayout.INTERLEAVED, 1e4, 8),
+                                -1), List.of("offset", "-1", "[2, 3, 8]")),
+                new Case("softcap_cap_not_positive", "softcap", iae, Set.of(),
+                        (s, t) -> s.ops().softcap(ones(s, t, 2, 3), 0.0), List.of("cap", "0.0")),
                 new Case("attention_null_options", "attention", iae, Set.of(),
                         (s, t) -> s.ops().attention(ones(s, t, 1, 1, 3, 4), ones(s, t, 1, 1, 5, 4),
                                 ones(s, t, 1, 1, 5, 4), null), List.of("options")),

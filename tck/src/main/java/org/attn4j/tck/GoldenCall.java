@@ -12,6 +12,7 @@ import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
 import org.attn4j.api.RopeLayout;
+import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.Weight;
@@ -97,8 +98,13 @@ final class GoldenCall {
                     ? ops.rmsNorm(in("x"), in("residual"), golden.bool("hasWeight") ? in("weight") : null,
                             golden.number("eps"))
                     : ops.rmsNorm(in("x"), golden.bool("hasWeight") ? in("weight") : null, golden.number("eps")));
-            case "rope" -> List.of(ops.rope(in("x"), RopeLayout.valueOf(golden.string("layout")),
-                    golden.number("base"), golden.integer("offset")));
+            case "rope" -> List.of(golden.hasInput("inverseFrequencies")
+                    ? ops.rope(in("x"), RotaryEmbedding.ofInverseFrequencies(RopeLayout.valueOf(golden.string("layout")),
+                            host("inverseFrequencies").data()).withAttentionScaling(golden.number("attentionScaling")),
+                            golden.integer("offset"))
+                    : ops.rope(in("x"), RopeLayout.valueOf(golden.string("layout")), golden.number("base"),
+                            golden.integer("offset")));
+            case "softcap" -> List.of(ops.softcap(in("x"), golden.number("cap")));
             case "writeSlice" -> List.of(ops.writeSlice(in("target"), in("source"), golden.integer("axis"),
                     golden.integer("offset")));
             case "max" -> List.of(ops.max(in("x"), golden.integer("axis"), golden.bool("keepDims")));
@@ -209,6 +215,9 @@ final class GoldenCall {
         }
         if (golden.hasParam("keyLength")) {
             options = options.withKeyLength(golden.integer("keyLength"));
+        }
+        if (golden.hasParam("logitSoftcap")) {
+            options = options.withLogitSoftcap(golden.number("logitSoftcap"));
         }
         if (golden.param("scale") != null) {
             options = options.withScale(golden.number("scale"));

@@ -230,6 +230,11 @@ final class HostReference implements Backend {
         }
 
         @Override
+        protected Tensor computeSoftcap(HostTensor x, double cap) {
+            return map(x, v -> cap * Math.tanh(v / cap));
+        }
+
+        @Override
         protected Tensor computeRelu(HostTensor x) {
             return map(x, v -> v < 0 ? 0.0 : v);
         }

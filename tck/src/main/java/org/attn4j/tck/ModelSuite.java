@@ -216,14 +216,16 @@ final class ModelSuite {
     }
 
     /**
-     * Writes the case as the Hugging Face folder a user would load: {@code config.json} (the case's params but the
-     * kit's own {@code newTokens}) and {@code model.safetensors} (its parameters in F64).
+     * Writes the case as the Hugging Face folder a user would load: {@code config.json} (the case's {@code config}
+     * param) and {@code model.safetensors} (its parameters in F64).
      */
     private static Path writeFolder(GoldenCase golden, FixtureSource source) {
         try {
             Path folder = Files.createTempDirectory("attn4j-tck-" + golden.name());
-            Map<String, Object> config = new LinkedHashMap<>(golden.params());
-            config.remove("newTokens");
+            Map<String, Object> config = new LinkedHashMap<>();
+            if (golden.params().get("config") instanceof Map<?, ?> m) {
+                m.forEach((k, v) -> config.put(String.valueOf(k), v));
+            }
             Files.writeString(folder.resolve("config.json"), JSON.writeValueAsString(config));
             Map<String, HostTensor> parameters = new LinkedHashMap<>();
             String prefix = golden.name() + "/param/";

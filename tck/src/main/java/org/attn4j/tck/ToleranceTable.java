@@ -85,10 +85,18 @@ public final class ToleranceTable {
                     + " one division; below 1e-300 the two forms underflow differently"),
             row(Set.of("silu"), DType.F32, ALL, 1e-6, 1e-6, "the input's rounding (|x|·2^-24, |x| ≤ 30) moves"
                     + " silu by as much, its slope being at most 1.1, plus F32 rounding of the result"),
-            row(Set.of("rope"), DType.F64, ALL, 1e-13, 1e-12, "cos and sin of angles up to 1e3 lose ε·|angle| ="
-                    + " 1e-13 absolute in the argument, in PyTorch and here alike"),
+            row(Set.of("rope"), DType.F64, ALL, 1e-13, 1e-12, "the angle (offset + p)·ω is one correctly rounded"
+                    + " product in PyTorch and here alike, then cos and sin are each within an ulp in either library;"
+                    + " the attention scaling is one more correctly rounded product"),
             row(Set.of("rope"), DType.F32, ALL, 2e-6, 2e-6, "each output is a·cos − b·sin of F32-rounded inputs"
                     + " (2·2^-24 relative each) with the angles exact in double, rounded once"),
+            row(Set.of("softcap"), DType.F64, ALL, 5e-14, 1e-15, "c·tanh(x/c) with a library tanh is within an ulp"
+                    + " or two; the spi's composition forms tanh(y) as 1 − 2/(e^(2y) + 1), whose error near 0 is an"
+                    + " absolute 3ε instead: times the goldens' caps (≤ 50), 3.3e-14"),
+            row(Set.of("softcap"), DType.F32, ALL, 1e-5, 1e-6, "the input's rounding (2^-24 relative) moves"
+                    + " c·tanh(x/c) by at most as much relative, its relative slope (x/c)·sech²(x/c)/tanh(x/c) being at"
+                    + " most 1, plus a tanh within 2 ulps (CUDA's tanhf); the spi's composition through e^(2y) errs by"
+                    + " an absolute 3·2^-24 near 0 instead: times the goldens' caps (≤ 50), 9e-6"),
             row(ATTENTION, DType.F64, ALL, 1e-13, 1e-12, "two products of length ≤ 129 and a softmax (each as"
                     + " above); large-logit cases make the weights move by ε·|logit| ≈ 2e-12 relative for logits"
                     + " near 1e4"),

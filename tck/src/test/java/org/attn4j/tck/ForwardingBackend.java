@@ -14,7 +14,7 @@ import org.attn4j.api.Epilogue;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
-import org.attn4j.api.RopeLayout;
+import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
@@ -212,8 +212,13 @@ final class ForwardingBackend implements Backend {
         }
 
         @Override
-        public Tensor rope(Tensor x, RopeLayout layout, double base, int offset) {
-            return ReferenceOps.rope(this, x, layout, base, offset);
+        public Tensor rope(Tensor x, RotaryEmbedding rotary, int offset) {
+            return ReferenceOps.rope(this, x, rotary, offset);
+        }
+
+        @Override
+        public Tensor softcap(Tensor x, double cap) {
+            return ops.softcap(x, cap);
         }
 
         @Override

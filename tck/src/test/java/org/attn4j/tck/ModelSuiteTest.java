@@ -57,7 +57,7 @@ class ModelSuiteTest {
         }
         Map<String, Object> gpt2 = manifest.stream().filter(c -> c.get("name").equals("gpt2_tiny")).findFirst()
                 .orElseThrow();
-        ((Map<String, Object>) gpt2.get("params")).putAll(config);
+        ((Map<String, Object>) ((Map<String, Object>) gpt2.get("params")).get("config")).putAll(config);
         Files.writeString(family.resolve("manifest.json"), JSON.writeValueAsString(List.of(gpt2)));
         try (InputStream in = GoldenFixtures.class.getResourceAsStream(GoldenFixtures.RESOURCE_FOLDER
                 + "models.safetensors")) {

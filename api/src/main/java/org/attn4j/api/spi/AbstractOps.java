@@ -12,6 +12,7 @@ import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
 import org.attn4j.api.RopeLayout;
+import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
@@ -652,27 +653,53 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
         return ReferenceOps.silu(this, x);
     }
 
+    /** Builds {@code RotaryEmbedding.of(layout, base, d)} after the checks of {@link Ops}'s default. */
     @Override
     public final Tensor rope(Tensor x, RopeLayout layout, double base, int offset) {
+        return Ops.super.rope(x, layout, base, offset);
+    }
+
+    @Override
+    public final Tensor rope(Tensor x, RotaryEmbedding rotary, int offset) {
         return inFlight("rope", () -> {
             T t = operand("rope", "x", x);
-            ShapeChecks.notNull("rope", "layout", layout);
-            ShapeChecks.rope(t.shape(), base, offset);
-            return computeRope(t, layout, base, offset);
+            ShapeChecks.rope(t.shape(), rotary, offset);
+            return computeRope(t, rotary, offset);
         });
     }
 
     /**
      * This default composes the primitives ({@link ReferenceOps#rope}).
      *
-     * @param x {@code [..., L, d]} with {@code d} even
-     * @param layout not null
-     * @param base positive
+     * @param x {@code [..., L, d]} with {@code d >= rotary.dimension()}
+     * @param rotary not null
      * @param offset at least 0
-     * @return the rotated {@code [..., L, d]}
+     * @return the rotated {@code [..., L, d]}, features past {@code rotary.dimension()} unchanged
      */
-    protected Tensor computeRope(T x, RopeLayout layout, double base, int offset) {
-        return ReferenceOps.rope(this, x, layout, base, offset);
+    protected Tensor computeRope(T x, RotaryEmbedding rotary, int offset) {
+        return ReferenceOps.rope(this, x, rotary, offset);
+    }
+
+    @Override
+    public final Tensor softcap(Tensor x, double cap) {
+        return inFlight("softcap", () -> {
+            T t = operand("softcap", "x", x);
+            ShapeChecks.softcap(cap);
+            return computeSoftcap(t, cap);
+        });
+    }
+
+    /**
+     * This default composes the primitives ({@link ReferenceOps#softcap}), in F64 when the backend has it; an
+     * F32-only backend should override it, since the composition in F32 errs by {@code cap·6e-8} absolute, far
+     * more than the TCK allows where {@code |x| ≪ cap}.
+     *
+     * @param x any shape
+     * @param cap positive and finite
+     * @return {@code cap · tanh(x / cap)}
+     */
+    protected Tensor computeSoftcap(T x, double cap) {
+        return ReferenceOps.softcap(this, x, cap);
     }
 
     @Override

@@ -12,7 +12,8 @@ import org.attn4j.api.Tensor;
  * Attention composed from the primitives of {@link Ops}: what a backend without a fused kernel returns from
  * {@link Ops#attention(Tensor, Tensor, Tensor, AttentionOptions)}, and what the TCK compares a fused kernel with:
  * <pre>
- *   logits  = q·kᵀ·scale + additiveMask + maskToAdditive(mask) + maskToAdditive(visible keys)
+ *   logits  = q·kᵀ·scale, soft-capped to c·tanh(logits / c) when options.logitSoftcap() = c &gt; 0
+ *   logits += additiveMask + maskToAdditive(mask) + maskToAdditive(visible keys)
  *   weights = dropout(softmax(logits, -1))
  *   output  = weights·v
  * </pre>
@@ -52,6 +53,9 @@ public final class ReferenceAttention {
             Tensor logits = t.scale(t.matmul(queries, keys, false, true), options.scaleFor(shape.keyDim()));
             if (group > 1) {
                 logits = t.reshape(logits, shape.weights().toArray());
+            }
+            if (options.logitSoftcap() > 0) {
+                logits = t.softcap(logits, options.logitSoftcap());
             }
             if (options.additiveMask() != null) {
                 logits = t.add(logits, options.additiveMask());

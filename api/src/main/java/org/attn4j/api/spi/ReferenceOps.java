@@ -10,6 +10,7 @@ import org.attn4j.api.Epilogue;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Ops;
 import org.attn4j.api.RopeLayout;
+import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
@@ -61,73 +62,108 @@ public final class ReferenceOps {
     }
 
     /**
-     * Rotates feature pairs with cosine and sine tables {@code [L, d/2]} computed here in double precision.
+     * Rotates feature pairs with cosine and sine tables {@code [L, n]} computed here in double precision: the first
+     * {@code 2n} features are split into the two members of each pair, turned, and joined again in front of the
+     * features that pass unchanged.
      *
      * @param ops the ops whose scope receives the result
      * @param x {@code [..., L, d]}
-     * @param layout which features form a pair
-     * @param base the frequency base
+     * @param rotary the frequencies, scaling and layout, {@code rotary.dimension() <= d}
      * @param offset the position of row 0
      * @return {@code [..., L, d]}
      */
-    public static Tensor rope(Ops ops, Tensor x, RopeLayout layout, double base, int offset) {
-        if (layout == null) {
-            throw new IllegalArgumentException("rope: argument layout is null");
-        }
+    public static Tensor rope(Ops ops, Tensor x, RotaryEmbedding rotary, int offset) {
         Shape s = x.shape();
-        ShapeChecks.rope(s, base, offset);
+        ShapeChecks.rope(s, rotary, offset);
         int rows = s.dim(-2);
-        int half = s.dim(-1) / 2;
-        double[][] tables = ropeTables(rows, s.dim(-1), base, offset);
+        int d = s.dim(-1);
+        int half = rotary.pairs();
+        double[][] tables = ropeTables(rows, rotary, offset);
         try (Scope work = ops.scope().backend().newScope()) {
             Ops t = work.ops();
-            boolean interleaved = layout == RopeLayout.INTERLEAVED;
+            boolean interleaved = rotary.layout() == RopeLayout.INTERLEAVED;
             Shape table = interleaved ? Shape.of(rows, half, 1) : Shape.of(rows, half);
             Tensor cos = work.tensor(tables[0], table, x.dtype());
             Tensor sin = work.tensor(tables[1], table, x.dtype());
-            Tensor source = x;
-            int axis = -1;
+            Tensor turned = x;
+            Tensor passed = null;
+            if (2 * half < d) {
+                List<Tensor> parts = t.split(x, new int[] {2 * half, d - 2 * half}, -1);
+                turned = parts.get(0);
+                passed = parts.get(1);
+            }
+            int[] turnedDims = turned.shape().toArray();
+            Tensor source = turned;
             int[] sizes = {half, half};
             if (interleaved) {
-                int[] pairs = s.append(1).toArray();
+                int[] pairs = turned.shape().append(1).toArray();
                 pairs[pairs.length - 2] = half;
                 pairs[pairs.length - 1] = 2;
-                source = t.reshape(x, pairs);
+                source = t.reshape(turned, pairs);
                 sizes = new int[] {1, 1};
             }
-            List<Tensor> ab = t.split(source, sizes, axis);
+            List<Tensor> ab = t.split(source, sizes, -1);
             Tensor a = ab.get(0);
             Tensor b = ab.get(1);
             Tensor first = t.sub(t.mul(a, cos), t.mul(b, sin));
             Tensor second = t.add(t.mul(b, cos), t.mul(a, sin));
-            Tensor out = t.reshape(t.concat(List.of(first, second), axis), s.toArray());
+            Tensor out = t.reshape(t.concat(List.of(first, second), -1), turnedDims);
+            if (passed != null) {
+                out = t.concat(List.of(out, passed), -1);
+            }
             return ops.scope().adopt(out);
         }
     }
 
     /**
-     * The rotation angles of {@link Ops#rope}: {@code cos} and {@code sin} of {@code (offset + p) · base^(-2i/d)}
-     * for rows {@code p < rows} and pairs {@code i < d/2}, row-major {@code [rows, d/2]}.
+     * The rotation factors of {@link Ops#rope(Tensor, RotaryEmbedding, int)}: {@code s·cos θ} and {@code s·sin θ}
+     * of {@code θ = (offset + p) · ω_i} for rows {@code p < rows} and pairs {@code i < n}, row-major
+     * {@code [rows, n]}, with {@code s} the attention scaling.
      *
      * @param rows {@code L}
-     * @param d the head dimension, even
-     * @param base the frequency base
+     * @param rotary the frequencies and scaling
      * @param offset the position of row 0
      * @return {@code {cos, sin}}
      */
-    public static double[][] ropeTables(int rows, int d, double base, int offset) {
-        int half = d / 2;
+    public static double[][] ropeTables(int rows, RotaryEmbedding rotary, int offset) {
+        int half = rotary.pairs();
+        double scaling = rotary.attentionScaling();
         double[] cos = new double[rows * half];
         double[] sin = new double[rows * half];
         for (int i = 0; i < half; i++) {
-            double frequency = Math.pow(base, -2.0 * i / d);
+            double frequency = rotary.inverseFrequency(i);
             for (int p = 0; p < rows; p++) {
                 double angle = (double) (offset + p) * frequency;
-                cos[p * half + i] = Math.cos(angle);
-                sin[p * half + i] = Math.sin(angle);
+                cos[p * half + i] = Math.cos(angle) * scaling;
+                sin[p * half + i] = Math.sin(angle) * scaling;
             }
         }
         return new double[][] {cos, sin};
+    }
+
+    /**
+     * {@code cap · tanh(x / cap)} with {@code tanh(y) = 1 − 2 / (e^(2y) + 1)}, which gives {@code ±1} at
+     * {@code ±∞} and keeps NaN; its error near 0 is an absolute {@code cap · ε}, so F32 inputs are computed in F64
+     * (and rounded once) on a backend that has it: in F32 that error would reach {@code cap · 6e-8}, a large
+     * relative error where {@code |x| ≪ cap}.
+     *
+     * @param ops the ops whose scope receives the result
+     * @param x any shape
+     * @param cap positive and finite
+     * @return {@code cap · tanh(x / cap)}
+     */
+    public static Tensor softcap(Ops ops, Tensor x, double cap) {
+        ShapeChecks.softcap(cap);
+        try (Scope work = ops.scope().backend().newScope()) {
+            Ops t = work.ops();
+            boolean widen = x.dtype() == DType.F32 && work.backend().capabilities().supports(DType.F64);
+            Tensor y = widen ? t.cast(x, DType.F64) : x;
+            Tensor one = work.tensor(new double[] {1.0}, Shape.of(), y.dtype());
+            Tensor two = work.tensor(new double[] {2.0}, Shape.of(), y.dtype());
+            Tensor tanh = t.sub(one, t.div(two, t.add(t.exp(t.scale(y, 2.0 / cap)), one)));
+            Tensor capped = t.scale(tanh, cap);
+            return ops.scope().adopt(widen ? t.cast(capped, DType.F32) : capped);
+        }
     }
 
     /**

@@ -7,6 +7,7 @@ import java.util.List;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.DType;
 import org.attn4j.api.Epilogue;
+import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.Weight;
@@ -465,21 +466,31 @@ public final class ShapeChecks {
     }
 
     /**
-     * @param x {@code [..., L, d]} with {@code d} even
-     * @param base positive and finite
+     * @param x {@code [..., L, d]} with {@code d} at least the rotated features
+     * @param rotary not null
      * @param offset at least 0
      */
-    public static void rope(Shape x, double base, int offset) {
-        if (x.rank() < 2 || x.dim(-1) % 2 != 0) {
-            throw new IllegalArgumentException("rope: argument x has shape " + x
-                    + "; it must be [..., L, d] with an even d");
+    public static void rope(Shape x, RotaryEmbedding rotary, int offset) {
+        notNull("rope", "rotary", rotary);
+        if (x.rank() < 2) {
+            throw new IllegalArgumentException("rope: argument x has shape " + x + "; it must be [..., L, d]");
         }
-        if (!(base > 0) || Double.isInfinite(base)) {
-            throw new IllegalArgumentException("rope: argument base is " + base + "; it must be positive and finite");
+        if (x.dim(-1) < rotary.dimension()) {
+            throw new IllegalArgumentException("rope: argument rotary turns " + rotary.dimension()
+                    + " features but x has shape " + x + "; its last axis must hold at least " + rotary.dimension());
         }
         if (offset < 0 || (long) offset + x.dim(-2) > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("rope: argument offset is " + offset + " for x of shape " + x
                     + "; it must be at least 0");
+        }
+    }
+
+    /**
+     * @param cap positive and finite
+     */
+    public static void softcap(double cap) {
+        if (!(cap > 0) || Double.isInfinite(cap)) {
+            throw new IllegalArgumentException("softcap: argument cap is " + cap + "; it must be positive and finite");
         }
     }
 

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import org.attn4j.api.RopeLayout;
+import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Shape;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -118,9 +120,16 @@ class ShapeChecksTest {
 
     @Test
     void decoderOpsNameOpArgumentAndShapes() {
-        assertMentions(rejected(() -> ShapeChecks.rope(Shape.of(2, 3, 5), 1e4, 0)), "rope:", "argument x", "[2, 3, 5]",
-                "even");
-        assertMentions(rejected(() -> ShapeChecks.rope(Shape.of(3, 4), 1e4, -1)), "rope:", "argument offset", "-1");
+        RotaryEmbedding six = RotaryEmbedding.of(RopeLayout.HALF_SPLIT, 1e4, 6);
+        assertMentions(rejected(() -> ShapeChecks.rope(Shape.of(2, 3, 4), six, 0)), "rope:", "argument rotary",
+                "6 features", "[2, 3, 4]");
+        assertMentions(rejected(() -> ShapeChecks.rope(Shape.of(8), six, 0)), "rope:", "argument x", "[8]");
+        assertMentions(rejected(() -> ShapeChecks.rope(Shape.of(3, 6), six, -1)), "rope:", "argument offset", "-1");
+        assertMentions(rejected(() -> ShapeChecks.rope(Shape.of(3, 6), null, 0)), "rope:", "argument rotary", "null");
+        ShapeChecks.rope(Shape.of(2, 3, 7), six, 5);
+        assertMentions(rejected(() -> ShapeChecks.softcap(0)), "softcap:", "argument cap", "0");
+        assertMentions(rejected(() -> ShapeChecks.softcap(Double.POSITIVE_INFINITY)), "softcap:", "Infinity");
+        assertMentions(rejected(() -> ShapeChecks.softcap(Double.NaN)), "softcap:", "NaN");
         assertMentions(rejected(() -> ShapeChecks.rmsNorm(Shape.of(3, 4), Shape.of(5), 1e-6)), "rmsNorm:",
                 "argument weight", "[5]", "[3, 4]");
         assertMentions(rejected(() -> ShapeChecks.writeSlice(Shape.of(1, 2, 8, 4), Shape.of(1, 3, 1, 4), 2, 0)),

@@ -20,6 +20,8 @@ final class AttentionPlan {
     final int keyDim;
     final int valueDim;
     final double scale;
+    /** The logit soft-cap {@code c} of {@code c·tanh(logit / c)}, 0 for none. */
+    final double softcap;
     final boolean causal;
     final int window;
     final VisibleKeys visible;
@@ -56,6 +58,7 @@ final class AttentionPlan {
         this.keyDim = shape.keyDim();
         this.valueDim = shape.valueDim();
         this.scale = options.scaleFor(keyDim);
+        this.softcap = options.logitSoftcap();
         this.causal = options.causal();
         this.window = options.window();
         this.visible = new VisibleKeys(options, queries, keys);

@@ -3,7 +3,7 @@ package org.attn4j.backend.ejml;
 import java.util.Arrays;
 
 /**
- * The masks, causal hiding and dropout of one query block of a fused attention kernel, applied to one key at a
+ * The logit soft-cap, masks, causal hiding and dropout of one query block of a fused attention kernel, applied to one key at a
  * time: to the column of transposed logits (or weights) {@code s[at + r]} of query rows {@code rowStart + r},
  * {@code r < rows}. It locates each row's mask entries once per block. One instance belongs to one kernel.
  */
@@ -52,15 +52,19 @@ final class BlockMasks {
      * @return whether any mask or the causal diagonal touches that block of this query block
      */
     boolean touch(int keyStart, int cols) {
-        return plan.additive != null || plan.mask != null || plan.window > 0
+        return plan.softcap > 0 || plan.additive != null || plan.mask != null || plan.window > 0
                 || plan.causal && keyStart + cols - 1 > rowStart + plan.visible.shift();
     }
 
     /**
-     * Adds {@code additiveScale ·} the additive mask to key {@code key}'s logits and sets the masked and causally
-     * hidden ones to -∞.
+     * Soft-caps key {@code key}'s logits if asked (they are {@code additiveScale ·} the attention logits, so the cap
+     * scales with them), adds {@code additiveScale ·} the additive mask and sets the masked and causally hidden ones
+     * to -∞.
      */
     void apply(float[] s, int at, int key, float additiveScale) {
+        if (plan.softcap > 0) {
+            softcap(s, at, rows, plan.softcap * additiveScale);
+        }
         if (plan.additive != null) {
             float[] additive = (float[]) plan.additive;
             int column = key * plan.additiveColumnStride();
@@ -84,6 +88,12 @@ final class BlockMasks {
 
     /** {@link #apply(float[], int, int, float)} in double, with the additive mask as it is. */
     void apply(double[] s, int at, int key) {
+        if (plan.softcap > 0) {
+            double cap = plan.softcap;
+            for (int r = 0; r < rows; r++) {
+                s[at + r] = cap * Math.tanh(s[at + r] / cap);
+            }
+        }
         if (plan.additive != null) {
             double[] additive = (double[]) plan.additive;
             int column = key * plan.additiveColumnStride();
@@ -102,6 +112,18 @@ final class BlockMasks {
         if (plan.causal) {
             Arrays.fill(s, at, at + hiddenBefore(key), Double.NEGATIVE_INFINITY);
             Arrays.fill(s, at + hiddenFrom(key), at + rows, Double.NEGATIVE_INFINITY);
+        }
+    }
+
+    /**
+     * @param s logits
+     * @param at the first one
+     * @param n how many
+     * @param cap the soft-cap {@code c}: each becomes {@code c · tanh(x / c)}, in double, rounded once
+     */
+    static void softcap(float[] s, int at, int n, double cap) {
+        for (int r = at; r < at + n; r++) {
+            s[r] = (float) (cap * Math.tanh(s[r] / cap));
         }
     }
 

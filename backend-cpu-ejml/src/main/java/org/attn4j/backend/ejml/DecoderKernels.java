@@ -1,11 +1,12 @@
 package org.attn4j.backend.ejml;
 
 import org.attn4j.api.RopeLayout;
+import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.spi.ReferenceOps;
 
 /**
- * The decoder ops on heap arrays: RMSNorm, rotary embeddings and SiLU, each one pass over its input, computed
- * in double precision and rounded to the operand's type.
+ * The decoder ops on heap arrays: RMSNorm, rotary embeddings, SiLU and soft-capping, each one pass over its
+ * input, computed in double precision and rounded to the operand's type.
  */
 final class DecoderKernels {
 
@@ -63,24 +64,24 @@ final class DecoderKernels {
     /**
      * @param x {@code [outer, rows, d]}, {@code float[]} or {@code double[]}, not modified
      * @param rows {@code L}
-     * @param d the head dimension, even
-     * @param layout which features form a pair
-     * @param base the frequency base
+     * @param d the head dimension, at least {@code rotary.dimension()}
+     * @param rotary the frequencies, scaling and pair layout
      * @param offset the position of row 0
-     * @return the rotated rows, a new array of x's type
+     * @return the rotated rows (features past {@code rotary.dimension()} copied), a new array of x's type
      */
-    static Object rope(Object x, int rows, int d, RopeLayout layout, double base, int offset) {
-        double[][] tables = ReferenceOps.ropeTables(rows, d, base, offset);
+    static Object rope(Object x, int rows, int d, RotaryEmbedding rotary, int offset) {
+        double[][] tables = ReferenceOps.ropeTables(rows, rotary, offset);
         double[] cos = tables[0];
         double[] sin = tables[1];
-        int half = d / 2;
-        int pairStride = layout == RopeLayout.HALF_SPLIT ? 1 : 2;
-        int partner = layout == RopeLayout.HALF_SPLIT ? half : 1;
-        int length = x instanceof float[] f ? f.length : ((double[]) x).length;
+        int half = rotary.pairs();
+        boolean halfSplit = rotary.layout() == RopeLayout.HALF_SPLIT;
+        int pairStride = halfSplit ? 1 : 2;
+        int partner = halfSplit ? half : 1;
         float[] fin = x instanceof float[] f ? f : null;
         double[] din = x instanceof double[] g ? g : null;
-        float[] fout = fin == null ? null : new float[length];
-        double[] dout = din == null ? null : new double[length];
+        float[] fout = fin == null ? null : fin.clone();
+        double[] dout = din == null ? null : din.clone();
+        int length = fin != null ? fin.length : din.length;
         for (int rowBase = 0, p = 0; rowBase < length; rowBase += d, p = (p + 1) % rows) {
             for (int i = 0; i < half; i++) {
                 int ia = rowBase + i * pairStride;
@@ -101,5 +102,14 @@ final class DecoderKernels {
             }
         }
         return fin != null ? fout : dout;
+    }
+
+    /**
+     * @param v the input
+     * @param cap positive
+     * @return {@code cap · tanh(v / cap)}
+     */
+    static double softcap(double v, double cap) {
+        return cap * Math.tanh(v / cap);
     }
 }

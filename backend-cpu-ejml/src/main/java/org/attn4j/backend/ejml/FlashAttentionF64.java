@@ -6,11 +6,12 @@ import java.util.Arrays;
  * The fused F64 attention kernel, FlashAttention-2 style, for one (problem, query block) at a time:
  * <pre>
  *   for each key block (skipping blocks wholly above the causal diagonal):
- *     S   = scale · Q_blk · K_blkᵀ + additive, -∞ where masked             [cols × rows], transposed
+ *     S   = cap(scale · Q_blk · K_blkᵀ) + additive, -∞ where masked        [cols × rows], transposed
  *     m'  = max(m, colmax S);  P = e^(S - m');  c = e^(m - m')
  *     l   = l·c + colsum P;    Oᵀ = Oᵀ·c + V_blkᵀ · dropout(P)
  *   O = O / l · 1/(1-p), or 0 for a row whose logits were all -∞
  * </pre>
+ * where {@code cap(x) = c·tanh(x/c)} with a logit soft-cap {@code c} ({@link BlockMasks}), else {@code x}.
  * Everything is laid out transposed, query rows last, so that every inner loop — scores, running max and sum,
  * rescale, {@code P·V} — runs over the (up to {@link #QUERY_BLOCK}) contiguous query rows with the multiply-add
  * shape the JIT vectorises; the max is elementwise, not a reduction. Scores, statistics and accumulators are

@@ -7,11 +7,12 @@ import java.util.Arrays;
  * rather than over query blocks, so that every core works even when there is one query row per head. Each task
  * takes one (problem, key split) and, for each query row, computes over the split's visible keys
  * <pre>
- *   s_j = scale · q·k_j + additive, -∞ where masked      m = max_j s_j
+ *   s_j = cap(scale · q·k_j) + additive, -∞ where masked      m = max_j s_j
  *   l   = Σ_j e^(s_j - m)                                 o = Σ_j e^(s_j - m) · v_j
  * </pre>
  * into scratch arrays; one merge per (problem, row) then combines the splits:
- * {@code M = max m_s, L = Σ l_s·e^(m_s - M), out = Σ o_s·e^(m_s - M) / L}, or zeros when every key was masked.
+ * {@code M = max m_s, L = Σ l_s·e^(m_s - M), out = Σ o_s·e^(m_s - M) / L}, or zeros when every key was masked;
+ * {@code cap(x) = c·tanh(x/c)} with a logit soft-cap {@code c}, else {@code x}.
  * Statistics and accumulators are float, as in {@link FlashAttentionF32}. Dot products and the value updates run
  * on {@link VectorDecodingF32} when {@link Simd#enabled()}, else as unrolled scalar loops. Dropout is not
  * handled here: calls with dropout use the query-block kernels.
@@ -149,8 +150,14 @@ final class FlashDecoding {
         }
     }
 
-    /** Adds the additive mask and sets the masked logits of keys {@code [start, start + n)} to -∞. */
+    /**
+     * Soft-caps the logits of keys {@code [start, start + n)} if asked, adds the additive mask and sets the masked
+     * ones to -∞.
+     */
     private void applyMasks(int problem, int row, int start, float[] scores, int n) {
+        if (plan.softcap > 0) {
+            BlockMasks.softcap(scores, 0, n, plan.softcap);
+        }
         if (plan.additive != null) {
             float[] additive = (float[]) plan.additive;
             int base = plan.additiveOffset(problem, row);

@@ -7,7 +7,7 @@ import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
-import org.attn4j.api.RopeLayout;
+import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.AbstractOps;
@@ -184,9 +184,14 @@ final class HeapOps extends AbstractOps<HeapTensor> {
     }
 
     @Override
-    protected Tensor computeRope(HeapTensor x, RopeLayout layout, double base, int offset) {
-        return scope.wrap(x.shape(), DecoderKernels.rope(x.data(), x.shape().dim(-2), x.shape().dim(-1), layout,
-                base, offset));
+    protected Tensor computeRope(HeapTensor x, RotaryEmbedding rotary, int offset) {
+        return scope.wrap(x.shape(), DecoderKernels.rope(x.data(), x.shape().dim(-2), x.shape().dim(-1), rotary,
+                offset));
+    }
+
+    @Override
+    protected Tensor computeSoftcap(HeapTensor x, double cap) {
+        return unary(x, (i, v) -> DecoderKernels.softcap(v, cap));
     }
 
     /** Writes in place: the target's array is filled, and {@code target} itself returned. */

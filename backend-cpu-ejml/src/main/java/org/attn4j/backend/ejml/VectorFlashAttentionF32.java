@@ -10,7 +10,7 @@ import jdk.incubator.vector.VectorSpecies;
  * FlashAttention-2 step as {@link FlashAttentionF32} for one (problem, query block) at a time, in base 2:
  * <pre>
  *   for each key block (skipping blocks wholly above the causal diagonal):
- *     Sᵀ  = log₂e · (scale · K_blk · Q_blkᵀ + additive), -∞ where masked    [keys × rows]
+ *     Sᵀ  = log₂e · (cap(scale · K_blk · Q_blkᵀ) + additive), -∞ where masked   [keys × rows]
  *     m'  = max(m, colmax Sᵀ);  Pᵀ = 2^(Sᵀ - m');  c = 2^(m - m')
  *     l   = l·c + colsum Pᵀ;    Oᵀ = Oᵀ·diag(c) + V_blkᵀ · dropout(Pᵀ)          [d_v × rows]
  *   O = O / l · 1/(1-p), or 0 for a row whose logits were all -∞

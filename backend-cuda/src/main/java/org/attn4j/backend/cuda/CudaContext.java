@@ -129,6 +129,11 @@ final class CudaContext implements Device {
     }
 
     @Override
+    public void upload(String op, CUdeviceptr dst, double[] src) {
+        upload(op, dst, Pointer.to(src), (long) src.length * Sizeof.DOUBLE);
+    }
+
+    @Override
     public void upload(String op, CUdeviceptr dst, byte[] src) {
         upload(op, dst, Pointer.to(src), src.length);
     }

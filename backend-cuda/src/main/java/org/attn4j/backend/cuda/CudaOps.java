@@ -12,6 +12,7 @@ import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
 import org.attn4j.api.RopeLayout;
+import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.WeightType;
@@ -26,7 +27,8 @@ import org.attn4j.api.spi.VisibleKeys;
  * scope. {@link AbstractOps} validates each call before anything touches the device. Attention without
  * returned weights is one launch of the fused kernel, or for a few query rows against many keys the
  * flash-decoding pair (split, then merge); with weights it runs GEMM, masked softmax, dropout and GEMM, since
- * the weights must then be materialised anyway. RMS norm, SiLU and rotary embeddings have kernels of their own.
+ * the weights must then be materialised anyway. RMS norm, SiLU, rotary embeddings and soft-capping have kernels
+ * of their own.
  */
 final class CudaOps extends AbstractOps<CudaTensor> {
     private static final int[] NONE = new int[0];
@@ -142,15 +144,33 @@ final class CudaOps extends AbstractOps<CudaTensor> {
         return unary("silu", Kernel.SILU, x);
     }
 
+    /** One launch; the inverse frequencies go up as doubles for the call, a few hundred bytes. */
     @Override
-    protected Tensor computeRope(CudaTensor x, RopeLayout layout, double base, int offset) {
+    protected Tensor computeRope(CudaTensor x, RotaryEmbedding rotary, int offset) {
         Shape shape = x.shape();
         int rows = shape.dim(-2);
         int d = shape.dim(-1);
+        int pairs = rotary.pairs();
+        int outer = x.size() / (rows * d);
         CudaTensor r = scope.allocate("rope", shape);
-        device.launch(Kernel.ROPE, Launches.elementwise((long) rows * (d / 2)), new KernelArgs("rope")
-                .pointer(x.data()).pointer(r.data()).i32(x.size() / (rows * d)).i32(rows).i32(d)
-                .i32(layout == RopeLayout.INTERLEAVED ? 1 : 0).f64(base).i32(offset));
+        CUdeviceptr frequencies = device.alloc("rope", (long) pairs * Sizeof.DOUBLE);
+        try {
+            device.upload("rope", frequencies, rotary.inverseFrequencies());
+            long work = Math.max((long) rows * pairs, (long) outer * rows * (d - 2 * pairs));
+            device.launch(Kernel.ROPE, Launches.elementwise(work), new KernelArgs("rope").pointer(x.data())
+                    .pointer(r.data()).i32(outer).i32(rows).i32(d).i32(pairs)
+                    .i32(rotary.layout() == RopeLayout.INTERLEAVED ? 1 : 0).pointer(frequencies)
+                    .f64(rotary.attentionScaling()).i32(offset));
+        } finally {
+            device.free(frequencies);
+        }
+        return r;
+    }
+
+    @Override
+    protected Tensor computeSoftcap(CudaTensor x, double cap) {
+        CudaTensor r = scope.allocate("softcap", x.shape());
+        softcap("softcap", x.data(), r.data(), x.size(), cap);
         return r;
     }
 
@@ -432,13 +452,15 @@ final class CudaOps extends AbstractOps<CudaTensor> {
                                             AttentionOptions options) {
         AttentionPlan.Visible visible = plan.visible();
         return args.i32(plan.lq()).i32(plan.lk()).i32(visible.keys()).i32(plan.dk()).i32(plan.dv())
-                .i32(plan.group()).f32(scale).shape(layout.dims()).pointer(maskBytes).strides(layout.maskStrides())
+                .i32(plan.group()).f32(scale).f32((float) options.logitSoftcap()).shape(layout.dims())
+                .pointer(maskBytes).strides(layout.maskStrides())
                 .pointer(add == null ? null : add.data()).strides(layout.addStrides()).i32(visible.causal() ? 1 : 0)
                 .i32(visible.shift()).i32(visible.window()).i64(options.dropoutSeed()).f64(options.dropoutP());
     }
 
     /**
-     * Logits by GEMM, masked softmax (with the visible keys), dropout, and the product with v. A kv head's group
+     * Logits by GEMM, soft-capped in place if asked, masked softmax (with the visible keys), dropout, and the
+     * product with v. A kv head's group
      * of query heads is one GEMM batch of {@code group * Lq} rows, whose logits are those heads' weight rows.
      */
     private AttentionResult materialised(CudaTensor q, CudaTensor k, CudaTensor v, ShapeChecks.AttentionShape s,
@@ -456,6 +478,9 @@ final class CudaOps extends AbstractOps<CudaTensor> {
             gemm("attention", q.data(), k.data(), logits,
                     new OpPlans.Gemm(rows, lk, s.keyDim(), kvProblems, batch, new int[] {rows * s.keyDim()},
                             new int[] {lk * s.keyDim()}), false, true, scale);
+            if (options.logitSoftcap() > 0) {
+                softcap("attention", logits, logits, (int) count, options.logitSoftcap());
+            }
             softmax("attention", logits, probabilities == null ? weights.data() : probabilities,
                     new OpPlans.AxisView(s.problems() * s.queries(), lk, 1), layout.dims(), maskBytes,
                     layout.maskStrides(), add == null ? null : add.data(), layout.addStrides(),
@@ -515,6 +540,11 @@ final class CudaOps extends AbstractOps<CudaTensor> {
                 .pointer(x).pointer(y).i32(view.outer()).i32(view.n()).i32(view.inner()).shape(dims)
                 .pointer(mask).strides(maskStrides).pointer(add).strides(addStrides).i32(visible.causal() ? 1 : 0)
                 .i32(visible.shift()).i32(visible.window()).i32(visible.keys()));
+    }
+
+    private void softcap(String op, CUdeviceptr x, CUdeviceptr y, int n, double cap) {
+        device.launch(Kernel.SOFTCAP, Launches.elementwise(n), new KernelArgs(op).pointer(x).pointer(y)
+                .f32((float) cap).i64(n));
     }
 
     private void dropout(String op, CUdeviceptr x, CUdeviceptr y, int n, double p, long seed) {

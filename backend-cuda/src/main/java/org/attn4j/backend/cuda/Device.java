@@ -34,6 +34,13 @@ interface Device {
 
     /**
      * @param op  the op name for messages
+     * @param dst device memory of at least {@code src.length} doubles
+     * @param src the values; not modified
+     */
+    void upload(String op, CUdeviceptr dst, double[] src);
+
+    /**
+     * @param op  the op name for messages
      * @param dst device memory of at least {@code src.length} bytes
      * @param src the values; not modified
      */

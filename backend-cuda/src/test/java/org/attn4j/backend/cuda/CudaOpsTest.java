@@ -20,6 +20,7 @@ import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
 import org.attn4j.api.RopeLayout;
+import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
@@ -153,6 +154,30 @@ class CudaOpsTest {
                 device.kernels());
         assertEquals(Launches.elementwise(5 * 4), device.launches.get(0).config());
         assertEquals(Launches.rows(3, 16), device.launches.get(2).config());
+        assertEquals(0, device.liveAllocations());
+    }
+
+    @Test
+    void aPartialScaledRotaryEmbeddingIsOneLaunchOverTheLargerOfPairsAndCopiedFeaturesAndFreesItsFrequencies() {
+        RotaryEmbedding partial = RotaryEmbedding.ofInverseFrequencies(RopeLayout.HALF_SPLIT, 1.0, 0.1, 0.01)
+                .withAttentionScaling(1.2);
+        try (Scope s = backend.newScope()) {
+            assertEquals(Shape.of(2, 3, 5, 16), s.ops().rope(t(s, 2, 3, 5, 16), partial, 9).shape());
+            assertEquals(Shape.of(4, 7), s.ops().softcap(t(s, 4, 7), 30.0).shape());
+        }
+        assertEquals(List.of(Kernel.ROPE, Kernel.SOFTCAP), device.kernels());
+        assertEquals(Launches.elementwise(6L * 5 * 10), device.launches.get(0).config(), "6 x 5 rows of 10 copied");
+        assertEquals(Launches.elementwise(28), device.launches.get(1).config());
+        assertEquals(0, device.liveAllocations());
+    }
+
+    @Test
+    void softCappedAttentionWithWeightsCapsTheLogitsInPlaceBeforeTheMaskedSoftmax() {
+        try (Scope s = backend.newScope()) {
+            s.ops().attention(t(s, 1, 2, 3, 8), t(s, 1, 2, 5, 8), t(s, 1, 2, 5, 8),
+                    AttentionOptions.defaults().withWeights(true).withCausal(true).withLogitSoftcap(50.0));
+        }
+        assertEquals(List.of(Kernel.GEMM, Kernel.SOFTCAP, Kernel.SOFTMAX, Kernel.GEMM), device.kernels());
         assertEquals(0, device.liveAllocations());
     }
 

@@ -52,6 +52,14 @@ final class InterpretingDevice implements Device {
     }
 
     @Override
+    public void upload(String op, CUdeviceptr dst, double[] src) {
+        ByteBuffer b = mem(dst);
+        for (int i = 0; i < src.length; i++) {
+            b.putDouble(8 * i, src[i]);
+        }
+    }
+
+    @Override
     public void upload(String op, CUdeviceptr dst, byte[] src) {
         ByteBuffer b = mem(dst);
         for (int i = 0; i < src.length; i++) {
@@ -144,6 +152,10 @@ final class InterpretingDevice implements Device {
             case GATHER_Q4_0 -> gather(WeightType.Q4_0, a);
             case ROPE -> rope(a);
             case SILU -> map(a, (long) a.get(2), InterpretingDevice::silu);
+            case SOFTCAP -> {
+                float cap = (Float) a.get(2);
+                map(a, (long) a.get(3), v -> cap * (float) Math.tanh(v / cap));
+            }
         }
     }
 
@@ -399,8 +411,8 @@ final class InterpretingDevice implements Device {
         int rows = group * lq;
         int rowBlocks = (rows + bm - 1) / bm;
         int kvProblems = config.gridX() / rowBlocks;
-        AttentionPlan.Visible visible = new AttentionPlan.Visible((int) a.get(20) != 0, (int) a.get(21),
-                (int) a.get(22), (int) a.get(10));
+        AttentionPlan.Visible visible = new AttentionPlan.Visible((int) a.get(21) != 0, (int) a.get(22),
+                (int) a.get(23), (int) a.get(10));
         for (int kb = 0; kb < kvProblems; kb++) {
             for (int block = 0; block < rowBlocks; block++) {
                 int r0 = block * bm;
@@ -409,8 +421,8 @@ final class InterpretingDevice implements Device {
                 int begin = visible.first(oneHead ? r0 % lq : 0) / 32;
                 int end = (visible.end(oneHead ? rLast % lq : lq - 1) + 31) / 32;
                 for (int split = 0; split < config.gridY(); split++) {
-                    int from = partial ? begin + split * (int) a.get(25) : begin;
-                    int to = partial ? Math.min(end, from + (int) a.get(25)) : end;
+                    int from = partial ? begin + split * (int) a.get(26) : begin;
+                    int to = partial ? Math.min(end, from + (int) a.get(26)) : end;
                     for (int r = r0; r <= rLast; r++) {
                         long row = (long) kb * rows + r;
                         long at = (long) split * kvProblems * rows + row;
@@ -438,9 +450,10 @@ final class InterpretingDevice implements Device {
         RowLayout kRows = rows(a.get(partial ? 6 : 5));
         RowLayout vRows = rows(a.get(partial ? 7 : 6));
         float scale = (float) a.get(14);
-        int[] shape = (int[]) a.get(15);
-        long seed = (long) a.get(23);
-        double p = (double) a.get(24);
+        float softcap = (float) a.get(15);
+        int[] shape = (int[]) a.get(16);
+        long seed = (long) a.get(24);
+        double p = (double) a.get(25);
         int rank = shape[0];
         float m = Float.NEGATIVE_INFINITY;
         float[] l = new float[to - from];
@@ -452,11 +465,14 @@ final class InterpretingDevice implements Device {
                     s = Math.fma(f(a.get(0), qRows.offset(b, i) + t), f(a.get(1), kRows.offset(kb, j) + t), s);
                 }
                 logit = s * scale;
-                if (a.get(18) != null) {
-                    logit += f(a.get(18), maskOffset(shape, (int[]) a.get(19), rank, b, i, j));
+                if (softcap > 0f) {
+                    logit = softcap * (float) Math.tanh(logit / softcap);
                 }
-                if (a.get(16) != null && mem(a.get(16)).get(Math.toIntExact(
-                        maskOffset(shape, (int[]) a.get(17), rank, b, i, j))) == 0) {
+                if (a.get(19) != null) {
+                    logit += f(a.get(19), maskOffset(shape, (int[]) a.get(20), rank, b, i, j));
+                }
+                if (a.get(17) != null && mem(a.get(17)).get(Math.toIntExact(
+                        maskOffset(shape, (int[]) a.get(18), rank, b, i, j))) == 0) {
                     logit = Float.NEGATIVE_INFINITY;
                 }
             }
@@ -476,7 +492,7 @@ final class InterpretingDevice implements Device {
             put(a.get(4), 2 * slot, m);
             put(a.get(4), 2 * slot + 1, sum);
         }
-        float keep = slot >= 0 ? 1f : (float) a.get(25);
+        float keep = slot >= 0 ? 1f : (float) a.get(26);
         long out = slot >= 0 ? slot * dv : rows(a.get(7)).offset(b, i);
         for (int c = 0; c < dv; c++) {
             float o = 0f;
@@ -646,17 +662,18 @@ final class InterpretingDevice implements Device {
         int outer = (int) a.get(2);
         int rows = (int) a.get(3);
         int d = (int) a.get(4);
-        boolean interleaved = (int) a.get(5) != 0;
-        double base = (double) a.get(6);
-        int offset = (int) a.get(7);
-        int half = d / 2;
+        int pairs = (int) a.get(5);
+        boolean interleaved = (int) a.get(6) != 0;
+        ByteBuffer frequencies = mem(a.get(7));
+        double scaling = (double) a.get(8);
+        int offset = (int) a.get(9);
         for (int p = 0; p < rows; p++) {
-            for (int t = 0; t < half; t++) {
-                double theta = ((long) offset + p) * Math.pow(base, -2.0 * t / d);
-                float c = (float) Math.cos(theta);
-                float s = (float) Math.sin(theta);
+            for (int t = 0; t < pairs; t++) {
+                double theta = ((long) offset + p) * frequencies.getDouble(8 * t);
+                float c = (float) (Math.cos(theta) * scaling);
+                float s = (float) (Math.sin(theta) * scaling);
                 int ia = interleaved ? 2 * t : t;
-                int ib = interleaved ? 2 * t + 1 : t + half;
+                int ib = interleaved ? 2 * t + 1 : t + pairs;
                 for (int o = 0; o < outer; o++) {
                     long row = ((long) o * rows + p) * d;
                     float x = f(a.get(0), row + ia);
@@ -664,6 +681,11 @@ final class InterpretingDevice implements Device {
                     put(a.get(1), row + ia, x * c - y * s);
                     put(a.get(1), row + ib, y * c + x * s);
                 }
+            }
+        }
+        for (long row = 0; row < (long) outer * rows; row++) {
+            for (int j = 2 * pairs; j < d; j++) {
+                put(a.get(1), row * d + j, f(a.get(0), row * d + j));
             }
         }
     }

@@ -46,6 +46,11 @@ final class RecordingDevice implements Device {
     }
 
     @Override
+    public void upload(String op, CUdeviceptr dst, double[] src) {
+        requireLive(op, dst, 8L * src.length);
+    }
+
+    @Override
     public void upload(String op, CUdeviceptr dst, byte[] src) {
         requireLive(op, dst, src.length);
     }

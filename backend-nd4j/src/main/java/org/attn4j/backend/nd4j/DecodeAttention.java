@@ -20,13 +20,14 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
  * <pre>
  *   Q = q viewed as [P_kv, g·Lq, d_k]          a reshape of the C-ordered q, no copy
  *   K = k viewed as [P_kv, Lk, d_k], keys [lo, hi)   a strided view, each problem's rows contiguous
- *   S = scale · Q·Kᵀ                           [P_kv, g·Lq, n], one CBLAS call per problem ({@link BlasProducts})
+ *   S = cap(scale · Q·Kᵀ)                      [P_kv, g·Lq, n], one CBLAS call per problem ({@link BlasProducts})
  *   S += additive, -∞ where the mask forbids    the masks' windows over keys [lo, hi)
  *   S += -∞ where query i does not see key j    only when the queries' ranges differ (Lq &gt; 1)
  *   W = softmax(S)                              libnd4j's native softmax
  *   W = dropout(W)                              the hash of each weight's index in [..., Lq, Lk]
  *   out = W·V                                   [P_kv, g·Lq, d_v] = [..., Lq, d_v], one CBLAS call per problem
  * </pre>
+ * with {@code cap(x) = c·tanh(x / c)} for a logit soft-cap {@code c}, else {@code x}.
  * libnd4j's softmax answers NaN for an all -∞ row, where attn4j wants zeros. A NaN weight makes its whole output
  * row NaN, so the (small) output is checked on the host instead of the logits: if it holds a NaN or ±∞, the
  * logits are computed again and {@link Kernels#stableSoftmax} gives attn4j's zeros and NaNs.
@@ -134,7 +135,7 @@ final class DecodeAttention {
         }
     }
 
-    /** Fills {@code s} with {@code scale·Q·Kᵀ} plus every mask over keys {@code [lo, hi)}. */
+    /** Fills {@code s} with {@code scale·Q·Kᵀ}, soft-capped if asked, plus every mask over keys {@code [lo, hi)}. */
     private static void logits(Block q3, Block k3, INDArray additive, INDArray visible,
                                AttentionOptions options, ShapeChecks.AttentionShape shape, Range range,
                                Block s, DType dtype, Intermediates t) {
@@ -144,6 +145,9 @@ final class DecodeAttention {
             Kernels.matmul(q3.view(), k3.view(), s.view(), false, true, scale);
         }
         INDArray full = s.x.reshape('c', NdArrays.dims(shape.batch().append(shape.queries(), range.size())));
+        if (options.logitSoftcap() > 0) {
+            Kernels.softcapInPlace(full, options.logitSoftcap());
+        }
         if (additive != null) {
             INDArray padded = additive.reshape('c',
                     NdArrays.dims(TiledAttention.padded(TiledAttention.shape(additive), shape.weights().rank())));

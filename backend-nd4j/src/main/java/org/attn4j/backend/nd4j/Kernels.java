@@ -14,6 +14,7 @@ import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.api.ops.impl.reduce.Mmul;
 import org.nd4j.linalg.api.ops.impl.transforms.custom.SoftMax;
+import org.nd4j.linalg.api.ops.impl.transforms.pairwise.arithmetic.DivOp;
 import org.nd4j.linalg.api.ops.impl.transforms.strict.Erfc;
 import org.nd4j.linalg.api.ops.impl.transforms.strict.Swish;
 import org.nd4j.linalg.factory.Nd4j;
@@ -254,6 +255,30 @@ final class Kernels {
                 }
             }
         }
+    }
+
+    /**
+     * Soft-caps in place: {@code z = cap · tanh(z / cap)} with {@code tanh(y) = sinh(y) / cosh(y)} for {@code y}
+     * clamped to {@code [-20, 20]} (where tanh is ±1 to double precision, and sinh and cosh stay finite), the
+     * quotient clamped to {@code [-1, 1]} (a rounded quotient may pass 1 by an ulp), in eight native calls.
+     * libnd4j's own tanh (and expm1) forms it from {@code e^y − 1} and loses its relative precision near 0 (it
+     * gives 0 for 1e-30); its sinh and cosh do not. {@code ±∞} gives {@code ±cap}, NaN stays NaN.
+     *
+     * @param z any array that owns its buffer; modified
+     * @param cap positive and finite
+     * @return {@code z}
+     */
+    static INDArray softcapInPlace(INDArray z, double cap) {
+        z.divi(cap);
+        BooleanIndexing.replaceWhere(z, 20.0, Conditions.greaterThan(20.0));
+        BooleanIndexing.replaceWhere(z, -20.0, Conditions.lessThan(-20.0));
+        try (INDArray sinh = Transforms.sinh(z, true)) {
+            Transforms.cosh(z, false);
+            Nd4j.exec(new DivOp(new INDArray[] {sinh, z}, new INDArray[] {z}));
+        }
+        BooleanIndexing.replaceWhere(z, 1.0, Conditions.greaterThan(1.0));
+        BooleanIndexing.replaceWhere(z, -1.0, Conditions.lessThan(-1.0));
+        return z.muli(cap);
     }
 
     /**

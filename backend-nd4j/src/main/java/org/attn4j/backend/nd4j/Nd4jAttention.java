@@ -24,6 +24,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  *   <li>otherwise, with returned weights (which are {@code [..., Lq, Lk]} anyway), the whole weights at once:
  * <pre>
  *   logits  = scale · q·kᵀ          one batched GEMM into a [..., Lq, Lk] array, scale applied as GEMM's alpha
+ *   logits  = c·tanh(logits / c)    only with a logit soft-cap c, in place
  *   logits += additiveMask          broadcast add, in place
  *   logits += -∞ where mask is false, then where causal and j &gt; i   (host-built additive masks)
  *   weights = softmax(logits)       libnd4j's native softmax, in place; if it answers NaN anywhere (a fully
@@ -144,11 +145,15 @@ final class Nd4jAttention {
     }
 
     /**
-     * Fills {@code logits} with {@code scale·q·kᵀ + additiveMask}, -∞ where the mask or causality forbids.
+     * Fills {@code logits} with {@code scale·q·kᵀ} (soft-capped if asked) {@code + additiveMask}, -∞ where the mask
+     * or causality forbids.
      */
     private static void logits(INDArray q, INDArray k, INDArray additive, AttentionOptions options,
                                ShapeChecks.AttentionShape shape, DType dtype, INDArray logits, Intermediates t) {
         Kernels.matmul(q, k, logits, false, true, options.scaleFor(shape.keyDim()));
+        if (options.logitSoftcap() > 0) {
+            Kernels.softcapInPlace(logits, options.logitSoftcap());
+        }
         if (additive != null) {
             Nd4jOps.Kind.ADD.exec(logits, additive, logits);
         }

@@ -9,7 +9,7 @@ import org.attn4j.api.DType;
 import org.attn4j.api.Epilogue;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
-import org.attn4j.api.RopeLayout;
+import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.AbstractOps;
@@ -173,6 +173,13 @@ final class Nd4jOps extends AbstractOps<Nd4jTensor> {
         return activation("silu", x, Activation.SILU);
     }
 
+    /** {@code cap · tanh(x / cap)} with libnd4j's tanh, two native calls. */
+    @Override
+    protected Tensor computeSoftcap(Nd4jTensor x, double cap) {
+        INDArray a = x.array("softcap");
+        return scope.fresh(x.shape(), x.dtype(), t -> Kernels.softcapInPlace(a.dup('c'), cap));
+    }
+
     @Override
     protected Tensor computeRelu(Nd4jTensor x) {
         INDArray a = x.array("relu");
@@ -258,12 +265,14 @@ final class Nd4jOps extends AbstractOps<Nd4jTensor> {
         return z;
     }
 
-    /** Rotations in one pass on the host ({@link HostRope}) instead of the spi's dozen native calls. */
+    /**
+     * Rotations in one pass of host loops in F64 ({@link HostRope}) instead of a dozen native calls (casts, strided
+     * copies of the pairs, four multiplies, a subtraction, an addition, the tables' uploads).
+     */
     @Override
-    protected Tensor computeRope(Nd4jTensor x, RopeLayout layout, double base, int offset) {
+    protected Tensor computeRope(Nd4jTensor x, RotaryEmbedding rotary, int offset) {
         INDArray a = x.array("rope");
-        return scope.fresh(x.shape(), x.dtype(), t -> HostRope.rotate(a, x.shape(), layout, base, offset, x.dtype(),
-                t));
+        return scope.fresh(x.shape(), x.dtype(), t -> HostRope.rotate(a, x.shape(), rotary, offset, x.dtype(), t));
     }
 
     @Override

@@ -17,6 +17,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * is written at column {@code h·d} of {@code out [B, L, H·d]} ({@code ldc = H·d}).
  * <pre>
  *   S[b, h] = scale · Q_bh·K_bhᵀ                  one ?gemm per (b, h) into logits [B, H, L, L]
+ *   S = c · tanh(S / c)                           with a logit soft-cap c ({@link Kernels#softcapInPlace})
  *   S += additiveMask, -∞ where the mask or the visible keys forbid      (broadcast adds)
  *   W = softmax(S), dropout(W)                    libnd4j's softmax; its NaN answers recomputed stably
  *   out[b, :, h·d …] = W[b, h]·V_bh               one ?gemm per (b, h)
@@ -79,7 +80,7 @@ final class PackedAttention {
         }
     }
 
-    /** Fills the logits with {@code scale·q·kᵀ} per (b, h) and adds every mask. */
+    /** Fills the logits with {@code scale·q·kᵀ} per (b, h), soft-caps them if asked and adds every mask. */
     private static void logits(Pointer base, Pointer s, INDArray logits, INDArray additive, Layout layout,
                                AttentionOptions options, DType dtype, Intermediates t) {
         int l = layout.length;
@@ -90,6 +91,9 @@ final class PackedAttention {
                         layout.width, base.getPointer(layout.key(b, h)), layout.width, 0.0,
                         s.getPointer(layout.logits(b, h)), l);
             }
+        }
+        if (options.logitSoftcap() > 0) {
+            Kernels.softcapInPlace(logits, options.logitSoftcap());
         }
         if (additive != null) {
             Nd4jOps.Kind.ADD.exec(logits, additive, logits);

@@ -21,7 +21,7 @@ import org.nd4j.linalg.ops.transforms.Transforms;
  * row maximum {@code m} and sum {@code l} per query row, every (batch × head) problem of a tile in one batched GEMM.
  * For a query block {@code Q_b [P, Bq, d_k]} and each key block {@code K_c [P, Bk, d_k]}, {@code V_c [P, Bk, d_v]}:
  * <pre>
- *   S     = scale · Q_b·K_cᵀ  (+ additive, + -∞ where mask / causality forbids)     [P, Bq, Bk]
+ *   S     = cap(scale · Q_b·K_cᵀ)  (+ additive, + -∞ where mask / causality forbids)   [P, Bq, Bk]
  *   m'    = max(m, rowmax S)          m starts at the lowest finite value, so m' is never -∞
  *   α     = exp(m - m')
  *   S     = exp(S - m')               in place
@@ -29,6 +29,7 @@ import org.nd4j.linalg.ops.transforms.Transforms;
  *   S     = S · keep/(1-p)            dropout, the flat index of each weight in [..., Lq, Lk]
  *   acc   = α·acc + S·V_c             one GEMM accumulating into acc (beta = 1)
  * </pre>
+ * with {@code cap(x) = c·tanh(x / c)} for a logit soft-cap {@code c}, else {@code x}.
  * and at the end {@code out = acc / l}, with {@code l = 0} (every key masked) read as 1, so such rows are zeros.
  * A NaN or +∞ logit makes its row's sum NaN and so the row NaN, as the softmax would. Causal tiles whose first key
  * lies after the block's last query are skipped; tiles crossing the diagonal get a causal -∞ tile.
@@ -185,6 +186,9 @@ final class TiledAttention {
             int bq = (int) s.size(1);
             int bk = (int) s.size(2);
             Kernels.matmul(qBlock, kBlocks[c], s, false, true, scale);
+            if (options.logitSoftcap() > 0) {
+                Kernels.softcapInPlace(s, options.logitSoftcap());
+            }
             INDArray sFull = s.reshape('c', NdArrays.dims(shape.batch().append(bq, bk)));
             if (additive != null) {
                 Nd4jOps.Kind.ADD.exec(sFull, u.add(additive.get(window(additive, q0, bq, k0, bk)).dup('c')), sFull);

@@ -8,6 +8,7 @@ import java.util.List;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.RopeLayout;
+import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
@@ -18,21 +19,31 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The ops this backend computes with host loops or copies instead of libnd4j calls, against the forms they
- * replace: RoPE against the spi's composition, split on both of its routes (one copy per slab up to 64 slabs, a
- * libnd4j view beyond) and reshape against the elements in order.
+ * replace: RoPE, whole and partial, scaled or not, against the spi's composition in F64 (its F32 result that
+ * composition rounded once), split on both of its routes (one copy per slab up to 64 slabs, a libnd4j view beyond)
+ * and reshape against the elements in order.
  */
 class HostLoopsTest {
     private static final Backend BACKEND = new Nd4jBackendProvider().create();
 
     @ParameterizedTest
     @EnumSource(RopeLayout.class)
-    void ropeOnTheHostEqualsTheComposition(RopeLayout layout) {
-        for (DType dtype : DType.values()) {
-            Shape shape = Shape.of(2, 3, 5, 16);
+    void ropeOnTheHostIsTheF64CompositionRoundedOnce(RopeLayout layout) {
+        Shape shape = Shape.of(2, 3, 5, 16);
+        for (RotaryEmbedding rotary : List.of(RotaryEmbedding.of(layout, 10000, 16),
+                RotaryEmbedding.of(layout, 500, 10).withAttentionScaling(1.2))) {
             try (Scope s = BACKEND.newScope()) {
-                Tensor x = s.tensor(Oracle.random(1, (int) shape.size()), shape, dtype);
-                assertClose(layout + " " + dtype, ReferenceOps.rope(s.ops(), x, layout, 10000, 7).toDoubleArray(),
-                        s.ops().rope(x, layout, 10000, 7).toDoubleArray(), dtype == DType.F32 ? 0 : 1e-15);
+                double[] values = Oracle.random(1, (int) shape.size());
+                for (int i = 0; i < values.length; i++) {
+                    values[i] = (float) values[i];
+                }
+                Tensor wide = s.tensor(values, shape, DType.F64);
+                double[] expected = ReferenceOps.rope(s.ops(), wide, rotary, 7).toDoubleArray();
+                assertClose(rotary + " F64", expected, s.ops().rope(wide, rotary, 7).toDoubleArray(), 0);
+                float[] rounded = s.ops().rope(s.tensor(values, shape, DType.F32), rotary, 7).toFloatArray();
+                for (int i = 0; i < expected.length; i++) {
+                    assertEquals((float) expected[i], rounded[i], rotary + " F32 at " + i);
+                }
             }
         }
     }

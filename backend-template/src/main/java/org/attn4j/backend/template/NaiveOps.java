@@ -7,6 +7,8 @@ import java.util.function.DoubleUnaryOperator;
 import org.attn4j.api.DType;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
+import org.attn4j.api.RopeLayout;
+import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.AbstractOps;
@@ -19,8 +21,9 @@ import org.attn4j.api.spi.ShapeChecks;
  * Every op as the plainest loop that is right. {@link AbstractOps} checks each call first (operands open and of
  * this backend, arguments not null, dtypes and shapes, with the messages every backend gives) and keeps the
  * operands pinned while the op runs; each compute method here then computes in double and lets
- * {@link NaiveScope#wrap} round an F32 result once. Attention and the decoder ops are the spi's compositions of
- * these primitives ({@link AbstractOps}' defaults: {@code ReferenceAttention}, {@code ReferenceOps}).
+ * {@link NaiveScope#wrap} round an F32 result once. Rotary embeddings and soft-capping are loops of their own;
+ * attention and the other decoder ops are the spi's compositions of these primitives ({@link AbstractOps}'
+ * defaults: {@code ReferenceAttention}, {@code ReferenceOps}).
  */
 final class NaiveOps extends AbstractOps<NaiveTensor> {
     private final NaiveScope scope;
@@ -314,6 +317,40 @@ final class NaiveOps extends AbstractOps<NaiveTensor> {
     @Override
     protected Tensor computeCast(NaiveTensor t, DType dtype) {
         return scope.wrap(t.shape(), dtype, t.values().clone());
+    }
+
+    /**
+     * Each row {@code p} of {@code [..., L, d]} at position {@code offset + p}: pair {@code i} of the first
+     * {@code 2n} features turned by {@code (offset + p) · ω_i} and scaled by the attention scaling, the rest copied.
+     */
+    @Override
+    protected Tensor computeRope(NaiveTensor t, RotaryEmbedding rotary, int offset) {
+        int rows = t.shape().dim(-2);
+        int d = t.shape().dim(-1);
+        int n = rotary.pairs();
+        boolean interleaved = rotary.layout() == RopeLayout.INTERLEAVED;
+        double s = rotary.attentionScaling();
+        double[] v = t.values();
+        double[] out = v.clone();
+        for (int row = 0; row < v.length / d; row++) {
+            int base = row * d;
+            double position = offset + row % rows;
+            for (int i = 0; i < n; i++) {
+                double angle = position * rotary.inverseFrequency(i);
+                double cos = Math.cos(angle) * s;
+                double sin = Math.sin(angle) * s;
+                int ia = base + (interleaved ? 2 * i : i);
+                int ib = interleaved ? ia + 1 : ia + n;
+                out[ia] = v[ia] * cos - v[ib] * sin;
+                out[ib] = v[ib] * cos + v[ia] * sin;
+            }
+        }
+        return scope.wrap(t.shape(), t.dtype(), out);
+    }
+
+    @Override
+    protected Tensor computeSoftcap(NaiveTensor t, double cap) {
+        return map(t, v -> cap * Math.tanh(v / cap));
     }
 
     @Override

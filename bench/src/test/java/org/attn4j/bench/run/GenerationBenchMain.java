@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Random;
 import org.attn4j.api.Backends;
 import org.attn4j.api.DType;
-import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Scope;
 import org.attn4j.models.HostTensor;
 import org.attn4j.models.StateDict;
@@ -158,14 +157,15 @@ public final class GenerationBenchMain {
 
     /** @return a GPT-2 of 4 layers, hidden 256, 4 heads of 64, vocabulary 2048, 1024 positions */
     static DecoderConfig gpt2() {
-        return new DecoderConfig(DecoderConfig.Type.GPT2, 2048, 256, 4, 4, 4, 1024, 1e-5, 1024, 10000.0,
-                RopeLayout.HALF_SPLIT, 0, true);
+        return DecoderConfig.of(Map.of("model_type", "gpt2", "vocab_size", 2048, "n_embd", 256, "n_layer", 4,
+                "n_head", 4, "n_positions", 1024), "bench gpt2");
     }
 
     /** @return a Llama of 4 layers, hidden 256, 8 query heads over 2 kv heads of 32, vocabulary 2048 */
     static DecoderConfig llama() {
-        return new DecoderConfig(DecoderConfig.Type.LLAMA, 2048, 256, 4, 8, 2, 688, 1e-5, 4096, 10000.0,
-                RopeLayout.HALF_SPLIT, 0, false);
+        return DecoderConfig.of(Map.of("model_type", "llama", "vocab_size", 2048, "hidden_size", 256,
+                "num_hidden_layers", 4, "num_attention_heads", 8, "num_key_value_heads", 2, "intermediate_size", 688,
+                "rms_norm_eps", 1e-5, "max_position_embeddings", 4096), "bench llama");
     }
 
     /**

@@ -20,8 +20,9 @@ import org.attn4j.models.io.Gguf;
 import org.attn4j.models.io.SafeTensors;
 
 /**
- * A decoder-only language model (GPT-2 or Llama-style, see {@link DecoderConfig}) whose weights live on one
- * backend from {@link #load} until {@link #close()}. {@link #forward} runs new tokens through the blocks against a
+ * A decoder-only language model of one of the families of {@link DecoderConfig.Type} (GPT-2, Llama 2 and 3.x,
+ * Mistral, Qwen2 and 2.5, Qwen3, Gemma, Gemma 2, Phi-3) whose weights live on one backend from {@link #load} until
+ * {@link #close()}. {@link #forward} runs new tokens through the blocks against a
  * {@link KvCache} and returns their logits; {@link Generator} loops it.
  *
  * <pre>{@code
@@ -50,7 +51,9 @@ public final class CausalLM implements AutoCloseable {
     }
 
     /**
-     * @param folder a Hugging Face folder: {@code config.json} and one or more {@code *.safetensors}
+     * @param folder a Hugging Face folder: {@code config.json} and the weights, {@code model.safetensors} or the
+     *     shards of {@code model.safetensors.index.json} (other {@code .safetensors} beside them, such as Mistral's
+     *     {@code consolidated.safetensors} in its own names, are not read), else every {@code *.safetensors}
      * @param backend where the weights go
      * @param dtype the element type of activations and cache; matrices keep the file's storage type
      * @return the model, its weights bound
@@ -77,6 +80,10 @@ public final class CausalLM implements AutoCloseable {
             return load(Gguf.read(folder), backend, dtype, storage);
         }
         DecoderConfig config = DecoderConfig.read(folder);
+        if (Files.exists(folder.resolve("model.safetensors"))
+                || Files.exists(folder.resolve("model.safetensors.index.json"))) {
+            return of(config, SafeTensors.readCheckpoint(folder).tensors(), backend, dtype, storage);
+        }
         List<Path> files;
         try (Stream<Path> listing = Files.list(folder)) {
             files = listing.filter(f -> f.getFileName().toString().endsWith(".safetensors")).sorted().toList();
@@ -120,6 +127,7 @@ public final class CausalLM implements AutoCloseable {
      * @param backend where the weights go
      * @param dtype the element type they are converted to
      * @return the model
+     * @throws IllegalArgumentException listing every missing, mis-shaped and unexpected name
      */
     public static CausalLM of(DecoderConfig config, StateDict state, Backend backend, DType dtype) {
         return of(config, state, backend, dtype, null);
@@ -147,10 +155,9 @@ public final class CausalLM implements AutoCloseable {
         }
         Scope scope = backend.newScope();
         try {
-            Weights w = new Weights(state, scope, dtype, storage);
-            Architecture a = config.type() == DecoderConfig.Type.GPT2 ? new Gpt2(config, w, fromGguf)
-                    : new Llama(config, w);
-            w.finish(config.type() == DecoderConfig.Type.GPT2 ? "gpt2" : "llama");
+            Weights w = new Weights(state, scope, dtype, storage, fromGguf);
+            Architecture a = config.bind(w);
+            w.finish(config.type().modelType());
             return new CausalLM(config, backend, dtype, scope, a);
         } catch (RuntimeException e) {
             scope.close();
@@ -212,18 +219,34 @@ public final class CausalLM implements AutoCloseable {
         return run(scope, ids, cache, true);
     }
 
+    /**
+     * Runs {@code ids} after the cache. Phi-3 with LongRoPE switches to its long factors once the sequence passes
+     * {@code original_max_position_embeddings}; as transformers' {@code Phi3ForCausalLM} does, the first such forward
+     * with a cache of no more than that many positions runs the cached tokens again with the new ones, so that the
+     * cached keys are rotated as the new ones are.
+     */
     private Tensor run(Scope scope, int[][] ids, KvCache cache, boolean lastOnly) {
         check(ids, cache);
         int l = ids[0].length;
+        int[][] input = ids;
+        int beyond = config.recomputeBeyond();
+        if (beyond > 0 && cache.length() > 0 && cache.length() <= beyond && cache.length() + l > beyond) {
+            input = cache.history(ids);
+            cache.truncate(0);
+        }
+        int n = input[0].length;
         try (Scope work = backend.newScope()) {
             Ops t = work.ops();
-            Tensor hidden = architecture.hidden(t, ids, cache);
+            Tensor hidden = architecture.hidden(t, input, cache);
             if (lastOnly) {
-                Tensor last = l == 1 ? hidden : t.split(hidden, new int[] {l - 1, 1}, 1).get(1);
+                Tensor last = n == 1 ? hidden : t.split(hidden, new int[] {n - 1, 1}, 1).get(1);
                 hidden = t.reshape(last, ids.length, config.hidden());
+            } else if (n > l) {
+                hidden = t.split(hidden, new int[] {n - l, l}, 1).get(1);
             }
             Tensor logits = scope.adopt(architecture.logits(t, hidden));
-            cache.advance(l);
+            cache.record(input);
+            cache.advance(n);
             return logits;
         }
     }

@@ -2,11 +2,11 @@ package org.attn4j.models.decoder;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.attn4j.api.RopeLayout;
 import org.attn4j.models.HostTensor;
 import org.attn4j.models.StateDict;
 import org.attn4j.models.io.Gguf;
@@ -121,11 +121,23 @@ final class GgufDecoder {
         }
         StateDict tensors = g.tensors();
         boolean tied = !tensors.contains("output.weight");
-        DecoderConfig config = new DecoderConfig(DecoderConfig.Type.LLAMA, vocab(g, a),
-                hidden, count(g, a + "block_count"), heads, kvHeads, count(g, a + "feed_forward_length"),
-                g.number(a + "attention.layer_norm_rms_epsilon"), count(g, a + "context_length"),
-                g.has(a + "rope.freq_base") ? g.number(a + "rope.freq_base") : 10_000.0, RopeLayout.HALF_SPLIT,
-                g.has(a + "attention.sliding_window") ? count(g, a + "attention.sliding_window") : 0, tied);
+        Map<String, Object> json = new LinkedHashMap<>();
+        boolean windowed = g.has(a + "attention.sliding_window");
+        json.put("model_type", windowed ? "mistral" : "llama");
+        json.put("vocab_size", vocab(g, a));
+        json.put("hidden_size", hidden);
+        json.put("num_hidden_layers", count(g, a + "block_count"));
+        json.put("num_attention_heads", heads);
+        json.put("num_key_value_heads", kvHeads);
+        json.put("intermediate_size", count(g, a + "feed_forward_length"));
+        json.put("rms_norm_eps", g.number(a + "attention.layer_norm_rms_epsilon"));
+        json.put("max_position_embeddings", count(g, a + "context_length"));
+        json.put("rope_theta", g.has(a + "rope.freq_base") ? g.number(a + "rope.freq_base") : 10_000.0);
+        json.put("tie_word_embeddings", tied);
+        if (windowed) {
+            json.put("sliding_window", count(g, a + "attention.sliding_window"));
+        }
+        DecoderConfig config = DecoderConfig.of(json, "the GGUF file's llama metadata");
         Map<String, HostTensor> hf = new HashMap<>();
         List<String> unknown = new ArrayList<>();
         for (String name : tensors.names()) {
@@ -202,9 +214,16 @@ final class GgufDecoder {
             throw new IllegalArgumentException("gguf: gpt2.feed_forward_length " + g.integer(a
                     + "feed_forward_length") + " is not 4 × embedding_length " + hidden + ", as GPT-2's MLP is");
         }
-        DecoderConfig config = new DecoderConfig(DecoderConfig.Type.GPT2, vocab(g, a), hidden,
-                count(g, a + "block_count"), heads, heads, 4 * hidden, g.number(a + "attention.layer_norm_epsilon"),
-                count(g, a + "context_length"), 0, RopeLayout.HALF_SPLIT, 0, true);
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("model_type", "gpt2");
+        json.put("vocab_size", vocab(g, a));
+        json.put("n_embd", hidden);
+        json.put("n_layer", count(g, a + "block_count"));
+        json.put("n_head", heads);
+        json.put("n_positions", count(g, a + "context_length"));
+        json.put("layer_norm_epsilon", g.number(a + "attention.layer_norm_epsilon"));
+        json.put("tie_word_embeddings", !g.tensors().contains("output.weight"));
+        DecoderConfig config = DecoderConfig.of(json, "the GGUF file's gpt2 metadata");
         Map<String, HostTensor> hf = new HashMap<>();
         List<String> unknown = new ArrayList<>();
         for (String name : g.tensors().names()) {

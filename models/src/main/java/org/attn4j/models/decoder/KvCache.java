@@ -21,6 +21,7 @@ public final class KvCache implements AutoCloseable {
     private final Scope scope;
     private final Tensor[] keys;
     private final Tensor[] values;
+    private final int[][] tokens;
     private final int batch;
     private final int capacity;
     private int[] padding;
@@ -37,6 +38,7 @@ public final class KvCache implements AutoCloseable {
         this.batch = batch;
         this.capacity = capacity;
         this.padding = new int[batch];
+        this.tokens = new int[batch][capacity];
         Shape shape = Shape.of(batch, kvHeads, capacity, headDim);
         try {
             for (int l = 0; l < layers; l++) {
@@ -139,6 +141,43 @@ public final class KvCache implements AutoCloseable {
      */
     void advance(int count) {
         length += count;
+    }
+
+    /**
+     * Notes the token ids of the positions the current forward writes, so that they can be run again.
+     *
+     * @param ids {@code [B][count]}, the tokens at {@link #length()} onwards
+     */
+    void record(int[][] ids) {
+        for (int r = 0; r < batch; r++) {
+            System.arraycopy(ids[r], 0, tokens[r], length, ids[r].length);
+        }
+    }
+
+    /**
+     * @param ids {@code [B][count]} new tokens
+     * @return every row's tokens of the filled positions followed by {@code ids}
+     */
+    int[][] history(int[][] ids) {
+        int[][] all = new int[batch][];
+        for (int r = 0; r < batch; r++) {
+            all[r] = Arrays.copyOf(tokens[r], length + ids[r].length);
+            System.arraycopy(ids[r], 0, all[r], length, ids[r].length);
+        }
+        return all;
+    }
+
+    /**
+     * @param count new tokens of the current forward
+     * @return one past the largest position among them, over the rows: the sequence length transformers gives a
+     *     rotary embedding that depends on it ({@code max(position_ids) + 1})
+     */
+    int sequenceEnd(int count) {
+        int least = Integer.MAX_VALUE;
+        for (int p : padding) {
+            least = Math.min(least, p);
+        }
+        return length + count - least;
     }
 
     /** @return layer {@code layer}'s keys, {@code [B, H_kv, capacity, d]} */

@@ -1,114 +1,120 @@
 package org.attn4j.models.decoder;
 
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import org.attn4j.api.Activation;
-import org.attn4j.api.Epilogue;
-import org.attn4j.api.Ops;
-import org.attn4j.api.Shape;
-import org.attn4j.api.Tensor;
-import org.attn4j.api.Weight;
+import org.attn4j.api.RopeLayout;
+import org.attn4j.models.decoder.DecoderConfig.Builder;
+import org.attn4j.models.decoder.DecoderConfig.LineageDefaults;
 
 /**
- * A Llama-style decoder under Hugging Face's names: {@code model.embed_tokens}, per block
+ * Llama ({@code model_type} {@code llama}: Llama 2, Llama 3.x, SmolLM, TinyLlama), and the block layout the Llama
+ * lineage shares, under Hugging Face's names: {@code model.embed_tokens}, per block
  * {@code model.layers.N.input_layernorm}, {@code self_attn.{q,k,v,o}_proj}, {@code post_attention_layernorm},
- * {@code mlp.{gate,up,down}_proj}; {@code model.norm}; {@code lm_head} (or the embedding when tied). A block is
- * {@code x += o(attn(rope(q(n)), rope(k(n)), v(n)))} with {@code n = rmsNorm(x)}, then
- * {@code x += down(silu(gate(n)) ⊙ up(n))} with {@code n = rmsNorm(x)}; k and v have {@code H_kv} heads.
+ * {@code mlp.{gate,up,down}_proj}; {@code model.norm}; {@code lm_head}, or the embedding when tied:
+ * <pre>
+ *   x += o(attention(rope(q(n)), rope(k(n)), v(n)))      n = rmsNorm(x), k and v of H_kv heads
+ *   x += down(act(gate(n)) ⊙ up(n))                       n = rmsNorm(x)
+ * </pre>
+ *
+ * <p>Keys honoured (transformers' {@code LlamaConfig} defaults where absent): {@code vocab_size} (32000),
+ * {@code hidden_size} (4096), {@code intermediate_size} (11008), {@code num_hidden_layers} (32),
+ * {@code num_attention_heads} (32), {@code num_key_value_heads} (the heads), {@code head_dim}
+ * ({@code hidden_size / num_attention_heads}), {@code hidden_act} ({@code silu}; also {@code gelu},
+ * {@code gelu_new}, {@code gelu_pytorch_tanh}, {@code relu}), {@code max_position_embeddings} (2048),
+ * {@code rms_norm_eps} (1e-6), {@code rope_theta} (10000), {@code rope_scaling} / {@code rope_parameters} (every
+ * type of {@link RopeScaling}, Llama 3.1's and 3.2's {@code llama3} among them), {@code attention_bias} (false:
+ * biases on q, k, v and o), {@code mlp_bias} (false), {@code tie_word_embeddings} (false), and attn4j's own
+ * {@code rope_interleaved} (false: half-split pairs; true: GPT-J's interleaved pairs).
+ *
+ * <p>Keys ignored because they change no number: {@code pretraining_tp} (transformers' sliced products are the
+ * same products), {@code attention_dropout} (training only), nanotron's {@code is_llama_config}, and the metadata
+ * of {@link ConfigJson#METADATA}. Refused: {@code sliding_window} with a value (transformers' Llama has no window;
+ * a windowed checkpoint is {@code mistral}), {@code partial_rotary_factor} other than 1, and every other key.
  */
-final class Llama implements Architecture {
-    private final DecoderConfig config;
-    private final Weight embed;
-    private final Block[] blocks;
-    private final Tensor norm;
-    private final Weight head;
+final class Llama {
 
-    /** One block's parameters; the gate and up projections are stacked into one weight read by a gated product. */
-    private record Block(Tensor inputNorm, Weight q, Weight k, Weight v, Weight o, Tensor postNorm, Weight gateUp,
-                         Weight down) {
+    private Llama() {
     }
 
-    Llama(DecoderConfig config, Weights w) {
-        this.config = config;
-        int e = config.hidden();
-        int q = config.heads() * config.headDim();
-        int kv = config.kvHeads() * config.headDim();
-        int i = config.intermediate();
-        this.embed = w.matrix("model.embed_tokens.weight", config.vocabSize(), e);
-        this.blocks = new Block[config.layers()];
-        for (int l = 0; l < config.layers(); l++) {
-            String p = "model.layers." + l + ".";
-            w.ignore(p + "self_attn.rotary_emb.inv_freq");
-            blocks[l] = new Block(w.take(p + "input_layernorm.weight", e),
-                    w.matrix(p + "self_attn.q_proj.weight", q, e), w.matrix(p + "self_attn.k_proj.weight", kv, e),
-                    w.matrix(p + "self_attn.v_proj.weight", kv, e), w.matrix(p + "self_attn.o_proj.weight", e, q),
-                    w.take(p + "post_attention_layernorm.weight", e),
-                    w.stacked(List.of(p + "mlp.gate_proj.weight", p + "mlp.up_proj.weight"), i, e),
-                    w.matrix(p + "mlp.down_proj.weight", e, i));
+    static DecoderConfig read(ConfigJson c) {
+        Builder b = new Builder(DecoderConfig.Type.LLAMA, c);
+        RopeLayout layout = c.bool("rope_interleaved", false) ? RopeLayout.INTERLEAVED : RopeLayout.HALF_SPLIT;
+        LineageDefaults d = new LineageDefaults(32000, 4096, 11008, 32, 32, 0, 0, 1e-6, 2048, false, 10000.0,
+                null, layout, false);
+        DecoderConfig.readLlamaLineage(b, c, d);
+        DecoderConfig.readRope(b, c, d, DecoderConfig.fullAttention(b.layers));
+        b.activation = DecoderConfig.activation(c, "hidden_act", "silu",
+                List.of("silu", "swish", "gelu", "gelu_new", "gelu_pytorch_tanh", "relu"));
+        boolean bias = c.bool("attention_bias", false);
+        b.qkvBias = bias;
+        b.outputBias = bias;
+        b.mlpBias = c.bool("mlp_bias", false);
+        if (c.has("sliding_window")) {
+            c.problem("sliding_window", c.raw("sliding_window"), "is not used by transformers' Llama, which attends"
+                    + " to every key; a checkpoint trained with a window is model_type mistral");
         }
-        this.norm = w.take("model.norm.weight", e);
-        this.head = config.tiedEmbeddings() && !w.has("lm_head.weight") ? embed
-                : w.matrix("lm_head.weight", config.vocabSize(), e);
-    }
-
-    @Override
-    public Tensor hidden(Ops t, int[][] ids, KvCache cache) {
-        int b = ids.length;
-        int l = ids[0].length;
-        double eps = config.eps();
-        int[] flat = new int[b * l];
-        for (int r = 0; r < b; r++) {
-            System.arraycopy(ids[r], 0, flat, r * l, l);
-        }
-        Tensor x = t.embedding(embed, flat, Shape.of(b, l));
-        for (int layer = 0; layer < blocks.length; layer++) {
-            Block p = blocks[layer];
-            Tensor n = t.rmsNorm(x, p.inputNorm(), eps);
-            Tensor q = rope(t, Attention.heads(t, t.linear(n, p.q(), null), config.heads()), cache);
-            Tensor k = rope(t, Attention.heads(t, t.linear(n, p.k(), null), config.kvHeads()), cache);
-            Tensor v = Attention.heads(t, t.linear(n, p.v(), null), config.kvHeads());
-            Tensor a = Attention.attend(t, layer, q, k, v, cache, config.window());
-            x = t.linear(a, p.o(), null, Epilogue.none().withResidual(x));
-            n = t.rmsNorm(x, p.postNorm(), eps);
-            Tensor gated = t.linear(n, p.gateUp(), null, Epilogue.gated(Activation.SILU));
-            x = t.linear(gated, p.down(), null, Epilogue.none().withResidual(x));
-        }
-        return t.rmsNorm(x, norm, eps);
+        c.ignore("sliding_window", "pretraining_tp", "attention_dropout", "is_llama_config");
+        c.finish();
+        return b.build();
     }
 
     /**
-     * Rotates {@code [B, n, L, d]} at each row's positions: one call, or one per row when rows are padded (a
-     * row's padding tokens, hidden from every query, stay unrotated).
+     * The Llama layout with each family's pieces: biases as the config says; Qwen3's per-head {@code q_norm} and
+     * {@code k_norm}; Gemma's {@code 1 + w} norms and embeddings scaled by {@code sqrt(hidden)}; Phi-3's fused
+     * {@code self_attn.qkv_proj} (rows q, k, v) and {@code mlp.gate_up_proj} (rows gate, up).
+     *
+     * @param c the config
+     * @param w the state_dict
+     * @return the decoder
      */
-    private Tensor rope(Ops t, Tensor x, KvCache cache) {
-        if (!cache.padded()) {
-            return t.rope(x, config.ropeLayout(), config.ropeBase(), cache.position(0, 0));
-        }
-        int b = x.shape().dim(0);
-        int[] ones = new int[b];
-        Arrays.fill(ones, 1);
-        List<Tensor> rows = new ArrayList<>(b);
-        List<Tensor> parts = t.split(x, ones, 0);
-        int l = x.shape().dim(2);
-        for (int r = 0; r < b; r++) {
-            int first = cache.position(r, 0);
-            Tensor row = parts.get(r);
-            if (first >= 0) {
-                rows.add(t.rope(row, config.ropeLayout(), config.ropeBase(), first));
-            } else if (-first >= l) {
-                rows.add(row);
+    static Decoder bind(DecoderConfig c, Weights w) {
+        DecoderConfig.Type type = c.type();
+        boolean gemma = type == DecoderConfig.Type.GEMMA;
+        boolean fused = type == DecoderConfig.Type.PHI3;
+        int e = c.hidden();
+        int q = c.heads() * c.headDim();
+        int kv = c.kvHeads() * c.headDim();
+        int inner = c.intermediate();
+        double eps = c.eps();
+        TokenTable embed = w.table("model.embed_tokens.weight", c.vocabSize(), e);
+        Decoder.Block[] blocks = new Decoder.Block[c.layers()];
+        for (int l = 0; l < blocks.length; l++) {
+            String p = "model.layers." + l + ".";
+            w.ignore(p + "self_attn.rotary_emb.inv_freq");
+            SelfAttention attention;
+            FeedForward mlp;
+            if (fused) {
+                attention = SelfAttention.fused(w.projection(p + "self_attn.qkv_proj", q + 2 * kv, e, false),
+                        w.projection(p + "self_attn.o_proj", e, q, false), c, l);
+                mlp = FeedForward.gated(w.projection(p + "mlp.gate_up_proj", 2 * inner, e, false),
+                        w.projection(p + "mlp.down_proj", e, inner, false), c.activation());
             } else {
-                List<Tensor> padAndReal = t.split(row, new int[] {-first, l + first}, 2);
-                rows.add(t.concat(List.of(padAndReal.get(0),
-                        t.rope(padAndReal.get(1), config.ropeLayout(), config.ropeBase(), 0)), 2));
+                boolean qk = type == DecoderConfig.Type.QWEN3;
+                attention = SelfAttention.separate(w.projection(p + "self_attn.q_proj", q, e, c.qkvBias()),
+                        w.projection(p + "self_attn.k_proj", kv, e, c.qkvBias()),
+                        w.projection(p + "self_attn.v_proj", kv, e, c.qkvBias()),
+                        qk ? w.rms(p + "self_attn.q_norm.weight", c.headDim(), eps, false) : Norm.NONE,
+                        qk ? w.rms(p + "self_attn.k_norm.weight", c.headDim(), eps, false) : Norm.NONE,
+                        w.projection(p + "self_attn.o_proj", e, q, c.outputBias()), c, l);
+                mlp = FeedForward.gated(w.stacked(p + "mlp.gate_proj", p + "mlp.up_proj", inner, e, c.mlpBias()),
+                        w.projection(p + "mlp.down_proj", e, inner, c.mlpBias()), c.activation());
             }
+            blocks[l] = new Decoder.Block(w.rms(p + "input_layernorm.weight", e, eps, gemma), attention, Norm.NONE,
+                    w.rms(p + "post_attention_layernorm.weight", e, eps, gemma), mlp, Norm.NONE, c.rope(l));
         }
-        return t.concat(rows, 0);
+        Norm norm = w.rms("model.norm.weight", e, eps, gemma);
+        return new Decoder(embed, null, gemma ? Decoder.sqrtHidden(e, w.dtype()) : 1.0, blocks, norm,
+                head(c, w, embed), c.finalSoftcap());
     }
 
-    @Override
-    public Tensor logits(Ops t, Tensor hidden) {
-        return t.linear(hidden, head, null);
+    /**
+     * @return {@code lm_head}, or the embedding when tied (a {@code lm_head.weight} in the file is then dropped,
+     *     as transformers ties it over)
+     */
+    static Projection head(DecoderConfig c, Weights w, TokenTable embed) {
+        if (c.tiedEmbeddings()) {
+            w.ignore("lm_head.weight");
+            return embed.asHead();
+        }
+        return w.projection("lm_head", c.vocabSize(), c.hidden(), false);
     }
 }

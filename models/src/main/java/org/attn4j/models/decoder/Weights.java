@@ -17,26 +17,32 @@ import org.attn4j.models.StateDict;
  * Takes a decoder's parameters out of a state_dict by name and shape, binding each once into the model's scope
  * (matrices as {@link Weight}s in their storage type, vectors as tensors of the activations' dtype), and reports every
  * missing, mis-shaped and unexpected name at once, as PyTorch's strict {@code load_state_dict}.
+ * Every parameter a decoder binds passes here: the projections, tables and norms it hands out are what the
+ * forward passes use.
  */
 final class Weights {
     private final Map<String, HostTensor> remaining;
     private final Scope scope;
     private final DType dtype;
     private final WeightType storage;
+    private final boolean conv1dAsLinear;
     private final List<String> problems = new ArrayList<>();
 
     /**
      * @param state the parameters by name
      * @param scope where they are bound
-     * @param dtype the activations' dtype
+     * @param dtype the activations' dtype: vectors (biases, norms) are uploaded in it
      * @param storage every matrix's storage type, or null to keep each one's own (F64 narrowed to F32 unless the
      *     dtype is F64, which makes every matrix F64)
+     * @param conv1dAsLinear whether GPT-2's Conv1D weights are already stored as {@code nn.Linear}'s
+     *     {@code [out, in]} (GGUF files), rather than {@code [in, out]}
      */
-    Weights(StateDict state, Scope scope, DType dtype, WeightType storage) {
+    Weights(StateDict state, Scope scope, DType dtype, WeightType storage, boolean conv1dAsLinear) {
         this.remaining = new TreeMap<>(state.asMap());
         this.scope = scope;
         this.dtype = dtype;
         this.storage = storage;
+        this.conv1dAsLinear = conv1dAsLinear;
     }
 
     /** Drops names that carry no parameters (buffers), if present. */
@@ -70,32 +76,6 @@ final class Weights {
         return h == null ? null : bind(name, h);
     }
 
-    /**
-     * @param names the state_dict names of matrices of one width, stacked in this order into one weight (a gate
-     *     and an up projection read by one gated product, for example)
-     * @param rows the expected rows of each
-     * @param columns their expected columns
-     * @return the bound stack, or null (and the problems noted) if any is missing or mis-shaped
-     */
-    Weight stacked(List<String> names, int rows, int columns) {
-        List<HostTensor> parts = new ArrayList<>();
-        for (String name : names) {
-            parts.add(host(name, rows, columns));
-        }
-        return parts.contains(null) ? null : bind(String.join("+", names), HostTensor.concatRows(parts));
-    }
-
-    /**
-     * @param name the state_dict name of a Conv1D weight {@code [in, out]}
-     * @param in its input size
-     * @param out its output size
-     * @return the weight transposed to {@code nn.Linear}'s {@code [out, in]}, bound
-     */
-    Weight matrixTransposed(String name, int in, int out) {
-        HostTensor h = host(name, in, out);
-        return h == null ? null : bind(name, h.transpose());
-    }
-
     private Weight bind(String name, HostTensor h) {
         WeightType type = dtype == DType.F64 ? WeightType.F64 : storage != null ? storage
                 : h.type() == WeightType.F64 ? WeightType.F32 : h.type();
@@ -105,6 +85,101 @@ final class Weights {
             problems.add(name + ": " + e.getMessage());
             return null;
         }
+    }
+
+    /**
+     * @param prefix the module name, for example {@code model.layers.0.self_attn.q_proj}
+     * @param out output features
+     * @param in input features
+     * @param bias whether the module has {@code prefix.bias}
+     * @return the {@code nn.Linear} of {@code prefix.weight} {@code [out, in]} (and {@code prefix.bias})
+     */
+    Projection projection(String prefix, int out, int in, boolean bias) {
+        return new Projection(matrix(prefix + ".weight", out, in), bias ? take(prefix + ".bias", out) : null);
+    }
+
+    /**
+     * @param gate the module name of a gate projection
+     * @param up the module name of the up projection it multiplies
+     * @param out output features of each
+     * @param in input features
+     * @param bias whether both have biases
+     * @return one projection over the gate's rows then the up projection's, stacked once here, for a gated product
+     */
+    Projection stacked(String gate, String up, int out, int in, boolean bias) {
+        HostTensor g = host(gate + ".weight", out, in);
+        HostTensor u = host(up + ".weight", out, in);
+        Weight w = g == null || u == null ? null : bind(gate + ".weight+" + up + ".weight",
+                HostTensor.concatRows(List.of(g, u)));
+        Tensor b = null;
+        if (bias) {
+            HostTensor gb = host(gate + ".bias", out);
+            HostTensor ub = host(up + ".bias", out);
+            b = gb == null || ub == null ? null : HostTensor.concatRows(List.of(gb, ub)).toTensor(scope, dtype);
+        }
+        return new Projection(w, b);
+    }
+
+    /**
+     * @param prefix the name of a GPT-2 {@code Conv1D}, whose weight is {@code [in, out]}
+     * @param in input features
+     * @param out output features
+     * @return the same map as an {@code nn.Linear}, its weight transposed once here
+     */
+    Projection conv1d(String prefix, int in, int out) {
+        if (conv1dAsLinear) {
+            return projection(prefix, out, in, true);
+        }
+        HostTensor h = host(prefix + ".weight", in, out);
+        return new Projection(h == null ? null : bind(prefix + ".weight", h.transpose()), take(prefix + ".bias", out));
+    }
+
+    /**
+     * @param name the state_dict name
+     * @param rows {@code V}
+     * @param width {@code E}
+     * @return the embedding table
+     */
+    TokenTable table(String name, int rows, int width) {
+        return new TokenTable(matrix(name, rows, width));
+    }
+
+    /**
+     * @param name the state_dict name of a weight {@code [d]}
+     * @param d the normalised width
+     * @param eps the epsilon
+     * @param onePlus whether the norm multiplies by {@code 1 + w} (Gemma), which is then formed here once, in
+     *     double, before the upload rounds it as transformers' float32 {@code 1.0 + weight.float()} does
+     * @return the RMS norm
+     */
+    Norm rms(String name, int d, double eps, boolean onePlus) {
+        HostTensor h = host(name, d);
+        if (h == null) {
+            return Norm.NONE;
+        }
+        if (onePlus) {
+            double[] v = h.data();
+            for (int i = 0; i < v.length; i++) {
+                v[i] += 1.0;
+            }
+            h = new HostTensor(h.shape(), v);
+        }
+        return Norm.rms(h.toTensor(scope, dtype), eps);
+    }
+
+    /**
+     * @param prefix the module name ({@code prefix.weight}, {@code prefix.bias})
+     * @param d the normalised width
+     * @param eps the epsilon
+     * @return the layer norm
+     */
+    Norm layerNorm(String prefix, int d, double eps) {
+        return Norm.layer(take(prefix + ".weight", d), take(prefix + ".bias", d), eps);
+    }
+
+    /** @return the element type parameters are uploaded in */
+    DType dtype() {
+        return dtype;
     }
 
     private HostTensor host(String name, int... dims) {

@@ -1,8 +1,17 @@
 /**
- * Decoder-only language models and text generation with a key/value cache: GPT-2 and Llama-style models read from
- * a Hugging Face folder ({@code config.json} with {@code model_type} {@code gpt2} or {@code llama}, and
- * safetensors) under their {@code state_dict} names, a {@link org.attn4j.models.decoder.KvCache} preallocated per
- * layer, and a {@link org.attn4j.models.decoder.Generator} with greedy, temperature, top-k and top-p sampling.
+ * Decoder-only language models and text generation with a key/value cache: the families of
+ * {@link org.attn4j.models.decoder.DecoderConfig.Type} (GPT-2, Llama 2 and 3.x, Mistral, Qwen2 and 2.5, Qwen3,
+ * Gemma, Gemma 2, Phi-3) read strictly from a Hugging Face folder ({@code config.json} and safetensors) under their
+ * {@code state_dict} names, a {@link org.attn4j.models.decoder.KvCache} preallocated per layer, and a
+ * {@link org.attn4j.models.decoder.Generator} with greedy, temperature, top-k and top-p sampling.
+ *
+ * <p>What lives where: {@code DecoderConfig} and {@code ConfigJson} read a config strictly, one reader per family
+ * ({@code Gpt2}, {@code Llama}, {@code Mistral}, {@code Qwen2}, {@code Qwen3}, {@code Gemma}, {@code Gemma2},
+ * {@code Phi3}) whose javadoc lists the keys it honours and ignores; {@code RopeScaling} computes rotary embeddings
+ * as transformers does; {@code Weights} binds every parameter (the only place that takes tensors out of a
+ * state_dict) into {@code Projection}s, {@code TokenTable}s and {@code Norm}s, the only places that call
+ * {@code linear} and {@code embedding}; {@code SelfAttention} and {@code FeedForward} are the blocks' halves and
+ * {@code Decoder} the one forward every family runs.
  *
  * <p>A loaded {@link org.attn4j.models.decoder.CausalLM} keeps its weights on its backend for its lifetime; a
  * decoding step uploads nothing but the new token ids and writes its keys and values into the cache in place

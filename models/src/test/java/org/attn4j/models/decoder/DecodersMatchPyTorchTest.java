@@ -2,6 +2,7 @@ package org.attn4j.models.decoder;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -16,9 +17,12 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * GPT-2 and the Llama-style decoders against PyTorch float64 (tck/src/golden/decoder_cases.py) on every backend
+ * Every family (GPT-2, Llama 3.x tied and untied with llama3 RoPE, a dynamic-NTK Llama with biases, Mistral with a
+ * window, Qwen2.5 with yarn and windowed upper layers, Qwen3 with per-head norms and an explicit head size, Gemma,
+ * Gemma 2 with soft-caps and local/global layers, Phi-3 with fused projections, partial LongRoPE and a window)
+ * against its PyTorch float64 reference (tck/src/golden/decoder_families.py) with random weights, on every backend
  * of the test class path: the prompt's logits in one forward, the same logits token by token through the cache,
- * and 16 greedy steps.
+ * 16 greedy steps with the logits of each, a truncated cache and a left-padded batch.
  */
 class DecodersMatchPyTorchTest {
 
@@ -68,6 +72,30 @@ class DecodersMatchPyTorchTest {
             assertEquals(d.generated().length, streamed.size());
             for (int i = 0; i < out.length; i++) {
                 assertEquals(out[i], streamed.get(i), "streamed token " + i);
+            }
+        }
+    }
+
+    /**
+     * The logits after each generated token, fed one at a time as generation does, and the reference's top-1 margin
+     * of every choice above twice the tolerance at which these logits are compared: logits within it cannot swap
+     * the two best tokens, so equal ids mean equal choices and not luck between near ties.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("decoders")
+    void everyStepsLogitsMatchAndEveryChoiceHasAClearMargin(DecoderGoldens.Target t, Decoder d) {
+        int v = d.logits().shape().dim(2);
+        double[] steps = d.stepLogits().data();
+        try (CausalLM model = load(t, d); KvCache cache = model.newCache(1, d.prompt().length + d.generated().length);
+             Scope scope = t.backend().newScope()) {
+            model.next(scope, new int[][] {d.prompt()}, cache);
+            for (int i = 0; i < d.generated().length; i++) {
+                double[] row = model.next(scope, new int[][] {{d.generated()[i]}}, cache).toDoubleArray();
+                double[] expected = java.util.Arrays.copyOfRange(steps, i * v, (i + 1) * v);
+                t.assertClose(d.name() + " logits after generated token " + i, expected, row);
+                double top = java.util.Arrays.stream(expected).max().orElseThrow();
+                assertTrue(d.margins()[i] > 2 * t.tolerance() * (1 + Math.abs(top)), d.name() + " step " + i
+                        + ": margin " + d.margins()[i] + " is too close to the tolerance for ids to mean much");
             }
         }
     }

@@ -59,14 +59,16 @@ public final class GgufCheckpoints {
             }
             return w;
         }
-        if (config.ropeLayout() != RopeLayout.HALF_SPLIT) {
-            throw new IllegalArgumentException("GgufCheckpoints: llama.cpp's llama has Hugging Face's half-split RoPE");
+        RopeScaling rope = config.rope(0);
+        if (rope.layout() != RopeLayout.HALF_SPLIT || !rope.kind().equals("default") || rope.dim() != config.headDim()) {
+            throw new IllegalArgumentException("GgufCheckpoints: llama.cpp's llama has Hugging Face's half-split,"
+                    + " unscaled RoPE over whole heads");
         }
-        w.uint32(a + "attention.head_count_kv", config.kvHeads()).float32(a + "rope.freq_base", (float) config.ropeBase())
+        w.uint32(a + "attention.head_count_kv", config.kvHeads()).float32(a + "rope.freq_base", (float) rope.base())
                 .float32(a + "attention.layer_norm_rms_epsilon", (float) config.eps())
                 .uint32(a + "rope.dimension_count", config.headDim()).uint32(a + "vocab_size", config.vocabSize());
-        if (config.window() > 0) {
-            w.uint32(a + "attention.sliding_window", config.window());
+        if (config.window(0) > 0) {
+            w.uint32(a + "attention.sliding_window", config.window(0));
         }
         put(w, "token_embd.weight", hf.get("model.embed_tokens.weight"), matrices);
         put(w, "output_norm.weight", hf.get("model.norm.weight"), matrices);
