@@ -179,7 +179,8 @@ class WeightOpsHostTest {
                 new Object[] {"dropout", 1, 2, 2, 20, plain.withDropout(0.25, 9)},
                 new Object[] {"window and key length, bottom-right", 1, 4, 2, 20, plain.withCausal(true)
                         .withWindow(5).withKeyLength(17).withCausalAlignment(CausalAlignment.BOTTOM_RIGHT)},
-                new Object[] {"a few rows", 1, 4, 2, 5, plain.withCausal(true)});
+                new Object[] {"a few rows", 1, 4, 2, 5, plain.withCausal(true)},
+                new Object[] {"soft-capped logits", 2, 4, 2, 20, plain.withLogitSoftcap(2.0)});
     }
 
     @ParameterizedTest(name = "{0}")

@@ -326,7 +326,8 @@ class WeightOpsTest {
                         .withWeights(true)},
                 new Object[] {"window and key length", 4, 2, plain.withCausal(true).withWindow(3).withKeyLength(6)
                         .withCausalAlignment(CausalAlignment.BOTTOM_RIGHT)},
-                new Object[] {"scale 1", 2, 1, plain.withScale(1.0)});
+                new Object[] {"scale 1", 2, 1, plain.withScale(1.0)},
+                new Object[] {"soft-capped logits, causal", 4, 2, plain.withLogitSoftcap(2.0).withCausal(true)});
     }
 
     @ParameterizedTest(name = "{0}")
