@@ -1,6 +1,6 @@
 // Fused attention forward, FlashAttention-2 style, and flash-decoding: the same tiles split over the keys.
 //
-// For each of the bh flattened leading indices b of q, query row i and key j:
+// For each of the bh problems b (the flattened leading indices of q), query row i and key j:
 //   s_ij = cap(scale * q_i . k_j) + addMask_ij, set to -inf where mask_ij is false or key j is not visible to row i
 //   (cap(x) = softcap * tanh(x / softcap) when softcap > 0, else x)
 //   w_ij = softmax_j(s_ij)                       (a row of all -inf gives w = 0)
@@ -10,10 +10,13 @@
 // j > i + shift - window (shift 0 aligns the diagonal top-left, keys - Lq bottom-right). Keys from `keys` to Lk
 // are unused cache capacity and never read.
 //
-// Grouped queries: k and v [bh / group, Lk, d] serve `group` consecutive query heads each. The rows of those
-// heads are contiguous in q [bh, Lq, dk], so kv index kb owns R = group * Lq query rows: row r is query
-// i = r % Lq of head b = kb * group + r / Lq, and its global row b * Lq + i is kb * R + r. Each K/V tile is
-// loaded once for the whole group.
+// Where the rows of q, k, v and out lie is given by an Attn4jRows each (attn4j_common.cuh): contiguous
+// [bh, L, d] tensors, or the heads of a packed projection [B, L, (H + 2 H_kv) d] read in place and an output
+// [B, L, H d] written head by head.
+//
+// Grouped queries: k and v (bh / group problems) serve `group` consecutive query heads each. Kv index kb owns
+// R = group * Lq query rows: row r is query i = r % Lq of head b = kb * group + r / Lq, and its global row
+// b * Lq + i is kb * R + r. Each K/V tile is loaded once for the whole group.
 //
 // One CTA of W warps owns a block of 4W rows (4 rows per warp) of one kv index; key/value tiles of 32 rows
 // stream through shared memory. Each lane scores one key of the tile for its warp's 4 rows, then an online
@@ -34,7 +37,8 @@
 template <bool PARTIAL>
 __device__ __forceinline__ void attn4j_attend(
     const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
-    float* __restrict__ out, float* __restrict__ stats, int lq, int lk, int keys, int dk, int dv, int group,
+    float* __restrict__ out, float* __restrict__ stats, const Attn4jRows& qRows, const Attn4jRows& kRows,
+    const Attn4jRows& vRows, const Attn4jRows& oRows, int lq, int lk, int keys, int dk, int dv, int group,
     float scale, float softcap, const Attn4jShape& maskShape, const unsigned char* __restrict__ mask,
     const Attn4jStrides& maskStrides, const float* __restrict__ addMask, const Attn4jStrides& addStrides,
     int causal, int shift, int window, unsigned long long seed, double dropoutP, float keepScale,
@@ -53,9 +57,8 @@ __device__ __forceinline__ void attn4j_attend(
     float* qs = smem;
     float* kv = smem + bm * dk;
 
-    const float* qb = q + g0 * dk;
-    const float* kb0 = k + (long long) kb * lk * dk;
-    const float* vb = v + (long long) kb * lk * dv;
+    const float* kb0 = k + attn4j_row(kRows, kb, 0);
+    const float* vb = v + attn4j_row(vRows, kb, 0);
     const int rank = maskShape.rank;
     const bool dropout = dropoutP > 0.0;
 
@@ -68,8 +71,8 @@ __device__ __forceinline__ void attn4j_attend(
                                     (long long) i * addStrides.v[rank - 2] : 0;
     }
     for (int e = tid; e < bm * dk; e += blockDim.x) {
-        int r = e / dk;
-        qs[e] = r0 + r < rows ? qb[(long long) (r0 + r) * dk + (e - r * dk)] : 0.0f;
+        const int r = e / dk, rr = r0 + r;
+        qs[e] = rr < rows ? q[attn4j_row(qRows, kb * group + rr / lq, rr % lq) + (e - r * dk)] : 0.0f;
     }
 
     float m[ATTN4J_ATT_ROWS], l[ATTN4J_ATT_ROWS], o[ATTN4J_ATT_ROWS][ATTN4J_ATT_DV_PER_LANE];
@@ -101,7 +104,7 @@ __device__ __forceinline__ void attn4j_attend(
         __syncthreads();
         for (int e = tid; e < ATTN4J_ATT_BN * dk; e += blockDim.x) {
             int r = e / dk, c = e - r * dk;
-            kv[r * ldk + c] = k0 + r < keys ? kb0[(long long) (k0 + r) * dk + c] : 0.0f;
+            kv[r * ldk + c] = k0 + r < keys ? kb0[(long long) (k0 + r) * kRows.row + c] : 0.0f;
         }
         __syncthreads();
 
@@ -146,7 +149,7 @@ __device__ __forceinline__ void attn4j_attend(
         __syncthreads();
         for (int e = tid; e < ATTN4J_ATT_BN * dv; e += blockDim.x) {
             int r = e / dv;
-            kv[e] = k0 + r < keys ? vb[(long long) (k0 + r) * dv + (e - r * dv)] : 0.0f;
+            kv[e] = k0 + r < keys ? vb[(long long) (k0 + r) * vRows.row + (e - r * dv)] : 0.0f;
         }
         __syncthreads();
 
@@ -172,7 +175,8 @@ __device__ __forceinline__ void attn4j_attend(
     for (int r = 0; r < ATTN4J_ATT_ROWS; ++r) {
         if (rw + r >= rows) continue;
         const long long g = split + g0 + rw + r;
-        float* orow = out + g * dv;
+        float* orow = PARTIAL ? out + g * dv
+                              : out + attn4j_row(oRows, kb * group + (rw + r) / lq, (rw + r) % lq);
         if (PARTIAL && lane == 0) {
             stats[2 * g] = m[r];
             stats[2 * g + 1] = l[r];
@@ -187,15 +191,18 @@ __device__ __forceinline__ void attn4j_attend(
 
 // Dynamic shared memory: (4W * dk + 32 * max(dk + 1, dv)) floats. Grid: (bh / group) * ceil(group * Lq / 4W)
 // CTAs. maskShape is [..., Lq, Lk] (leading dims those of q, product bh); mask (1 = may attend) and addMask are
-// read through their strides over it and may be null. keepScale is 1/(1-p) for p < 1 and 0 for p = 1.
+// read through their strides over it and may be null. keepScale is 1/(1-p) for p < 1 and 0 for p = 1. The rows
+// of q and out are over the bh problems, those of k and v over the bh / group kv problems.
 extern "C" __global__ void attn4j_flash_attention_f32(
     const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
-    float* __restrict__ out, int lq, int lk, int keys, int dk, int dv, int group, float scale, float softcap,
+    float* __restrict__ out, Attn4jRows qRows, Attn4jRows kRows, Attn4jRows vRows, Attn4jRows oRows, int lq,
+    int lk, int keys, int dk, int dv, int group, float scale, float softcap,
     Attn4jShape maskShape, const unsigned char* __restrict__ mask, Attn4jStrides maskStrides,
     const float* __restrict__ addMask, Attn4jStrides addStrides, int causal, int shift, int window,
     unsigned long long seed, double dropoutP, float keepScale) {
-    attn4j_attend<false>(q, k, v, out, nullptr, lq, lk, keys, dk, dv, group, scale, softcap, maskShape, mask,
-                         maskStrides, addMask, addStrides, causal, shift, window, seed, dropoutP, keepScale, 0);
+    attn4j_attend<false>(q, k, v, out, nullptr, qRows, kRows, vRows, oRows, lq, lk, keys, dk, dv, group, scale,
+                         softcap, maskShape, mask, maskStrides, addMask, addStrides, causal, shift, window, seed,
+                         dropoutP, keepScale, 0);
 }
 
 // Flash-decoding, first kernel: the grid of attn4j_flash_attention_f32 with gridDim.y = splits; split y of a
@@ -203,21 +210,24 @@ extern "C" __global__ void attn4j_flash_attention_f32(
 // applied) and stats [splits, bh * Lq, 2] (running max m, sum l); attn4j_flash_decode_merge_f32 finishes.
 extern "C" __global__ void attn4j_flash_decode_f32(
     const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
-    float* __restrict__ partial, float* __restrict__ stats, int lq, int lk, int keys, int dk, int dv, int group,
-    float scale, float softcap, Attn4jShape maskShape, const unsigned char* __restrict__ mask,
-    Attn4jStrides maskStrides, const float* __restrict__ addMask, Attn4jStrides addStrides, int causal, int shift,
-    int window, unsigned long long seed, double dropoutP, int splitTiles) {
-    attn4j_attend<true>(q, k, v, partial, stats, lq, lk, keys, dk, dv, group, scale, softcap, maskShape, mask,
-                        maskStrides, addMask, addStrides, causal, shift, window, seed, dropoutP, 1.0f, splitTiles);
+    float* __restrict__ partial, float* __restrict__ stats, Attn4jRows qRows, Attn4jRows kRows, Attn4jRows vRows,
+    int lq, int lk, int keys, int dk, int dv, int group, float scale, float softcap, Attn4jShape maskShape,
+    const unsigned char* __restrict__ mask, Attn4jStrides maskStrides, const float* __restrict__ addMask,
+    Attn4jStrides addStrides, int causal, int shift, int window, unsigned long long seed, double dropoutP,
+    int splitTiles) {
+    attn4j_attend<true>(q, k, v, partial, stats, qRows, kRows, vRows, qRows, lq, lk, keys, dk, dv, group, scale,
+                        softcap, maskShape, mask, maskStrides, addMask, addStrides, causal, shift, window, seed,
+                        dropoutP, 1.0f, splitTiles);
 }
 
-// Flash-decoding, second kernel: one warp per output row g of out [rows, dv]:
+// Flash-decoding, second kernel: one warp per output row g = b * Lq + i, written where oRows puts row i of
+// problem b:
 //   M = max_s m_s,  w_s = e^(m_s - M) (0 where m_s = -inf),  L = sum_s w_s l_s
 //   out_g = sum_s w_s partial_s,g / L * keepScale, or zeros when L = 0 (every key masked); NaN propagates.
 extern "C" __global__ void attn4j_flash_decode_merge_f32(const float* __restrict__ partial,
                                                          const float* __restrict__ stats,
-                                                         float* __restrict__ out, int rows, int dv, int splits,
-                                                         float keepScale) {
+                                                         float* __restrict__ out, Attn4jRows oRows, int rows,
+                                                         int lq, int dv, int splits, float keepScale) {
     const int lane = threadIdx.x & 31;
     const int warps = gridDim.x * (blockDim.x >> 5);
     for (int g = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); g < rows; g += warps) {
@@ -236,7 +246,7 @@ extern "C" __global__ void attn4j_flash_decode_merge_f32(const float* __restrict
                 const float ms = stats[2 * at];
                 if (ms != -INFINITY) acc = fmaf(expf(ms - mMax), partial[at * dv + c], acc);
             }
-            out[(long long) g * dv + c] = sum == 0.0f ? 0.0f : acc / sum * keepScale;
+            out[attn4j_row(oRows, g / lq, g % lq) + c] = sum == 0.0f ? 0.0f : acc / sum * keepScale;
         }
     }
 }

@@ -55,39 +55,24 @@ extern "C" __global__ void attn4j_exp_f32(const float* __restrict__ x, float* __
 
 // y = max(x, 0); NaN stays NaN.
 extern "C" __global__ void attn4j_relu_f32(const float* __restrict__ x, float* __restrict__ y, long long n) {
-    ATTN4J_GRID_STRIDE(i, n) {
-        float v = x[i];
-        y[i] = v > 0.0f ? v : (v != v ? v : 0.0f);
-    }
+    ATTN4J_GRID_STRIDE(i, n) { y[i] = attn4j_relu(x[i]); }
 }
 
-// y = x/2 * (1 + erf(x / sqrt(2))), evaluated as x/2 * erfc(-x / sqrt(2)) so that large negative x does not
-// lose its small result to the cancellation in 1 + erf.
+// y = x/2 * (1 + erf(x / sqrt(2))) (attn4j_gelu_erf).
 extern "C" __global__ void attn4j_gelu_erf_f32(const float* __restrict__ x, float* __restrict__ y,
                                                long long n) {
-    ATTN4J_GRID_STRIDE(i, n) {
-        float v = x[i];
-        y[i] = 0.5f * v * erfcf(-v * 0.70710678118654752f);
-    }
+    ATTN4J_GRID_STRIDE(i, n) { y[i] = attn4j_gelu_erf(x[i]); }
 }
 
-// y = x/2 * (1 + tanh(u)), u = sqrt(2/pi) * (x + 0.044715 x^3), evaluated as x / (1 + e^(-2u)), the same
-// value without the cancellation in 1 + tanh(u) for large negative x.
+// y = x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))) (attn4j_gelu_tanh).
 extern "C" __global__ void attn4j_gelu_tanh_f32(const float* __restrict__ x, float* __restrict__ y,
                                                 long long n) {
-    ATTN4J_GRID_STRIDE(i, n) {
-        float v = x[i];
-        float u = 0.79788456080286536f * (v + 0.044715f * v * v * v);
-        y[i] = v / (1.0f + expf(-2.0f * u));
-    }
+    ATTN4J_GRID_STRIDE(i, n) { y[i] = attn4j_gelu_tanh(x[i]); }
 }
 
-// y = x / (1 + e^-x) (SiLU, swish); e^-x overflowing to inf gives -0 for large negative x.
+// y = x / (1 + e^-x) (SiLU, swish; attn4j_silu).
 extern "C" __global__ void attn4j_silu_f32(const float* __restrict__ x, float* __restrict__ y, long long n) {
-    ATTN4J_GRID_STRIDE(i, n) {
-        float v = x[i];
-        y[i] = v / (1.0f + expf(-v));
-    }
+    ATTN4J_GRID_STRIDE(i, n) { y[i] = attn4j_silu(x[i]); }
 }
 
 // Rotary embedding of x [outer, rows, d]: row p sits at position offset + p; pair t < pairs of the first 2*pairs

@@ -62,41 +62,47 @@ extern "C" __global__ void attn4j_softmax_f32(const float* __restrict__ x, float
     }
 }
 
-// 1 / sqrt(mean_c(dev_c^2) + eps) over a row of d values, dev_c = (x_c - a) - b. The deviations are divided by
-// their largest magnitude before squaring when it exceeds 1, so that rows of entries past 1.8e19 (whose squares
-// overflow F32) normalise as in float64. Every thread of the block receives the result.
-__device__ __forceinline__ float attn4j_inverse_rms(const float* __restrict__ xr, int d, float a, float b,
-                                                    float eps, float* scratch) {
+// Element c of row xr, with the residual row rr added first when there is one (as the composition's add, in F32).
+__device__ __forceinline__ float attn4j_sum_at(const float* __restrict__ xr, const float* __restrict__ rr, int c) {
+    return rr ? xr[c] + rr[c] : xr[c];
+}
+
+// 1 / sqrt(mean_c(dev_c^2) + eps) over a row of d values, dev_c = (s_c - a) - b, s the row plus its residual. The
+// deviations are divided by their largest magnitude before squaring when it exceeds 1, so that rows of entries past
+// 1.8e19 (whose squares overflow F32) normalise as in float64. Every thread of the block receives the result.
+__device__ __forceinline__ float attn4j_inverse_rms(const float* __restrict__ xr, const float* __restrict__ rr,
+                                                    int d, float a, float b, float eps, float* scratch) {
     float big = 0.0f;
-    for (int c = threadIdx.x; c < d; c += blockDim.x) big = attn4j_nanmax(big, fabsf((xr[c] - a) - b));
+    for (int c = threadIdx.x; c < d; c += blockDim.x) big = attn4j_nanmax(big, fabsf((attn4j_sum_at(xr, rr, c) - a) - b));
     const float amax = attn4j_block_max(big, scratch);
     const float inv = amax > 1.0f && amax < INFINITY ? 1.0f / amax : 1.0f;
     float q = 0.0f;
     for (int c = threadIdx.x; c < d; c += blockDim.x) {
-        float dlt = ((xr[c] - a) - b) * inv;
+        float dlt = ((attn4j_sum_at(xr, rr, c) - a) - b) * inv;
         q += dlt * dlt;
     }
     return inv / sqrtf(attn4j_block_sum(q, scratch) / (float) d + eps * inv * inv);
 }
 
-// Layer norm over the last dim of x [rows, d]:
-//   y = (x - mean) / sqrt(var + eps) * gamma + beta,  var the biased variance;
+// Layer norm over the last dim of s = x + residual, [rows, d] (residual may be null):
+//   y = (s - mean) / sqrt(var + eps) * gamma + beta,  var the biased variance;
 // gamma and beta [d] may be null (1 and 0). Deviations are taken from the row's first element, then from the
 // mean of those, so that rows far from zero (values near 1000) keep the precision of their spread.
-extern "C" __global__ void attn4j_layer_norm_f32(const float* __restrict__ x, const float* __restrict__ gamma,
-                                                 const float* __restrict__ beta, float* __restrict__ y,
-                                                 int rows, int d, float eps) {
+extern "C" __global__ void attn4j_layer_norm_f32(const float* __restrict__ x, const float* __restrict__ residual,
+                                                 const float* __restrict__ gamma, const float* __restrict__ beta,
+                                                 float* __restrict__ y, int rows, int d, float eps) {
     __shared__ float scratch[32];
     for (int r = blockIdx.x; r < rows; r += gridDim.x) {
         const float* xr = x + (long long) r * d;
+        const float* rr = residual ? residual + (long long) r * d : nullptr;
         float* yr = y + (long long) r * d;
-        const float shift = xr[0];
+        const float shift = attn4j_sum_at(xr, rr, 0);
         float s = 0.0f;
-        for (int c = threadIdx.x; c < d; c += blockDim.x) s += xr[c] - shift;
+        for (int c = threadIdx.x; c < d; c += blockDim.x) s += attn4j_sum_at(xr, rr, c) - shift;
         const float meanShifted = attn4j_block_sum(s, scratch) / (float) d;
-        const float rstd = attn4j_inverse_rms(xr, d, shift, meanShifted, eps, scratch);
+        const float rstd = attn4j_inverse_rms(xr, rr, d, shift, meanShifted, eps, scratch);
         for (int c = threadIdx.x; c < d; c += blockDim.x) {
-            float v = ((xr[c] - shift) - meanShifted) * rstd;
+            float v = ((attn4j_sum_at(xr, rr, c) - shift) - meanShifted) * rstd;
             if (gamma) v *= gamma[c];
             if (beta) v += beta[c];
             yr[c] = v;
@@ -104,17 +110,19 @@ extern "C" __global__ void attn4j_layer_norm_f32(const float* __restrict__ x, co
     }
 }
 
-// RMS norm over the last dim of x [rows, d], as Llama's RMSNorm:
-//   y = x / sqrt(mean(x^2) + eps) * weight;  weight [d] may be null (1).
-extern "C" __global__ void attn4j_rms_norm_f32(const float* __restrict__ x, const float* __restrict__ weight,
-                                               float* __restrict__ y, int rows, int d, float eps) {
+// RMS norm over the last dim of s = x + residual, [rows, d] (residual may be null), as Llama's RMSNorm:
+//   y = s / sqrt(mean(s^2) + eps) * weight;  weight [d] may be null (1).
+extern "C" __global__ void attn4j_rms_norm_f32(const float* __restrict__ x, const float* __restrict__ residual,
+                                               const float* __restrict__ weight, float* __restrict__ y, int rows,
+                                               int d, float eps) {
     __shared__ float scratch[32];
     for (int r = blockIdx.x; r < rows; r += gridDim.x) {
         const float* xr = x + (long long) r * d;
+        const float* rr = residual ? residual + (long long) r * d : nullptr;
         float* yr = y + (long long) r * d;
-        const float rstd = attn4j_inverse_rms(xr, d, 0.0f, 0.0f, eps, scratch);
+        const float rstd = attn4j_inverse_rms(xr, rr, d, 0.0f, 0.0f, eps, scratch);
         for (int c = threadIdx.x; c < d; c += blockDim.x) {
-            float v = xr[c] * rstd;
+            float v = attn4j_sum_at(xr, rr, c) * rstd;
             yr[c] = weight ? v * weight[c] : v;
         }
     }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <barrier>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -14,6 +15,7 @@
 #define __global__
 #define __device__
 #define __forceinline__ inline
+#define __noinline__
 #define __restrict__ __restrict
 #define __shared__ static
 #define __launch_bounds__(...)
@@ -24,6 +26,23 @@ using std::min;
 struct dim3 {
     unsigned x = 1, y = 1, z = 1;
 };
+
+struct float4 {
+    float x, y, z, w;
+};
+
+struct uint2 {
+    unsigned int x, y;
+};
+
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fadd_rn(float a, float b) { return a + b; }
+
+inline float __int_as_float(int i) {
+    float f;
+    std::memcpy(&f, &i, sizeof f);
+    return f;
+}
 
 namespace emu {
 struct BlockSync {

@@ -12,6 +12,7 @@
 #include "gen/gemm.cu"
 #include "gen/norm.cu"
 #include "gen/reduce.cu"
+#include "gen/weights.cu"
 
 float smem[65536];
 
@@ -59,6 +60,8 @@ static Attn4jStrides strides_of(std::vector<int> v) {
     for (size_t i = 0; i < v.size(); ++i) s.v[i] = v[i];
     return s;
 }
+
+static Attn4jRows contiguous(int problems, int length, int d) { return Attn4jRows{0, problems, 0, length * d, d}; }
 
 static double dropout_u(uint64_t seed, uint64_t i) {
     uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ULL;
@@ -243,9 +246,9 @@ static void test_norm() {
     auto h = randn(rows * d), gamma = randn(d), beta = randn(d);
     std::vector<float> ln(rows * d), lnPlain(rows * d);
     emu::launch({2}, {256}, [&] {
-        attn4j_layer_norm_f32(h.data(), gamma.data(), beta.data(), ln.data(), rows, d, 1e-5f);
+        attn4j_layer_norm_f32(h.data(), nullptr, gamma.data(), beta.data(), ln.data(), rows, d, 1e-5f);
     });
-    emu::launch({2}, {256}, [&] { attn4j_layer_norm_f32(h.data(), nullptr, nullptr, lnPlain.data(), rows, d, 1e-5f); });
+    emu::launch({2}, {256}, [&] { attn4j_layer_norm_f32(h.data(), nullptr, nullptr, nullptr, lnPlain.data(), rows, d, 1e-5f); });
     std::vector<double> lw(rows * d), lp(rows * d);
     for (int r = 0; r < rows; ++r) {
         double mean = 0, var = 0;
@@ -271,7 +274,7 @@ static void test_norm() {
     for (int c = 0; c < 64; ++c) fv += std::pow(far[c] - fm, 2);
     fv /= 64;
     for (int c = 0; c < 64; ++c) farWant[c] = (far[c] - fm) / std::sqrt(fv + 1e-5);
-    emu::launch({1}, {64}, [&] { attn4j_layer_norm_f32(far.data(), nullptr, nullptr, farOut.data(), 1, 64, 1e-5f); });
+    emu::launch({1}, {64}, [&] { attn4j_layer_norm_f32(far.data(), nullptr, nullptr, nullptr, farOut.data(), 1, 64, 1e-5f); });
     check("layer norm of a row near 1000 (the TCK allows 1e-4)", farOut, farWant, 1e-5);
 
     std::vector<float> huge(64), hugeOut(64);
@@ -282,7 +285,7 @@ static void test_norm() {
     for (int c = 0; c < 64; ++c) hv += std::pow(huge[c] - hm, 2);
     hv /= 64;
     for (int c = 0; c < 64; ++c) hugeWant[c] = (huge[c] - hm) / std::sqrt(hv + 1e-5);
-    emu::launch({1}, {64}, [&] { attn4j_layer_norm_f32(huge.data(), nullptr, nullptr, hugeOut.data(), 1, 64, 1e-5f); });
+    emu::launch({1}, {64}, [&] { attn4j_layer_norm_f32(huge.data(), nullptr, nullptr, nullptr, hugeOut.data(), 1, 64, 1e-5f); });
     check("layer norm of a row of entries near 1e20, whose squares overflow F32", hugeOut, hugeWant);
 }
 
@@ -291,12 +294,12 @@ static void test_gemm() {
     for (int ta = 0; ta < 2; ++ta)
         for (int tb = 0; tb < 2; ++tb) {
             // batch dims [2, 3]: A varies over dim 0 only, B over dim 1 only
-            auto A = randn(2 * M * K), B = randn(3 * K * N), bias = randn(N);
+            auto A = randn(2 * M * K), B = randn(3 * K * N);
             std::vector<float> C(6 * M * N);
             Attn4jShape batch = shape_of({2, 3});
             auto grid = dim3{(unsigned) ((N + 63) / 64), (unsigned) ((M + 63) / 64), 4};
             emu::launch(grid, {256}, [&] {
-                attn4j_gemm_f32(A.data(), B.data(), bias.data(), C.data(), M, N, K, ta, tb, 0.5f, batch,
+                attn4j_gemm_f32(A.data(), B.data(), C.data(), M, N, K, ta, tb, 0.5f, batch,
                                 strides_of({M * K, 0}), strides_of({0, K * N}), 6);
             });
             std::vector<double> want(6 * M * N);
@@ -310,10 +313,10 @@ static void test_gemm() {
                                 double bb = tb ? B[b1 * K * N + n * K + k] : B[b1 * K * N + k * N + n];
                                 s += a * bb;
                             }
-                            want[((b0 * 3 + b1) * M + m) * N + n] = 0.5 * s + bias[n];
+                            want[((b0 * 3 + b1) * M + m) * N + n] = 0.5 * s;
                         }
             check("gemm transA=" + std::to_string(ta) + " transB=" + std::to_string(tb) +
-                      " broadcast batch, bias, alpha, z-loop", C, want);
+                      " broadcast batch, alpha, z-loop", C, want);
         }
 }
 
@@ -355,9 +358,10 @@ static void test_attention(const AttnCase& c) {
     float keep = c.p < 1 ? (float) (1 / (1 - c.p)) : 0.0f;
     uint64_t seed = 1234567;
     emu::launch({(unsigned) (bh * qBlocks)}, {(unsigned) (32 * c.warps)}, [&] {
-        attn4j_flash_attention_f32(q.data(), k.data(), v.data(), out.data(), c.lq, c.lk, c.lk, c.dk, c.dv, 1,
-                                   c.scale, c.softcap, shape_of(full), c.boolMask ? mask.data() : nullptr,
-                                   strides_of(ms),
+        attn4j_flash_attention_f32(q.data(), k.data(), v.data(), out.data(), contiguous(bh, c.lq, c.dk),
+                                   contiguous(bh, c.lk, c.dk), contiguous(bh, c.lk, c.dv), contiguous(bh, c.lq, c.dv),
+                                   c.lq, c.lk, c.lk, c.dk, c.dv, 1, c.scale, c.softcap, shape_of(full),
+                                   c.boolMask ? mask.data() : nullptr, strides_of(ms),
                                    c.addMask ? add.data() : nullptr, strides_of(as), c.causal, 0, 0, seed, c.p,
                                    keep);
     });
@@ -438,18 +442,21 @@ static void test_decode(const DecodeCase& c) {
         const int tiles = (c.keys + 31) / 32, splitTiles = (tiles + c.splits - 1) / c.splits;
         std::vector<float> partial((size_t) c.splits * rows * c.d, 5.0f), stats((size_t) c.splits * rows * 2, 5.0f);
         emu::launch({(unsigned) (bkv * rowBlocks), (unsigned) c.splits}, block, [&] {
-            attn4j_flash_decode_f32(q.data(), k.data(), v.data(), partial.data(), stats.data(), c.lq, c.lk, c.keys,
-                                    c.d, c.d, c.group, scale, c.softcap, ms, mp, mst, ap, ast, c.causal, shift,
-                                    c.window, seed, c.p, splitTiles);
+            attn4j_flash_decode_f32(q.data(), k.data(), v.data(), partial.data(), stats.data(),
+                                    contiguous(bh, c.lq, c.d), contiguous(bkv, c.lk, c.d), contiguous(bkv, c.lk, c.d),
+                                    c.lq, c.lk, c.keys, c.d, c.d, c.group, scale, c.softcap, ms, mp, mst, ap, ast,
+                                    c.causal, shift, c.window, seed, c.p, splitTiles);
         });
         emu::launch({(unsigned) ((rows + 7) / 8)}, {256}, [&] {
-            attn4j_flash_decode_merge_f32(partial.data(), stats.data(), out.data(), rows, c.d, c.splits, keep);
+            attn4j_flash_decode_merge_f32(partial.data(), stats.data(), out.data(), contiguous(bh, c.lq, c.d), rows,
+                                          c.lq, c.d, c.splits, keep);
         });
     } else {
         emu::launch({(unsigned) (bkv * rowBlocks)}, block, [&] {
-            attn4j_flash_attention_f32(q.data(), k.data(), v.data(), out.data(), c.lq, c.lk, c.keys, c.d, c.d,
-                                       c.group, scale, c.softcap, ms, mp, mst, ap, ast, c.causal, shift, c.window,
-                                       seed, c.p, keep);
+            attn4j_flash_attention_f32(q.data(), k.data(), v.data(), out.data(), contiguous(bh, c.lq, c.d),
+                                       contiguous(bkv, c.lk, c.d), contiguous(bkv, c.lk, c.d),
+                                       contiguous(bh, c.lq, c.d), c.lq, c.lk, c.keys, c.d, c.d, c.group, scale,
+                                       c.softcap, ms, mp, mst, ap, ast, c.causal, shift, c.window, seed, c.p, keep);
         });
     }
     std::vector<double> want((size_t) rows * c.d);
@@ -498,8 +505,8 @@ static void test_rows_ops() {
     x[2 * d] = 1e20f;  // a row whose squares overflow F32
     x[4 * d + 7] = NAN;
     std::vector<float> y(rows * d), yPlain(rows * d);
-    emu::launch({2}, {256}, [&] { attn4j_rms_norm_f32(x.data(), w.data(), y.data(), rows, d, 1e-6f); });
-    emu::launch({3}, {128}, [&] { attn4j_rms_norm_f32(x.data(), nullptr, yPlain.data(), rows, d, 1e-6f); });
+    emu::launch({2}, {256}, [&] { attn4j_rms_norm_f32(x.data(), nullptr, w.data(), y.data(), rows, d, 1e-6f); });
+    emu::launch({3}, {128}, [&] { attn4j_rms_norm_f32(x.data(), nullptr, nullptr, yPlain.data(), rows, d, 1e-6f); });
     std::vector<double> rw(rows * d), rp(rows * d);
     for (int r = 0; r < rows; ++r) {
         double big = 0, ms = 0;
@@ -562,6 +569,254 @@ static void test_rows_ops() {
     check("softcap in place", cx, cw, 1e-6, true);
 }
 
+// ---- weights.cu: every storage type, both linear kernels, the epilogues, the gather ----
+
+static double half_value(uint16_t h) {
+    int e = (h >> 10) & 31, m = h & 1023;
+    double v = e == 0 ? std::ldexp((double) m, -24) : std::ldexp((double) (1024 + m), e - 25);
+    return h >> 15 ? -v : v;
+}
+
+static double bf16_value(uint16_t b) {
+    uint32_t u = (uint32_t) b << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+enum { W_F32, W_F16, W_BF16, W_Q8_0, W_Q4_0 };
+static const char* TYPE_NAMES[] = {"F32", "F16", "BF16", "Q8_0", "Q4_0"};
+
+// A weight in the device layout of weights.cu with random bits, and its values decoded independently in double.
+struct DeviceWeight {
+    int type, rows, k;
+    std::vector<uint8_t> values;
+    std::vector<uint16_t> scales;
+    std::vector<double> decoded;
+};
+
+// Random binary16 bits of a normal number 2^(e - 15) (1 + m / 1024) with e in [lo, hi], and now and then a
+// subnormal or a zero.
+static uint16_t random_half(int lo, int hi) {
+    uint32_t r = rng();
+    if (r % 53 == 0) return (uint16_t) ((r >> 8) & 0x83ffu);
+    return (uint16_t) (((r >> 31) << 15) | ((lo + (int) ((r >> 10) % (uint32_t) (hi - lo + 1))) << 10) | (r & 1023u));
+}
+
+static DeviceWeight random_weight(int type, int rows, int k) {
+    DeviceWeight w{type, rows, k, {}, {}, std::vector<double>((size_t) rows * k)};
+    const size_t n = (size_t) rows * k;
+    const double spread = 1.0 / std::sqrt((double) k);
+    if (type == W_F32) {
+        auto f = randn(n);
+        for (auto& v : f) v = (float) (v * spread);
+        w.values.resize(4 * n);
+        std::memcpy(w.values.data(), f.data(), 4 * n);
+        for (size_t i = 0; i < n; ++i) w.decoded[i] = f[i];
+    } else if (type == W_F16 || type == W_BF16) {
+        w.values.resize(2 * n);
+        for (size_t i = 0; i < n; ++i) {
+            uint16_t h = type == W_F16 ? random_half(9, 15)
+                                       : (uint16_t) (((rng() & 1u) << 15) | ((118u + rng() % 8u) << 7) | (rng() & 127u));
+            std::memcpy(&w.values[2 * i], &h, 2);
+            w.decoded[i] = type == W_F16 ? half_value(h) : bf16_value(h);
+        }
+    } else {
+        w.scales.resize(n / 32);
+        for (auto& d : w.scales) d = random_half(3, 6);
+        w.values.resize(type == W_Q8_0 ? n : n / 2);
+        for (auto& b : w.values) b = (uint8_t) rng();
+        for (size_t i = 0; i < n; ++i) {
+            const size_t block = i / 32, j = i % 32;
+            int q;
+            if (type == W_Q8_0) {
+                q = (int8_t) w.values[i];
+            } else {
+                uint8_t byte = w.values[block * 16 + j % 16];
+                q = (j < 16 ? byte & 15 : byte >> 4) - 8;
+            }
+            w.decoded[i] = q * half_value(w.scales[block]);
+        }
+    }
+    return w;
+}
+
+using LinearKernel = void (*)(const float*, const void*, const unsigned short*, const float*, const float*, float*,
+                              int, int, int, int, int);
+static const LinearKernel GEMV[] = {attn4j_linear_gemv_f32, attn4j_linear_gemv_f16, attn4j_linear_gemv_bf16,
+                                    attn4j_linear_gemv_q8_0, attn4j_linear_gemv_q4_0};
+static const LinearKernel TILED[] = {attn4j_linear_tiled_f32, attn4j_linear_tiled_f16, attn4j_linear_tiled_bf16,
+                                     attn4j_linear_tiled_q8_0, attn4j_linear_tiled_q4_0};
+using GatherKernel = void (*)(const void*, const unsigned short*, const int*, float*, int, int);
+static const GatherKernel GATHER[] = {attn4j_gather_f32, attn4j_gather_f16, attn4j_gather_bf16, attn4j_gather_q8_0,
+                                      attn4j_gather_q4_0};
+
+static double activate(int act, double v) {
+    switch (act) {
+        case ATTN4J_ACT_RELU: return std::isnan(v) ? v : std::max(v, 0.0);
+        case ATTN4J_ACT_GELU: return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+        case ATTN4J_ACT_GELU_TANH: return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+        case ATTN4J_ACT_SILU: return v / (1 + std::exp(-v));
+        default: return v;
+    }
+}
+
+// linear over one storage type: M rows of x [M, K] (K columns of the weight), N outputs (2N weight rows when
+// gated); the GEMV kernel for M <= 8 (the host's grid of ceil(N / 8) blocks of 256 threads, or with `strided` one
+// block of two warps striding over the columns), the tiled one beyond, against the double reference of the decoded
+// weight.
+static void test_linear(int type, int M, int N, int K, bool gated, int act, bool bias, bool residual,
+                        bool strided = true) {
+    DeviceWeight w = random_weight(type, gated ? 2 * N : N, K);
+    auto x = randn((size_t) M * K), b = randn(gated ? 2 * N : N), r = randn((size_t) M * N);
+    std::vector<float> out((size_t) M * N, 7.0f);
+    const unsigned short* scales = w.scales.empty() ? nullptr : w.scales.data();
+    const bool gemv = M <= 8;
+    if (gemv) {
+        emu::launch({strided ? 1u : (unsigned) ((N + 7) / 8)}, {strided ? 64u : 256u}, [&] {
+            GEMV[type](x.data(), w.values.data(), scales, bias ? b.data() : nullptr, residual ? r.data() : nullptr,
+                       out.data(), M, N, K, gated, act);
+        });
+    } else {
+        emu::launch({(unsigned) ((N + 63) / 64), (unsigned) ((M + 63) / 64)}, {256}, [&] {
+            TILED[type](x.data(), w.values.data(), scales, bias ? b.data() : nullptr, residual ? r.data() : nullptr,
+                        out.data(), M, N, K, gated, act);
+        });
+    }
+    std::vector<double> want((size_t) M * N);
+    for (int m = 0; m < M; ++m)
+        for (int n = 0; n < N; ++n) {
+            double g = bias ? b[n] : 0, u = bias && gated ? b[N + n] : 0;
+            for (int c = 0; c < K; ++c) {
+                g += (double) x[(size_t) m * K + c] * w.decoded[(size_t) n * K + c];
+                if (gated) u += (double) x[(size_t) m * K + c] * w.decoded[(size_t) (N + n) * K + c];
+            }
+            double v = activate(act, g) * (gated ? u : 1.0);
+            want[(size_t) m * N + n] = v + (residual ? r[(size_t) m * N + n] : 0.0);
+        }
+    static const char* ACTS[] = {"identity", "relu", "gelu", "gelu_tanh", "silu"};
+    check(std::string("linear ") + (gemv ? "gemv " : "tiled ") + TYPE_NAMES[type] + " M=" + std::to_string(M) +
+              " N=" + std::to_string(N) + " K=" + std::to_string(K) + " " + ACTS[act] + (gated ? " gated" : "") +
+              (bias ? " bias" : "") + (residual ? " residual" : ""),
+          out, want, 2e-5);
+}
+
+static void test_weights() {
+    for (int type = W_F32; type <= W_Q4_0; ++type) {
+        const bool quantized = type >= W_Q8_0;
+        // K = 96: lanes past K in the last 128-column step; 160: five blocks; 99 (float types): no vector loads
+        std::vector<int> ks = quantized ? std::vector<int>{96, 160} : std::vector<int>{96, 99};
+        for (int k : ks) {
+            test_linear(type, 1, 45, k, false, ATTN4J_ACT_GELU, true, false, false);
+            test_linear(type, 3, 13, k, true, ATTN4J_ACT_SILU, false, true);
+            test_linear(type, 8, 45, k, false, ATTN4J_ACT_IDENTITY, true, true);
+            test_linear(type, 9, 45, k, true, ATTN4J_ACT_GELU_TANH, true, true);
+            test_linear(type, 70, 67, k, false, ATTN4J_ACT_RELU, false, false);
+        }
+        DeviceWeight table = random_weight(type, 11, quantized ? 64 : 36);
+        std::vector<int> ids = {10, 0, 3, 3, 7};
+        std::vector<float> out(ids.size() * table.k, 7.0f);
+        emu::launch({1}, {256}, [&] {
+            GATHER[type](table.values.data(), table.scales.empty() ? nullptr : table.scales.data(), ids.data(),
+                         out.data(), (int) ids.size(), table.k);
+        });
+        std::vector<double> want(out.size());
+        for (size_t t = 0; t < ids.size(); ++t)
+            for (int c = 0; c < table.k; ++c) want[t * table.k + c] = table.decoded[(size_t) ids[t] * table.k + c];
+        check(std::string("gather ") + TYPE_NAMES[type] + " rows with repeats and both ends", out, want, 0.0);
+    }
+}
+
+// ---- norm.cu: the residual added inside layer norm and RMS norm ----
+
+static void test_norms_with_residual() {
+    int rows = 4, d = 300;
+    auto x = randn(rows * d), r = randn(rows * d), g = randn(d), b = randn(d);
+    x[2 * d + 5] = 1e20f;  // a sum whose squares overflow F32
+    std::vector<float> ln(rows * d), rms(rows * d);
+    emu::launch({2}, {256}, [&] {
+        attn4j_layer_norm_f32(x.data(), r.data(), g.data(), b.data(), ln.data(), rows, d, 1e-5f);
+    });
+    emu::launch({3}, {128}, [&] { attn4j_rms_norm_f32(x.data(), r.data(), g.data(), rms.data(), rows, d, 1e-6f); });
+    std::vector<double> lw(rows * d), rw(rows * d);
+    for (int i = 0; i < rows; ++i) {
+        std::vector<double> s(d);
+        double mean = 0, var = 0, ms = 0;
+        for (int c = 0; c < d; ++c) s[c] = (double) (x[i * d + c] + r[i * d + c]), mean += s[c] / d;
+        for (int c = 0; c < d; ++c) var += (s[c] - mean) * (s[c] - mean) / d, ms += s[c] * s[c] / d;
+        for (int c = 0; c < d; ++c) {
+            lw[i * d + c] = (s[c] - mean) / std::sqrt(var + 1e-5) * g[c] + b[c];
+            rw[i * d + c] = s[c] / std::sqrt(ms + 1e-6) * g[c];
+        }
+    }
+    check("layer norm of x + residual, a row near 1e20", ln, lw);
+    check("rms norm of x + residual, a row near 1e20", rms, rw);
+}
+
+// ---- attention.cu: heads read in place from a packed projection [B, L, (H + 2 H_kv) d], out [B, L, H d] ----
+
+static void test_packed_attention(int batch, int heads, int kvHeads, int length, int d, bool causal, int splits,
+                                  int warps) {
+    const int width = (heads + 2 * kvHeads) * d, group = heads / kvHeads, bh = batch * heads;
+    auto qkv = randn((size_t) batch * length * width);
+    std::vector<float> out((size_t) batch * length * heads * d, 7.0f);
+    Attn4jRows qRows{0, heads, length * width, d, width}, kRows{heads * d, kvHeads, length * width, d, width};
+    Attn4jRows vRows{(heads + kvHeads) * d, kvHeads, length * width, d, width};
+    Attn4jRows oRows{0, heads, length * heads * d, d, heads * d};
+    const float scale = 1.0f / std::sqrt((float) d);
+    Attn4jShape ms = shape_of({batch, heads, length, length});
+    const int rowBlocks = (group * length + 4 * warps - 1) / (4 * warps);
+    dim3 grid{(unsigned) (batch * kvHeads * rowBlocks)};
+    if (splits > 0) {
+        const int tiles = (length + 31) / 32, splitTiles = (tiles + splits - 1) / splits;
+        std::vector<float> partial((size_t) splits * bh * length * d), stats((size_t) splits * bh * length * 2);
+        grid.y = splits;
+        emu::launch(grid, {(unsigned) (32 * warps)}, [&] {
+            attn4j_flash_decode_f32(qkv.data(), qkv.data(), qkv.data(), partial.data(), stats.data(), qRows, kRows,
+                                    vRows, length, length, length, d, d, group, scale, 0.0f, ms, nullptr, {}, nullptr,
+                                    {}, causal, 0, 0, 0, 0.0, splitTiles);
+        });
+        emu::launch({(unsigned) ((bh * length + 7) / 8)}, {256}, [&] {
+            attn4j_flash_decode_merge_f32(partial.data(), stats.data(), out.data(), oRows, bh * length, length, d,
+                                          splits, 1.0f);
+        });
+    } else {
+        emu::launch(grid, {(unsigned) (32 * warps)}, [&] {
+            attn4j_flash_attention_f32(qkv.data(), qkv.data(), qkv.data(), out.data(), qRows, kRows, vRows, oRows,
+                                       length, length, length, d, d, group, scale, 0.0f, ms, nullptr, {}, nullptr,
+                                       {}, causal, 0, 0, 0, 0.0, 1.0f);
+        });
+    }
+    std::vector<double> want(out.size());
+    for (int b = 0; b < batch; ++b)
+        for (int h = 0; h < heads; ++h)
+            for (int i = 0; i < length; ++i) {
+                const float* q = &qkv[((size_t) b * length + i) * width + h * d];
+                std::vector<double> l(length, -INFINITY);
+                double m = -INFINITY, sum = 0;
+                for (int j = 0; j < length && (!causal || j <= i); ++j) {
+                    const float* k = &qkv[((size_t) b * length + j) * width + (heads + h / group) * d];
+                    double s = 0;
+                    for (int t = 0; t < d; ++t) s += (double) q[t] * k[t];
+                    l[j] = s * scale;
+                    m = std::max(m, l[j]);
+                }
+                for (int j = 0; j < length; ++j) sum += l[j] == -INFINITY ? 0 : std::exp(l[j] - m);
+                for (int t = 0; t < d; ++t) {
+                    double o = 0;
+                    for (int j = 0; j < length; ++j)
+                        if (l[j] != -INFINITY)
+                            o += std::exp(l[j] - m) / sum *
+                                 qkv[((size_t) b * length + j) * width + (heads + kvHeads + h / group) * d + t];
+                    want[((size_t) b * length + i) * heads * d + h * d + t] = o;
+                }
+            }
+    check("packed attention B=" + std::to_string(batch) + " H=" + std::to_string(heads) + " H_kv=" +
+              std::to_string(kvHeads) + " L=" + std::to_string(length) + " d=" + std::to_string(d) +
+              (causal ? " causal" : "") + (splits > 0 ? ", " + std::to_string(splits) + " key splits" : ", fused"),
+          out, want, 5e-5);
+}
+
 int main() {
     test_elementwise();
     test_reduce();
@@ -621,6 +876,13 @@ int main() {
          true, false, 0, false, 0, 0.5f},
     };
     for (const auto& c : fused) test_decode(c);
+    test_weights();
+    test_norms_with_residual();
+    test_packed_attention(2, 4, 4, 37, 16, false, 0, 4);
+    test_packed_attention(2, 4, 2, 40, 32, true, 0, 2);
+    test_packed_attention(1, 8, 1, 12, 64, true, 0, 4);
+    test_packed_attention(2, 4, 2, 70, 16, false, 3, 1);
+    test_packed_attention(1, 4, 1, 9, 32, true, 2, 1);
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

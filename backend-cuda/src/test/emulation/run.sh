@@ -14,6 +14,6 @@ cp "$module"/src/main/cuda/*.cuh "$work/gen/"
 for cu in "$module"/src/main/cuda/*.cu; do
     sed 's/extern __shared__/extern/' "$cu" > "$work/gen/$(basename "$cu")"
 done
-g++ -std=c++20 -O2 -pthread -I"$here" -I"$work" "$here/kernels_test.cpp" -o "$work/kernels_test"
+g++ -std=c++20 -O2 -fno-strict-aliasing -pthread -I"$here" -I"$work" "$here/kernels_test.cpp" -o "$work/kernels_test"
 echo "[emulation] running the kernels on the CPU (one std::thread per CUDA thread):"
 "$work/kernels_test"

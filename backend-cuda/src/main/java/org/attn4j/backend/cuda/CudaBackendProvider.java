@@ -7,6 +7,7 @@ import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Capabilities.Feature;
 import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
+import org.attn4j.api.WeightType;
 
 /**
  * The CUDA backend, {@value #NAME}: F32 tensors in the memory of one NVIDIA GPU (compute capability 7.5 or newer,
@@ -27,7 +28,9 @@ public final class CudaBackendProvider implements BackendProvider {
     /** Above the CPU backends. */
     public static final int PRIORITY = 300;
 
-    private static final Capabilities CAPABILITIES = Capabilities.builder("cuda").dtypes(DType.F32)
+    /** The capabilities of every CUDA backend: F32 tensors; weights held in F32, F16, BF16, Q8_0 and Q4_0. */
+    static final Capabilities CAPABILITIES = Capabilities.builder("cuda").dtypes(DType.F32)
+            .weightTypes(WeightType.F32, WeightType.F16, WeightType.BF16, WeightType.Q8_0, WeightType.Q4_0)
             .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS).build();
 
     private Availability availability;

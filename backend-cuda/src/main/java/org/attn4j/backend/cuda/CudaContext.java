@@ -138,6 +138,21 @@ final class CudaContext implements Device {
         upload(op, dst, Pointer.to(src), src.length);
     }
 
+    @Override
+    public void upload(String op, CUdeviceptr dst, long byteOffset, byte[] src, int length) {
+        upload(op, dst.withByteOffset(byteOffset), Pointer.to(src), length);
+    }
+
+    @Override
+    public byte[] downloadBytes(String op, CUdeviceptr src, long byteOffset, int length) {
+        byte[] out = new byte[length];
+        run(op, () -> {
+            check(op + ": cuMemcpyDtoH", cuMemcpyDtoH(Pointer.to(out), src.withByteOffset(byteOffset), length));
+            return null;
+        });
+        return out;
+    }
+
     private void upload(String op, CUdeviceptr dst, Pointer src, long bytes) {
         run(op, () -> {
             check(op + ": cuMemcpyHtoD", cuMemcpyHtoD(dst, src, bytes));

@@ -7,6 +7,7 @@ import jcuda.driver.CUdeviceptr;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
+import org.attn4j.api.Epilogue;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
@@ -14,7 +15,9 @@ import org.attn4j.api.RopeLayout;
 import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.WeightType;
 import org.attn4j.api.spi.AbstractOps;
+import org.attn4j.api.spi.AbstractWeight;
 import org.attn4j.api.spi.Dropout;
 import org.attn4j.api.spi.ShapeChecks;
 import org.attn4j.api.spi.VisibleKeys;
@@ -42,7 +45,7 @@ final class CudaOps extends AbstractOps<CudaTensor> {
     @Override
     protected Tensor computeMatmul(CudaTensor x, CudaTensor y, boolean transposeA, boolean transposeB, Shape out) {
         CudaTensor c = scope.allocate("matmul", out);
-        gemm("matmul", x.data(), y.data(), null, c.data(), OpPlans.gemm(x.shape(), y.shape(), transposeA, transposeB,
+        gemm("matmul", x.data(), y.data(), c.data(), OpPlans.gemm(x.shape(), y.shape(), transposeA, transposeB,
                 out), transposeA, transposeB, 1.0f);
         return c;
     }
@@ -104,22 +107,35 @@ final class CudaOps extends AbstractOps<CudaTensor> {
 
     @Override
     protected Tensor computeLayerNorm(CudaTensor t, CudaTensor g, CudaTensor b, double eps) {
+        return computeLayerNorm(t, null, g, b, eps);
+    }
+
+    /** The residual is added as the kernel reads each row: one launch, no intermediate sum. */
+    @Override
+    protected Tensor computeLayerNorm(CudaTensor t, CudaTensor residual, CudaTensor g, CudaTensor b, double eps) {
         int d = t.shape().dim(-1);
         int rows = t.size() / d;
         CudaTensor r = scope.allocate("layerNorm", t.shape());
         device.launch(Kernel.LAYER_NORM, Launches.rows(rows, d), new KernelArgs("layerNorm").pointer(t.data())
-                .pointer(g == null ? null : g.data()).pointer(b == null ? null : b.data()).pointer(r.data())
-                .i32(rows).i32(d).f32((float) eps));
+                .pointer(residual == null ? null : residual.data()).pointer(g == null ? null : g.data())
+                .pointer(b == null ? null : b.data()).pointer(r.data()).i32(rows).i32(d).f32((float) eps));
         return r;
     }
 
     @Override
     protected Tensor computeRmsNorm(CudaTensor x, CudaTensor weight, double eps) {
+        return computeRmsNorm(x, null, weight, eps);
+    }
+
+    /** The residual is added as the kernel reads each row: one launch, no intermediate sum. */
+    @Override
+    protected Tensor computeRmsNorm(CudaTensor x, CudaTensor residual, CudaTensor weight, double eps) {
         int d = x.shape().dim(-1);
         int rows = x.size() / d;
         CudaTensor r = scope.allocate("rmsNorm", x.shape());
         device.launch(Kernel.RMS_NORM, Launches.rows(rows, d), new KernelArgs("rmsNorm").pointer(x.data())
-                .pointer(weight == null ? null : weight.data()).pointer(r.data()).i32(rows).i32(d).f32((float) eps));
+                .pointer(residual == null ? null : residual.data()).pointer(weight == null ? null : weight.data())
+                .pointer(r.data()).i32(rows).i32(d).f32((float) eps));
         return r;
     }
 
@@ -168,14 +184,57 @@ final class CudaOps extends AbstractOps<CudaTensor> {
         return unary("gelu", approximation == GeluApproximation.TANH ? Kernel.GELU_TANH : Kernel.GELU_ERF, x);
     }
 
+    /**
+     * The F32 kernels of {@code weights.cu} over the tensor, which lies as an F32 weight does: the same launches as
+     * {@code linear} over a bound F32 weight, so that the fused op and its composition sum in the same order.
+     */
     @Override
     protected Tensor computeLinear(CudaTensor t, CudaTensor w, CudaTensor b, Shape out) {
-        Shape weight = w.shape();
+        return linear(t, WeightType.F32, w.shape(), w.data(), null, b, Epilogue.none(), null, out);
+    }
+
+    /**
+     * One launch of {@code weights.cu} for the weight's storage type: the GEMV kernel for at most
+     * {@link Launches#GEMV_MAX_ROWS} input rows (a decoding step), the tiled one beyond; bias, activation, gate and
+     * residual are applied as each output is stored.
+     */
+    @Override
+    protected Tensor computeLinear(CudaTensor x, AbstractWeight weight, CudaTensor bias, Epilogue epilogue,
+                                   CudaTensor residual, Shape out) {
+        CudaWeight w = (CudaWeight) weight;
+        return linear(x, w.type(), w.shape(), w.data(), w.scales(), bias, epilogue, residual, out);
+    }
+
+    private Tensor linear(CudaTensor x, WeightType type, Shape weight, CUdeviceptr values, CUdeviceptr scales,
+                          CudaTensor bias, Epilogue epilogue, CudaTensor residual, Shape out) {
         int in = weight.dim(1);
-        int outFeatures = weight.dim(0);
+        int rows = x.size() / in;
+        int n = out.dim(-1);
+        boolean gemv = rows <= Launches.GEMV_MAX_ROWS;
         CudaTensor r = scope.allocate("linear", out);
-        gemm("linear", t.data(), w.data(), b == null ? null : b.data(), r.data(),
-                new OpPlans.Gemm(t.size() / in, outFeatures, in, 1, NONE, NONE, NONE), false, true, 1.0f);
+        device.launch(WeightKernels.linear(type, gemv), gemv ? Launches.gemv(n) : Launches.linear(rows, n),
+                new KernelArgs("linear").pointer(x.data()).pointer(values).pointer(scales)
+                        .pointer(bias == null ? null : bias.data()).pointer(residual == null ? null : residual.data())
+                        .pointer(r.data()).i32(rows).i32(n).i32(in).i32(epilogue.gated() ? 1 : 0)
+                        .i32(WeightKernels.activation(epilogue.activation())));
+        return r;
+    }
+
+    /** Rows of the table converted from its storage type as they are gathered. */
+    @Override
+    protected Tensor computeEmbedding(AbstractWeight table, int[] ids, Shape idsShape, Shape out) {
+        CudaWeight w = (CudaWeight) table;
+        int d = w.shape().dim(1);
+        CudaTensor r = scope.allocate("embedding", out);
+        CUdeviceptr deviceIds = device.alloc("embedding", (long) ids.length * Sizeof.INT);
+        try {
+            device.upload("embedding", deviceIds, ids);
+            device.launch(WeightKernels.gather(w.type()), Launches.elementwise((long) ids.length * d),
+                    new KernelArgs("embedding").pointer(w.data()).pointer(w.scales()).pointer(deviceIds)
+                            .pointer(r.data()).i32(ids.length).i32(d));
+        } finally {
+            device.free(deviceIds);
+        }
         return r;
     }
 
@@ -282,27 +341,58 @@ final class CudaOps extends AbstractOps<CudaTensor> {
     protected AttentionResult computeAttention(CudaTensor tq, CudaTensor tk, CudaTensor tv, CudaTensor add,
                                                AttentionOptions options, ShapeChecks.AttentionShape s) {
         AttentionOptions o = VisibleKeys.simplified(options, s);
+        if (o.returnWeights()) {
+            Mask mask = o.mask();
+            OpPlans.MaskLayout layout = OpPlans.masks(s.batch(), s.queries(), s.keys(),
+                    mask == null ? null : mask.shape(), add == null ? null : add.shape());
+            CUdeviceptr maskBytes = mask == null ? null : uploadMask(mask);
+            try {
+                return materialised(tq, tk, tv, s, o, layout, maskBytes, add, (float) o.scaleFor(s.keyDim()));
+            } finally {
+                if (maskBytes != null) {
+                    device.free(maskBytes);
+                }
+            }
+        }
+        int kvProblems = s.problems() / s.groupSize();
+        CudaTensor out = scope.allocate("attention", s.output());
+        fused("attention", s, o, add, new Operands(tq.data(), tk.data(), tv.data(), out.data(),
+                RowLayout.contiguous(s.problems(), s.queries(), s.keyDim()),
+                RowLayout.contiguous(kvProblems, s.keys(), s.keyDim()),
+                RowLayout.contiguous(kvProblems, s.keys(), s.valueDim()),
+                RowLayout.contiguous(s.problems(), s.queries(), s.valueDim())));
+        return new AttentionResult(out, null);
+    }
+
+    /**
+     * Where q, k, v and the output lie: a pointer and the layout of each operand's rows.
+     */
+    private record Operands(CUdeviceptr q, CUdeviceptr k, CUdeviceptr v, CUdeviceptr out, RowLayout qRows,
+                            RowLayout kRows, RowLayout vRows, RowLayout outRows) {
+    }
+
+    /**
+     * The fused kernel, or for a few query rows the flash-decoding pair ({@link AttentionPlan#decode()}), over
+     * operands wherever they lie; options already {@linkplain VisibleKeys#simplified simplified}, no weights asked.
+     */
+    private void fused(String op, ShapeChecks.AttentionShape s, AttentionOptions o, CudaTensor add, Operands operands) {
         Mask mask = o.mask();
         OpPlans.MaskLayout layout = OpPlans.masks(s.batch(), s.queries(), s.keys(),
                 mask == null ? null : mask.shape(), add == null ? null : add.shape());
         float scale = (float) o.scaleFor(s.keyDim());
+        AttentionPlan plan = AttentionPlan.of(s.problems(), s.groupSize(), s.queries(), s.keys(), s.keyDim(),
+                s.valueDim(), AttentionPlan.Visible.of(o, s.queries(), s.keys()));
+        float keep = (float) Dropout.survivorScale(o.dropoutP());
         CUdeviceptr maskBytes = mask == null ? null : uploadMask(mask);
         try {
-            if (o.returnWeights()) {
-                return materialised(tq, tk, tv, s, o, layout, maskBytes, add, scale);
-            }
-            AttentionPlan plan = AttentionPlan.of(s.problems(), s.groupSize(), s.queries(), s.keys(), s.keyDim(),
-                    s.valueDim(), AttentionPlan.Visible.of(o, s.queries(), s.keys()));
-            CudaTensor out = scope.allocate("attention", s.output());
-            float keep = (float) Dropout.survivorScale(o.dropoutP());
             if (plan.decode()) {
-                flashDecode(plan, tq, tk, tv, out, scale, layout, maskBytes, add, o, keep);
+                flashDecode(op, plan, operands, scale, layout, maskBytes, add, o, keep);
             } else {
-                device.launch(Kernel.FLASH_ATTENTION, plan.launch(), attentionArgs(new KernelArgs("attention")
-                        .pointer(tq.data()).pointer(tk.data()).pointer(tv.data()).pointer(out.data()), plan, scale,
-                        layout, maskBytes, add, o).f32(keep));
+                device.launch(Kernel.FLASH_ATTENTION, plan.launch(), attentionArgs(new KernelArgs(op)
+                        .pointer(operands.q()).pointer(operands.k()).pointer(operands.v()).pointer(operands.out())
+                        .rows(operands.qRows()).rows(operands.kRows()).rows(operands.vRows())
+                        .rows(operands.outRows()), plan, scale, layout, maskBytes, add, o).f32(keep));
             }
-            return new AttentionResult(out, null);
         } finally {
             if (maskBytes != null) {
                 device.free(maskBytes);
@@ -311,19 +401,19 @@ final class CudaOps extends AbstractOps<CudaTensor> {
     }
 
     /** The split launch into temporaries of {@link AttentionPlan#partialFloats()} and statistics, then the merge. */
-    private void flashDecode(AttentionPlan plan, CudaTensor q, CudaTensor k, CudaTensor v, CudaTensor out,
-                             float scale, OpPlans.MaskLayout layout, CUdeviceptr maskBytes, CudaTensor add,
-                             AttentionOptions options, float keep) {
-        CUdeviceptr partial = device.alloc("attention", plan.partialFloats() * Sizeof.FLOAT);
+    private void flashDecode(String op, AttentionPlan plan, Operands operands, float scale, OpPlans.MaskLayout layout,
+                             CUdeviceptr maskBytes, CudaTensor add, AttentionOptions options, float keep) {
+        CUdeviceptr partial = device.alloc(op, plan.partialFloats() * Sizeof.FLOAT);
         try {
-            CUdeviceptr stats = device.alloc("attention", plan.statsFloats() * Sizeof.FLOAT);
+            CUdeviceptr stats = device.alloc(op, plan.statsFloats() * Sizeof.FLOAT);
             try {
-                device.launch(Kernel.FLASH_DECODE, plan.launch(), attentionArgs(new KernelArgs("attention")
-                        .pointer(q.data()).pointer(k.data()).pointer(v.data()).pointer(partial).pointer(stats), plan,
+                device.launch(Kernel.FLASH_DECODE, plan.launch(), attentionArgs(new KernelArgs(op)
+                        .pointer(operands.q()).pointer(operands.k()).pointer(operands.v()).pointer(partial)
+                        .pointer(stats).rows(operands.qRows()).rows(operands.kRows()).rows(operands.vRows()), plan,
                         scale, layout, maskBytes, add, options).i32(plan.splitTiles()));
-                device.launch(Kernel.FLASH_DECODE_MERGE, plan.mergeLaunch(), new KernelArgs("attention")
-                        .pointer(partial).pointer(stats).pointer(out.data()).i32(plan.bh() * plan.lq())
-                        .i32(plan.dv()).i32(plan.splits()).f32(keep));
+                device.launch(Kernel.FLASH_DECODE_MERGE, plan.mergeLaunch(), new KernelArgs(op)
+                        .pointer(partial).pointer(stats).pointer(operands.out()).rows(operands.outRows())
+                        .i32(plan.bh() * plan.lq()).i32(plan.lq()).i32(plan.dv()).i32(plan.splits()).f32(keep));
             } finally {
                 device.free(stats);
             }
@@ -332,13 +422,38 @@ final class CudaOps extends AbstractOps<CudaTensor> {
         }
     }
 
+    /**
+     * The fused kernel reads each head where it lies in the packed projection and writes it at its columns of the
+     * output ({@link RowLayout#packed}): no split, permute or copy. With returned weights, the composition.
+     */
+    @Override
+    protected AttentionResult computePackedAttention(CudaTensor qkv, int heads, int kvHeads, int headDim,
+                                                     CudaTensor additiveMask, AttentionOptions options) {
+        if (options.returnWeights()) {
+            return super.computePackedAttention(qkv, heads, kvHeads, headDim, additiveMask, options);
+        }
+        int b = qkv.shape().dim(0);
+        int l = qkv.shape().dim(1);
+        int width = qkv.shape().dim(2);
+        ShapeChecks.AttentionShape s = new ShapeChecks.AttentionShape(Shape.of(b, heads), l, l, headDim, headDim,
+                heads / kvHeads);
+        CudaTensor out = scope.allocate("packedAttention", Shape.of(b, l, heads * headDim));
+        fused("packedAttention", s, VisibleKeys.simplified(options, s), additiveMask, new Operands(qkv.data(),
+                qkv.data(), qkv.data(), out.data(), RowLayout.packed(0, heads, l, headDim, width),
+                RowLayout.packed(heads * headDim, kvHeads, l, headDim, width),
+                RowLayout.packed((heads + kvHeads) * headDim, kvHeads, l, headDim, width),
+                RowLayout.packed(0, heads, l, headDim, heads * headDim)));
+        return new AttentionResult(out, null);
+    }
+
     /** Appends the arguments both attention kernels share, from {@code lq} to {@code dropoutP}. */
     private static KernelArgs attentionArgs(KernelArgs args, AttentionPlan plan, float scale,
                                             OpPlans.MaskLayout layout, CUdeviceptr maskBytes, CudaTensor add,
                                             AttentionOptions options) {
         AttentionPlan.Visible visible = plan.visible();
         return args.i32(plan.lq()).i32(plan.lk()).i32(visible.keys()).i32(plan.dk()).i32(plan.dv())
-                .i32(plan.group()).f32(scale).f32((float) options.logitSoftcap()).shape(layout.dims()).pointer(maskBytes).strides(layout.maskStrides())
+                .i32(plan.group()).f32(scale).f32((float) options.logitSoftcap()).shape(layout.dims())
+                .pointer(maskBytes).strides(layout.maskStrides())
                 .pointer(add == null ? null : add.data()).strides(layout.addStrides()).i32(visible.causal() ? 1 : 0)
                 .i32(visible.shift()).i32(visible.window()).i64(options.dropoutSeed()).f64(options.dropoutP());
     }
@@ -360,7 +475,7 @@ final class CudaOps extends AbstractOps<CudaTensor> {
         CUdeviceptr logits = device.alloc("attention", count * Sizeof.FLOAT);
         CUdeviceptr probabilities = options.dropoutP() > 0 ? device.alloc("attention", count * Sizeof.FLOAT) : null;
         try {
-            gemm("attention", q.data(), k.data(), null, logits,
+            gemm("attention", q.data(), k.data(), logits,
                     new OpPlans.Gemm(rows, lk, s.keyDim(), kvProblems, batch, new int[] {rows * s.keyDim()},
                             new int[] {lk * s.keyDim()}), false, true, scale);
             if (options.logitSoftcap() > 0) {
@@ -381,7 +496,7 @@ final class CudaOps extends AbstractOps<CudaTensor> {
             }
         }
         CudaTensor out = scope.allocate("attention", s.output());
-        gemm("attention", weights.data(), v.data(), null, out.data(),
+        gemm("attention", weights.data(), v.data(), out.data(),
                 new OpPlans.Gemm(rows, s.valueDim(), lk, kvProblems, batch, new int[] {rows * lk},
                         new int[] {lk * s.valueDim()}), false, false, 1.0f);
         return new AttentionResult(out, weights);
@@ -410,10 +525,10 @@ final class CudaOps extends AbstractOps<CudaTensor> {
         return r;
     }
 
-    private void gemm(String op, CUdeviceptr a, CUdeviceptr b, CUdeviceptr bias, CUdeviceptr c, OpPlans.Gemm g,
-                      boolean transposeA, boolean transposeB, float alpha) {
+    private void gemm(String op, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, OpPlans.Gemm g, boolean transposeA,
+                      boolean transposeB, float alpha) {
         device.launch(Kernel.GEMM, Launches.gemm(g.m(), g.n(), g.batches()), new KernelArgs(op)
-                .pointer(a).pointer(b).pointer(bias).pointer(c).i32(g.m()).i32(g.n()).i32(g.k())
+                .pointer(a).pointer(b).pointer(c).i32(g.m()).i32(g.n()).i32(g.k())
                 .i32(transposeA ? 1 : 0).i32(transposeB ? 1 : 0).f32(alpha)
                 .shape(g.batch()).strides(g.stridesA()).strides(g.stridesB()).i32(g.batches()));
     }

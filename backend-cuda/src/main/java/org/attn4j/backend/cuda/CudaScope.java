@@ -1,12 +1,15 @@
 package org.attn4j.backend.cuda;
 
+import java.nio.ByteBuffer;
 import jcuda.Sizeof;
 import jcuda.driver.CUdeviceptr;
 import org.attn4j.api.DType;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.WeightType;
 import org.attn4j.api.spi.AbstractScope;
+import org.attn4j.api.spi.AbstractWeight;
 import org.attn4j.api.spi.ShapeChecks;
 
 /**
@@ -66,6 +69,20 @@ final class CudaScope extends AbstractScope {
         CudaTensor t = allocate("zeros", shape);
         device.zero("zeros", t.data(), shape.size());
         return t;
+    }
+
+    /**
+     * Uploads a parameter once, in its storage type ({@link CudaWeight}); every type but F64, which the backend
+     * refuses before this is called, is held as it is.
+     */
+    @Override
+    protected AbstractWeight createWeight(ByteBuffer data, WeightType type, Shape shape) {
+        checkOpen("weight");
+        if (shape.size() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("weight: a weight of shape " + shape + " holds " + shape.size()
+                    + " numbers, more than backend cuda's limit for one weight, 2^31 - 1");
+        }
+        return CudaWeight.upload(this, device, data, type, shape);
     }
 
     /**

@@ -47,6 +47,24 @@ interface Device {
     void upload(String op, CUdeviceptr dst, byte[] src);
 
     /**
+     * @param op         the op name for messages
+     * @param dst        device memory of at least {@code byteOffset + length} bytes
+     * @param byteOffset where in {@code dst} the bytes go
+     * @param src        the bytes; not modified
+     * @param length     how many of them, from the first
+     */
+    void upload(String op, CUdeviceptr dst, long byteOffset, byte[] src, int length);
+
+    /**
+     * @param op         the op name for messages
+     * @param src        device memory of at least {@code byteOffset + length} bytes
+     * @param byteOffset where in {@code src} the bytes start
+     * @param length     how many bytes
+     * @return the bytes, after every earlier launch has finished
+     */
+    byte[] downloadBytes(String op, CUdeviceptr src, long byteOffset, int length);
+
+    /**
      * @param op  the op name for messages
      * @param src device memory holding at least {@code n} floats
      * @param n   the element count

@@ -5,6 +5,7 @@ import static org.attn4j.backend.cuda.ParamType.FLOAT;
 import static org.attn4j.backend.cuda.ParamType.INT;
 import static org.attn4j.backend.cuda.ParamType.LONG;
 import static org.attn4j.backend.cuda.ParamType.POINTER;
+import static org.attn4j.backend.cuda.ParamType.ROWS;
 import static org.attn4j.backend.cuda.ParamType.SHAPE;
 import static org.attn4j.backend.cuda.ParamType.STRIDES;
 
@@ -43,18 +44,42 @@ enum Kernel {
     REDUCE_VAR("reduce", "attn4j_reduce_var_f32", POINTER, POINTER, INT, INT, INT),
     SOFTMAX("norm", "attn4j_softmax_f32",
             POINTER, POINTER, INT, INT, INT, SHAPE, POINTER, STRIDES, POINTER, STRIDES, INT, INT, INT, INT),
-    LAYER_NORM("norm", "attn4j_layer_norm_f32", POINTER, POINTER, POINTER, POINTER, INT, INT, FLOAT),
-    RMS_NORM("norm", "attn4j_rms_norm_f32", POINTER, POINTER, POINTER, INT, INT, FLOAT),
+    LAYER_NORM("norm", "attn4j_layer_norm_f32", POINTER, POINTER, POINTER, POINTER, POINTER, INT, INT, FLOAT),
+    RMS_NORM("norm", "attn4j_rms_norm_f32", POINTER, POINTER, POINTER, POINTER, INT, INT, FLOAT),
     GEMM("gemm", "attn4j_gemm_f32",
-            POINTER, POINTER, POINTER, POINTER, INT, INT, INT, INT, INT, FLOAT, SHAPE, STRIDES, STRIDES, INT),
+            POINTER, POINTER, POINTER, INT, INT, INT, INT, INT, FLOAT, SHAPE, STRIDES, STRIDES, INT),
     FLASH_ATTENTION("attention", "attn4j_flash_attention_f32",
-            POINTER, POINTER, POINTER, POINTER, INT, INT, INT, INT, INT, INT, FLOAT, FLOAT, SHAPE, POINTER, STRIDES, POINTER,
-            STRIDES, INT, INT, INT, LONG, DOUBLE, FLOAT),
+            POINTER, POINTER, POINTER, POINTER, ROWS, ROWS, ROWS, ROWS, INT, INT, INT, INT, INT, INT, FLOAT, FLOAT,
+            SHAPE, POINTER, STRIDES, POINTER, STRIDES, INT, INT, INT, LONG, DOUBLE, FLOAT),
     FLASH_DECODE("attention", "attn4j_flash_decode_f32",
-            POINTER, POINTER, POINTER, POINTER, POINTER, INT, INT, INT, INT, INT, INT, FLOAT, FLOAT, SHAPE, POINTER, STRIDES,
-            POINTER, STRIDES, INT, INT, INT, LONG, DOUBLE, INT),
+            POINTER, POINTER, POINTER, POINTER, POINTER, ROWS, ROWS, ROWS, INT, INT, INT, INT, INT, INT, FLOAT, FLOAT,
+            SHAPE, POINTER, STRIDES, POINTER, STRIDES, INT, INT, INT, LONG, DOUBLE, INT),
     FLASH_DECODE_MERGE("attention", "attn4j_flash_decode_merge_f32",
-            POINTER, POINTER, POINTER, INT, INT, INT, FLOAT);
+            POINTER, POINTER, POINTER, ROWS, INT, INT, INT, INT, FLOAT),
+    LINEAR_GEMV_F32("weights", "attn4j_linear_gemv_f32", Signatures.LINEAR),
+    LINEAR_GEMV_F16("weights", "attn4j_linear_gemv_f16", Signatures.LINEAR),
+    LINEAR_GEMV_BF16("weights", "attn4j_linear_gemv_bf16", Signatures.LINEAR),
+    LINEAR_GEMV_Q8_0("weights", "attn4j_linear_gemv_q8_0", Signatures.LINEAR),
+    LINEAR_GEMV_Q4_0("weights", "attn4j_linear_gemv_q4_0", Signatures.LINEAR),
+    LINEAR_TILED_F32("weights", "attn4j_linear_tiled_f32", Signatures.LINEAR),
+    LINEAR_TILED_F16("weights", "attn4j_linear_tiled_f16", Signatures.LINEAR),
+    LINEAR_TILED_BF16("weights", "attn4j_linear_tiled_bf16", Signatures.LINEAR),
+    LINEAR_TILED_Q8_0("weights", "attn4j_linear_tiled_q8_0", Signatures.LINEAR),
+    LINEAR_TILED_Q4_0("weights", "attn4j_linear_tiled_q4_0", Signatures.LINEAR),
+    GATHER_F32("weights", "attn4j_gather_f32", Signatures.GATHER),
+    GATHER_F16("weights", "attn4j_gather_f16", Signatures.GATHER),
+    GATHER_BF16("weights", "attn4j_gather_bf16", Signatures.GATHER),
+    GATHER_Q8_0("weights", "attn4j_gather_q8_0", Signatures.GATHER),
+    GATHER_Q4_0("weights", "attn4j_gather_q4_0", Signatures.GATHER);
+
+    /** The parameter lists several kernels share (a holder, so the constants above can use them). */
+    private static final class Signatures {
+        /** x, values, scales, bias, residual, out, M, N, K, gated, activation. */
+        static final ParamType[] LINEAR = {POINTER, POINTER, POINTER, POINTER, POINTER, POINTER, INT, INT, INT, INT,
+            INT};
+        /** values, scales, ids, out, tokens, d. */
+        static final ParamType[] GATHER = {POINTER, POINTER, POINTER, POINTER, INT, INT};
+    }
 
     private final String module;
     private final String symbol;

@@ -79,6 +79,15 @@ final class KernelArgs {
         return add(ParamType.STRIDES, packed, Pointer.to(packed));
     }
 
+    /**
+     * @param rows where the rows of a set of matrices lie, passed as {@code Attn4jRows}
+     * @return this
+     */
+    KernelArgs rows(RowLayout rows) {
+        int[] packed = rows.pack();
+        return add(ParamType.ROWS, packed, Pointer.to(packed));
+    }
+
     /** @return the op these arguments belong to */
     String op() {
         return op;
@@ -91,7 +100,7 @@ final class KernelArgs {
 
     /**
      * @return the Java values in order: a {@code CUdeviceptr} or null, a boxed number, or the packed
-     *         {@code int[]} of a shape or strides struct
+     *         {@code int[]} of a shape, strides or rows struct
      */
     List<Object> values() {
         return Collections.unmodifiableList(values);

@@ -14,6 +14,8 @@ final class Launches {
     static final int GEMM_TILE = 64;
     /** Threads per block of {@code attn4j_gemm_f32}. */
     static final int GEMM_THREADS = 256;
+    /** Input rows up to which linear runs the GEMV kernel ({@code ATTN4J_GEMV_MAX_ROWS} of {@code weights.cu}). */
+    static final int GEMV_MAX_ROWS = 8;
 
     private Launches() {
     }
@@ -75,6 +77,36 @@ final class Launches {
         }
         return new LaunchConfig((int) ceilDiv(n, GEMM_TILE), (int) tilesM, Math.min(batches, LaunchConfig.MAX_GRID_YZ),
                 GEMM_THREADS, 0);
+    }
+
+    /**
+     * The GEMV kernels of {@code weights.cu}: one warp per output column, 8 warps per block.
+     *
+     * @param n output columns, at least 1
+     * @return grid {@code ceil(n / 8)}, block 256
+     */
+    static LaunchConfig gemv(int n) {
+        requirePositive("linear", "n", n);
+        return LaunchConfig.linear((int) ceilDiv(n, THREADS / 32), THREADS);
+    }
+
+    /**
+     * The tiled linear kernels of {@code weights.cu}: one block per 64 x 64 output tile.
+     *
+     * @param m input rows
+     * @param n output columns
+     * @return grid {@code (ceil(n/64), ceil(m/64))}, block 256
+     * @throws IllegalArgumentException if ceil(m/64) exceeds the grid y limit
+     */
+    static LaunchConfig linear(int m, int n) {
+        requirePositive("linear", "m", m);
+        requirePositive("linear", "n", n);
+        long tilesM = ceilDiv(m, GEMM_TILE);
+        if (tilesM > LaunchConfig.MAX_GRID_YZ) {
+            throw new IllegalArgumentException("linear: " + m + " input rows need " + tilesM + " row tiles; the CUDA"
+                    + " linear kernel handles at most " + LaunchConfig.MAX_GRID_YZ * GEMM_TILE + " rows");
+        }
+        return new LaunchConfig((int) ceilDiv(n, GEMM_TILE), (int) tilesM, 1, GEMM_THREADS, 0);
     }
 
     static long ceilDiv(long a, long b) {

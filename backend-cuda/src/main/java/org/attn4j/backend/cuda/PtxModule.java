@@ -43,7 +43,7 @@ final class PtxModule {
                 case INT -> length == 1 && (type.equals("u32") || type.equals("s32") || type.equals("b32"));
                 case FLOAT -> length == 1 && type.equals("f32");
                 case DOUBLE -> length == 1 && type.equals("f64");
-                case SHAPE, STRIDES -> type.equals("b8") && length == host.bytes();
+                case SHAPE, STRIDES, ROWS -> type.equals("b8") && length == host.bytes();
             };
         }
 

@@ -10,12 +10,12 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.attn4j.api.Activation;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
-import org.attn4j.api.Capabilities.Feature;
-import org.attn4j.api.Capabilities;
 import org.attn4j.api.CausalAlignment;
 import org.attn4j.api.DType;
+import org.attn4j.api.Epilogue;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
@@ -24,6 +24,8 @@ import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.Weight;
+import org.attn4j.api.WeightType;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -39,8 +41,7 @@ class CudaOpsTest {
     @BeforeEach
     void setUp() {
         device = new RecordingDevice();
-        backend = new CudaBackend(device, Capabilities.builder("cuda")
-                .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS).build());
+        backend = new CudaBackend(device, CudaBackendProvider.CAPABILITIES);
     }
 
     private static Tensor t(Scope s, int... dims) {
@@ -250,5 +251,72 @@ class CudaOpsTest {
         }
         assertEquals(0, device.liveAllocations());
         assertEquals(32, device.launches.size());
+    }
+
+    @Test
+    void linearPicksTheGemvKernelUpToEightRowsAndTheTiledOneBeyondForEachStorageType() {
+        for (WeightType type : List.of(WeightType.F32, WeightType.F16, WeightType.BF16, WeightType.Q8_0,
+                WeightType.Q4_0)) {
+            device.launches.clear();
+            try (Scope s = backend.newScope()) {
+                Weight w = s.weight(new float[2 * 40 * 64], Shape.of(2 * 40, 64), type);
+                assertEquals(type, w.type());
+                Tensor x8 = t(s, 2, 4, 64);
+                Tensor x9 = t(s, 9, 64);
+                assertEquals(Shape.of(2, 4, 40), s.ops().linear(x8, w, t(s, 80), Epilogue.gated(Activation.SILU))
+                        .shape());
+                assertEquals(Shape.of(9, 80), s.ops().linear(x9, w, null, Epilogue.none().withResidual(t(s, 9, 80)))
+                        .shape());
+                assertEquals(Shape.of(3, 64), s.ops().embedding(w, new int[] {0, 79, 5}, Shape.of(3)).shape());
+            }
+            assertEquals(List.of(WeightKernels.linear(type, true), WeightKernels.linear(type, false),
+                    WeightKernels.gather(type)), device.kernels(), type.toString());
+            assertEquals(Launches.gemv(40), device.launches.get(0).config());
+            assertEquals(Launches.linear(9, 80), device.launches.get(1).config());
+            assertEquals(0, device.liveAllocations(), type + ": the weight's values and scales are freed");
+        }
+    }
+
+    @Test
+    void aQuantizedWeightHoldsItsQuantsAndItsScalesApart() {
+        try (Scope s = backend.newScope()) {
+            assertEquals(40L * 64 + 40 * 2 * 2, s.weight(new float[40 * 64], Shape.of(40, 64), WeightType.Q8_0)
+                    .byteSize());
+            assertEquals(40L * 32 + 40 * 2 * 2, s.weight(new float[40 * 64], Shape.of(40, 64), WeightType.Q4_0)
+                    .byteSize());
+            assertEquals(40L * 64 * 2, s.weight(new float[40 * 64], Shape.of(40, 64), WeightType.BF16).byteSize());
+            assertEquals(5, device.liveAllocations());
+        }
+        assertEquals(0, device.liveAllocations());
+    }
+
+    @Test
+    void packedAttentionIsOneFusedLaunchOverTheProjectionAndTheCompositionWithWeights() {
+        try (Scope s = backend.newScope()) {
+            AttentionResult r = s.ops().packedAttention(t(s, 2, 50, (8 + 2 * 2) * 16), 8, 2,
+                    AttentionOptions.defaults().withMask(Mask.keyPadding(new int[] {50, 30}, 50)));
+            assertEquals(Shape.of(2, 50, 8 * 16), r.output().shape());
+            assertNull(r.weights());
+            assertEquals(List.of(Kernel.FLASH_ATTENTION), device.kernels());
+            assertEquals(AttentionPlan.of(16, 4, 50, 50, 16, 16, AttentionPlan.Visible.topLeft(false, 50)).launch(),
+                    device.launches.get(0).config());
+            device.launches.clear();
+            AttentionResult w = s.ops().packedAttention(t(s, 1, 6, 3 * 2 * 8), 2, 2,
+                    AttentionOptions.defaults().withWeights(true));
+            assertEquals(Shape.of(1, 2, 6, 6), w.weights().shape());
+            assertTrue(device.kernels().contains(Kernel.SOFTMAX), device.kernels().toString());
+        }
+        assertEquals(0, device.liveAllocations());
+    }
+
+    @Test
+    void fusedNormsAreOneLaunchEach() {
+        try (Scope s = backend.newScope()) {
+            Ops ops = s.ops();
+            assertEquals(Shape.of(3, 16), ops.layerNorm(t(s, 3, 16), t(s, 3, 16), t(s, 16), null, 1e-5).shape());
+            assertEquals(Shape.of(3, 16), ops.rmsNorm(t(s, 3, 16), t(s, 3, 16), null, 1e-6).shape());
+        }
+        assertEquals(List.of(Kernel.LAYER_NORM, Kernel.RMS_NORM), device.kernels());
+        assertEquals(0, device.liveAllocations());
     }
 }

@@ -6,7 +6,6 @@ import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
 import org.attn4j.api.BackendOptions;
 import org.attn4j.api.BackendProvider;
-import org.attn4j.api.Capabilities.Feature;
 import org.attn4j.api.Capabilities;
 import org.attn4j.tck.BackendTck;
 import org.attn4j.tck.Kind;
@@ -24,8 +23,7 @@ class HostEmulatedConformanceTest extends BackendTck {
     @Override
     protected BackendProvider provider() {
         return new BackendProvider() {
-            private final Capabilities capabilities = Capabilities.builder("cuda")
-                    .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS).build();
+            private final Capabilities capabilities = CudaBackendProvider.CAPABILITIES;
 
             @Override
             public String name() {

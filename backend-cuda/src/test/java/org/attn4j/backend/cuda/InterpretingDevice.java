@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import jcuda.driver.CUdeviceptr;
 import org.apache.commons.math3.special.Erf;
+import org.attn4j.api.WeightType;
 import org.attn4j.api.spi.Dropout;
 
 /**
@@ -67,6 +68,24 @@ final class InterpretingDevice implements Device {
     }
 
     @Override
+    public void upload(String op, CUdeviceptr dst, long byteOffset, byte[] src, int length) {
+        ByteBuffer b = mem(dst);
+        for (int i = 0; i < length; i++) {
+            b.put(Math.toIntExact(byteOffset + i), src[i]);
+        }
+    }
+
+    @Override
+    public byte[] downloadBytes(String op, CUdeviceptr src, long byteOffset, int length) {
+        ByteBuffer b = mem(src);
+        byte[] out = new byte[length];
+        for (int i = 0; i < length; i++) {
+            out[i] = b.get(Math.toIntExact(byteOffset + i));
+        }
+        return out;
+    }
+
+    @Override
     public float[] download(String op, CUdeviceptr src, int n) {
         ByteBuffer b = mem(src);
         float[] out = new float[n];
@@ -108,10 +127,9 @@ final class InterpretingDevice implements Device {
                 map(a, (long) a.get(3), v -> v * s);
             }
             case EXP -> map(a, (long) a.get(2), v -> (float) Math.exp(v));
-            case RELU -> map(a, (long) a.get(2), v -> v > 0 || Float.isNaN(v) ? v : 0f);
-            case GELU_ERF -> map(a, (long) a.get(2), v -> (float) (0.5 * v * Erf.erfc(-v / Math.sqrt(2))));
-            case GELU_TANH -> map(a, (long) a.get(2),
-                    v -> (float) (v / (1 + Math.exp(-2 * Math.sqrt(2 / Math.PI) * (v + 0.044715 * v * v * v)))));
+            case RELU -> map(a, (long) a.get(2), InterpretingDevice::relu);
+            case GELU_ERF -> map(a, (long) a.get(2), InterpretingDevice::geluErf);
+            case GELU_TANH -> map(a, (long) a.get(2), InterpretingDevice::geluTanh);
             case COPY_STRIDED -> copyStrided(a);
             case DROPOUT -> dropout(a);
             case EMBEDDING -> embedding(a);
@@ -122,8 +140,18 @@ final class InterpretingDevice implements Device {
             case FLASH_ATTENTION, FLASH_DECODE -> attention(kernel, config, a);
             case FLASH_DECODE_MERGE -> mergeSplits(a);
             case RMS_NORM -> rmsNorm(a);
+            case LINEAR_GEMV_F32, LINEAR_TILED_F32 -> linear(WeightType.F32, a);
+            case LINEAR_GEMV_F16, LINEAR_TILED_F16 -> linear(WeightType.F16, a);
+            case LINEAR_GEMV_BF16, LINEAR_TILED_BF16 -> linear(WeightType.BF16, a);
+            case LINEAR_GEMV_Q8_0, LINEAR_TILED_Q8_0 -> linear(WeightType.Q8_0, a);
+            case LINEAR_GEMV_Q4_0, LINEAR_TILED_Q4_0 -> linear(WeightType.Q4_0, a);
+            case GATHER_F32 -> gather(WeightType.F32, a);
+            case GATHER_F16 -> gather(WeightType.F16, a);
+            case GATHER_BF16 -> gather(WeightType.BF16, a);
+            case GATHER_Q8_0 -> gather(WeightType.Q8_0, a);
+            case GATHER_Q4_0 -> gather(WeightType.Q4_0, a);
             case ROPE -> rope(a);
-            case SILU -> map(a, (long) a.get(2), v -> v / (1f + (float) Math.exp(-v)));
+            case SILU -> map(a, (long) a.get(2), InterpretingDevice::silu);
             case SOFTCAP -> {
                 float cap = (Float) a.get(2);
                 map(a, (long) a.get(3), v -> cap * (float) Math.tanh(v / cap));
@@ -289,59 +317,68 @@ final class InterpretingDevice implements Device {
         }
     }
 
+    /** Row {@code r} of {@code x + residual} ({@code attn4j_sum_at}), in F32. */
+    private float[] sumRow(Object x, Object residual, int r, int d) {
+        float[] s = new float[d];
+        for (int c = 0; c < d; c++) {
+            s[c] = residual == null ? f(x, (long) r * d + c) : f(x, (long) r * d + c) + f(residual, (long) r * d + c);
+        }
+        return s;
+    }
+
     private void layerNorm(List<Object> a) {
-        int rows = (int) a.get(4);
-        int d = (int) a.get(5);
-        float eps = (float) a.get(6);
+        int rows = (int) a.get(5);
+        int d = (int) a.get(6);
+        float eps = (float) a.get(7);
         for (int r = 0; r < rows; r++) {
-            long base = (long) r * d;
-            float shift = f(a.get(0), base);
+            float[] row = sumRow(a.get(0), a.get(1), r, d);
+            float shift = row[0];
             float s = 0f;
             for (int c = 0; c < d; c++) {
-                s += f(a.get(0), base + c) - shift;
+                s += row[c] - shift;
             }
             float mean = s / d;
-            float rstd = inverseRms(a.get(0), base, d, shift, mean, eps);
+            float rstd = inverseRms(row, shift, mean, eps);
             for (int c = 0; c < d; c++) {
-                float v = (f(a.get(0), base + c) - shift - mean) * rstd;
-                if (a.get(1) != null) {
-                    v *= f(a.get(1), c);
-                }
+                float v = (row[c] - shift - mean) * rstd;
                 if (a.get(2) != null) {
-                    v += f(a.get(2), c);
+                    v *= f(a.get(2), c);
                 }
-                put(a.get(3), base + c, v);
+                if (a.get(3) != null) {
+                    v += f(a.get(3), c);
+                }
+                put(a.get(4), (long) r * d + c, v);
             }
         }
     }
 
     /** {@code attn4j_inverse_rms}: 1 / sqrt(mean((x - shift - mean)^2) + eps), scaled against overflow. */
-    private float inverseRms(Object x, long base, int d, float shift, float mean, float eps) {
+    private static float inverseRms(float[] row, float shift, float mean, float eps) {
         float amax = 0f;
-        for (int c = 0; c < d; c++) {
-            float dlt = Math.abs(f(x, base + c) - shift - mean);
+        for (float x : row) {
+            float dlt = Math.abs(x - shift - mean);
             amax = Float.isNaN(dlt) || Float.isNaN(amax) ? Float.NaN : Math.max(amax, dlt);
         }
         float inv = amax > 1f && amax < Float.POSITIVE_INFINITY ? 1f / amax : 1f;
         float q = 0f;
-        for (int c = 0; c < d; c++) {
-            float dlt = (f(x, base + c) - shift - mean) * inv;
+        for (float x : row) {
+            float dlt = (x - shift - mean) * inv;
             q += dlt * dlt;
         }
-        return (float) (inv / Math.sqrt(q / d + eps * inv * inv));
+        return (float) (inv / Math.sqrt(q / row.length + eps * inv * inv));
     }
 
     private void gemm(List<Object> a) {
-        int m = (int) a.get(4);
-        int n = (int) a.get(5);
-        int k = (int) a.get(6);
-        boolean ta = (int) a.get(7) != 0;
-        boolean tb = (int) a.get(8) != 0;
-        float alpha = (float) a.get(9);
-        int[] batch = (int[]) a.get(10);
-        for (int b = 0; b < (int) a.get(13); b++) {
-            long oa = offset(batch, (int[]) a.get(11), batch[0], b);
-            long ob = offset(batch, (int[]) a.get(12), batch[0], b);
+        int m = (int) a.get(3);
+        int n = (int) a.get(4);
+        int k = (int) a.get(5);
+        boolean ta = (int) a.get(6) != 0;
+        boolean tb = (int) a.get(7) != 0;
+        float alpha = (float) a.get(8);
+        int[] batch = (int[]) a.get(9);
+        for (int b = 0; b < (int) a.get(12); b++) {
+            long oa = offset(batch, (int[]) a.get(10), batch[0], b);
+            long ob = offset(batch, (int[]) a.get(11), batch[0], b);
             for (int i = 0; i < m; i++) {
                 for (int j = 0; j < n; j++) {
                     float acc = 0f;
@@ -350,28 +387,32 @@ final class InterpretingDevice implements Device {
                         float y = f(a.get(1), ob + (tb ? (long) j * k + t : (long) t * n + j));
                         acc = Math.fma(x, y, acc);
                     }
-                    float bias = a.get(2) == null ? 0f : f(a.get(2), j);
-                    put(a.get(3), (long) b * m * n + (long) i * n + j, alpha * acc + bias);
+                    put(a.get(2), (long) b * m * n + (long) i * n + j, alpha * acc);
                 }
             }
         }
     }
 
+    private static RowLayout rows(Object packed) {
+        int[] r = (int[]) packed;
+        return new RowLayout(r[0], r[1], r[2], r[3], r[4]);
+    }
+
     /**
-     * Both attention kernels, block by block as the grid divides the work: the fused kernel writes normalised rows,
-     * the split kernel each split's unnormalised rows and (max, sum) statistics.
+     * Both attention kernels, block by block as the grid divides the work: the fused kernel writes normalised rows
+     * where the output's row layout puts them, the split kernel each split's unnormalised rows and (max, sum)
+     * statistics, contiguous. Arguments 8 on are the same for both.
      */
     private void attention(Kernel kernel, LaunchConfig config, List<Object> a) {
         boolean partial = kernel == Kernel.FLASH_DECODE;
-        int x = partial ? 1 : 0;
-        int lq = (int) a.get(4 + x);
-        int group = (int) a.get(9 + x);
+        int lq = (int) a.get(8);
+        int group = (int) a.get(13);
         int bm = 4 * (config.blockX() / 32);
         int rows = group * lq;
         int rowBlocks = (rows + bm - 1) / bm;
         int kvProblems = config.gridX() / rowBlocks;
-        AttentionPlan.Visible visible = new AttentionPlan.Visible((int) a.get(17 + x) != 0, (int) a.get(18 + x),
-                (int) a.get(19 + x), (int) a.get(6 + x));
+        AttentionPlan.Visible visible = new AttentionPlan.Visible((int) a.get(21) != 0, (int) a.get(22),
+                (int) a.get(23), (int) a.get(10));
         for (int kb = 0; kb < kvProblems; kb++) {
             for (int block = 0; block < rowBlocks; block++) {
                 int r0 = block * bm;
@@ -380,12 +421,12 @@ final class InterpretingDevice implements Device {
                 int begin = visible.first(oneHead ? r0 % lq : 0) / 32;
                 int end = (visible.end(oneHead ? rLast % lq : lq - 1) + 31) / 32;
                 for (int split = 0; split < config.gridY(); split++) {
-                    int from = partial ? begin + split * (int) a.get(22 + x) : begin;
-                    int to = partial ? Math.min(end, from + (int) a.get(22 + x)) : end;
+                    int from = partial ? begin + split * (int) a.get(26) : begin;
+                    int to = partial ? Math.min(end, from + (int) a.get(26)) : end;
                     for (int r = r0; r <= rLast; r++) {
                         long row = (long) kb * rows + r;
                         long at = (long) split * kvProblems * rows + row;
-                        attendRow(a, x, visible, row, r % lq, Math.min(visible.keys(), 32 * from),
+                        attendRow(a, partial, visible, row, r % lq, Math.min(visible.keys(), 32 * from),
                                 Math.min(visible.keys(), 32 * Math.max(from, to)), partial ? at : -1);
                     }
                 }
@@ -397,18 +438,22 @@ final class InterpretingDevice implements Device {
      * One query row ({@code b * Lq + i}) over keys {@code [from, to)}; with {@code slot >= 0}, the split kernel's
      * slot of the partial output and statistics, else the fused kernel's normalised output.
      */
-    private void attendRow(List<Object> a, int x, AttentionPlan.Visible visible, long row, int i, int from, int to,
-                           long slot) {
-        int lq = (int) a.get(4 + x);
-        int lk = (int) a.get(5 + x);
-        int dk = (int) a.get(7 + x);
-        int dv = (int) a.get(8 + x);
-        long kvBase = row / lq / (int) a.get(9 + x) * lk;
-        float scale = (float) a.get(10 + x);
-        float softcap = (float) a.get(11 + x);
-        int[] shape = (int[]) a.get(12 + x);
-        long seed = (long) a.get(20 + x);
-        double p = (double) a.get(21 + x);
+    private void attendRow(List<Object> a, boolean partial, AttentionPlan.Visible visible, long row, int i, int from,
+                           int to, long slot) {
+        int lq = (int) a.get(8);
+        int lk = (int) a.get(9);
+        int dk = (int) a.get(11);
+        int dv = (int) a.get(12);
+        int b = (int) (row / lq);
+        int kb = b / (int) a.get(13);
+        RowLayout qRows = rows(a.get(partial ? 5 : 4));
+        RowLayout kRows = rows(a.get(partial ? 6 : 5));
+        RowLayout vRows = rows(a.get(partial ? 7 : 6));
+        float scale = (float) a.get(14);
+        float softcap = (float) a.get(15);
+        int[] shape = (int[]) a.get(16);
+        long seed = (long) a.get(24);
+        double p = (double) a.get(25);
         int rank = shape[0];
         float m = Float.NEGATIVE_INFINITY;
         float[] l = new float[to - from];
@@ -417,17 +462,17 @@ final class InterpretingDevice implements Device {
             if (j < visible.end(i) && j >= visible.first(i)) {
                 float s = 0f;
                 for (int t = 0; t < dk; t++) {
-                    s = Math.fma(f(a.get(0), row * dk + t), f(a.get(1), (kvBase + j) * dk + t), s);
+                    s = Math.fma(f(a.get(0), qRows.offset(b, i) + t), f(a.get(1), kRows.offset(kb, j) + t), s);
                 }
                 logit = s * scale;
                 if (softcap > 0f) {
                     logit = softcap * (float) Math.tanh(logit / softcap);
                 }
-                if (a.get(15 + x) != null) {
-                    logit += f(a.get(15 + x), maskOffset(shape, (int[]) a.get(16 + x), rank, row / lq, i, j));
+                if (a.get(19) != null) {
+                    logit += f(a.get(19), maskOffset(shape, (int[]) a.get(20), rank, b, i, j));
                 }
-                if (a.get(13 + x) != null && mem(a.get(13 + x)).get(Math.toIntExact(
-                        maskOffset(shape, (int[]) a.get(14 + x), rank, row / lq, i, j))) == 0) {
+                if (a.get(17) != null && mem(a.get(17)).get(Math.toIntExact(
+                        maskOffset(shape, (int[]) a.get(18), rank, b, i, j))) == 0) {
                     logit = Float.NEGATIVE_INFINITY;
                 }
             }
@@ -447,17 +492,14 @@ final class InterpretingDevice implements Device {
             put(a.get(4), 2 * slot, m);
             put(a.get(4), 2 * slot + 1, sum);
         }
-        float keep = slot >= 0 ? 1f : (float) a.get(22 + x);
+        float keep = slot >= 0 ? 1f : (float) a.get(26);
+        long out = slot >= 0 ? slot * dv : rows(a.get(7)).offset(b, i);
         for (int c = 0; c < dv; c++) {
             float o = 0f;
             for (int j = from; j < to; j++) {
-                o = Math.fma(w[j - from], f(a.get(2), (kvBase + j) * dv + c), o);
+                o = Math.fma(w[j - from], f(a.get(2), vRows.offset(kb, j) + c), o);
             }
-            if (slot >= 0) {
-                put(a.get(3), slot * dv + c, o);
-            } else {
-                put(a.get(3), row * dv + c, sum == 0f ? 0f : o / sum * keep);
-            }
+            put(a.get(3), out + c, slot >= 0 ? o : sum == 0f ? 0f : o / sum * keep);
         }
     }
 
@@ -466,10 +508,12 @@ final class InterpretingDevice implements Device {
     }
 
     private void mergeSplits(List<Object> a) {
-        int rows = (int) a.get(3);
-        int dv = (int) a.get(4);
-        int splits = (int) a.get(5);
-        float keep = (float) a.get(6);
+        RowLayout outRows = rows(a.get(3));
+        int rows = (int) a.get(4);
+        int lq = (int) a.get(5);
+        int dv = (int) a.get(6);
+        int splits = (int) a.get(7);
+        float keep = (float) a.get(8);
         for (long g = 0; g < rows; g++) {
             float m = Float.NEGATIVE_INFINITY;
             for (int s = 0; s < splits; s++) {
@@ -484,26 +528,132 @@ final class InterpretingDevice implements Device {
                 weight[s] = ms == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(ms - m);
                 sum += weight[s] * f(a.get(1), 2 * at + 1);
             }
+            long out = outRows.offset((int) (g / lq), (int) (g % lq));
             for (int c = 0; c < dv; c++) {
                 float o = 0f;
                 for (int s = 0; s < splits; s++) {
                     o = Math.fma(weight[s], f(a.get(0), (s * (long) rows + g) * dv + c), o);
                 }
-                put(a.get(2), g * dv + c, sum == 0f ? 0f : o / sum * keep);
+                put(a.get(2), out + c, sum == 0f ? 0f : o / sum * keep);
             }
         }
     }
 
-    private void rmsNorm(List<Object> a) {
-        int rows = (int) a.get(3);
-        int d = (int) a.get(4);
-        float eps = (float) a.get(5);
-        for (int r = 0; r < rows; r++) {
-            long base = (long) r * d;
-            float rstd = inverseRms(a.get(0), base, d, 0f, 0f, eps);
+    /**
+     * Element {@code (row, c)} of a weight of {@code k} columns in the layout of {@code weights.cu}, as
+     * {@code attn4j_w} reads it; the same float arithmetic as {@link WeightType#decode}.
+     */
+    private float weight(WeightType type, Object values, Object scales, long row, int c, int k) {
+        long at = row * k + c;
+        ByteBuffer v = mem(values);
+        return switch (type) {
+            case F32 -> v.getFloat(Math.toIntExact(4 * at));
+            case F16 -> half(v.getShort(Math.toIntExact(2 * at)));
+            case BF16 -> Float.intBitsToFloat((v.getShort(Math.toIntExact(2 * at)) & 0xffff) << 16);
+            case Q8_0 -> v.get(Math.toIntExact(at)) * half(mem(scales).getShort(Math.toIntExact(2 * (at / 32))));
+            case Q4_0 -> {
+                int i = (int) (at % 32);
+                int n = v.get(Math.toIntExact(at / 32 * 16 + i % 16)) & 0xff;
+                yield ((i < 16 ? n & 0xf : n >>> 4) - 8) * half(mem(scales).getShort(Math.toIntExact(2 * (at / 32))));
+            }
+            case F64 -> throw new AssertionError("no F64 weights on cuda");
+        };
+    }
+
+    /** IEEE binary16 to float, exactly. */
+    private static float half(short bits) {
+        int h = bits & 0xffff;
+        int sign = (h & 0x8000) << 16;
+        int exponent = (h >>> 10) & 0x1f;
+        int mantissa = h & 0x3ff;
+        if (exponent == 0x1f) {
+            return Float.intBitsToFloat(sign | 0x7f800000 | (mantissa << 13));
+        }
+        if (exponent == 0) {
+            float subnormal = mantissa * 0x1p-24f;
+            return sign == 0 ? subnormal : -subnormal;
+        }
+        return Float.intBitsToFloat(sign | ((exponent + 112) << 23) | (mantissa << 13));
+    }
+
+    /** Both linear kernels: {@code act(x·W_gᵀ + b_g) (⊙ (x·W_uᵀ + b_u)) + residual}, F32 fused multiply-adds. */
+    private void linear(WeightType type, List<Object> a) {
+        int m = (int) a.get(6);
+        int n = (int) a.get(7);
+        int k = (int) a.get(8);
+        boolean gated = (int) a.get(9) != 0;
+        int activation = (int) a.get(10);
+        Object x = a.get(0);
+        Object bias = a.get(3);
+        Object residual = a.get(4);
+        for (int i = 0; i < m; i++) {
+            for (int j = 0; j < n; j++) {
+                float g = 0f;
+                float u = 0f;
+                for (int t = 0; t < k; t++) {
+                    float xv = f(x, (long) i * k + t);
+                    g = Math.fma(xv, weight(type, a.get(1), a.get(2), j, t, k), g);
+                    if (gated) {
+                        u = Math.fma(xv, weight(type, a.get(1), a.get(2), (long) n + j, t, k), u);
+                    }
+                }
+                float v = activate(activation, g + (bias == null ? 0f : f(bias, j)));
+                if (gated) {
+                    v *= u + (bias == null ? 0f : f(bias, (long) n + j));
+                }
+                put(a.get(5), (long) i * n + j, residual == null ? v : v + f(residual, (long) i * n + j));
+            }
+        }
+    }
+
+    private void gather(WeightType type, List<Object> a) {
+        int tokens = (int) a.get(4);
+        int d = (int) a.get(5);
+        for (int t = 0; t < tokens; t++) {
+            int id = mem(a.get(2)).getInt(4 * t);
             for (int c = 0; c < d; c++) {
-                float v = f(a.get(0), base + c) * rstd;
-                put(a.get(2), base + c, a.get(1) == null ? v : v * f(a.get(1), c));
+                put(a.get(3), (long) t * d + c, weight(type, a.get(0), a.get(1), id, c, d));
+            }
+        }
+    }
+
+    private static float activate(int code, float v) {
+        return switch (code) {
+            case 0 -> v;
+            case 1 -> relu(v);
+            case 2 -> geluErf(v);
+            case 3 -> geluTanh(v);
+            case 4 -> silu(v);
+            default -> throw new AssertionError("activation code " + code);
+        };
+    }
+
+    private static float relu(float v) {
+        return v > 0 || Float.isNaN(v) ? v : 0f;
+    }
+
+    private static float geluErf(float v) {
+        return (float) (0.5 * v * Erf.erfc(-v / Math.sqrt(2)));
+    }
+
+    private static float geluTanh(float v) {
+        return (float) (v / (1 + Math.exp(-2 * Math.sqrt(2 / Math.PI) * (v + 0.044715 * v * v * v))));
+    }
+
+    private static float silu(float v) {
+        return v / (1f + (float) Math.exp(-v));
+    }
+
+    private void rmsNorm(List<Object> a) {
+        int rows = (int) a.get(4);
+        int d = (int) a.get(5);
+        float eps = (float) a.get(6);
+        for (int r = 0; r < rows; r++) {
+            float[] row = sumRow(a.get(0), a.get(1), r, d);
+            float rstd = inverseRms(row, 0f, 0f, eps);
+            for (int c = 0; c < d; c++) {
+                float v = row[c] * rstd;
+                put(a.get(3), (long) r * d + c, a.get(2) == null ? v : v * f(a.get(2), c));
             }
         }
     }

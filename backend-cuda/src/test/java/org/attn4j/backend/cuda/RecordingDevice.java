@@ -56,6 +56,17 @@ final class RecordingDevice implements Device {
     }
 
     @Override
+    public void upload(String op, CUdeviceptr dst, long byteOffset, byte[] src, int length) {
+        requireLive(op, dst, byteOffset + length);
+    }
+
+    @Override
+    public byte[] downloadBytes(String op, CUdeviceptr src, long byteOffset, int length) {
+        requireLive(op, src, byteOffset + length);
+        return new byte[length];
+    }
+
+    @Override
     public float[] download(String op, CUdeviceptr src, int n) {
         requireLive(op, src, 4L * n);
         return new float[n];

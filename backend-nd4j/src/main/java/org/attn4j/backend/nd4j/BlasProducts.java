@@ -3,8 +3,10 @@ package org.attn4j.backend.nd4j;
 import static org.bytedeco.openblas.global.openblas_nolapack.CblasNoTrans;
 import static org.bytedeco.openblas.global.openblas_nolapack.CblasRowMajor;
 import static org.bytedeco.openblas.global.openblas_nolapack.CblasTrans;
+import static org.bytedeco.openblas.global.openblas_nolapack.cblas_daxpy;
 import static org.bytedeco.openblas.global.openblas_nolapack.cblas_dgemm;
 import static org.bytedeco.openblas.global.openblas_nolapack.cblas_dgemv;
+import static org.bytedeco.openblas.global.openblas_nolapack.cblas_saxpy;
 import static org.bytedeco.openblas.global.openblas_nolapack.cblas_sgemm;
 import static org.bytedeco.openblas.global.openblas_nolapack.cblas_sgemv;
 
@@ -27,6 +29,8 @@ final class BlasProducts {
     static final long SINGLE_THREADED = 2304 * 4 - 1;
     /** The largest matrix-vector product issued in single-threaded blocks. */
     static final long CHUNKED_UP_TO = 1L << 17;
+    /** The longest {@code ?axpy} OpenBLAS keeps on the calling thread (its {@code interface/axpy.c}). */
+    static final int SINGLE_THREADED_AXPY = 10_000;
 
     private BlasProducts() {
     }
@@ -56,7 +60,7 @@ final class BlasProducts {
             Pointer pb = b.at(p);
             Pointer pc = c.at(p);
             if (m == 1) {
-                gemv(!transposeB, transposeB ? n : k, transposeB ? k : n, alpha, pb, b.leading, pa, pc);
+                gemv(!transposeB, transposeB ? n : k, transposeB ? k : n, alpha, pb, b.leading, pa, pc, 0.0);
             } else if (c.type == DataType.DOUBLE) {
                 cblas_dgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans, m, n, k, alpha,
                         (DoublePointer) pa, a.leading, (DoublePointer) pb, b.leading, 0.0, (DoublePointer) pc,
@@ -71,31 +75,111 @@ final class BlasProducts {
     }
 
     /**
-     * {@code y = alpha · A·x}, or {@code alpha · Aᵀ·x} when {@code transpose}, for a row-major {@code A} of
-     * {@code rows × cols}. OpenBLAS runs a matrix-vector product of fewer than 2304·4 elements on the calling thread
+     * {@code y = alpha · A·x + beta · y}, or {@code alpha · Aᵀ·x + beta · y} when {@code transpose}, for a row-major
+     * {@code A} of {@code rows × cols}. OpenBLAS runs a matrix-vector product of fewer than 2304·4 elements on the calling thread
      * and a larger one on all its threads (its {@code interface/gemv.c}); waking them costs more than such a product
      * saves, and on a loaded machine a woken thread waits for a core: a GPT-2 step with 518 cached keys spent 15–28 ms
      * instead of about 1 ms in attention. So a product of at most {@value #CHUNKED_UP_TO} elements is issued in
      * blocks of rows that stay below that threshold (for {@code Aᵀ·x}, each block accumulating into {@code y}).
      */
-    private static void gemv(boolean transpose, int rows, int cols, double alpha, Pointer a, int lda, Pointer x,
-                             Pointer y) {
+    static void gemv(boolean transpose, int rows, int cols, double alpha, Pointer a, int lda, Pointer x, Pointer y,
+                     double beta) {
         int chunk = (long) rows * cols <= CHUNKED_UP_TO ? (int) Math.max(1, SINGLE_THREADED / cols) : rows;
         for (int r = 0; r < rows; r += chunk) {
             int count = Math.min(chunk, rows - r);
             Pointer block = a.getPointer((long) r * lda);
             Pointer in = transpose ? x.getPointer(r) : x;
             Pointer out = transpose ? y : y.getPointer(r);
-            double beta = transpose && r > 0 ? 1.0 : 0.0;
+            double b = transpose && r > 0 ? 1.0 : beta;
             int op = transpose ? CblasTrans : CblasNoTrans;
             if (a instanceof DoublePointer) {
                 cblas_dgemv(CblasRowMajor, op, count, cols, alpha, (DoublePointer) block, lda, (DoublePointer) in, 1,
-                        beta, (DoublePointer) out, 1);
+                        b, (DoublePointer) out, 1);
             } else {
                 cblas_sgemv(CblasRowMajor, op, count, cols, (float) alpha, (FloatPointer) block, lda,
-                        (FloatPointer) in, 1, (float) beta, (FloatPointer) out, 1);
+                        (FloatPointer) in, 1, (float) b, (FloatPointer) out, 1);
             }
         }
+    }
+
+    /**
+     * {@code C = alpha · A·op(B) + beta · C}, row-major, in the precision of the pointers (F32 or F64).
+     *
+     * @param transposeB use {@code Bᵀ}: {@code B} is stored {@code [n, k]}
+     * @param m rows of {@code A} and {@code C}
+     * @param n columns of {@code C}
+     * @param k the inner dimension
+     * @param alpha the factor of the product
+     * @param a {@code [m, k]} with rows {@code lda} apart; not modified
+     * @param lda the distance between rows of {@code A}
+     * @param b {@code [k, n]} (or {@code [n, k]}) with rows {@code ldb} apart; not modified
+     * @param ldb the distance between rows of {@code B}
+     * @param beta the factor of {@code C}'s old contents (0: they are not read)
+     * @param c {@code [m, n]} with rows {@code ldc} apart; modified
+     * @param ldc the distance between rows of {@code C}
+     */
+    static void gemm(boolean transposeB, int m, int n, int k, double alpha, Pointer a, int lda, Pointer b, int ldb,
+                     double beta, Pointer c, int ldc) {
+        int op = transposeB ? CblasTrans : CblasNoTrans;
+        if (c instanceof DoublePointer) {
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, op, m, n, k, alpha, (DoublePointer) a, lda, (DoublePointer) b,
+                    ldb, beta, (DoublePointer) c, ldc);
+        } else {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, op, m, n, k, (float) alpha, (FloatPointer) a, lda,
+                    (FloatPointer) b, ldb, (float) beta, (FloatPointer) c, ldc);
+        }
+    }
+
+    /**
+     * {@code z += r}, elementwise over {@code n} elements, in blocks that OpenBLAS keeps on the calling thread.
+     *
+     * @param z the sum; modified
+     * @param r the addend, of {@code z}'s element type; not modified
+     * @param n the element count
+     */
+    static void addInto(Pointer z, Pointer r, long n) {
+        for (long i = 0; i < n; i += SINGLE_THREADED_AXPY) {
+            int count = (int) Math.min(SINGLE_THREADED_AXPY, n - i);
+            if (z instanceof DoublePointer) {
+                cblas_daxpy(count, 1.0, (DoublePointer) r.getPointer(i), 1, (DoublePointer) z.getPointer(i), 1);
+            } else {
+                cblas_saxpy(count, 1f, (FloatPointer) r.getPointer(i), 1, (FloatPointer) z.getPointer(i), 1);
+            }
+        }
+    }
+
+    /**
+     * Writes one row into every row of a row-major {@code [rows, n]} matrix, by copies that double each time.
+     *
+     * @param z {@code [rows, n]}, contiguous; modified
+     * @param row {@code n} elements of {@code z}'s type; not modified
+     * @param rows at least 1
+     * @param n the row length
+     * @param elementBytes 4 or 8
+     */
+    static void fillRows(Pointer z, Pointer row, int rows, int n, int elementBytes) {
+        Pointer.memcpy(z, row, (long) n * elementBytes);
+        for (long filled = 1; filled < rows; filled *= 2) {
+            long copy = Math.min(filled, rows - filled);
+            Pointer.memcpy(z.getPointer(filled * n), z, copy * n * elementBytes);
+        }
+    }
+
+    /**
+     * @param x a C-ordered, contiguous F32 or F64 array
+     * @return the address of its first element (a {@link FloatPointer} or {@link DoublePointer})
+     * @throws IllegalStateException if {@code x} is not such an array or does not lie inside its buffer
+     */
+    static Pointer address(INDArray x) {
+        DataType type = x.dataType();
+        DataBuffer data = x.data();
+        long start = x.offset() - data.offset();
+        if (type != DataType.FLOAT && type != DataType.DOUBLE || x.ordering() != 'c'
+                || (x.length() > 1 && x.elementWiseStride() != 1) || start < 0 || start + x.length() > data.length()) {
+            throw new IllegalStateException("nd4j: an operand of " + type + " " + java.util.Arrays.toString(x.shape())
+                    + " is not a contiguous array inside its buffer");
+        }
+        return data.addressPointer().getPointer(start);
     }
 
     /**

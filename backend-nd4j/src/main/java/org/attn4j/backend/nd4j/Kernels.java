@@ -3,6 +3,7 @@ package org.attn4j.backend.nd4j;
 import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.util.function.LongUnaryOperator;
+import org.attn4j.api.Activation;
 import org.attn4j.api.DType;
 import org.attn4j.api.Mask;
 import org.attn4j.api.Shape;
@@ -14,6 +15,8 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.api.ops.impl.reduce.Mmul;
 import org.nd4j.linalg.api.ops.impl.transforms.custom.SoftMax;
 import org.nd4j.linalg.api.ops.impl.transforms.pairwise.arithmetic.DivOp;
+import org.nd4j.linalg.api.ops.impl.transforms.strict.Erfc;
+import org.nd4j.linalg.api.ops.impl.transforms.strict.Swish;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.indexing.BooleanIndexing;
 import org.nd4j.linalg.indexing.conditions.Conditions;
@@ -21,6 +24,9 @@ import org.nd4j.linalg.ops.transforms.Transforms;
 
 /** The computations several ops share, on ND4J arrays, with attn4j's semantics where ND4J's differ. */
 final class Kernels {
+    private static final double SQRT_HALF = Math.sqrt(0.5);
+    private static final double SQRT_TWO_OVER_PI = Math.sqrt(2.0 / Math.PI);
+    private static final double GELU_TANH_CUBIC = 0.044715;
 
     private Kernels() {
     }
@@ -38,6 +44,44 @@ final class Kernels {
     static void matmul(INDArray x, INDArray y, INDArray z, boolean transposeX, boolean transposeY, double alpha) {
         MMulTranspose transpose = MMulTranspose.builder().transposeA(transposeX).transposeB(transposeY).build();
         Nd4j.exec(new Mmul(x, y, z, alpha, 0.0, transpose));
+    }
+
+    /**
+     * An activation in place, in few native calls:
+     * <pre>
+     *   RELU       max(z, 0), NaN kept                                   libnd4j's relu
+     *   GELU       z/2 · erfc(-z/√2)                                     a scaled copy, erfc, two multiplies
+     *   GELU_TANH  z · σ(2√(2/π)·(z + 0.044715·z³))  (= z/2·(1 + tanh(…)))   a cube, three scalar ops, σ, a multiply
+     *   SILU       z · σ(z)                                              libnd4j's swish
+     * </pre>
+     * The erfc form of GELU keeps the relative precision of its tiny results for large negative z, which
+     * {@code 1 + erf} loses to cancellation, and so does the σ form of the tanh approximation. libnd4j's own
+     * {@code PreciseGELU} is not used: it cubes {@code 0.044715·z} instead of {@code z} (−0.0247 for z = −3, where the
+     * formula gives −0.00364).
+     *
+     * @param z any array owning its buffer; modified
+     * @param activation the function
+     * @param t receives the intermediates
+     */
+    static void activate(INDArray z, Activation activation, Intermediates t) {
+        switch (activation) {
+            case IDENTITY -> {
+            }
+            case RELU -> Transforms.relu(z, false);
+            case GELU -> {
+                INDArray e = t.add(z.mul(-SQRT_HALF));
+                Nd4j.exec(new Erfc(e, e));
+                Nd4jOps.Kind.MUL.exec(z, e, z);
+                z.muli(0.5);
+            }
+            case GELU_TANH -> {
+                INDArray e = t.add(Transforms.pow(z, 3, true));
+                e.muli(GELU_TANH_CUBIC).addi(z).muli(2 * SQRT_TWO_OVER_PI);
+                Transforms.sigmoid(e, false);
+                Nd4jOps.Kind.MUL.exec(z, e, z);
+            }
+            case SILU -> Nd4j.exec(new Swish(z, z));
+        }
     }
 
     /**

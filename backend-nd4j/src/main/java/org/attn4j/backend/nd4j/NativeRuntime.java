@@ -61,8 +61,17 @@ final class NativeRuntime {
             + " steps between OpenBLAS calls run on one thread; see the bench results): for attention-bound work"
             + " choose -Dattn4j.backend=ejml";
 
-    /** Keeps ND4J's start-up quiet unless the user asked otherwise. */
+    /**
+     * Keeps ND4J's start-up quiet, and JavaCPP from reading the process's resident size at every allocation, unless
+     * the user asked otherwise. JavaCPP's default limit on physical memory, twice the Java heap's maximum, makes each
+     * native allocation read {@code /proc/self/statm} (a sixth of a decoding step's samples on this backend) and
+     * refuses allocations once a model's native weights pass it, although this backend frees every buffer itself.
+     */
     private static void quietDefaults() {
+        if (System.getProperty("org.bytedeco.javacpp.maxphysicalbytes") == null
+                && System.getProperty("org.bytedeco.javacpp.maxPhysicalBytes") == null) {
+            System.setProperty("org.bytedeco.javacpp.maxPhysicalBytes", "0");
+        }
         if (System.getProperty("org.nd4j.log.initialization") == null) {
             System.setProperty("org.nd4j.log.initialization", "false");
         }

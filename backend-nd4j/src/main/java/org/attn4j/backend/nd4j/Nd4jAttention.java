@@ -83,8 +83,8 @@ final class Nd4jAttention {
                                           AttentionOptions options, ShapeChecks.AttentionShape shape,
                                           DType dtype) {
         double[] weights = options.returnWeights() ? new double[(int) shape.weights().size()] : null;
-        double[] out = HostAttention.compute(q.data().asDouble(), k.data().asDouble(), v.data().asDouble(),
-                additive == null ? null : additive.data().asDouble(),
+        double[] out = HostAttention.compute(NdArrays.toDoubles(q), NdArrays.toDoubles(k), NdArrays.toDoubles(v),
+                additive == null ? null : NdArrays.toDoubles(additive),
                 additive == null ? null : options.additiveMask().shape(), options, shape, weights,
                 dtype == DType.F32);
         Tensor output = scope.fresh(shape.output(), dtype, t -> NdArrays.fromHost(out, dtype, shape.output()));

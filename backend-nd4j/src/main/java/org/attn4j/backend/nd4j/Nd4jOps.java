@@ -2,25 +2,25 @@ package org.attn4j.backend.nd4j;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.attn4j.api.Activation;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
+import org.attn4j.api.Epilogue;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
-import org.attn4j.api.RopeLayout;
 import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.AbstractOps;
-import org.attn4j.api.spi.ReferenceOps;
+import org.attn4j.api.spi.AbstractWeight;
 import org.attn4j.api.spi.ShapeChecks;
-import org.nd4j.linalg.api.buffer.DataType;
+import org.bytedeco.javacpp.Pointer;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.api.ops.impl.transforms.pairwise.arithmetic.AddOp;
 import org.nd4j.linalg.api.ops.impl.transforms.pairwise.arithmetic.DivOp;
 import org.nd4j.linalg.api.ops.impl.transforms.pairwise.arithmetic.MulOp;
 import org.nd4j.linalg.api.ops.impl.transforms.pairwise.arithmetic.SubOp;
-import org.nd4j.linalg.api.ops.impl.transforms.strict.Erf;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.indexing.INDArrayIndex;
 import org.nd4j.linalg.indexing.NDArrayIndex;
@@ -32,10 +32,8 @@ import org.nd4j.linalg.ops.transforms.Transforms;
  * scope.
  */
 final class Nd4jOps extends AbstractOps<Nd4jTensor> {
-    private static final double SQRT_HALF = Math.sqrt(0.5);
-    private static final double SQRT_TWO_OVER_PI = Math.sqrt(2.0 / Math.PI);
-    private static final double GELU_TANH_CUBIC = 0.044715;
-
+    /** The most slabs a split copies one {@code memcpy} at a time. */
+    private static final int MEMCPY_SLABS = 64;
     private final Nd4jScope scope;
 
     Nd4jOps(Nd4jScope scope) {
@@ -134,110 +132,45 @@ final class Nd4jOps extends AbstractOps<Nd4jTensor> {
         });
     }
 
-    /**
-     * Normalises in F64 whatever the dtype, as the float64 reference does: the squares of F32 entries past about
-     * 1.8e19 overflow F32 and would turn every row that holds one into zeros. Gamma and beta apply in the dtype.
-     */
+    /** Normalises in F64 whatever the dtype, in one pass per row ({@link HostNorms}). */
     @Override
     protected Tensor computeLayerNorm(Nd4jTensor x, Nd4jTensor gamma, Nd4jTensor beta, double eps) {
-        INDArray a = x.array("layerNorm");
-        INDArray g = gamma == null ? null : gamma.array("layerNorm");
-        INDArray b = beta == null ? null : beta.array("layerNorm");
-        int last = x.shape().rank() - 1;
-        return scope.fresh(x.shape(), x.dtype(), t -> {
-            INDArray wide = x.dtype() == DType.F64 ? a : t.add(a.castTo(NdArrays.type(DType.F64)));
-            INDArray centred = t.add(NdArrays.uninitialized(DType.F64, x.shape()));
-            Kind.SUB.exec(wide, t.add(wide.mean(true, last)), centred);
-            INDArray squares = t.add(centred.mul(centred));
-            INDArray std = t.add(squares.mean(true, last));
-            Transforms.sqrt(std.addi(eps), false);
-            Kind.DIV.exec(centred, std, centred);
-            INDArray normalised = x.dtype() == DType.F64 ? centred : t.add(centred.castTo(NdArrays.type(x.dtype())));
-            if (g != null) {
-                Kind.MUL.exec(normalised, g, normalised);
-            }
-            if (b != null) {
-                Kind.ADD.exec(normalised, b, normalised);
-            }
-            return normalised;
-        });
+        return computeLayerNorm(x, null, gamma, beta, eps);
     }
 
-    /**
-     * {@code x / sqrt(mean(x²) + eps) · weight} in five native calls instead of the spi's composition of a dozen,
-     * normalised in F64 whatever the dtype, as {@link #computeLayerNorm} and for the same reason; the weight
-     * applies in the dtype.
-     */
+    /** {@code layerNorm(x + residual)}: the add happens in the same pass as the norm ({@link HostNorms}). */
+    @Override
+    protected Tensor computeLayerNorm(Nd4jTensor x, Nd4jTensor residual, Nd4jTensor gamma, Nd4jTensor beta,
+                                      double eps) {
+        return norm("layerNorm", x, residual, gamma, beta, eps, false);
+    }
+
+    /** {@code x / sqrt(mean(x²) + eps) · weight}, in F64 whatever the dtype, in one pass per row ({@link HostNorms}). */
     @Override
     protected Tensor computeRmsNorm(Nd4jTensor x, Nd4jTensor weight, double eps) {
-        INDArray a = x.array("rmsNorm");
-        INDArray g = weight == null ? null : weight.array("rmsNorm");
-        int last = x.shape().rank() - 1;
-        return scope.fresh(x.shape(), x.dtype(), t -> {
-            INDArray wide = x.dtype() == DType.F64 ? a : t.add(a.castTo(NdArrays.type(DType.F64)));
-            INDArray rms = t.add(t.add(wide.mul(wide)).mean(true, last));
-            Transforms.sqrt(rms.addi(eps), false);
-            INDArray normalised = t.add(NdArrays.uninitialized(DType.F64, x.shape()));
-            Kind.DIV.exec(wide, rms, normalised);
-            INDArray out = x.dtype() == DType.F64 ? normalised : t.add(normalised.castTo(NdArrays.type(x.dtype())));
-            if (g != null) {
-                Kind.MUL.exec(out, g, out);
-            }
-            return out;
-        });
+        return computeRmsNorm(x, null, weight, eps);
     }
 
-    /** {@code x · σ(x)} with libnd4j's sigmoid: two native calls instead of the spi's composition of four. */
+    /** {@code rmsNorm(x + residual)}: the add happens in the same pass as the norm ({@link HostNorms}). */
+    @Override
+    protected Tensor computeRmsNorm(Nd4jTensor x, Nd4jTensor residual, Nd4jTensor weight, double eps) {
+        return norm("rmsNorm", x, residual, weight, null, eps, true);
+    }
+
+    private Tensor norm(String op, Nd4jTensor x, Nd4jTensor residual, Nd4jTensor gamma, Nd4jTensor beta, double eps,
+                        boolean rms) {
+        INDArray a = x.array(op);
+        INDArray r = residual == null ? null : residual.array(op);
+        INDArray g = gamma == null ? null : gamma.array(op);
+        INDArray b = beta == null ? null : beta.array(op);
+        return scope.fresh(x.shape(), x.dtype(), t -> HostNorms.normalise(a, r, g, b, eps, rms, x.dtype(), x.shape(),
+                t));
+    }
+
+    /** {@code x · σ(x)}: one native call, libnd4j's swish ({@link Kernels#activate}). */
     @Override
     protected Tensor computeSilu(Nd4jTensor x) {
-        INDArray a = x.array("silu");
-        return scope.fresh(x.shape(), x.dtype(), t -> t.add(Transforms.sigmoid(a, true)).muli(a));
-    }
-
-    /**
-     * Rotary embeddings as elementwise native calls in F64 on strided views of the pairs, whatever the dtype (as
-     * {@link #computeRmsNorm}): {@code a' = a·c − b·s}, {@code b' = b·c + a·s} with the cosine and sine tables
-     * {@code [L, n]} of {@code ReferenceOps.ropeTables} broadcast over the leading dims; the features past the
-     * rotated ones are copied.
-     */
-    @Override
-    protected Tensor computeRope(Nd4jTensor x, RotaryEmbedding rotary, int offset) {
-        INDArray a = x.array("rope");
-        Shape shape = x.shape();
-        int rows = shape.dim(-2);
-        int d = shape.dim(-1);
-        int n = rotary.pairs();
-        long outer = shape.size() / ((long) rows * d);
-        double[][] tables = ReferenceOps.ropeTables(rows, rotary, offset);
-        boolean interleaved = rotary.layout() == RopeLayout.INTERLEAVED;
-        return scope.fresh(shape, x.dtype(), t -> {
-            INDArray doubles = x.dtype() == DType.F64 ? a : t.add(a.castTo(DataType.DOUBLE));
-            INDArray wide = t.add(doubles.reshape('c', outer, rows, d).dup('c'));
-            INDArrayIndex turnedFeatures = NDArrayIndex.interval(0, 2 * n);
-            INDArray part = t.add(wide.get(NDArrayIndex.all(), NDArrayIndex.all(), turnedFeatures).dup('c'));
-            INDArray pairs = interleaved ? part.reshape('c', outer, rows, n, 2) : part.reshape('c', outer, rows, 2, n);
-            int pairAxis = interleaved ? 3 : 2;
-            INDArrayIndex[] firstIndex = {NDArrayIndex.all(), NDArrayIndex.all(), NDArrayIndex.all(),
-                NDArrayIndex.all()};
-            INDArrayIndex[] secondIndex = firstIndex.clone();
-            firstIndex[pairAxis] = NDArrayIndex.point(0);
-            secondIndex[pairAxis] = NDArrayIndex.point(1);
-            INDArray pa = t.add(pairs.get(firstIndex).dup('c'));
-            INDArray pb = t.add(pairs.get(secondIndex).dup('c'));
-            INDArray cos = t.add(NdArrays.fromHost(tables[0], DType.F64, Shape.of(1, rows, n)));
-            INDArray sin = t.add(NdArrays.fromHost(tables[1], DType.F64, Shape.of(1, rows, n)));
-            INDArray product = t.add(NdArrays.uninitialized(DType.F64, Shape.of((int) outer, rows, n)));
-            INDArray turned = t.add(NdArrays.uninitialized(DType.F64, Shape.of((int) outer, rows, n)));
-            Kind.MUL.exec(pa, cos, turned);
-            Kind.MUL.exec(pb, sin, product);
-            pairs.get(firstIndex).assign(turned.subi(product));
-            Kind.MUL.exec(pb, cos, turned);
-            Kind.MUL.exec(pa, sin, product);
-            pairs.get(secondIndex).assign(turned.addi(product));
-            wide.get(NDArrayIndex.all(), NDArrayIndex.all(), turnedFeatures).assign(part);
-            INDArray out = x.dtype() == DType.F64 ? wide.dup('c') : wide.castTo(NdArrays.type(x.dtype()));
-            return out.reshape('c', NdArrays.dims(shape));
-        });
+        return activation("silu", x, Activation.SILU);
     }
 
     /** {@code cap · tanh(x / cap)} with libnd4j's tanh, two native calls. */
@@ -254,54 +187,92 @@ final class Nd4jOps extends AbstractOps<Nd4jTensor> {
     }
 
     /**
-     * {@code NONE}: {@code 0.5·x·(1 + erf(x/√2))} with libnd4j's erf;
-     * {@code TANH}: {@code 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))}.
+     * {@code NONE}: {@code x/2 · erfc(-x/√2)} with libnd4j's erfc; {@code TANH}: {@code x · σ(2√(2/π)·(x +
+     * 0.044715·x³))}, which is {@code x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³)))} ({@link Kernels#activate}).
      */
     @Override
     protected Tensor computeGelu(Nd4jTensor x, GeluApproximation approximation) {
-        INDArray a = x.array("gelu");
+        return activation("gelu", x, approximation == GeluApproximation.TANH ? Activation.GELU_TANH : Activation.GELU);
+    }
+
+    private Tensor activation(String op, Nd4jTensor x, Activation activation) {
+        INDArray a = x.array(op);
         return scope.fresh(x.shape(), x.dtype(), t -> {
-            INDArray z;
-            if (approximation == GeluApproximation.NONE) {
-                z = a.mul(SQRT_HALF);
-                Nd4j.exec(new Erf(z, z));
-            } else {
-                z = Transforms.pow(a, 3, true);
-                z.muli(GELU_TANH_CUBIC).addi(a).muli(SQRT_TWO_OVER_PI);
-                Transforms.tanh(z, false);
-            }
-            z.addi(1.0).muli(0.5).muli(a);
+            INDArray z = t.add(a.dup('c'));
+            Kernels.activate(z, activation, t);
             return z;
         });
     }
 
+    /** {@code x·Wᵀ + b} over a weight tensor, on CBLAS like a bound weight ({@link Nd4jLinear}). */
     @Override
     protected Tensor computeLinear(Nd4jTensor x, Nd4jTensor weight, Nd4jTensor bias, Shape out) {
         INDArray a = x.array("linear");
         INDArray w = weight.array("linear");
         INDArray b = bias == null ? null : bias.array("linear");
-        int features = weight.shape().dim(1);
-        long rows = x.shape().size() / features;
-        return scope.fresh(out, x.dtype(), t -> {
-            INDArray z = t.add(Nd4j.createUninitializedDetached(a.dataType(), rows, weight.shape().dim(0)));
-            Kernels.matmul(a.reshape('c', rows, features), w, z, false, true, 1.0);
-            if (b != null) {
-                Kind.ADD.exec(z, b, z);
-            }
-            return z;
-        });
+        return scope.fresh(out, x.dtype(), t -> Nd4jLinear.compute(a, BlasProducts.address(w), weight.shape(), b,
+                Epilogue.none(), null, x.dtype(), t));
+    }
+
+    /** The product with its epilogue on CBLAS, the weight read where it lies ({@link Nd4jLinear}). */
+    @Override
+    protected Tensor computeLinear(Nd4jTensor x, AbstractWeight weight, Nd4jTensor bias, Epilogue epilogue,
+                                   Nd4jTensor residual, Shape out) {
+        Nd4jWeight w = (Nd4jWeight) weight;
+        INDArray a = x.array("linear");
+        Pointer address = w.address("linear");
+        INDArray b = bias == null ? null : bias.array("linear");
+        INDArray r = residual == null ? null : residual.array("linear");
+        return scope.fresh(out, x.dtype(), t -> Nd4jLinear.compute(a, address, w.shape(), b, epilogue, r, x.dtype(),
+                t));
     }
 
     @Override
     protected Tensor computeEmbedding(Nd4jTensor weight, int[] ids, Shape out) {
         INDArray w = weight.array("embedding");
-        return scope.fresh(out, weight.dtype(), t -> Nd4j.pullRows(w, 1, ids));
+        return scope.fresh(out, weight.dtype(), t -> gather(BlasProducts.address(w), weight.shape().dim(1), ids,
+                weight.dtype(), t));
     }
 
+    /** Copies the rows of a bound table, one {@code memcpy} per id. */
+    @Override
+    protected Tensor computeEmbedding(AbstractWeight table, int[] ids, Shape idsShape, Shape out) {
+        Nd4jWeight w = (Nd4jWeight) table;
+        Pointer address = w.address("embedding");
+        return scope.fresh(out, w.dtype(), t -> gather(address, w.shape().dim(1), ids, w.dtype(), t));
+    }
+
+    private static INDArray gather(Pointer table, int d, int[] ids, DType dtype, Intermediates t) {
+        INDArray z = t.add(NdArrays.uninitialized(dtype, Shape.of(ids.length, d)));
+        Pointer to = BlasProducts.address(z);
+        long row = (long) d * dtype.byteSize();
+        for (int i = 0; i < ids.length; i++) {
+            Pointer.memcpy(to.getPointer((long) i * d), table.getPointer((long) ids[i] * d), row);
+        }
+        return z;
+    }
+
+    /** One {@code memcpy} into a new array: the elements' order does not change. */
     @Override
     protected Tensor computeReshape(Nd4jTensor x, Shape out) {
         INDArray a = x.array("reshape");
-        return scope.fresh(out, x.dtype(), t -> a.dup('c'));
+        return scope.fresh(out, x.dtype(), t -> copy(a, out, x.dtype(), t));
+    }
+
+    private static INDArray copy(INDArray a, Shape shape, DType dtype, Intermediates t) {
+        INDArray z = t.add(NdArrays.uninitialized(dtype, shape));
+        Pointer.memcpy(BlasProducts.address(z), BlasProducts.address(a), a.length() * dtype.byteSize());
+        return z;
+    }
+
+    /**
+     * Rotations in one pass of host loops in F64 ({@link HostRope}) instead of a dozen native calls (casts, strided
+     * copies of the pairs, four multiplies, a subtraction, an addition, the tables' uploads).
+     */
+    @Override
+    protected Tensor computeRope(Nd4jTensor x, RotaryEmbedding rotary, int offset) {
+        INDArray a = x.array("rope");
+        return scope.fresh(x.shape(), x.dtype(), t -> HostRope.rotate(a, x.shape(), rotary, offset, x.dtype(), t));
     }
 
     @Override
@@ -320,18 +291,40 @@ final class Nd4jOps extends AbstractOps<Nd4jTensor> {
                 t -> arrays.length == 1 ? arrays[0].dup('c') : Nd4j.concat(axis, arrays));
     }
 
+    /**
+     * Each piece copied out by {@code memcpy}, one per slab of the piece (the product of the dims before the axis),
+     * when there are at most {@value #MEMCPY_SLABS} slabs; else by libnd4j from a view.
+     */
     @Override
     protected List<Tensor> computeSplit(Nd4jTensor x, int axis, List<Shape> shapes) {
         INDArray a = x.array("split");
+        Shape s = x.shape();
+        long outer = s.size() / s.stride(axis) / s.dim(axis);
+        long inner = s.stride(axis);
         List<Tensor> pieces = new ArrayList<>(shapes.size());
         long start = 0;
         for (Shape shape : shapes) {
             long size = shape.dim(axis);
-            INDArrayIndex[] index = new INDArrayIndex[x.shape().rank()];
-            for (int i = 0; i < index.length; i++) {
-                index[i] = i == axis ? NDArrayIndex.interval(start, start + size) : NDArrayIndex.all();
+            long from = start;
+            if (outer <= MEMCPY_SLABS) {
+                pieces.add(scope.fresh(shape, x.dtype(), t -> {
+                    INDArray z = t.add(NdArrays.uninitialized(x.dtype(), shape));
+                    Pointer to = BlasProducts.address(z);
+                    Pointer in = BlasProducts.address(a);
+                    long slab = size * inner;
+                    for (long o = 0; o < outer; o++) {
+                        Pointer.memcpy(to.getPointer(o * slab), in.getPointer((o * s.dim(axis) + from) * inner),
+                                slab * x.dtype().byteSize());
+                    }
+                    return z;
+                }));
+            } else {
+                INDArrayIndex[] index = new INDArrayIndex[s.rank()];
+                for (int i = 0; i < index.length; i++) {
+                    index[i] = i == axis ? NDArrayIndex.interval(from, from + size) : NDArrayIndex.all();
+                }
+                pieces.add(scope.fresh(shape, x.dtype(), t -> a.get(index).dup('c')));
             }
-            pieces.add(scope.fresh(shape, x.dtype(), t -> a.get(index).dup('c')));
             start += size;
         }
         return pieces;
@@ -378,5 +371,20 @@ final class Nd4jOps extends AbstractOps<Nd4jTensor> {
                                                AttentionOptions options, ShapeChecks.AttentionShape shape) {
         return Nd4jAttention.attention(scope, q.array("attention"), k.array("attention"), v.array("attention"),
                 additiveMask == null ? null : additiveMask.array("attention"), q, k, v, options);
+    }
+
+    /**
+     * Attention read straight from the packed projection and written head by head into {@code [B, L, H·d]}
+     * ({@link PackedAttention}), or the composition when its logits would exceed the budget.
+     */
+    @Override
+    protected AttentionResult computePackedAttention(Nd4jTensor qkv, int heads, int kvHeads, int headDim,
+                                                     Nd4jTensor additiveMask, AttentionOptions options) {
+        if (!PackedAttention.suits(qkv.shape(), heads)) {
+            return super.computePackedAttention(qkv, heads, kvHeads, headDim, additiveMask, options);
+        }
+        return PackedAttention.compute(scope, qkv.array("packedAttention"),
+                additiveMask == null ? null : additiveMask.array("packedAttention"), heads, kvHeads, headDim,
+                options, qkv.dtype());
     }
 }

@@ -1,11 +1,14 @@
 package org.attn4j.backend.nd4j;
 
+import java.nio.ByteBuffer;
 import java.util.function.Function;
 import org.attn4j.api.DType;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.WeightType;
 import org.attn4j.api.spi.AbstractScope;
+import org.attn4j.api.spi.AbstractWeight;
 import org.attn4j.api.spi.ShapeChecks;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
@@ -52,6 +55,13 @@ final class Nd4jScope extends AbstractScope {
         ShapeChecks.notNull("zeros", "dtype", dtype);
         NdArrays.checkFits("zeros", shape, dtype);
         return fresh(shape, dtype, t -> Nd4j.create(NdArrays.type(dtype), NdArrays.dims(shape)));
+    }
+
+    /** Binds a parameter as {@link Nd4jWeight}: F32 (F64 for an F64 weight) in native memory, converted once. */
+    @Override
+    protected AbstractWeight createWeight(ByteBuffer data, WeightType type, Shape shape) {
+        NdArrays.checkFits("weight", shape, type == WeightType.F64 ? DType.F64 : DType.F32);
+        return Nd4jWeight.create(this, data, type, shape);
     }
 
     /**

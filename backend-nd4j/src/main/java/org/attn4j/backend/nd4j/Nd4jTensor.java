@@ -36,12 +36,12 @@ final class Nd4jTensor extends AbstractTensor {
 
     @Override
     public float[] toFloatArray() {
-        return reading("toFloatArray", () -> storage.data().asFloat());
+        return reading("toFloatArray", () -> NdArrays.toFloats(storage));
     }
 
     @Override
     public double[] toDoubleArray() {
-        return reading("toDoubleArray", () -> storage.data().asDouble());
+        return reading("toDoubleArray", () -> NdArrays.toDoubles(storage));
     }
 
     @Override

@@ -1,5 +1,7 @@
 package org.attn4j.backend.nd4j;
 
+import java.nio.DoubleBuffer;
+import java.nio.FloatBuffer;
 import org.attn4j.api.DType;
 import org.attn4j.api.Shape;
 import org.attn4j.api.spi.AbstractScope;
@@ -80,6 +82,40 @@ final class NdArrays {
                 f[i] = (float) values[i];
             }
             out.data().setData(f);
+        }
+        return out;
+    }
+
+    /**
+     * @param x a C-contiguous F32 or F64 array; not modified
+     * @return its elements, row-major, rounded to F32 from F64; one bulk copy, not a native call per element
+     */
+    static float[] toFloats(INDArray x) {
+        float[] out = new float[Math.toIntExact(x.length())];
+        if (x.dataType() == DataType.DOUBLE) {
+            DoubleBuffer in = HostNorms.doubles(x);
+            for (int i = 0; i < out.length; i++) {
+                out[i] = (float) in.get(i);
+            }
+        } else {
+            HostNorms.floats(x).get(out);
+        }
+        return out;
+    }
+
+    /**
+     * @param x a C-contiguous F32 or F64 array; not modified
+     * @return its elements, row-major, widened to F64 from F32; one bulk copy, not a native call per element
+     */
+    static double[] toDoubles(INDArray x) {
+        double[] out = new double[Math.toIntExact(x.length())];
+        if (x.dataType() == DataType.DOUBLE) {
+            HostNorms.doubles(x).get(out);
+        } else {
+            FloatBuffer in = HostNorms.floats(x);
+            for (int i = 0; i < out.length; i++) {
+                out[i] = in.get(i);
+            }
         }
         return out;
     }
