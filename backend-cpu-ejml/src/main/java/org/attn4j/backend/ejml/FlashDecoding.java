@@ -65,10 +65,10 @@ final class FlashDecoding {
      * @param q {@code [problems, Lq, d_k]}
      * @param k {@code [kvProblems, Lk, d_k]}
      * @param v {@code [kvProblems, Lk, d_v]}
+     * @param out the output {@code [problems, Lq, d_v]}, overwritten
      * @param parallel the pool
-     * @return the output {@code [problems, Lq, d_v]}
      */
-    static float[] run(AttentionPlan plan, float[] q, float[] k, float[] v, Parallel parallel) {
+    static void run(AttentionPlan plan, float[] q, float[] k, float[] v, float[] out, Parallel parallel) {
         FlashDecoding d = new FlashDecoding(plan, q, k, v, parallel.threads());
         long work = (long) d.splitKeys * plan.queries * (plan.keyDim + plan.valueDim);
         parallel.forRange(plan.problems * d.splits, work, (from, to) -> {
@@ -80,14 +80,12 @@ final class FlashDecoding {
                 d.split(t / d.splits, t % d.splits, scores, shift, exponents, query);
             }
         });
-        float[] out = new float[plan.problems * plan.queries * plan.valueDim];
         parallel.forRange(plan.problems * plan.queries, (long) d.splits * plan.valueDim,
                 (from, to) -> {
                     for (int t = from; t < to; t++) {
                         d.merge(t, out);
                     }
                 });
-        return out;
     }
 
     /** Computes the partial statistics and output of every query row of one problem over one key split. */

@@ -105,8 +105,8 @@ final class VectorFlashAttentionF32 {
      * Copies the keys and values of a call that some query row sees into panels, one (batch × kv head) per task.
      *
      * @param plan the call, which {@link #fits}
-     * @param k {@code [..., Lk, d_k]}
-     * @param v {@code [..., Lk, d_v]}
+     * @param k the keys, where {@code plan.k} says
+     * @param v the values, where {@code plan.v} says
      * @param parallel the pool
      * @return the panels
      */
@@ -120,22 +120,25 @@ final class VectorFlashAttentionF32 {
         float[] packedK = new float[kvProblems * paddedKeys * dk];
         float[] packedV = new float[kvProblems * valuePanels * paddedKeys * MR];
         parallel.forRange(kvProblems, (long) keys * (dk + dv), (from, to) -> {
+            int kStride = plan.k.rowStride();
+            int vStride = plan.v.rowStride();
             for (int p = from; p < to; p++) {
                 int kOut = p * paddedKeys * dk;
-                int kIn = p * plan.keys * dk;
+                int kIn = plan.k.base(p);
                 for (int j = 0; j < keys; j++) {
                     int at = kOut + (j / MR) * MR * dk + j % MR;
+                    int row = kIn + j * kStride;
                     for (int d = 0; d < dk; d++) {
-                        packedK[at + d * MR] = k[kIn + j * dk + d];
+                        packedK[at + d * MR] = k[row + d];
                     }
                 }
                 int vOut = p * valuePanels * paddedKeys * MR;
-                int vIn = p * plan.keys * dv;
+                int vIn = plan.v.base(p);
                 for (int t = 0; t < valuePanels; t++) {
                     int width = Math.min(MR, dv - t * MR);
                     int panel = vOut + t * paddedKeys * MR;
                     for (int j = 0; j < keys; j++) {
-                        System.arraycopy(v, vIn + j * dv + t * MR, packedV, panel + j * MR, width);
+                        System.arraycopy(v, vIn + j * vStride + t * MR, packedV, panel + j * MR, width);
                     }
                 }
             }
@@ -200,14 +203,16 @@ final class VectorFlashAttentionF32 {
     private void start(int problem, int rowStart, int rows) {
         int dk = plan.keyDim;
         float scale = (float) (plan.scale * LOG2E);
-        int base = (problem * plan.queries + rowStart) * dk;
+        int stride = plan.q.rowStride();
+        int base = plan.q.base(problem) + rowStart * stride;
         if (rows < QUERY_BLOCK) {
             Arrays.fill(queries, 0f);
         }
         for (int r = 0; r < rows; r++) {
             int at = (r / NR) * dk * NR + r % NR;
+            int row = base + r * stride;
             for (int d = 0; d < dk; d++) {
-                queries[at + d * NR] = q[base + r * dk + d] * scale;
+                queries[at + d * NR] = q[row + d] * scale;
             }
         }
         Arrays.fill(rowMax, Float.NEGATIVE_INFINITY);
@@ -386,11 +391,12 @@ final class VectorFlashAttentionF32 {
     /** {@code out[row r] = Oᵀ[·][r] / l[r] · 1/(1-p)}, or zeros for a row that saw only -∞. */
     private void finish(int problem, int rowStart, int rows) {
         int dv = plan.valueDim;
-        int base = (problem * plan.queries + rowStart) * dv;
+        int stride = plan.out.rowStride();
+        int base = plan.out.base(problem) + rowStart * stride;
         for (int r = 0; r < rows; r++) {
             float l = rowSum[r];
             float factor = l == 0f ? 0f : (float) (plan.survivorScale / l);
-            int o = base + r * dv;
+            int o = base + r * stride;
             for (int e = 0; e < dv; e++) {
                 out[o + e] = outT[e * QUERY_BLOCK + r] * factor;
             }
