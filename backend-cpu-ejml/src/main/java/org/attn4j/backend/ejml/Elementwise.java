@@ -42,7 +42,7 @@ final class Elementwise {
         Shape rows = rank == 0 ? Shape.scalar() : out.slice(0, rank - 1);
         int[] rowA = Strides.offsets(rows, Arrays.copyOf(sa, Math.max(0, rank - 1)));
         int[] rowB = Strides.offsets(rows, Arrays.copyOf(sb, Math.max(0, rank - 1)));
-        Object result = HeapScope.allocate(a.dtype(), out);
+        Object result = HeapScope.allocateForWriting(a.dtype(), out);
         if (result instanceof float[] o) {
             float[] x = a.f32();
             float[] y = b.f32();
@@ -131,7 +131,7 @@ final class Elementwise {
     static Object map(HeapTensor x, Unary f, Parallel parallel) {
         if (x.dtype() == DType.F32) {
             float[] in = x.f32();
-            float[] out = new float[in.length];
+            float[] out = ArrayPool.floats(in.length, false);
             parallel.forRange(in.length, MAP_WORK, (from, to) -> {
                 for (int i = from; i < to; i++) {
                     out[i] = (float) f.apply(i, in[i]);
@@ -140,7 +140,7 @@ final class Elementwise {
             return out;
         }
         double[] in = x.f64();
-        double[] out = new double[in.length];
+        double[] out = ArrayPool.doubles(in.length, false);
         parallel.forRange(in.length, MAP_WORK, (from, to) -> {
             for (int i = from; i < to; i++) {
                 out[i] = f.apply(i, in[i]);

@@ -85,12 +85,16 @@ final class FlashAttention {
                 System.arraycopy(heads0, (p * length + r) * d, out, outRows.base(p) + r * outRows.rowStride(), d);
             }
         }
+        for (Object copy : new Object[] {q, k, v, heads0}) {
+            ArrayPool.recycle(copy);
+        }
         return out;
     }
 
     /** Copies the rows of one operand into {@code [problems, length, d]}. */
     private static Object gather(Object source, AttentionPlan.Rows rows, int problems, int length, int d) {
-        Object out = HeapScope.allocate(source instanceof float[] ? DType.F32 : DType.F64, (long) problems * length * d);
+        int size = problems * length * d;
+        Object out = source instanceof float[] ? ArrayPool.floats(size, false) : ArrayPool.doubles(size, false);
         for (int p = 0; p < problems; p++) {
             for (int r = 0; r < length; r++) {
                 System.arraycopy(source, rows.base(p) + r * rows.rowStride(), out, (p * length + r) * d, d);
@@ -136,5 +140,9 @@ final class FlashAttention {
                 kernel.block(t / blocks, (t % blocks) * block);
             }
         });
+        if (packed != null) {
+            ArrayPool.recycle(packed.keys());
+            ArrayPool.recycle(packed.values());
+        }
     }
 }

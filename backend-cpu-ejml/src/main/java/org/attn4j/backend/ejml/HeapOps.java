@@ -101,7 +101,7 @@ final class HeapOps extends AbstractOps<HeapTensor> {
 
     private Tensor norm(HeapTensor x, HeapTensor residual, HeapTensor gamma, HeapTensor beta, double eps,
                         boolean rms) {
-        Object out = HeapScope.allocate(x.dtype(), x.shape());
+        Object out = HeapScope.allocateForWriting(x.dtype(), x.shape());
         Norms.run(x.data(), residual == null ? null : residual.data(), gamma == null ? null : gamma.data(),
                 beta == null ? null : beta.data(), eps, rms, out, x.shape().dim(-1), parallel);
         return scope.wrap(x.shape(), out);
@@ -124,7 +124,7 @@ final class HeapOps extends AbstractOps<HeapTensor> {
                                    HeapTensor residual, Shape out) {
         WeightStorage w = ((HeapWeight) weight).storage();
         int rows = (int) (x.shape().size() / w.columns);
-        Object result = HeapScope.allocate(x.dtype(), out);
+        Object result = HeapScope.allocateForWriting(x.dtype(), out);
         if (result instanceof float[] y) {
             LinearKernel.f32(w, x.f32(), rows, bias == null ? null : bias.f32(), epilogue.activation(),
                     epilogue.gated(), residual == null ? null : residual.f32(), y, parallel);
@@ -141,13 +141,13 @@ final class HeapOps extends AbstractOps<HeapTensor> {
         WeightStorage w = ((HeapWeight) table).storage();
         int d = w.columns;
         if (w.f64()) {
-            double[] result = (double[]) HeapScope.allocate(DType.F64, out);
+            double[] result = (double[]) HeapScope.allocateForWriting(DType.F64, out);
             for (int i = 0; i < ids.length; i++) {
                 w.gather(ids[i], result, i * d);
             }
             return scope.wrap(out, result);
         }
-        float[] result = (float[]) HeapScope.allocate(DType.F32, out);
+        float[] result = (float[]) HeapScope.allocateForWriting(DType.F32, out);
         for (int i = 0; i < ids.length; i++) {
             w.gather(ids[i], result, i * d);
         }
@@ -166,7 +166,7 @@ final class HeapOps extends AbstractOps<HeapTensor> {
 
     @Override
     protected Tensor computeReshape(HeapTensor x, Shape out) {
-        return scope.wrap(out, x.data());
+        return scope.view(out, x);
     }
 
     @Override
@@ -214,7 +214,7 @@ final class HeapOps extends AbstractOps<HeapTensor> {
 
     @Override
     protected Tensor computeCast(HeapTensor x, DType dtype) {
-        return scope.wrap(x.shape(), Layout.cast(x.data(), dtype));
+        return x.dtype() == dtype ? scope.view(x.shape(), x) : scope.wrap(x.shape(), Layout.cast(x.data(), dtype));
     }
 
     @Override

@@ -70,20 +70,57 @@ final class VectorActivationsF32 {
         void run(float[] s, int n);
     }
 
-    private static final Pass[] SILU = {
+    private static final Pass[] SILU_PASSES = {
         VectorActivationsF32::negatePass, VectorActivationsF32::expReducePass, VectorActivationsF32::expScalePass,
         VectorActivationsF32::quotientPass,
     };
-    private static final Pass[] GELU_TANH = {
+    private static final Pass[] GELU_TANH_PASSES = {
         VectorActivationsF32::tanhArgumentPass, VectorActivationsF32::expReducePass,
         VectorActivationsF32::expScalePass, VectorActivationsF32::quotientPass,
     };
-    private static final Pass[] GELU = {
+    private static final Pass[] GELU_PASSES = {
         VectorActivationsF32::erfcPolynomialPass, VectorActivationsF32::erfcArgumentPass,
         VectorActivationsF32::expReducePass, VectorActivationsF32::expScalePass, VectorActivationsF32::geluPass,
     };
 
+    /** The steps of {@link #step}. */
+    static final int ADD = 0;
+    static final int MUL = 1;
+    static final int RELU = 2;
+    static final int GELU = 3;
+    static final int GELU_TANH = 4;
+    static final int SILU = 5;
+
+    /** One step of the epilogue over a run of a row, {@code a} its operand where it has one. */
+    @FunctionalInterface
+    private interface RowStep {
+        void apply(float[] y, int yo, float[] a, int ao, int len);
+    }
+
+    private static final RowStep[] STEPS = {
+        VectorActivationsF32::add, VectorActivationsF32::mul, (y, yo, a, ao, len) -> relu(y, yo, len),
+        (y, yo, a, ao, len) -> gelu(y, yo, len), (y, yo, a, ao, len) -> geluTanh(y, yo, len),
+        (y, yo, a, ao, len) -> silu(y, yo, len),
+    };
+
     private VectorActivationsF32() {
+    }
+
+    /**
+     * Runs one step of the epilogue over a run of a row. Every step is called from the one call site here, so that a
+     * caller that calls this method once (as {@link Epilogues} does) inlines at most the two steps its profile says are
+     * the most common, a few vector calls each; the activations themselves are passes that are never inlined
+     * ({@link #run}).
+     *
+     * @param kind {@link #ADD} ({@code y += a}), {@link #MUL} ({@code y *= a}), or an activation of {@code y}
+     * @param y the row, modified
+     * @param yo where the run starts
+     * @param a the operand of {@link #ADD} and {@link #MUL}, not modified; ignored by the activations
+     * @param ao where its run starts
+     * @param len the run's length
+     */
+    static void step(int kind, float[] y, int yo, float[] a, int ao, int len) {
+        STEPS[kind].apply(y, yo, a, ao, len);
     }
 
     /**
@@ -95,7 +132,7 @@ final class VectorActivationsF32 {
      * @param ao where its run starts
      * @param len the run's length
      */
-    static void add(float[] y, int yo, float[] a, int ao, int len) {
+    private static void add(float[] y, int yo, float[] a, int ao, int len) {
         int i = 0;
         for (; i + LANES <= len; i += LANES) {
             FloatVector.fromArray(SPECIES, a, ao + i).add(FloatVector.fromArray(SPECIES, y, yo + i))
@@ -115,7 +152,7 @@ final class VectorActivationsF32 {
      * @param ao where their run starts
      * @param len the run's length
      */
-    static void mul(float[] y, int yo, float[] a, int ao, int len) {
+    private static void mul(float[] y, int yo, float[] a, int ao, int len) {
         int i = 0;
         for (; i + LANES <= len; i += LANES) {
             FloatVector.fromArray(SPECIES, a, ao + i).mul(FloatVector.fromArray(SPECIES, y, yo + i))
@@ -133,7 +170,7 @@ final class VectorActivationsF32 {
      * @param yo where the run starts
      * @param len the run's length
      */
-    static void relu(float[] y, int yo, int len) {
+    private static void relu(float[] y, int yo, int len) {
         int i = 0;
         for (; i + LANES <= len; i += LANES) {
             FloatVector v = FloatVector.fromArray(SPECIES, y, yo + i);
@@ -152,8 +189,8 @@ final class VectorActivationsF32 {
      * @param yo where the run starts
      * @param len the run's length
      */
-    static void silu(float[] y, int yo, int len) {
-        run(SILU, y, yo, len);
+    private static void silu(float[] y, int yo, int len) {
+        run(SILU_PASSES, y, yo, len);
     }
 
     /**
@@ -163,8 +200,8 @@ final class VectorActivationsF32 {
      * @param yo where the run starts
      * @param len the run's length
      */
-    static void geluTanh(float[] y, int yo, int len) {
-        run(GELU_TANH, y, yo, len);
+    private static void geluTanh(float[] y, int yo, int len) {
+        run(GELU_TANH_PASSES, y, yo, len);
     }
 
     /**
@@ -174,8 +211,8 @@ final class VectorActivationsF32 {
      * @param yo where the run starts
      * @param len the run's length
      */
-    static void gelu(float[] y, int yo, int len) {
-        run(GELU, y, yo, len);
+    private static void gelu(float[] y, int yo, int len) {
+        run(GELU_PASSES, y, yo, len);
     }
 
     /**

@@ -117,8 +117,8 @@ final class VectorFlashAttentionF32 {
         int paddedKeys = (keys + MR - 1) / MR * MR;
         int valuePanels = (dv + MR - 1) / MR;
         int kvProblems = kvProblems(plan);
-        float[] packedK = new float[kvProblems * paddedKeys * dk];
-        float[] packedV = new float[kvProblems * valuePanels * paddedKeys * MR];
+        float[] packedK = ArrayPool.floats(kvProblems * paddedKeys * dk, true);
+        float[] packedV = ArrayPool.floats(kvProblems * valuePanels * paddedKeys * MR, true);
         parallel.forRange(kvProblems, (long) keys * (dk + dv), (from, to) -> {
             int kStride = plan.k.rowStride();
             int vStride = plan.v.rowStride();
@@ -146,19 +146,47 @@ final class VectorFlashAttentionF32 {
         return new Packed(packedK, packedV, paddedKeys, valuePanels);
     }
 
+    /** The scratch arrays of a kernel for one key and value width, kept per thread from call to call. */
+    private static final class Scratch {
+        final int keyDim;
+        final int valuePanels;
+        final float[] queries;
+        final float[] scores = new float[KEY_BLOCK * QUERY_BLOCK];
+        final float[] outT;
+        final float[] rowMax = new float[QUERY_BLOCK];
+        final float[] rowSum = new float[QUERY_BLOCK];
+        final float[] shift = new float[QUERY_BLOCK];
+        final float[] correction = new float[QUERY_BLOCK];
+        final float[] column = new float[QUERY_BLOCK];
+
+        Scratch(int keyDim, int valuePanels) {
+            this.keyDim = keyDim;
+            this.valuePanels = valuePanels;
+            this.queries = new float[keyDim * QUERY_BLOCK];
+            this.outT = new float[valuePanels * MR * QUERY_BLOCK];
+        }
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = new ThreadLocal<>();
+
     VectorFlashAttentionF32(AttentionPlan plan, float[] q, Packed packed, float[] out) {
         this.plan = plan;
         this.q = q;
         this.packed = packed;
         this.out = out;
-        this.queries = new float[plan.keyDim * QUERY_BLOCK];
-        this.scores = new float[KEY_BLOCK * QUERY_BLOCK];
-        this.outT = new float[packed.valuePanels() * MR * QUERY_BLOCK];
-        this.rowMax = new float[QUERY_BLOCK];
-        this.rowSum = new float[QUERY_BLOCK];
-        this.shift = new float[QUERY_BLOCK];
-        this.correction = new float[QUERY_BLOCK];
-        this.column = new float[QUERY_BLOCK];
+        Scratch s = SCRATCH.get();
+        if (s == null || s.keyDim != plan.keyDim || s.valuePanels != packed.valuePanels()) {
+            s = new Scratch(plan.keyDim, packed.valuePanels());
+            SCRATCH.set(s);
+        }
+        this.queries = s.queries;
+        this.scores = s.scores;
+        this.outT = s.outT;
+        this.rowMax = s.rowMax;
+        this.rowSum = s.rowSum;
+        this.shift = s.shift;
+        this.correction = s.correction;
+        this.column = s.column;
         this.masks = new BlockMasks(plan, QUERY_BLOCK);
     }
 
@@ -352,8 +380,12 @@ final class VectorFlashAttentionF32 {
                     c.fma(FloatVector.fromArray(SPECIES, rowSum, r), sum).intoArray(rowSum, r);
                 }
             }
-            FloatVector c = FloatVector.fromArray(SPECIES, correction, r);
-            if (!c.eq(1f).allTrue()) {
+            boolean moved = false;
+            for (int i = r; i < r + LANES; i++) {
+                moved |= correction[i] != 1f;
+            }
+            if (moved) {
+                FloatVector c = FloatVector.fromArray(SPECIES, correction, r);
                 for (int e = 0; e < valueRows; e++) {
                     int at = e * QUERY_BLOCK + r;
                     FloatVector.fromArray(SPECIES, outT, at).mul(c).intoArray(outT, at);
