@@ -15,7 +15,7 @@ final class ArrayPool {
     /** Arrays below this length are not kept. */
     static final int MIN_LENGTH = 256;
     /** Arrays of one length kept per thread at most. */
-    static final int PER_LENGTH = 8;
+    static final int PER_LENGTH = 32;
     /** Bytes kept per thread at most: an eighth of the heap, and no more than 256 MiB. */
     static final long CAPACITY_BYTES = Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8);
 
