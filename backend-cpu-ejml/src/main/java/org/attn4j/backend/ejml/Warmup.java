@@ -94,12 +94,14 @@ final class Warmup {
      * and loop counts quickly.
      */
     private static final class Operands {
-        private static final int IN = 8;
+        private static final int IN = 4;
         private static final int OUT = VectorGemmF32.NR + 3;
         private static final int ROWS = VectorGemmF32.MR + 1;
-        private static final int ROW = 256;
+        /** Two vectors per row and five rows: each pass of an activation is called five times a round. */
+        private static final int ROW = 2 * Vectors.F32.length();
+        private static final int EPILOGUE_ROWS = 5;
         private static final int LENGTH = VectorFlashAttentionF32.QUERY_BLOCK / 4 + 1;
-        private static final int HEAD = 8;
+        private static final int HEAD = 4;
         private static final Activation[] NONLINEAR = {Activation.GELU, Activation.GELU_TANH, Activation.SILU,
             Activation.RELU};
 
@@ -116,8 +118,12 @@ final class Warmup {
         final Tensor query;
         final Tensor cache;
         final Mask padding;
-        final float[] row = values(2 * ROW);
-        final float[] rows = new float[2 * ROW];
+        final float[] row = values(EPILOGUE_ROWS * ROW);
+        final float[] rows = new float[EPILOGUE_ROWS * ROW];
+        /** Operands of the decoding kernels, called directly: a decoding op makes too few calls per round. */
+        final float[] keys = values(6 * 5 * Vectors.F32.length());
+        final float[] dots = new float[6];
+        final float[] sums = new float[5 * Vectors.F32.length()];
 
         Operands(Scope scope) {
             x = scope.tensor(values(ROWS * IN), Shape.of(ROWS, IN));
@@ -129,8 +135,8 @@ final class Warmup {
             a = scope.tensor(values(ROWS * IN), Shape.of(ROWS, IN));
             b = scope.tensor(values(OUT * IN), Shape.of(OUT, IN));
             deep = scope.tensor(values(ROWS * (VectorGemmF32.KC + 1)), Shape.of(ROWS, VectorGemmF32.KC + 1));
-            qkv = scope.tensor(values(LENGTH * 4 * HEAD), Shape.of(1, LENGTH, 4 * HEAD));
-            int d = 2 * Vectors.F32.length();
+            qkv = scope.tensor(values(LENGTH * 8 * HEAD), Shape.of(1, LENGTH, 8 * HEAD));
+            int d = Vectors.F32.length();
             query = scope.tensor(values(2 * d), Shape.of(1, 2, 1, d));
             int keys = FlashDecoding.MIN_KEYS + 1;
             cache = scope.tensor(values(2 * keys * d), Shape.of(1, 2, keys, d));
@@ -147,19 +153,20 @@ final class Warmup {
             ops.linear(x, gated, gatedBias, Epilogue.gated(act));
             for (Activation f : NONLINEAR) {
                 System.arraycopy(row, 0, rows, 0, rows.length);
-                Epilogues.f32(f, rows, 0, ROW, 2, ROW, null, 0, null, 0, 0, 0, null, 0, 0);
+                Epilogues.f32(f, rows, 0, ROW, EPILOGUE_ROWS, ROW, null, 0, null, 0, 0, 0, null, 0, 0);
             }
             ops.matmul(a, b, false, true);
-            if (round % 8 == 0) {
+            if (round % 16 == 0) {
                 ops.matmul(deep, deep, true, false);
             }
-            if (round % 2 == 0) {
-                AttentionOptions options = round % 6 == 0 ? AttentionOptions.defaults()
-                        : round % 6 == 2 ? AttentionOptions.defaults().withMask(padding)
-                        : AttentionOptions.defaults().withCausal(true);
-                ops.packedAttention(qkv, 2, 1, options);
-            }
-            if (round % 4 == 1) {
+            AttentionOptions options = round % 3 == 0 ? AttentionOptions.defaults()
+                    : round % 3 == 1 ? AttentionOptions.defaults().withMask(padding)
+                    : AttentionOptions.defaults().withCausal(true);
+            ops.packedAttention(qkv, 4, 2, options);
+            int lanes = Vectors.F32.length();
+            VectorDecodingF32.scores(row, 0, keys, 0, lanes, dots, 0, 5);
+            VectorDecodingF32.accumulate(dots, keys, 0, 5 * lanes, sums, 0, 1 + round % 3);
+            if (round % 8 == 1) {
                 ops.attention(query, cache, cache, AttentionOptions.defaults());
             }
         }
