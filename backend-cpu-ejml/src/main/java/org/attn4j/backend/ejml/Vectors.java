@@ -16,6 +16,13 @@ final class Vectors {
     /** The F32 species of every kernel. */
     static final VectorSpecies<Float> F32 = choose(System.getProperty(PROPERTY));
 
+    /**
+     * Whether the CPU has 32 vector registers (AVX-512, whatever width the kernels use): C2 keeps a 6 × 2 tile
+     * reading six rows of input where they lie without spilling only then; with 16 (AVX2) it spills, and the input
+     * is packed first ({@link PanelsF32}).
+     */
+    static final boolean MANY_REGISTERS = FloatVector.SPECIES_PREFERRED.vectorBitSize() >= 512;
+
     private Vectors() {
     }
 
