@@ -54,7 +54,7 @@ final class LinearKernel {
         int in = w.columns;
         int out = gated ? w.rows / 2 : w.rows;
         if (w instanceof RowsF32 rows) {
-            float[] product = gated ? new float[Math.multiplyExact(n, w.rows)] : y;
+            float[] product = gated ? ArrayPool.floats(Math.multiplyExact(n, w.rows), false) : y;
             MatMul.linear(n, w.rows, in, x, rows.rowMajor(), null, product, parallel);
             parallel.forRange(n, (long) out * 8, (from, to) -> {
                 int ld = gated ? w.rows : out;
@@ -66,6 +66,9 @@ final class LinearKernel {
                     }
                 }
             });
+            if (gated) {
+                ArrayPool.recycle(product);
+            }
             return;
         }
         int block = w.columnBlock();
@@ -102,7 +105,7 @@ final class LinearKernel {
                     double[] residual, double[] y, Parallel parallel) {
         int in = w.columns;
         int out = gated ? w.rows / 2 : w.rows;
-        double[] product = gated ? new double[Math.multiplyExact(n, w.rows)] : y;
+        double[] product = gated ? ArrayPool.doubles(Math.multiplyExact(n, w.rows), false) : y;
         MatMul.linear(n, w.rows, in, x, ((RowsF64) w).rowMajor(), null, product, parallel);
         parallel.forRange(n, (long) out * 8, (from, to) -> {
             int ld = gated ? w.rows : out;
@@ -114,6 +117,9 @@ final class LinearKernel {
                 }
             }
         });
+        if (gated) {
+            ArrayPool.recycle(product);
+        }
     }
 
     private static float[] scratch(int size) {

@@ -112,13 +112,18 @@ public final class MiniLmMain {
         }
     }
 
-    /** @return the extra options of an engine's forks */
+    /**
+     * @return the options of an engine's forks: those of {@link MiniLmBench}'s {@code @Fork} (which options given here
+     *     replace), and the engine's own
+     */
     static List<String> jvmArgs(String engine) {
-        return switch (engine) {
-            case "ejml-256" -> List.of("-Dattn4j.ejml.vectorBits=256");
-            case "ejml-avx2" -> List.of("-XX:UseAVX=2");
-            default -> List.of();
-        };
+        List<String> args = new ArrayList<>(List.of("-Xmx3g", "--add-modules", "jdk.incubator.vector"));
+        switch (engine) {
+            case "ejml-256" -> args.add("-Dattn4j.ejml.vectorBits=256");
+            case "ejml-avx2" -> args.add("-XX:UseAVX=2");
+            default -> { }
+        }
+        return args;
     }
 
     private static void load(List<String> backends) throws IOException {
