@@ -107,6 +107,8 @@ public final class ReportWriter {
             timing.put("p10Seconds", t.p10Seconds());
             timing.put("p90Seconds", t.p90Seconds());
             timing.put("spread", t.spread());
+            timing.put("forks", t.forks());
+            timing.put("slowestForkMedianSeconds", t.slowestForkMedianSeconds());
             o.put("timing", timing);
             o.put("gflops", m.gflops());
             o.put("ratioToOnnxRuntime", m.isOnnxRuntime() ? null : report.ratioToOnnxRuntime(m));
@@ -221,7 +223,12 @@ public final class ReportWriter {
                     .append(" |".repeat(3 + ratios.length)).append('\n');
             return;
         }
-        md.append(Format.duration(m.timing().medianSeconds())).append(" | ")
+        md.append(Format.duration(m.timing().medianSeconds()));
+        if (m.timing().forks() > 1) {
+            md.append(" (slowest of ").append(m.timing().forks()).append(" forks: ")
+                    .append(Format.duration(m.timing().slowestForkMedianSeconds())).append(")");
+        }
+        md.append(" | ")
                 .append(Format.significant(100 * m.timing().spread())).append(" % | ")
                 .append(Format.significant(m.gflops()));
         for (String r : ratios) {

@@ -7,6 +7,7 @@ import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Capabilities.Feature;
 import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
+import org.attn4j.api.WeightType;
 
 /**
  * The pure-Java backend: tensors on the Java heap ({@code float[]} / {@code double[]}), matrix products by EJML,
@@ -14,9 +15,9 @@ import org.attn4j.api.DType;
  * ND4J (50) and below CUDA (300), it is the default CPU backend (the root README's backend table says why).
  * Select it explicitly with {@code -Dattn4j.backend=ejml}.
  *
- * <p>Its ops run on one {@link java.util.concurrent.ForkJoinPool} per backend, of as many workers as
- * {@link BackendOptions#resolveThreads(int)} gives (by default every processor); no op uses any other thread, EJML's
- * own global pool included.
+ * <p>Its ops run on the calling thread and one {@link java.util.concurrent.ForkJoinPool} per backend, together as
+ * many threads as {@link BackendOptions#resolveThreads(int)} gives (by default every processor); no op uses any other
+ * thread, EJML's own global pool included.
  */
 public final class EjmlBackendProvider implements BackendProvider {
 
@@ -40,9 +41,16 @@ public final class EjmlBackendProvider implements BackendProvider {
         return PRIORITY;
     }
 
-    /** @return always available: pure Java on EJML, with the number of threads an op may use and the F32 kernel */
+    /**
+     * @return available (pure Java on EJML, with the number of threads an op may use and the F32 kernels) unless a
+     *     system property of this backend holds a value it does not support, which it names
+     */
     @Override
     public Availability availability() {
+        String error = Simd.configurationError();
+        if (error != null) {
+            return Availability.unavailable(error);
+        }
         String threads;
         try {
             threads = threads(BackendOptions.defaults()) + " threads";
@@ -58,13 +66,16 @@ public final class EjmlBackendProvider implements BackendProvider {
         return capabilities(threads(BackendOptions.defaults()));
     }
 
+    /** @return a new backend; the first one of a JVM also starts compiling the SIMD kernels ({@link Warmup}) */
     @Override
     public Backend create(BackendOptions options) {
-        return new EjmlBackend(NAME, capabilities(threads(options)));
+        Capabilities capabilities = capabilities(threads(options));
+        Warmup.start(capabilities);
+        return new EjmlBackend(NAME, capabilities);
     }
 
     private static Capabilities capabilities(int threads) {
-        return Capabilities.builder("cpu").dtypes(DType.F32, DType.F64)
+        return Capabilities.builder("cpu").dtypes(DType.F32, DType.F64).weightTypes(WeightType.F32, WeightType.F64)
                 .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS)
                 .maxThreads(threads).build();
     }

@@ -27,6 +27,7 @@ import org.attn4j.bench.Measurement;
 import org.attn4j.bench.ReportWriter;
 import org.attn4j.bench.Suite;
 import org.attn4j.bench.Timing;
+import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
@@ -161,7 +162,7 @@ public final class BenchMain {
     static Measurement run(Job job, boolean quick, Path jvms) throws IOException {
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .include("^" + Pattern.quote(job.benchmark().getName() + ".") + "\\w+$")
-                .forks(1)
+                .forks(job.singleShot() ? 1 : forks(quick))
                 .shouldFailOnError(true)
                 .timeUnit(TimeUnit.NANOSECONDS)
                 .jvmArgs(job.jvmArgs().toArray(String[]::new));
@@ -184,27 +185,43 @@ public final class BenchMain {
                 return Measurement.failed(job.suite(), job.implementation(), job.workload(),
                         "JMH returned no result; see its log above");
             }
-            Statistics s = results.iterator().next().getPrimaryResult().getStatistics();
+            RunResult result = results.iterator().next();
+            Statistics s = result.getPrimaryResult().getStatistics();
+            double slowest = 0;
+            int forks = 0;
+            for (BenchmarkResult fork : result.getBenchmarkResults()) {
+                slowest = Math.max(slowest, fork.getPrimaryResult().getStatistics().getPercentile(50));
+                forks++;
+            }
             return Measurement.of(job.suite(), job.implementation(), job.workload(), new Timing(s.getN(),
                     s.getPercentile(50) * 1e-9, s.getMin() * 1e-9, s.getMax() * 1e-9, s.getPercentile(10) * 1e-9,
-                    s.getPercentile(90) * 1e-9));
+                    s.getPercentile(90) * 1e-9, Math.max(1, forks), slowest * 1e-9));
         } catch (RunnerException e) {
             return Measurement.failed(job.suite(), job.implementation(), job.workload(), rootCause(e));
         }
     }
 
     /**
-     * Warm-up and measurement iterations: three seconds of warm-up, since the JIT takes about two to finish
-     * compiling the SIMD attention kernel's loops and calls made before that would land in the samples; fewer
-     * measured iterations for calls of more than 20 GFLOP, which take seconds each.
+     * @param quick whether this is the smoke test
+     * @return forked JVMs per benchmark and shape: {@code -Dbench.forks}, by default 3 (1 for the smoke test), so
+     *     that a JVM that compiled the kernels worse than the others shows as the slowest fork
+     */
+    static int forks(boolean quick) {
+        return Integer.getInteger("bench.forks", quick ? 1 : 3);
+    }
+
+    /**
+     * Warm-up and measurement iterations: five seconds of warm-up, since C2 takes a few seconds to compile every
+     * SIMD kernel (more on a loaded machine, whose compiler queue is long) and calls made before that would land in
+     * the samples; fewer measured iterations for calls of more than 20 GFLOP, which take seconds each.
      */
     record Iterations(int warmups, int measurements, TimeValue time) {
         static Iterations of(boolean quick, double flops) {
             if (quick) {
                 return new Iterations(1, 2, TimeValue.milliseconds(200));
             }
-            return flops > 2e10 ? new Iterations(3, 2, TimeValue.seconds(1))
-                    : new Iterations(3, 3, TimeValue.seconds(1));
+            return flops > 2e10 ? new Iterations(5, 2, TimeValue.seconds(1))
+                    : new Iterations(5, 3, TimeValue.seconds(1));
         }
 
         String describe() {
@@ -213,7 +230,8 @@ public final class BenchMain {
     }
 
     private static String jmhSettings(boolean quick) {
-        return "1 fork per benchmark and shape (JVM " + String.join(" ", Plan.JVM) + "), mode SampleTime; "
+        return forks(quick) + " forks per benchmark and shape (JVM " + String.join(" ", Plan.JVM)
+                + "; the median over all of them, and the slowest fork's own), mode SampleTime; "
                 + (quick ? Iterations.of(true, 0).describe() : Iterations.of(false, 0).describe()
                 + " (calls above 20 GFLOP: " + Iterations.of(false, 3e10).describe() + ")")
                 + "; the long-sequence check: one cold call (SingleShotTime) in a JVM with "

@@ -34,20 +34,23 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code attn4j} embeds them with {@link SentenceEmbedder} (the embedded ONNX file's weights bound to the backend;
  * tokenising, the encoder, mean pooling and normalisation), {@code onnxruntime} runs that same ONNX file on the same
  * token ids (the encoder alone). Both get every processor: ONNX Runtime as intra-op threads, the backends their
- * defaults. Run with {@code MiniLmMain}, which prints sentences/s and the ratios.
+ * defaults. An engine {@code ejml-…} is the EJML backend in a JVM that {@code MiniLmMain} starts with other options
+ * (a narrower vector width). Five warm-up iterations of two seconds let C2 finish every kernel before the five
+ * measured ones; three forks show whether some JVM compiled them worse. Run with {@code MiniLmMain}, which prints
+ * sentences/s, the ratios and the slowest fork.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 2, time = 2)
+@Warmup(iterations = 5, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx3g", "--add-modules", "jdk.incubator.vector"})
+@Fork(value = 3, jvmArgsAppend = {"-Xmx3g", "--add-modules", "jdk.incubator.vector"})
 public class MiniLmBench {
     /** {@code B×L}. */
     @Param({"1x16", "1x128", "32x128", "8x512"})
     public String shape;
 
-    /** A backend name, or {@code onnxruntime}. */
+    /** A backend name, a backend name and a variant label ({@code ejml-256}), or {@code onnxruntime}. */
     @Param({"ejml", "nd4j", "onnxruntime"})
     public String engine;
 
@@ -67,7 +70,8 @@ public class MiniLmBench {
         int length = Integer.parseInt(shape.substring(shape.indexOf('x') + 1));
         texts = Collections.nCopies(batch, String.join(" ", Collections.nCopies(length - 2, "hello")));
         if (!engine.equals("onnxruntime")) {
-            embedder = SentenceEmbedder.loadDefault(Backends.load(engine),
+            String backend = engine.contains("-") ? engine.substring(0, engine.indexOf('-')) : engine;
+            embedder = SentenceEmbedder.loadDefault(Backends.load(backend),
                     EmbeddingOptions.defaults().withMaxLength(length).withBatchSize(batch));
             int tokens = embedder.embed(texts.get(0)).ids().length;
             if (tokens != length) {

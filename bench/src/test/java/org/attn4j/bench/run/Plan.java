@@ -94,6 +94,19 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
             return new Variant(EJML + " + SIMD kernel", EJML, jvm, Map.of());
         }
 
+        /**
+         * @param label the width's name in the report
+         * @param option the JVM option that narrows the vectors: {@code -Dattn4j.ejml.vectorBits=256} (256-bit species
+         *     on an AVX-512 CPU) or {@code -XX:UseAVX=2} (the JVM uses no AVX-512 at all)
+         * @return the EJML backend's SIMD kernels on narrower vectors
+         */
+        static Variant ejmlSimdNarrow(String label, String option) {
+            List<String> jvm = new ArrayList<>(JVM);
+            jvm.addAll(VECTOR_MODULE);
+            jvm.add(option);
+            return new Variant(EJML + " + SIMD kernel, " + label, EJML, jvm, Map.of());
+        }
+
         /** @return the EJML backend's {@code Ops.matmul} in a JVM with the Vector API: its SIMD SGEMM */
         static Variant ejmlSgemm() {
             List<String> jvm = new ArrayList<>(JVM);
@@ -145,8 +158,21 @@ record Plan(List<Integer> lengths, List<Integer> squareSizes, int singleThreadSi
          */
         List<Variant> expand(List<String> names) {
             return names.stream().flatMap(n -> n.equals(ND4J) ? nd4jDefaultAndTuned().stream()
-                    : n.equals(EJML) ? Stream.of(Variant.plain(n), Variant.ejmlSimd())
+                    : n.equals(EJML) ? ejml().stream()
                     : Stream.of(Variant.plain(n))).toList();
+        }
+
+        /**
+         * @return the EJML backend without and with its SIMD kernels, and, on an AVX-512 CPU when
+         *     {@code -Dbench.widths=true}, the SIMD kernels on 256-bit species and with {@code -XX:UseAVX=2}
+         */
+        private List<Variant> ejml() {
+            List<Variant> v = new ArrayList<>(List.of(Variant.plain(EJML), Variant.ejmlSimd()));
+            if (avx512 && Boolean.getBoolean("bench.widths")) {
+                v.add(Variant.ejmlSimdNarrow("256-bit species", "-Dattn4j.ejml.vectorBits=256"));
+                v.add(Variant.ejmlSimdNarrow("AVX2", "-XX:UseAVX=2"));
+            }
+            return v;
         }
 
         /** @return for each backend variant's label, the label of its own library's attention-shaped GEMM */
