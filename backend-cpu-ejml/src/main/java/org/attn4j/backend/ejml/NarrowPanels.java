@@ -1,0 +1,268 @@
+package org.attn4j.backend.ejml;
+
+import java.util.Arrays;
+
+/**
+ * A weight {@code W [rows, columns]} held in fewer bits than F32 (BF16, F16, GGUF's Q8_0 and Q4_0), laid out once,
+ * when bound, in column panels of {@link #NR} rows of {@code W}, the whole inner dimension long, with the {@code NR}
+ * numbers of one column side by side:
+ * <pre>
+ *   panel q, column p, lane j  =  W[q·NR + j][p]          rows past the last of W are zeros
+ * </pre>
+ * the order of the SIMD matrix product's packed panels ({@link VectorGemmF32}), so that one column of a panel widens
+ * to two F32 vectors without any shuffle and a product needs one broadcast of {@code x[p]} per column. Blocks of 32
+ * columns share one scale per row ({@code Q8_0}, {@code Q4_0}): they sit in a panel
+ * of their own, {@code NR} scales per block, widened to F32 once at bind.
+ *
+ * <p>{@link #product} computes {@code out = x·W[from..to)ᵀ} for a block of input rows and output columns in one of
+ * two ways, accumulating in F32 either way:
+ * <ul>
+ *   <li>fewer than {@link #TILE_ROWS} rows (a decoding step): each panel is streamed once per row, widened in
+ *       registers ({@code VectorNarrowPanels.dot…}); a product reads the weight's bytes once, at memory speed;</li>
+ *   <li>more rows (a prompt): each panel is widened once into an F32 panel ({@code VectorNarrowPanels.unpack…}) and
+ *       the rows run the F32 micro-kernel over it ({@link VectorGemmF32#tile}), {@link VectorGemmF32#MR} rows at a
+ *       time, so the widening is paid once for all the rows of the call.</li>
+ * </ul>
+ * Without the Vector API, panels are 16 rows and both ways widen the panel with scalar code and take dot products
+ * in F32. Products run on the calling thread and allocate nothing in steady state (per-thread scratch).
+ */
+abstract class NarrowPanels {
+    /** Whether the kernels run on SIMD vectors ({@link Simd#enabled()}). */
+    static final boolean SIMD = Simd.enabled();
+    /** Rows of {@code W} per panel: {@code VectorNarrowPanels.NR} with the Vector API, else 16. */
+    static final int NR = SIMD ? VectorNarrowPanels.NR : 16;
+    /** From this many input rows on, a product widens each panel once and runs the F32 micro-kernel over it. */
+    static final int TILE_ROWS = 4;
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    /** {@code out}, the rows of {@code W}. */
+    final int rows;
+    /** {@code in}, the columns of {@code W}. */
+    final int columns;
+    /** The panels: {@code ⌈rows / NR⌉}. */
+    final int panels;
+
+    /**
+     * @param rows {@code W}'s rows
+     * @param columns {@code W}'s columns
+     * @param perNumber the elements of the storage array per number of {@code W} (1, or ½ for nibbles)
+     * @param what the type's name, for the message
+     * @throws IllegalArgumentException if the panels do not fit one Java array
+     */
+    NarrowPanels(int rows, int columns, double perNumber, String what) {
+        this.rows = rows;
+        this.columns = columns;
+        this.panels = (rows + NR - 1) / NR;
+        double elements = (double) panels * NR * columns * perNumber;
+        if (elements > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("weight: a " + what + " weight of [" + rows + ", " + columns
+                    + "] needs " + (long) elements + " array elements, more than backend ejml's limit of one Java"
+                    + " array (2^31 - 9); split it");
+        }
+    }
+
+    /** @return the bytes held, padding and scales included */
+    abstract long heldBytes();
+
+    /**
+     * @param q the panel
+     * @param p the column
+     * @param j the lane, {@code < NR}
+     * @return {@code W[q·NR + j][p]} exactly as {@code WeightType.decode} reads it (zero past the last row)
+     */
+    abstract float value(int q, int p, int j);
+
+    /**
+     * {@code y[yAt + j] = Σ_p x[xAt + p] · W[q·NR + j][p]} for {@code j < NR}, streaming the panel once.
+     *
+     * @param q the panel
+     * @param x the input row, not modified
+     * @param xAt where it starts
+     * @param y receives {@code NR} sums
+     * @param yAt where they go
+     */
+    abstract void dot(int q, float[] x, int xAt, float[] y, int yAt);
+
+    /**
+     * Widens a panel: {@code dst[p·NR + j] = W[q·NR + j][p]}, exactly as {@code WeightType.decode} reads it.
+     *
+     * @param q the panel
+     * @param dst at least {@code columns·NR} floats, overwritten from 0
+     */
+    abstract void unpack(int q, float[] dst);
+
+    /** @return the number of output columns the products compute together: one panel */
+    int columnBlock() {
+        return NR;
+    }
+
+    /** @return {@code W} row-major, as {@code WeightType.decode} reads the bytes it was bound from */
+    float[] values() {
+        float[] out = new float[Math.toIntExact((long) rows * columns)];
+        for (int r = 0; r < rows; r++) {
+            gather(r, out, r * columns);
+        }
+        return out;
+    }
+
+    /**
+     * Copies one row of {@code W}, widened: {@code dst[dstOff + p] = W[row][p]}.
+     *
+     * @param row the row, in {@code [0, rows)}
+     * @param dst the target
+     * @param dstOff where the row goes
+     */
+    void gather(int row, float[] dst, int dstOff) {
+        int q = row / NR;
+        int j = row % NR;
+        for (int p = 0; p < columns; p++) {
+            dst[dstOff + p] = value(q, p, j);
+        }
+    }
+
+    /**
+     * The product of rows of an F32 input with rows {@code [from, to)} of {@code W}:
+     * <pre>
+     *   out[outOff + i·ldo + (j - from)] = Σ_p x[xOff + i·ldx + p] · W[j][p]      i &lt; n, from ≤ j &lt; to
+     * </pre>
+     * Runs on the calling thread, allocates nothing in steady state, and writes nothing else of {@code out}.
+     *
+     * @param x the input, not modified
+     * @param xOff where row 0 starts
+     * @param ldx the distance between rows of {@code x}
+     * @param n the number of rows, at least 1
+     * @param from the first row of {@code W}
+     * @param to one past the last row of {@code W}
+     * @param out the result; overwritten in the block
+     * @param outOff where row 0, column {@code from} of the block goes
+     * @param ldo the distance between rows of {@code out}
+     */
+    void product(float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff, int ldo) {
+        Scratch s = SCRATCH.get();
+        if (SIMD && n >= TILE_ROWS) {
+            tiled(s, x, xOff, ldx, n, from, to, out, outOff, ldo);
+            return;
+        }
+        float[] panel = SIMD ? null : s.panel(columns * NR);
+        for (int q = from / NR; q * NR < to; q++) {
+            int j0 = Math.max(from, q * NR);
+            int j1 = Math.min(to, q * NR + NR);
+            boolean whole = j1 - j0 == NR;
+            if (!SIMD) {
+                unpack(q, panel);
+            }
+            for (int i = 0; i < n; i++) {
+                int xAt = xOff + i * ldx;
+                int at = outOff + i * ldo + (j0 - from);
+                float[] y = whole ? out : s.lanes;
+                int yAt = whole ? at : 0;
+                if (SIMD) {
+                    dot(q, x, xAt, y, yAt);
+                } else {
+                    dotUnpacked(panel, x, xAt, y, yAt);
+                }
+                if (!whole) {
+                    System.arraycopy(s.lanes, j0 - q * NR, out, at, j1 - j0);
+                }
+            }
+        }
+    }
+
+    /** The many-rows product: each panel widened once, then the F32 micro-kernel over every {@code MR} rows. */
+    private void tiled(Scratch s, float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff,
+                       int ldo) {
+        int mr = VectorGemmF32.MR;
+        int k = columns;
+        int rowPanels = (n + mr - 1) / mr;
+        float[] packed = s.packed(rowPanels * mr * k);
+        for (int r = 0; r < rowPanels; r++) {
+            int base = r * mr * k;
+            int height = Math.min(mr, n - r * mr);
+            for (int i = 0; i < height; i++) {
+                int src = xOff + (r * mr + i) * ldx;
+                for (int p = 0; p < k; p++) {
+                    packed[base + p * mr + i] = x[src + p];
+                }
+            }
+            for (int i = height; i < mr; i++) {
+                for (int p = 0; p < k; p++) {
+                    packed[base + p * mr + i] = 0f;
+                }
+            }
+        }
+        float[] panel = s.panel(k * NR);
+        float[] edge = s.edge(mr * NR);
+        for (int q = from / NR; q * NR < to; q++) {
+            int j0 = Math.max(from, q * NR);
+            int j1 = Math.min(to, q * NR + NR);
+            boolean whole = j1 - j0 == NR;
+            unpack(q, panel);
+            for (int r = 0; r < rowPanels; r++) {
+                int height = Math.min(mr, n - r * mr);
+                int at = outOff + r * mr * ldo + (j0 - from);
+                if (whole && height == mr) {
+                    VectorGemmF32.tile(k, packed, r * mr * k, panel, 0, out, at, ldo, false);
+                } else {
+                    VectorGemmF32.tile(k, packed, r * mr * k, panel, 0, edge, 0, NR, false);
+                    for (int i = 0; i < height; i++) {
+                        System.arraycopy(edge, i * NR + (j0 - q * NR), out, at + i * ldo, j1 - j0);
+                    }
+                }
+            }
+        }
+    }
+
+    /** {@code y[yAt + j] = Σ_p x[xAt + p] · panel[p·NR + j]}: the scalar dot product with a widened panel. */
+    private void dotUnpacked(float[] panel, float[] x, int xAt, float[] y, int yAt) {
+        Arrays.fill(y, yAt, yAt + NR, 0f);
+        for (int p = 0; p < columns; p++) {
+            float v = x[xAt + p];
+            int base = p * NR;
+            for (int j = 0; j < NR; j++) {
+                y[yAt + j] += v * panel[base + j];
+            }
+        }
+    }
+
+    /**
+     * Adds the last column of a panel whose SIMD kernel takes only an even number of columns:
+     * {@code y[yAt + j] += x[xAt + columns - 1] · W[q·NR + j][columns - 1]}.
+     */
+    void addLastColumn(int q, float[] x, int xAt, float[] y, int yAt) {
+        int p = columns - 1;
+        float v = x[xAt + p];
+        for (int j = 0; j < NR; j++) {
+            y[yAt + j] += v * value(q, p, j);
+        }
+    }
+
+    /** The per-thread buffers of the products, grown once. */
+    private static final class Scratch {
+        private float[] panel = new float[0];
+        private float[] packed = new float[0];
+        private float[] edge = new float[0];
+        private final float[] lanes = new float[NR];
+
+        float[] panel(int size) {
+            if (panel.length < size) {
+                panel = new float[size];
+            }
+            return panel;
+        }
+
+        float[] packed(int size) {
+            if (packed.length < size) {
+                packed = new float[size];
+            }
+            return packed;
+        }
+
+        float[] edge(int size) {
+            if (edge.length < size) {
+                edge = new float[size];
+            }
+            return edge;
+        }
+    }
+}
