@@ -6,6 +6,7 @@ import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Capabilities.Feature;
 import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
+import org.attn4j.api.WeightType;
 
 /**
  * The pure-Java backend: tensors on the Java heap ({@code float[]} / {@code double[]}), matrix products by EJML,
@@ -35,15 +36,22 @@ public final class EjmlBackendProvider implements BackendProvider {
         return PRIORITY;
     }
 
-    /** @return always available: pure Java on EJML, with the number of threads an op may use and the F32 kernel */
+    /**
+     * @return available (pure Java on EJML, with the number of threads an op may use and the F32 kernels) unless a
+     *     system property of this backend holds a value it does not support, which it names
+     */
     @Override
     public Availability availability() {
+        String error = Simd.configurationError();
+        if (error != null) {
+            return Availability.unavailable(error);
+        }
         return Availability.available("pure Java on EJML, " + threads() + " threads; " + Simd.describe());
     }
 
     @Override
     public Capabilities capabilities() {
-        return Capabilities.builder("cpu").dtypes(DType.F32, DType.F64)
+        return Capabilities.builder("cpu").dtypes(DType.F32, DType.F64).weightTypes(WeightType.F32, WeightType.F64)
                 .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS)
                 .maxThreads(threads()).build();
     }

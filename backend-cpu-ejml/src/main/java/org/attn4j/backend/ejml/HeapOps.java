@@ -5,12 +5,14 @@ import java.util.List;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
+import org.attn4j.api.Epilogue;
 import org.attn4j.api.GeluApproximation;
 import org.attn4j.api.Mask;
 import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.AbstractOps;
+import org.attn4j.api.spi.AbstractWeight;
 import org.attn4j.api.spi.Dropout;
 import org.attn4j.api.spi.ReferenceAttention;
 import org.attn4j.api.spi.ShapeChecks;
@@ -100,6 +102,42 @@ final class HeapOps extends AbstractOps<HeapTensor> {
         Object result = HeapScope.allocate(x.dtype(), out);
         MatMul.linear(rows, features, in, x.data(), weight.data(), bias == null ? null : bias.data(), result,
                 parallel);
+        return scope.wrap(out, result);
+    }
+
+    /** The linear map over a bound weight, its epilogue in the same pass ({@link LinearKernel}). */
+    @Override
+    protected Tensor computeLinear(HeapTensor x, AbstractWeight weight, HeapTensor bias, Epilogue epilogue,
+                                   HeapTensor residual, Shape out) {
+        WeightStorage w = ((HeapWeight) weight).storage();
+        int rows = (int) (x.shape().size() / w.columns);
+        Object result = HeapScope.allocate(x.dtype(), out);
+        if (result instanceof float[] y) {
+            LinearKernel.f32(w, x.f32(), rows, bias == null ? null : bias.f32(), epilogue.activation(),
+                    epilogue.gated(), residual == null ? null : residual.f32(), y, parallel);
+        } else {
+            LinearKernel.f64(w, x.f64(), rows, bias == null ? null : bias.f64(), epilogue.activation(),
+                    epilogue.gated(), residual == null ? null : residual.f64(), (double[]) result, parallel);
+        }
+        return scope.wrap(out, result);
+    }
+
+    /** Rows of a bound table, copied out of its storage. */
+    @Override
+    protected Tensor computeEmbedding(AbstractWeight table, int[] ids, Shape idsShape, Shape out) {
+        WeightStorage w = ((HeapWeight) table).storage();
+        int d = w.columns;
+        if (w.f64()) {
+            double[] result = (double[]) HeapScope.allocate(DType.F64, out);
+            for (int i = 0; i < ids.length; i++) {
+                w.gather(ids[i], result, i * d);
+            }
+            return scope.wrap(out, result);
+        }
+        float[] result = (float[]) HeapScope.allocate(DType.F32, out);
+        for (int i = 0; i < ids.length; i++) {
+            w.gather(ids[i], result, i * d);
+        }
         return scope.wrap(out, result);
     }
 

@@ -1,11 +1,14 @@
 package org.attn4j.backend.ejml;
 
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
 import org.attn4j.api.DType;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.WeightType;
 import org.attn4j.api.spi.AbstractScope;
+import org.attn4j.api.spi.AbstractWeight;
 import org.attn4j.api.spi.ShapeChecks;
 
 /** A scope of heap tensors; confined to one thread at a time, like every scope. */
@@ -47,6 +50,14 @@ final class HeapScope extends AbstractScope {
         ShapeChecks.notNull("zeros", "dtype", dtype);
         ShapeChecks.fits("zeros", shape, dtype, MAX_ELEMENTS * dtype.byteSize(), LIMIT);
         return wrap(shape, allocate(dtype, shape.size()));
+    }
+
+    /** Binds a weight once, in the storage its type and this JVM's kernels read ({@link WeightStorage#bind}). */
+    @Override
+    protected AbstractWeight createWeight(ByteBuffer data, WeightType type, Shape shape) {
+        ShapeChecks.fits("weight", shape, type == WeightType.F64 ? DType.F64 : DType.F32,
+                MAX_ELEMENTS * (type == WeightType.F64 ? 8 : 4), LIMIT);
+        return new HeapWeight(this, data, type, shape);
     }
 
     /**

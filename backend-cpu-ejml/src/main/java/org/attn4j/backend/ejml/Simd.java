@@ -33,7 +33,10 @@ final class Simd {
      * @param note the sentence
      * @param moduleMissing whether only the JVM flag is missing: nothing else stands in the way
      */
-    private record Choice(boolean simd, String note, boolean moduleMissing) {
+    private record Choice(boolean simd, String note, boolean moduleMissing, String error) {
+        Choice(boolean simd, String note, boolean moduleMissing) {
+            this(simd, note, moduleMissing, null);
+        }
     }
 
     private static final Choice CHOICE = choose();
@@ -44,6 +47,11 @@ final class Simd {
     /** @return whether F32 attention and matrix products use the SIMD kernels */
     static boolean enabled() {
         return CHOICE.simd();
+    }
+
+    /** @return why the backend's configuration cannot run (a malformed system property), or null */
+    static String configurationError() {
+        return CHOICE.error();
     }
 
     /** @return one sentence for the provider's availability note: which kernel runs and how to change that */
@@ -71,15 +79,21 @@ final class Simd {
         if (!Boolean.parseBoolean(System.getProperty(PROPERTY, "true"))) {
             return new Choice(false, "F32 attention on the scalar kernel (-D" + PROPERTY + "=false)", false);
         }
+        String width = System.getProperty(Vectors.PROPERTY);
+        if (width != null && !width.trim().equals("256") && !width.trim().equals("512")) {
+            return new Choice(false, "", false, "-D" + Vectors.PROPERTY + "=" + width + " is not a vector width this"
+                    + " backend supports; use 256 or 512 (bits), or leave it out for the CPU's preferred width");
+        }
         if (ModuleLayer.boot().findModule(MODULE).isEmpty()) {
             return new Choice(false, "F32 attention on the scalar kernel and F32 matmul on EJML; start the JVM with"
                     + " --add-modules " + MODULE + " for the SIMD kernels, several times faster", true);
         }
-        int bits = VectorFlashAttentionF32.vectorBits();
+        int bits = Vectors.F32.vectorBitSize();
         if (bits < MIN_BITS) {
             return new Choice(false, "F32 attention on the scalar kernel: this CPU's vectors are narrower than "
                     + MIN_BITS + " bits", false);
         }
-        return new Choice(true, "F32 attention and matmul on " + bits + "-bit SIMD vectors (" + MODULE + ")", false);
+        return new Choice(true, "F32 attention and matmul on " + bits + "-bit SIMD vectors (" + MODULE + ")"
+                + (width == null ? "" : ", -D" + Vectors.PROPERTY + "=" + width.trim()), false);
     }
 }

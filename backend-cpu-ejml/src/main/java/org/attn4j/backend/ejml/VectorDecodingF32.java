@@ -10,7 +10,7 @@ import jdk.incubator.vector.VectorSpecies;
  * update {@code o += p_j · v_j}, four keys per pass. Loaded only when {@link Simd#enabled()}.
  */
 final class VectorDecodingF32 {
-    private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Float> SPECIES = Vectors.F32;
     private static final int LANES = SPECIES.length();
 
     private VectorDecodingF32() {

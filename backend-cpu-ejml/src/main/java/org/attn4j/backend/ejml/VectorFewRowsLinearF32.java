@@ -17,7 +17,7 @@ import jdk.incubator.vector.VectorSpecies;
  * that {@link Simd#enabled()} admitted may load this class.
  */
 final class VectorFewRowsLinearF32 {
-    private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Float> SPECIES = Vectors.F32;
     private static final int LANES = SPECIES.length();
     /** Rows below which this kernel runs rather than {@link VectorGemmF32}. */
     static final int MAX_ROWS = 32;

@@ -28,7 +28,7 @@ import jdk.incubator.vector.VectorSpecies;
  * does not inline a helper that takes or returns a vector, it allocates an object for every vector passed.
  */
 final class VectorFlashAttentionF32 {
-    private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Float> SPECIES = Vectors.F32;
     private static final int LANES = SPECIES.length();
     private static final int MR = VectorGemmF32.MR;
     private static final int NR = VectorGemmF32.NR;
@@ -75,11 +75,6 @@ final class VectorFlashAttentionF32 {
     private final float[] rowSum;
     private final float[] column;
     private final BlockMasks masks;
-
-    /** @return the size of the vectors this kernel computes on, {@code FloatVector.SPECIES_PREFERRED}, in bits */
-    static int vectorBits() {
-        return SPECIES.vectorBitSize();
-    }
 
     /**
      * @param plan the call

@@ -14,27 +14,37 @@ import jdk.incubator.vector.VectorSpecies;
  * {@link #NC}; each such block of {@code op(B)} is packed once into column panels {@link #NR} wide (shared by all
  * threads), then tasks of up to {@link #MC} rows by a range of panels pack their rows of {@code op(A)} into row
  * panels {@link #MR} high and run the register-tiled micro-kernel over every (row panel, column panel) pair. The
- * micro-kernel keeps an {@code MR × NR} tile of {@code C} in registers for the whole inner block: on 256-bit vectors
- * 6 rows × 2 vectors (12 of AVX2's 16 registers), on 512-bit vectors 12 rows × 2 vectors (24 of AVX-512's 32).
- * Panels are zero-padded, so edge tiles run the same kernel into a scratch tile that is then merged into {@code C}.
- * Packing buffers are per thread and grow once, so a call allocates nothing in steady state. Only callers that
- * {@link Simd#enabled()} admitted may load this class: without {@code jdk.incubator.vector} it cannot be linked.
+ * micro-kernel keeps an {@code MR × NR} tile of {@code C} in registers for the whole inner block: 6 rows × 2
+ * vectors, 12 accumulators. Panels are zero-padded, so edge tiles run the same kernel into a scratch tile that is
+ * then merged into {@code C}. Packing buffers are per thread and grow once, so a call allocates nothing in steady
+ * state. {@link #tileRows} is the same micro-kernel over rows of a row-major input and a weight packed once, when
+ * it was bound ({@link PanelsF32}). Only callers that {@link Simd#enabled()} admitted may load this class: without
+ * {@code jdk.incubator.vector} it cannot be linked.
  *
- * <p>As in {@link VectorFlashAttentionF32}, every vector lives inside the one method that makes it: C2 boxes a vector
- * passed to a method it does not inline.
+ * <p>How the micro-kernels are written decides whether C2 compiles them to vector instructions at all, in every
+ * JVM: C2 inlines a Vector API call on a receiver whose class it cannot prove (a loop-carried vector, or the result
+ * of a call it inlined late because the method had grown past its inlining budget) only by speculating on the
+ * profiled class, and stops speculating once the deoptimisations recorded in the profiles of the Vector API's
+ * shared methods, summed over every copy inlined into one method, pass {@code PerMethodTrapLimit}; the remaining
+ * vector operations then run the API's non-intrinsified Java fallbacks on boxed vectors, persistently. Such counts
+ * come from the API's own methods compiled on their own while kernels still run interpreted, and so differ from JVM
+ * to JVM. Hence every vector here is the receiver of a call only when it is the fresh result of another call, the
+ * accumulators are arguments of multiply-adds only and are stored from the last step of their loop, and each
+ * kernel stays small enough (at most about 45 Vector API calls) to be parsed within the inlining budget. A
+ * {@code 12 × 2} tile does not fit that budget. {@code IntrinsificationTest} holds every kernel to it by running
+ * them in a JVM that never speculates on classes ({@code -XX:PerMethodTrapLimit=0}), where any vector operation left
+ * to the fallback allocates.
  */
 final class VectorGemmF32 {
-    private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Float> SPECIES = Vectors.F32;
     private static final int LANES = SPECIES.length();
-    /** Whether the micro-kernel is 12 rows high, which needs the 32 vector registers of AVX-512. */
-    private static final boolean TALL_TILES = LANES >= 16;
     /** Rows of the register tile. */
-    static final int MR = TALL_TILES ? 12 : 6;
+    static final int MR = 6;
     /** Columns of the register tile: two vectors. */
     static final int NR = 2 * LANES;
     /** The inner block: one packed {@code KC × NR} panel of {@code B} (16 KiB) stays in the L1 cache. */
     static final int KC = 4096 / NR;
-    /** Rows per task: the packed {@code MC × KC} block of {@code A} (120 KiB) stays in the L2 cache. */
+    /** Rows per task: the packed {@code MC × KC} block of {@code A} (120 KiB on 256-bit vectors) stays in L2. */
     static final int MC = 20 * MR;
     /** Columns per packed block of {@code B}. */
     static final int NC = 4096;
@@ -233,222 +243,137 @@ final class VectorGemmF32 {
         }
     }
 
-    /** One {@code MR × NR} tile: {@code c (+)= packedA panel · packedB panel} over {@code kc} inner steps. */
+    /**
+     * One {@code MR × NR} tile: {@code c (+)= packedA panel · packedB panel} over {@code kc ≥ 1} inner steps: 12
+     * accumulators, 2 loads and 6 broadcasts per step. Written for C2 (see the class comment): the accumulators are
+     * only ever arguments of a multiply-add inside the loop, and each is stored from the loop's last step, where it is
+     * the fresh result of that multiply-add.
+     */
     static void tile(int kc, float[] pa, int aAt, float[] pb, int bAt, float[] c, int cAt, int ldc,
-                             boolean accumulate) {
-        if (TALL_TILES) {
-            tile12(kc, pa, aAt, pb, bAt, c, cAt, ldc, accumulate);
-        } else {
-            tile6(kc, pa, aAt, pb, bAt, c, cAt, ldc, accumulate);
-        }
-    }
-
-    /** {@link #tile} for 6 rows by 2 vectors: 12 accumulators, 2 loads and 6 broadcasts per step. */
-    static void tile6(int kc, float[] pa, int aAt, float[] pb, int bAt, float[] c, int cAt, int ldc,
-                              boolean accumulate) {
-        FloatVector c00 = FloatVector.zero(SPECIES);
-        FloatVector c01 = c00;
-        FloatVector c10 = c00;
-        FloatVector c11 = c00;
-        FloatVector c20 = c00;
-        FloatVector c21 = c00;
-        FloatVector c30 = c00;
-        FloatVector c31 = c00;
-        FloatVector c40 = c00;
-        FloatVector c41 = c00;
-        FloatVector c50 = c00;
-        FloatVector c51 = c00;
+                     boolean accumulate) {
+        FloatVector zero = FloatVector.zero(SPECIES);
+        int r0 = cAt;
+        int r1 = cAt + 1 * ldc;
+        int r2 = cAt + 2 * ldc;
+        int r3 = cAt + 3 * ldc;
+        int r4 = cAt + 4 * ldc;
+        int r5 = cAt + 5 * ldc;
+        FloatVector c00 = accumulate ? FloatVector.fromArray(SPECIES, c, r0) : zero;
+        FloatVector c01 = accumulate ? FloatVector.fromArray(SPECIES, c, r0 + LANES) : zero;
+        FloatVector c10 = accumulate ? FloatVector.fromArray(SPECIES, c, r1) : zero;
+        FloatVector c11 = accumulate ? FloatVector.fromArray(SPECIES, c, r1 + LANES) : zero;
+        FloatVector c20 = accumulate ? FloatVector.fromArray(SPECIES, c, r2) : zero;
+        FloatVector c21 = accumulate ? FloatVector.fromArray(SPECIES, c, r2 + LANES) : zero;
+        FloatVector c30 = accumulate ? FloatVector.fromArray(SPECIES, c, r3) : zero;
+        FloatVector c31 = accumulate ? FloatVector.fromArray(SPECIES, c, r3 + LANES) : zero;
+        FloatVector c40 = accumulate ? FloatVector.fromArray(SPECIES, c, r4) : zero;
+        FloatVector c41 = accumulate ? FloatVector.fromArray(SPECIES, c, r4 + LANES) : zero;
+        FloatVector c50 = accumulate ? FloatVector.fromArray(SPECIES, c, r5) : zero;
+        FloatVector c51 = accumulate ? FloatVector.fromArray(SPECIES, c, r5 + LANES) : zero;
+        int last = kc - 1;
         for (int p = 0; p < kc; p++) {
-            int ia = aAt + p * 6;
+            int ia = aAt + p * MR;
             int ib = bAt + p * NR;
             FloatVector b0 = FloatVector.fromArray(SPECIES, pb, ib);
             FloatVector b1 = FloatVector.fromArray(SPECIES, pb, ib + LANES);
-            FloatVector s = FloatVector.broadcast(SPECIES, pa[ia]);
-            c00 = b0.fma(s, c00);
-            c01 = b1.fma(s, c01);
-            s = FloatVector.broadcast(SPECIES, pa[ia + 1]);
-            c10 = b0.fma(s, c10);
-            c11 = b1.fma(s, c11);
-            s = FloatVector.broadcast(SPECIES, pa[ia + 2]);
-            c20 = b0.fma(s, c20);
-            c21 = b1.fma(s, c21);
-            s = FloatVector.broadcast(SPECIES, pa[ia + 3]);
-            c30 = b0.fma(s, c30);
-            c31 = b1.fma(s, c31);
-            s = FloatVector.broadcast(SPECIES, pa[ia + 4]);
-            c40 = b0.fma(s, c40);
-            c41 = b1.fma(s, c41);
-            s = FloatVector.broadcast(SPECIES, pa[ia + 5]);
-            c50 = b0.fma(s, c50);
-            c51 = b1.fma(s, c51);
+            FloatVector s0 = FloatVector.broadcast(SPECIES, pa[ia]);
+            c00 = b0.fma(s0, c00);
+            c01 = b1.fma(s0, c01);
+            FloatVector s1 = FloatVector.broadcast(SPECIES, pa[ia + 1]);
+            c10 = b0.fma(s1, c10);
+            c11 = b1.fma(s1, c11);
+            FloatVector s2 = FloatVector.broadcast(SPECIES, pa[ia + 2]);
+            c20 = b0.fma(s2, c20);
+            c21 = b1.fma(s2, c21);
+            FloatVector s3 = FloatVector.broadcast(SPECIES, pa[ia + 3]);
+            c30 = b0.fma(s3, c30);
+            c31 = b1.fma(s3, c31);
+            FloatVector s4 = FloatVector.broadcast(SPECIES, pa[ia + 4]);
+            c40 = b0.fma(s4, c40);
+            c41 = b1.fma(s4, c41);
+            FloatVector s5 = FloatVector.broadcast(SPECIES, pa[ia + 5]);
+            c50 = b0.fma(s5, c50);
+            c51 = b1.fma(s5, c51);
+            if (p == last) {
+                c00.intoArray(c, r0);
+                c01.intoArray(c, r0 + LANES);
+                c10.intoArray(c, r1);
+                c11.intoArray(c, r1 + LANES);
+                c20.intoArray(c, r2);
+                c21.intoArray(c, r2 + LANES);
+                c30.intoArray(c, r3);
+                c31.intoArray(c, r3 + LANES);
+                c40.intoArray(c, r4);
+                c41.intoArray(c, r4 + LANES);
+                c50.intoArray(c, r5);
+                c51.intoArray(c, r5 + LANES);
+            }
         }
-        int r0 = cAt;
-        int r1 = r0 + ldc;
-        int r2 = r1 + ldc;
-        int r3 = r2 + ldc;
-        int r4 = r3 + ldc;
-        int r5 = r4 + ldc;
-        if (accumulate) {
-            c00 = c00.add(FloatVector.fromArray(SPECIES, c, r0));
-            c01 = c01.add(FloatVector.fromArray(SPECIES, c, r0 + LANES));
-            c10 = c10.add(FloatVector.fromArray(SPECIES, c, r1));
-            c11 = c11.add(FloatVector.fromArray(SPECIES, c, r1 + LANES));
-            c20 = c20.add(FloatVector.fromArray(SPECIES, c, r2));
-            c21 = c21.add(FloatVector.fromArray(SPECIES, c, r2 + LANES));
-            c30 = c30.add(FloatVector.fromArray(SPECIES, c, r3));
-            c31 = c31.add(FloatVector.fromArray(SPECIES, c, r3 + LANES));
-            c40 = c40.add(FloatVector.fromArray(SPECIES, c, r4));
-            c41 = c41.add(FloatVector.fromArray(SPECIES, c, r4 + LANES));
-            c50 = c50.add(FloatVector.fromArray(SPECIES, c, r5));
-            c51 = c51.add(FloatVector.fromArray(SPECIES, c, r5 + LANES));
-        }
-        c00.intoArray(c, r0);
-        c01.intoArray(c, r0 + LANES);
-        c10.intoArray(c, r1);
-        c11.intoArray(c, r1 + LANES);
-        c20.intoArray(c, r2);
-        c21.intoArray(c, r2 + LANES);
-        c30.intoArray(c, r3);
-        c31.intoArray(c, r3 + LANES);
-        c40.intoArray(c, r4);
-        c41.intoArray(c, r4 + LANES);
-        c50.intoArray(c, r5);
-        c51.intoArray(c, r5 + LANES);
     }
 
     /**
-     * {@link #tile} for 12 rows by 2 vectors: 24 accumulators, 2 loads and 12 broadcasts per step. Correct on any
-     * vector size (the tests run it on 256-bit vectors too), fast where there are 32 vector registers.
+     * {@code c[i][j] = Σ_p x[x_i + p] · pb[bAt + p·NR + j]} for the six rows {@code i} of a tile and the {@link #NR}
+     * columns of one packed panel, over {@code k ≥ 1} inner steps: the product of six rows of a row-major input with
+     * a prepacked weight panel, read where they lie. Rows may repeat (an edge tile passes its last row again).
      */
-    static void tile12(int kc, float[] pa, int aAt, float[] pb, int bAt, float[] c, int cAt, int ldc,
-                               boolean accumulate) {
-        FloatVector c00 = FloatVector.zero(SPECIES);
-        FloatVector c01 = c00;
-        FloatVector c10 = c00;
-        FloatVector c11 = c00;
-        FloatVector c20 = c00;
-        FloatVector c21 = c00;
-        FloatVector c30 = c00;
-        FloatVector c31 = c00;
-        FloatVector c40 = c00;
-        FloatVector c41 = c00;
-        FloatVector c50 = c00;
-        FloatVector c51 = c00;
-        FloatVector c60 = c00;
-        FloatVector c61 = c00;
-        FloatVector c70 = c00;
-        FloatVector c71 = c00;
-        FloatVector c80 = c00;
-        FloatVector c81 = c00;
-        FloatVector c90 = c00;
-        FloatVector c91 = c00;
-        FloatVector ca0 = c00;
-        FloatVector ca1 = c00;
-        FloatVector cb0 = c00;
-        FloatVector cb1 = c00;
-        for (int p = 0; p < kc; p++) {
-            int ia = aAt + p * 12;
+    static void tileRows(int k, float[] x, int x0, int x1, int x2, int x3, int x4, int x5, float[] pb, int bAt,
+                         float[] c, int cAt, int ldc) {
+        FloatVector zero = FloatVector.zero(SPECIES);
+        FloatVector c00 = zero;
+        FloatVector c01 = zero;
+        FloatVector c10 = zero;
+        FloatVector c11 = zero;
+        FloatVector c20 = zero;
+        FloatVector c21 = zero;
+        FloatVector c30 = zero;
+        FloatVector c31 = zero;
+        FloatVector c40 = zero;
+        FloatVector c41 = zero;
+        FloatVector c50 = zero;
+        FloatVector c51 = zero;
+        int r0 = cAt;
+        int r1 = cAt + 1 * ldc;
+        int r2 = cAt + 2 * ldc;
+        int r3 = cAt + 3 * ldc;
+        int r4 = cAt + 4 * ldc;
+        int r5 = cAt + 5 * ldc;
+        int last = k - 1;
+        for (int p = 0; p < k; p++) {
             int ib = bAt + p * NR;
             FloatVector b0 = FloatVector.fromArray(SPECIES, pb, ib);
             FloatVector b1 = FloatVector.fromArray(SPECIES, pb, ib + LANES);
-            FloatVector s = FloatVector.broadcast(SPECIES, pa[ia]);
-            c00 = b0.fma(s, c00);
-            c01 = b1.fma(s, c01);
-            s = FloatVector.broadcast(SPECIES, pa[ia + 1]);
-            c10 = b0.fma(s, c10);
-            c11 = b1.fma(s, c11);
-            s = FloatVector.broadcast(SPECIES, pa[ia + 2]);
-            c20 = b0.fma(s, c20);
-            c21 = b1.fma(s, c21);
-            s = FloatVector.broadcast(SPECIES, pa[ia + 3]);
-            c30 = b0.fma(s, c30);
-            c31 = b1.fma(s, c31);
-            s = FloatVector.broadcast(SPECIES, pa[ia + 4]);
-            c40 = b0.fma(s, c40);
-            c41 = b1.fma(s, c41);
-            s = FloatVector.broadcast(SPECIES, pa[ia + 5]);
-            c50 = b0.fma(s, c50);
-            c51 = b1.fma(s, c51);
-            s = FloatVector.broadcast(SPECIES, pa[ia + 6]);
-            c60 = b0.fma(s, c60);
-            c61 = b1.fma(s, c61);
-            s = FloatVector.broadcast(SPECIES, pa[ia + 7]);
-            c70 = b0.fma(s, c70);
-            c71 = b1.fma(s, c71);
-            s = FloatVector.broadcast(SPECIES, pa[ia + 8]);
-            c80 = b0.fma(s, c80);
-            c81 = b1.fma(s, c81);
-            s = FloatVector.broadcast(SPECIES, pa[ia + 9]);
-            c90 = b0.fma(s, c90);
-            c91 = b1.fma(s, c91);
-            s = FloatVector.broadcast(SPECIES, pa[ia + 10]);
-            ca0 = b0.fma(s, ca0);
-            ca1 = b1.fma(s, ca1);
-            s = FloatVector.broadcast(SPECIES, pa[ia + 11]);
-            cb0 = b0.fma(s, cb0);
-            cb1 = b1.fma(s, cb1);
+            FloatVector s0 = FloatVector.broadcast(SPECIES, x[x0 + p]);
+            c00 = b0.fma(s0, c00);
+            c01 = b1.fma(s0, c01);
+            FloatVector s1 = FloatVector.broadcast(SPECIES, x[x1 + p]);
+            c10 = b0.fma(s1, c10);
+            c11 = b1.fma(s1, c11);
+            FloatVector s2 = FloatVector.broadcast(SPECIES, x[x2 + p]);
+            c20 = b0.fma(s2, c20);
+            c21 = b1.fma(s2, c21);
+            FloatVector s3 = FloatVector.broadcast(SPECIES, x[x3 + p]);
+            c30 = b0.fma(s3, c30);
+            c31 = b1.fma(s3, c31);
+            FloatVector s4 = FloatVector.broadcast(SPECIES, x[x4 + p]);
+            c40 = b0.fma(s4, c40);
+            c41 = b1.fma(s4, c41);
+            FloatVector s5 = FloatVector.broadcast(SPECIES, x[x5 + p]);
+            c50 = b0.fma(s5, c50);
+            c51 = b1.fma(s5, c51);
+            if (p == last) {
+                c00.intoArray(c, r0);
+                c01.intoArray(c, r0 + LANES);
+                c10.intoArray(c, r1);
+                c11.intoArray(c, r1 + LANES);
+                c20.intoArray(c, r2);
+                c21.intoArray(c, r2 + LANES);
+                c30.intoArray(c, r3);
+                c31.intoArray(c, r3 + LANES);
+                c40.intoArray(c, r4);
+                c41.intoArray(c, r4 + LANES);
+                c50.intoArray(c, r5);
+                c51.intoArray(c, r5 + LANES);
+            }
         }
-        int r0 = cAt;
-        int r1 = r0 + ldc;
-        int r2 = r1 + ldc;
-        int r3 = r2 + ldc;
-        int r4 = r3 + ldc;
-        int r5 = r4 + ldc;
-        int r6 = r5 + ldc;
-        int r7 = r6 + ldc;
-        int r8 = r7 + ldc;
-        int r9 = r8 + ldc;
-        int ra = r9 + ldc;
-        int rb = ra + ldc;
-        if (accumulate) {
-            c00 = c00.add(FloatVector.fromArray(SPECIES, c, r0));
-            c01 = c01.add(FloatVector.fromArray(SPECIES, c, r0 + LANES));
-            c10 = c10.add(FloatVector.fromArray(SPECIES, c, r1));
-            c11 = c11.add(FloatVector.fromArray(SPECIES, c, r1 + LANES));
-            c20 = c20.add(FloatVector.fromArray(SPECIES, c, r2));
-            c21 = c21.add(FloatVector.fromArray(SPECIES, c, r2 + LANES));
-            c30 = c30.add(FloatVector.fromArray(SPECIES, c, r3));
-            c31 = c31.add(FloatVector.fromArray(SPECIES, c, r3 + LANES));
-            c40 = c40.add(FloatVector.fromArray(SPECIES, c, r4));
-            c41 = c41.add(FloatVector.fromArray(SPECIES, c, r4 + LANES));
-            c50 = c50.add(FloatVector.fromArray(SPECIES, c, r5));
-            c51 = c51.add(FloatVector.fromArray(SPECIES, c, r5 + LANES));
-            c60 = c60.add(FloatVector.fromArray(SPECIES, c, r6));
-            c61 = c61.add(FloatVector.fromArray(SPECIES, c, r6 + LANES));
-            c70 = c70.add(FloatVector.fromArray(SPECIES, c, r7));
-            c71 = c71.add(FloatVector.fromArray(SPECIES, c, r7 + LANES));
-            c80 = c80.add(FloatVector.fromArray(SPECIES, c, r8));
-            c81 = c81.add(FloatVector.fromArray(SPECIES, c, r8 + LANES));
-            c90 = c90.add(FloatVector.fromArray(SPECIES, c, r9));
-            c91 = c91.add(FloatVector.fromArray(SPECIES, c, r9 + LANES));
-            ca0 = ca0.add(FloatVector.fromArray(SPECIES, c, ra));
-            ca1 = ca1.add(FloatVector.fromArray(SPECIES, c, ra + LANES));
-            cb0 = cb0.add(FloatVector.fromArray(SPECIES, c, rb));
-            cb1 = cb1.add(FloatVector.fromArray(SPECIES, c, rb + LANES));
-        }
-        c00.intoArray(c, r0);
-        c01.intoArray(c, r0 + LANES);
-        c10.intoArray(c, r1);
-        c11.intoArray(c, r1 + LANES);
-        c20.intoArray(c, r2);
-        c21.intoArray(c, r2 + LANES);
-        c30.intoArray(c, r3);
-        c31.intoArray(c, r3 + LANES);
-        c40.intoArray(c, r4);
-        c41.intoArray(c, r4 + LANES);
-        c50.intoArray(c, r5);
-        c51.intoArray(c, r5 + LANES);
-        c60.intoArray(c, r6);
-        c61.intoArray(c, r6 + LANES);
-        c70.intoArray(c, r7);
-        c71.intoArray(c, r7 + LANES);
-        c80.intoArray(c, r8);
-        c81.intoArray(c, r8 + LANES);
-        c90.intoArray(c, r9);
-        c91.intoArray(c, r9 + LANES);
-        ca0.intoArray(c, ra);
-        ca1.intoArray(c, ra + LANES);
-        cb0.intoArray(c, rb);
-        cb1.intoArray(c, rb + LANES);
     }
 }

@@ -57,22 +57,18 @@ class VectorGemmTest {
     }
 
     @Test
-    void bothRegisterTilesAgreeWithADoubleLoopWhicheverOneThisCpuUses() {
+    void theRegisterTileAgreesWithADoubleLoop() {
         Random random = new Random(19);
-        int kc = 37;
         int nr = VectorGemmF32.NR;
-        for (int rows : new int[] {6, 12}) {
+        int rows = VectorGemmF32.MR;
+        for (int kc : new int[] {1, 2, 37}) {
             float[] pa = randoms(random, rows * kc + 2);
             float[] pb = randoms(random, nr * kc + 3);
             int ldc = nr + 5;
             for (boolean accumulate : new boolean[] {false, true}) {
                 float[] c = randoms(random, 1 + rows * ldc);
                 float[] before = c.clone();
-                if (rows == 6) {
-                    VectorGemmF32.tile6(kc, pa, 2, pb, 3, c, 1, ldc, accumulate);
-                } else {
-                    VectorGemmF32.tile12(kc, pa, 2, pb, 3, c, 1, ldc, accumulate);
-                }
+                VectorGemmF32.tile(kc, pa, 2, pb, 3, c, 1, ldc, accumulate);
                 double[] expected = new double[c.length];
                 double[] actual = new double[c.length];
                 for (int x = 0; x < c.length; x++) {
@@ -88,9 +84,38 @@ class VectorGemmTest {
                         expected[1 + i * ldc + j] = sum;
                     }
                 }
-                Oracle.assertClose("tile of " + rows + " rows, accumulate=" + accumulate, expected, actual,
+                Oracle.assertClose("tile kc=" + kc + ", accumulate=" + accumulate, expected, actual,
                         new Oracle.Tolerance(1e-5, 1e-5));
             }
+        }
+    }
+
+    @Test
+    void theRowTileReadsSixRowsWhereTheyLieRepeatsIncluded() {
+        Random random = new Random(20);
+        int nr = VectorGemmF32.NR;
+        for (int k : new int[] {1, 3, 50}) {
+            int ldx = k + 4;
+            float[] x = randoms(random, 7 * ldx);
+            float[] pb = randoms(random, nr * k + 1);
+            int[] rowsAt = {0, 2 * ldx + 1, ldx, 5 * ldx + 3, 5 * ldx + 3, 6 * ldx};
+            int ldc = nr + 2;
+            float[] c = new float[3 + 6 * ldc];
+            VectorGemmF32.tileRows(k, x, rowsAt[0], rowsAt[1], rowsAt[2], rowsAt[3], rowsAt[4], rowsAt[5], pb, 1, c,
+                    3, ldc);
+            double[] expected = new double[6 * nr];
+            double[] actual = new double[6 * nr];
+            for (int i = 0; i < 6; i++) {
+                for (int j = 0; j < nr; j++) {
+                    double sum = 0;
+                    for (int p = 0; p < k; p++) {
+                        sum += (double) x[rowsAt[i] + p] * pb[1 + p * nr + j];
+                    }
+                    expected[i * nr + j] = sum;
+                    actual[i * nr + j] = c[3 + i * ldc + j];
+                }
+            }
+            Oracle.assertClose("row tile k=" + k, expected, actual, new Oracle.Tolerance(1e-5, 1e-5));
         }
     }
 

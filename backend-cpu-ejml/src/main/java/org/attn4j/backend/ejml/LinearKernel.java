@@ -1,0 +1,126 @@
+package org.attn4j.backend.ejml;
+
+import org.attn4j.api.Activation;
+
+/**
+ * {@code Ops.linear} over a bound weight, for every storage type:
+ * <pre>
+ *   y = act(x·Wᵀ + b) + residual                                  W [out, in]
+ *   y = act(x·W_gᵀ + b_g) ⊙ (x·W_uᵀ + b_u) + residual             gated: W = [W_g; W_u], [2·out, in]
+ * </pre>
+ * The output is cut into blocks of up to {@link #rowBlock} rows by a few of the storage's column blocks (at most
+ * {@link #MAX_COLUMNS} columns), spread over the pool; each block is the storage's product ({@link
+ * WeightStorage#product}; for a gated one, the gate's and the up projection's columns of the same outputs, the latter
+ * into a per-thread scratch) followed at once by the epilogue ({@link Epilogues}), while the block is in cache. The
+ * row-major storages of the JVMs without the Vector API and of F64 take the whole product from EJML first
+ * ({@link MatMul#linear}), then the epilogue row by row.
+ */
+final class LinearKernel {
+    /** Output columns per block at most: the epilogue's passes run over rows this long. */
+    static final int MAX_COLUMNS = 256;
+    /** Bytes of input rows one block reads, so that they stay in the L2 cache while the weight's panels stream. */
+    private static final int INPUT_BYTES = 256 * 1024;
+    private static final int MAX_ROWS = 240;
+
+    private static final ThreadLocal<float[][]> UP = ThreadLocal.withInitial(() -> new float[1][0]);
+
+    private LinearKernel() {
+    }
+
+    /**
+     * @param in the input's columns
+     * @return rows per block: a multiple of the micro-kernel's 6 rows, as many as fit {@link #INPUT_BYTES}
+     */
+    static int rowBlock(int in) {
+        int rows = INPUT_BYTES / (4 * Math.max(1, in));
+        return Math.max(6, Math.min(MAX_ROWS, rows - rows % 6));
+    }
+
+    /**
+     * The F32 linear map.
+     *
+     * @param w the weight, {@code [out, in]} or {@code [2·out, in]} when gated
+     * @param x {@code [n, in]} row-major, not modified
+     * @param n the input's rows
+     * @param bias {@code [w.rows]} or null, not modified
+     * @param act the activation
+     * @param gated whether {@code w} holds a gate and an up projection
+     * @param residual {@code [n, out]} or null, not modified
+     * @param y {@code [n, out]}, overwritten
+     * @param parallel the pool
+     */
+    static void f32(WeightStorage w, float[] x, int n, float[] bias, Activation act, boolean gated, float[] residual,
+                    float[] y, Parallel parallel) {
+        int in = w.columns;
+        int out = gated ? w.rows / 2 : w.rows;
+        if (w instanceof RowsF32 rows) {
+            float[] product = gated ? new float[Math.multiplyExact(n, w.rows)] : y;
+            MatMul.linear(n, w.rows, in, x, rows.rowMajor(), null, product, parallel);
+            parallel.forRange(n, (long) out * 8, (from, to) -> {
+                int ld = gated ? w.rows : out;
+                Epilogues.f32(act, product, from * ld, ld, to - from, out, bias, 0, gated ? product : null,
+                        from * ld + out, ld, out, residual, from * out, out);
+                if (gated) {
+                    for (int i = from; i < to; i++) {
+                        System.arraycopy(product, i * ld, y, i * out, out);
+                    }
+                }
+            });
+            return;
+        }
+        int block = w.columnBlock();
+        int blocks = (out + block - 1) / block;
+        int rowBlock = rowBlock(in);
+        int rowBlocks = (n + rowBlock - 1) / rowBlock;
+        int wanted = (4 * parallel.threads() + rowBlocks - 1) / rowBlocks;
+        int perUnit = Math.max(1, Math.min(Math.max(1, MAX_COLUMNS / block), (blocks + wanted - 1) / wanted));
+        int width = perUnit * block;
+        int columnUnits = (out + width - 1) / width;
+        long work = (long) Math.min(rowBlock, n) * width * in * (gated ? 2 : 1);
+        parallel.forRange(rowBlocks * columnUnits, work, (from, to) -> {
+            for (int u = from; u < to; u++) {
+                int r0 = (u / columnUnits) * rowBlock;
+                int rows = Math.min(rowBlock, n - r0);
+                int c0 = (u % columnUnits) * width;
+                int cols = Math.min(width, out - c0);
+                int at = r0 * out + c0;
+                w.product(x, r0 * in, in, rows, c0, c0 + cols, y, at, out);
+                float[] up = null;
+                if (gated) {
+                    up = scratch(rows * cols);
+                    w.product(x, r0 * in, in, rows, out + c0, out + c0 + cols, up, 0, cols);
+                }
+                Epilogues.f32(act, y, at, out, rows, cols, bias, c0, up, 0, cols, out + c0, residual, at, out);
+            }
+        });
+    }
+
+    /**
+     * The F64 linear map, with the arguments of {@link #f32}; the weight is {@link RowsF64}.
+     */
+    static void f64(WeightStorage w, double[] x, int n, double[] bias, Activation act, boolean gated,
+                    double[] residual, double[] y, Parallel parallel) {
+        int in = w.columns;
+        int out = gated ? w.rows / 2 : w.rows;
+        double[] product = gated ? new double[Math.multiplyExact(n, w.rows)] : y;
+        MatMul.linear(n, w.rows, in, x, ((RowsF64) w).rowMajor(), null, product, parallel);
+        parallel.forRange(n, (long) out * 8, (from, to) -> {
+            int ld = gated ? w.rows : out;
+            Epilogues.f64(act, product, from * ld, ld, to - from, out, bias, 0, gated ? product : null,
+                    from * ld + out, ld, out, residual, from * out, out);
+            if (gated) {
+                for (int i = from; i < to; i++) {
+                    System.arraycopy(product, i * ld, y, i * out, out);
+                }
+            }
+        });
+    }
+
+    private static float[] scratch(int size) {
+        float[][] holder = UP.get();
+        if (holder[0].length < size) {
+            holder[0] = new float[Math.max(size, MAX_ROWS * MAX_COLUMNS)];
+        }
+        return holder[0];
+    }
+}

@@ -1,0 +1,135 @@
+package org.attn4j.backend.ejml;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.attn4j.api.Shape;
+import org.attn4j.api.WeightType;
+
+/**
+ * How a bound weight {@code W [rows, columns]} is held on the heap, in the layout its kernels read, with those
+ * kernels: one subclass per storage type and layout, chosen once, when the weight is bound ({@link #bind}). The
+ * ops never read a weight any other way: {@link LinearKernel} splits {@code linear} into tasks, asks the storage for
+ * the products of blocks of rows by ranges of columns ({@link #product}) and applies the epilogue to each block
+ * while it is in cache; {@code embedding} copies rows out ({@link #gather}).
+ *
+ * <p>A storage type plugs in by extending this class (F32 activations: {@link #product}, {@link #gather},
+ * {@link #values}, {@link #heldBytes}, and optionally {@link #columnBlock}), by one case in {@link #bind} that builds
+ * it from the bound bytes, and by adding the type to the provider's {@code Capabilities.weightTypes()}. Threading,
+ * blocking, bias, activation, gate and residual then come from {@link LinearKernel}, the same for every type.
+ * Today: {@link PanelsF32} (F32 in the SIMD micro-kernel's column panels), {@link RowsF32} (F32 row-major, for
+ * the JVMs without the Vector API), {@link RowsF64} (F64 row-major); every other type is decoded to F32 once, here.
+ */
+abstract class WeightStorage {
+    /** {@code out}, the rows of {@code W}. */
+    final int rows;
+    /** {@code in}, the columns of {@code W}. */
+    final int columns;
+
+    /**
+     * @param rows {@code W}'s rows
+     * @param columns {@code W}'s columns
+     */
+    WeightStorage(int rows, int columns) {
+        this.rows = rows;
+        this.columns = columns;
+    }
+
+    /**
+     * Builds the storage of a weight from its bytes, once.
+     *
+     * @param data exactly {@code type.byteSize(shape)} little-endian bytes from position 0, checked; read only
+     *     during this call
+     * @param type the storage type they are in
+     * @param shape {@code [rows, columns]}
+     * @return F64 row-major for an F64 weight; else F32, in SIMD panels when {@link Simd#enabled()}, else row-major
+     */
+    static WeightStorage bind(ByteBuffer data, WeightType type, Shape shape) {
+        int rows = shape.dim(0);
+        int columns = shape.dim(1);
+        ByteBuffer bytes = data.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        if (type == WeightType.F64) {
+            double[] values = new double[Math.toIntExact(shape.size())];
+            bytes.asDoubleBuffer().get(values);
+            return new RowsF64(rows, columns, values);
+        }
+        if (Simd.enabled()) {
+            return type == WeightType.F32 ? PanelsF32.of(bytes, rows, columns)
+                    : PanelsF32.of(type.decode(bytes, shape), rows, columns);
+        }
+        float[] values;
+        if (type == WeightType.F32) {
+            values = new float[Math.toIntExact(shape.size())];
+            bytes.asFloatBuffer().get(values);
+        } else {
+            values = type.decode(bytes, shape);
+        }
+        return new RowsF32(rows, columns, values);
+    }
+
+    /** @return whether products read and write {@code double[]} (an F64 weight) rather than {@code float[]} */
+    boolean f64() {
+        return false;
+    }
+
+    /** @return the bytes held, padding included */
+    abstract long heldBytes();
+
+    /** @return {@code W} row-major as floats, as {@code WeightType.decode} reads the bytes it was bound from */
+    abstract float[] values();
+
+    /**
+     * @return the number of columns of {@code out} (rows of {@code W}) the product computes together; the column
+     *     ranges {@link LinearKernel} asks for start at multiples of it where it can
+     */
+    int columnBlock() {
+        return 16;
+    }
+
+    /**
+     * The product of rows of an F32 input with rows {@code [from, to)} of {@code W}:
+     * <pre>
+     *   out[outOff + i·ldo + (j - from)] = Σ_p x[xOff + i·ldx + p] · W[j][p]      i &lt; n, from ≤ j &lt; to, p &lt; columns
+     * </pre>
+     * Runs on the calling thread, allocates nothing in steady state, and writes nothing else of {@code out}.
+     *
+     * @param x the input, not modified
+     * @param xOff where row 0 starts
+     * @param ldx the distance between rows of {@code x}
+     * @param n the number of rows, at least 1
+     * @param from the first row of {@code W}
+     * @param to one past the last row of {@code W}
+     * @param out the result; overwritten in the block
+     * @param outOff where row 0, column {@code from} of the block goes
+     * @param ldo the distance between rows of {@code out}
+     */
+    void product(float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff, int ldo) {
+        throw new IllegalStateException(getClass().getSimpleName() + " holds an F64 weight; F32 input cannot meet it");
+    }
+
+    /**
+     * The F64 form of {@link #product(float[], int, int, int, int, int, float[], int, int)}, for an F64 weight.
+     */
+    void product(double[] x, int xOff, int ldx, int n, int from, int to, double[] out, int outOff, int ldo) {
+        throw new IllegalStateException(getClass().getSimpleName() + " holds an F32 weight; F64 input cannot meet it");
+    }
+
+    /**
+     * Copies one row of {@code W}: {@code dst[dstOff + p] = W[row][p]}.
+     *
+     * @param row the row, in {@code [0, rows)}
+     * @param dst the target, F32
+     * @param dstOff where the row goes
+     */
+    void gather(int row, float[] dst, int dstOff) {
+        throw new IllegalStateException(getClass().getSimpleName() + " holds an F64 weight; gather it as F64");
+    }
+
+    /**
+     * @param row the row, in {@code [0, rows)}
+     * @param dst the target, F64
+     * @param dstOff where the row goes
+     */
+    void gather(int row, double[] dst, int dstOff) {
+        throw new IllegalStateException(getClass().getSimpleName() + " holds an F32 weight; gather it as F32");
+    }
+}
