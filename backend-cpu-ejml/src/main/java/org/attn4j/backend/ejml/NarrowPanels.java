@@ -11,8 +11,8 @@ import java.util.Arrays;
  * </pre>
  * the order of the SIMD matrix product's packed panels ({@link VectorGemmF32}), so that one column of a panel widens
  * to two F32 vectors without any shuffle and a product needs one broadcast of {@code x[p]} per column. Blocks of 32
- * columns share one scale per row ({@code Q8_0}, {@code Q4_0}): they sit in a panel
- * of their own, {@code NR} scales per block, widened to F32 once at bind.
+ * columns share one scale per row ({@code Q8_0}, {@code Q4_0}): they sit in a panel of their own, {@code NR}
+ * scales per block, widened to F32 once at bind.
  *
  * <p>{@link #product} computes {@code out = x·W[from..to)ᵀ} for a block of input rows and output columns in one of
  * two ways, accumulating in F32 either way:
@@ -20,13 +20,13 @@ import java.util.Arrays;
  *   <li>fewer than {@link #TILE_ROWS} rows (a decoding step): each panel is streamed once per row, widened in
  *       registers ({@code VectorNarrowPanels.dot…}); a product reads the weight's bytes once, at memory speed;</li>
  *   <li>more rows (a prompt): each panel is widened once into an F32 panel ({@code VectorNarrowPanels.unpack…}) and
- *       the rows run the F32 micro-kernel over it ({@link VectorGemmF32#tile}), {@link VectorGemmF32#MR} rows at a
- *       time, so the widening is paid once for all the rows of the call.</li>
+ *       the rows run the F32 micro-kernel over it ({@link VectorGemmF32#tileRows}), six rows at a time, so the
+ *       widening is paid once for all the rows of the call.</li>
  * </ul>
  * Without the Vector API, panels are 16 rows and both ways widen the panel with scalar code and take dot products
  * in F32. Products run on the calling thread and allocate nothing in steady state (per-thread scratch).
  */
-abstract class NarrowPanels {
+abstract class NarrowPanels extends WeightStorage {
     /** Whether the kernels run on SIMD vectors ({@link Simd#enabled()}). */
     static final boolean SIMD = Simd.enabled();
     /** Rows of {@code W} per panel: {@code VectorNarrowPanels.NR} with the Vector API, else 16. */
@@ -36,10 +36,6 @@ abstract class NarrowPanels {
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
-    /** {@code out}, the rows of {@code W}. */
-    final int rows;
-    /** {@code in}, the columns of {@code W}. */
-    final int columns;
     /** The panels: {@code ⌈rows / NR⌉}. */
     final int panels;
 
@@ -51,8 +47,7 @@ abstract class NarrowPanels {
      * @throws IllegalArgumentException if the panels do not fit one Java array
      */
     NarrowPanels(int rows, int columns, double perNumber, String what) {
-        this.rows = rows;
-        this.columns = columns;
+        super(rows, columns);
         this.panels = (rows + NR - 1) / NR;
         double elements = (double) panels * NR * columns * perNumber;
         if (elements > Integer.MAX_VALUE - 8) {
@@ -61,9 +56,6 @@ abstract class NarrowPanels {
                     + " array (2^31 - 9); split it");
         }
     }
-
-    /** @return the bytes held, padding and scales included */
-    abstract long heldBytes();
 
     /**
      * @param q the panel
@@ -93,11 +85,12 @@ abstract class NarrowPanels {
     abstract void unpack(int q, float[] dst);
 
     /** @return the number of output columns the products compute together: one panel */
+    @Override
     int columnBlock() {
         return NR;
     }
 
-    /** @return {@code W} row-major, as {@code WeightType.decode} reads the bytes it was bound from */
+    @Override
     float[] values() {
         float[] out = new float[Math.toIntExact((long) rows * columns)];
         for (int r = 0; r < rows; r++) {
@@ -106,13 +99,7 @@ abstract class NarrowPanels {
         return out;
     }
 
-    /**
-     * Copies one row of {@code W}, widened: {@code dst[dstOff + p] = W[row][p]}.
-     *
-     * @param row the row, in {@code [0, rows)}
-     * @param dst the target
-     * @param dstOff where the row goes
-     */
+    @Override
     void gather(int row, float[] dst, int dstOff) {
         int q = row / NR;
         int j = row % NR;
@@ -122,22 +109,10 @@ abstract class NarrowPanels {
     }
 
     /**
-     * The product of rows of an F32 input with rows {@code [from, to)} of {@code W}:
-     * <pre>
-     *   out[outOff + i·ldo + (j - from)] = Σ_p x[xOff + i·ldx + p] · W[j][p]      i &lt; n, from ≤ j &lt; to
-     * </pre>
-     * Runs on the calling thread, allocates nothing in steady state, and writes nothing else of {@code out}.
-     *
-     * @param x the input, not modified
-     * @param xOff where row 0 starts
-     * @param ldx the distance between rows of {@code x}
-     * @param n the number of rows, at least 1
-     * @param from the first row of {@code W}
-     * @param to one past the last row of {@code W}
-     * @param out the result; overwritten in the block
-     * @param outOff where row 0, column {@code from} of the block goes
-     * @param ldo the distance between rows of {@code out}
+     * {@inheritDoc} Fewer than {@link #TILE_ROWS} rows take each panel's dot products with every row; more widen each
+     * panel once and run the F32 micro-kernel over it.
      */
+    @Override
     void product(float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff, int ldo) {
         Scratch s = SCRATCH.get();
         if (SIMD && n >= TILE_ROWS) {
@@ -169,28 +144,11 @@ abstract class NarrowPanels {
         }
     }
 
-    /** The many-rows product: each panel widened once, then the F32 micro-kernel over every {@code MR} rows. */
+    /** The many-rows product: each panel widened once, then the F32 micro-kernel over every six rows. */
     private void tiled(Scratch s, float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff,
                        int ldo) {
         int mr = VectorGemmF32.MR;
         int k = columns;
-        int rowPanels = (n + mr - 1) / mr;
-        float[] packed = s.packed(rowPanels * mr * k);
-        for (int r = 0; r < rowPanels; r++) {
-            int base = r * mr * k;
-            int height = Math.min(mr, n - r * mr);
-            for (int i = 0; i < height; i++) {
-                int src = xOff + (r * mr + i) * ldx;
-                for (int p = 0; p < k; p++) {
-                    packed[base + p * mr + i] = x[src + p];
-                }
-            }
-            for (int i = height; i < mr; i++) {
-                for (int p = 0; p < k; p++) {
-                    packed[base + p * mr + i] = 0f;
-                }
-            }
-        }
         float[] panel = s.panel(k * NR);
         float[] edge = s.edge(mr * NR);
         for (int q = from / NR; q * NR < to; q++) {
@@ -198,15 +156,22 @@ abstract class NarrowPanels {
             int j1 = Math.min(to, q * NR + NR);
             boolean whole = j1 - j0 == NR;
             unpack(q, panel);
-            for (int r = 0; r < rowPanels; r++) {
-                int height = Math.min(mr, n - r * mr);
-                int at = outOff + r * mr * ldo + (j0 - from);
+            for (int i = 0; i < n; i += mr) {
+                int height = Math.min(mr, n - i);
+                int x0 = xOff + i * ldx;
+                int lastRow = x0 + (height - 1) * ldx;
+                int x1 = height > 1 ? x0 + ldx : lastRow;
+                int x2 = height > 2 ? x0 + 2 * ldx : lastRow;
+                int x3 = height > 3 ? x0 + 3 * ldx : lastRow;
+                int x4 = height > 4 ? x0 + 4 * ldx : lastRow;
+                int x5 = height > 5 ? x0 + 5 * ldx : lastRow;
+                int at = outOff + i * ldo + (j0 - from);
                 if (whole && height == mr) {
-                    VectorGemmF32.tile(k, packed, r * mr * k, panel, 0, out, at, ldo, false);
+                    VectorGemmF32.tileRows(k, x, x0, x1, x2, x3, x4, x5, panel, 0, out, at, ldo);
                 } else {
-                    VectorGemmF32.tile(k, packed, r * mr * k, panel, 0, edge, 0, NR, false);
-                    for (int i = 0; i < height; i++) {
-                        System.arraycopy(edge, i * NR + (j0 - q * NR), out, at + i * ldo, j1 - j0);
+                    VectorGemmF32.tileRows(k, x, x0, x1, x2, x3, x4, x5, panel, 0, edge, 0, NR);
+                    for (int r = 0; r < height; r++) {
+                        System.arraycopy(edge, r * NR + (j0 - q * NR), out, at + r * ldo, j1 - j0);
                     }
                 }
             }
@@ -240,7 +205,6 @@ abstract class NarrowPanels {
     /** The per-thread buffers of the products, grown once. */
     private static final class Scratch {
         private float[] panel = new float[0];
-        private float[] packed = new float[0];
         private float[] edge = new float[0];
         private final float[] lanes = new float[NR];
 
@@ -249,13 +213,6 @@ abstract class NarrowPanels {
                 panel = new float[size];
             }
             return panel;
-        }
-
-        float[] packed(int size) {
-            if (packed.length < size) {
-                packed = new float[size];
-            }
-            return packed;
         }
 
         float[] edge(int size) {

@@ -13,7 +13,7 @@ import jdk.incubator.vector.VectorSpecies;
  * The SIMD kernels of the weights held in fewer bits than F32 ({@link NarrowPanels}): for one column panel of
  * {@code NR = 2·LANES} rows of {@code W}, the matrix-vector product with one row of input ({@code dot…}, the decoding
  * step: the panel's bytes are read once and widened in registers) and the panel widened to F32 in the layout of
- * {@link VectorGemmF32#tile} ({@code unpack…}, the prefill: once per call, then reused by every row of input). The
+ * {@link VectorGemmF32#tileRows} ({@code unpack…}, the prefill: once per call, then reused by every row of input). The
  * panel is laid out as {@link NarrowPanels} describes: {@code NR} numbers of one column {@code p} side by side, so
  * one column is two F32 vectors and a product is one broadcast of {@code x[p]} and two multiply-adds:
  * <pre>
@@ -31,7 +31,7 @@ import jdk.incubator.vector.VectorSpecies;
  * Only callers that {@link Simd#enabled()} admitted may load this class.
  */
 final class VectorNarrowPanels {
-    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Float> F = Vectors.F32;
     private static final int LANES = F.length();
     private static final VectorSpecies<Integer> I = VectorSpecies.of(int.class, F.vectorShape());
     private static final VectorSpecies<Short> S = VectorSpecies.of(short.class, VectorShape.forBitSize(16 * LANES));
