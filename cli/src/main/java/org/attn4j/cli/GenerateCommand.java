@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.attn4j.api.DType;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.decoder.CausalLM;
 import org.attn4j.models.decoder.GenerationOptions;
 import org.attn4j.models.decoder.Generator;
@@ -24,7 +26,8 @@ import picocli.CommandLine.Spec;
  * its tokenizer in its metadata, weights kept in the file's types) and prints each new token as soon as it exists,
  * then a newline: as text when there is a tokenizer ({@code tokenizer.json}, or GPT-2's {@code vocab.json} +
  * {@code merges.txt}, or the GGUF's) and no {@code --print-ids}, else as ids separated by spaces. {@code --prompt}
- * needs the tokenizer.
+ * needs the tokenizer. {@code --weights} converts every matrix to one storage type at load; {@code --stats} prints
+ * the prefill and decode rates and the peak memory on standard error afterwards ({@link GenerationStats}).
  */
 @Command(name = "generate", mixinStandardHelpOptions = true,
         description = {"Generate tokens with a GPT-2 or Llama-style model from a Hugging Face folder or a GGUF file, "
@@ -82,6 +85,15 @@ final class GenerateCommand implements Callable<Integer> {
     @Option(names = "--backend", paramLabel = "NAME", description = "the backend to run on (default: the selected one)")
     private String backend;
 
+    @Option(names = "--weights", paramLabel = "TYPE", defaultValue = "as-file",
+            description = "how the model's matrices are held: as-file (each keeps its file's type), f32, f16, bf16, "
+                    + "q8_0 or q4_0 (every matrix converted once, at load) (default: ${DEFAULT-VALUE})")
+    private String weights;
+
+    @Option(names = "--stats", description = "print the load time, prefill and decode tokens/s and the peak memory on "
+            + "standard error after the text")
+    private boolean stats;
+
     @Override
     public Integer call() throws IOException {
         GenerationOptions options;
@@ -123,11 +135,13 @@ final class GenerateCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--ids is empty; give at least one token id");
             }
         }
+        WeightType storage = storage();
+        GenerationStats timing = new GenerationStats();
         BackendChoice choice = BackendChoice.resolve(backend, spec);
         CausalLM lm;
         try {
-            lm = gguf != null ? CausalLM.load(gguf, choice.backend(), DType.F32, null)
-                    : CausalLM.load(model, choice.backend(), DType.F32);
+            lm = gguf != null ? CausalLM.load(gguf, choice.backend(), DType.F32, storage)
+                    : CausalLM.load(model, choice.backend(), DType.F32, storage);
             gguf = null;
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
@@ -145,9 +159,13 @@ final class GenerateCommand implements Callable<Integer> {
                             + " [0, " + lm.config().vocabSize() + ")");
                 }
             }
+            timing.loaded();
+            int[] generated;
+            timing.promptStarts();
             if (tokenizer == null || printIds) {
                 int[] count = {0};
-                Generator.generate(lm, ids, options, id -> {
+                generated = Generator.generate(lm, ids, options, id -> {
+                    timing.token();
                     out.print((count[0]++ == 0 ? "" : " ") + id);
                     out.flush();
                 });
@@ -156,13 +174,36 @@ final class GenerateCommand implements Callable<Integer> {
                     out.print(piece);
                     out.flush();
                 }, ids);
-                Generator.generate(lm, ids, options, text::accept);
+                generated = Generator.generate(lm, ids, options, id -> {
+                    timing.token();
+                    text.accept(id);
+                });
                 text.finish();
             }
             out.println();
             out.flush();
+            if (stats) {
+                timing.print(spec.commandLine().getErr(), ids.length, generated.length < maxNew,
+                        "backend " + choice.backend().name() + ", weights "
+                                + (storage == null ? "as in the file" : storage.toString()));
+            }
         }
         return 0;
+    }
+
+    /** @return the storage type {@code --weights} asks for, or null to keep each file's */
+    private WeightType storage() {
+        String w = weights.trim().toLowerCase(Locale.ROOT);
+        if (w.equals("as-file")) {
+            return null;
+        }
+        for (WeightType t : WeightType.values()) {
+            if (t != WeightType.F64 && t.name().toLowerCase(Locale.ROOT).equals(w)) {
+                return t;
+            }
+        }
+        throw new ParameterException(spec.commandLine(), "--weights " + weights + " is not one of as-file, f32, f16,"
+                + " bf16, q8_0, q4_0");
     }
 
     /** @return the GGUF's tokenizer, or null if it has no {@code tokenizer.ggml.model} */

@@ -178,8 +178,6 @@ final class VectorNarrowPanels {
         FloatVector zero = FloatVector.zero(F);
         FloatVector a0 = zero;
         FloatVector a1 = zero;
-        FloatVector b0 = zero;
-        FloatVector b1 = zero;
         int lastBlock = k - 32;
         for (int block = 0; block < k; block += 32) {
             FloatVector t0 = zero;
@@ -200,13 +198,13 @@ final class VectorNarrowPanels {
                         .convertShape(VectorOperators.B2F, F, 0)).fma(xb, u1);
             }
             int s = dAt + (block / 32) * NR;
-            a0 = FloatVector.fromArray(F, d, s).fma(t0, a0);
-            a1 = FloatVector.fromArray(F, d, s + LANES).fma(t1, a1);
-            b0 = FloatVector.fromArray(F, d, s).fma(u0, b0);
-            b1 = FloatVector.fromArray(F, d, s + LANES).fma(u1, b1);
+            FloatVector d0 = FloatVector.fromArray(F, d, s);
+            FloatVector d1 = FloatVector.fromArray(F, d, s + LANES);
+            a0 = d0.fma(u0, d0.fma(t0, a0));
+            a1 = d1.fma(u1, d1.fma(t1, a1));
             if (block == lastBlock) {
-                b0.add(a0).intoArray(y, yAt);
-                b1.add(a1).intoArray(y, yAt + LANES);
+                a0.intoArray(y, yAt);
+                a1.intoArray(y, yAt + LANES);
             }
         }
     }
@@ -249,8 +247,6 @@ final class VectorNarrowPanels {
         FloatVector zero = FloatVector.zero(F);
         FloatVector a0 = zero;
         FloatVector a1 = zero;
-        FloatVector b0 = zero;
-        FloatVector b1 = zero;
         int lastBlock = k - 32;
         for (int block = 0; block < k; block += 32) {
             FloatVector t0 = zero;
@@ -272,13 +268,13 @@ final class VectorNarrowPanels {
                 u1 = ((FloatVector) u.lanewise(VectorOperators.ASHR, 4).convert(VectorOperators.I2F, 0)).fma(xb, u1);
             }
             int s = dAt + (block / 32) * NR;
-            a0 = FloatVector.fromArray(F, d, s).fma(t0, a0);
-            a1 = FloatVector.fromArray(F, d, s + LANES).fma(t1, a1);
-            b0 = FloatVector.fromArray(F, d, s).fma(u0, b0);
-            b1 = FloatVector.fromArray(F, d, s + LANES).fma(u1, b1);
+            FloatVector d0 = FloatVector.fromArray(F, d, s);
+            FloatVector d1 = FloatVector.fromArray(F, d, s + LANES);
+            a0 = d0.fma(u0, d0.fma(t0, a0));
+            a1 = d1.fma(u1, d1.fma(t1, a1));
             if (block == lastBlock) {
-                b0.add(a0).intoArray(y, yAt);
-                b1.add(a1).intoArray(y, yAt + LANES);
+                a0.intoArray(y, yAt);
+                a1.intoArray(y, yAt + LANES);
             }
         }
     }
