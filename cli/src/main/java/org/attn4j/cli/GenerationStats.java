@@ -14,10 +14,10 @@ import java.util.Locale;
  * timings: the prompt's tokens per second (the forward over the whole prompt, which also yields the first new
  * token), the generated tokens per second (every later step), and the process's peak resident memory.
  * <pre>
- *   load: 1.24 s (backend ejml, weights as in the file)
- *   prefill: 16 tokens in 118.2 ms (7.39 ms per token, 135.36 tokens/s)
- *   decode: 63 tokens in 5043.7 ms (80.06 ms per token, 12.49 tokens/s)
- *   peak memory: 2461.3 MiB resident (VmHWM)
+ *   load: S s (backend ejml, weights as in the file)
+ *   prefill: N tokens in T ms (T/N ms per token, R tokens/s)
+ *   decode: N tokens in T ms (T/N ms per token, R tokens/s)
+ *   peak memory: M MiB resident (VmHWM)
  * </pre>
  * A step that ended generation on a stop token counts as a decoded token. Where the OS has no
  * {@code /proc/self/status}, the peak memory is the Java heap's (the sum of its pools' peaks).
