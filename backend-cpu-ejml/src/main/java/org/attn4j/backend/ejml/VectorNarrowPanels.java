@@ -11,11 +11,11 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The SIMD kernels of the weights held in fewer bits than F32 ({@link NarrowPanels}): for one column panel of
- * {@code NR = 2·LANES} rows of {@code W}, the matrix-vector product with one row of input ({@code dot…}, the decoding
- * step: the panel's bytes are read once and widened in registers) and the panel widened to F32 in the layout of
- * {@link VectorGemmF32#tileRows} ({@code unpack…}, the prefill: once per call, then reused by every row of input). The
- * panel is laid out as {@link NarrowPanels} describes: {@code NR} numbers of one column {@code p} side by side, so
- * one column is two F32 vectors and a product is one broadcast of {@code x[p]} and two multiply-adds:
+ * {@code NR = 2·LANES} rows of {@code W}, the matrix-vector product with one row of input ({@code dot…}, the
+ * decoding step: the panel's bytes are read once and widened in registers) and the panel widened to F32 in the layout
+ * of {@link VectorGemmF32#tileRows} ({@code unpack…}, the prefill: once per call, then reused by every input row).
+ * The panel is laid out as {@link NarrowPanels} describes: {@code NR} numbers of one column {@code p} side by side,
+ * so one column is two F32 vectors and a product is one broadcast of {@code x[p]} and two multiply-adds:
  * <pre>
  *   BF16   short[p·NR + j]                                  value = bits &lt;&lt; 16 as a float
  *   F16    short[p·NR + j]                                  value = binary16 (normal or subnormal; no ±∞/NaN here)
