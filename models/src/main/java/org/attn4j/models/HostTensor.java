@@ -174,12 +174,50 @@ public final class HostTensor {
         return type.decode(one, Shape.of(1, type.blockSize()))[flatIndex % type.blockSize()];
     }
 
-    /** @return the row-major index of the first NaN or infinite value, or -1 if every value is finite */
+    /**
+     * Scans the bytes where they lie (a quantized type block by block), without a copy of the values.
+     *
+     * @return the row-major index of the first NaN or infinite value, or -1 if every value is finite
+     */
     public int indexOfNonFinite() {
-        double[] d = data();
-        for (int i = 0; i < d.length; i++) {
-            if (!Double.isFinite(d[i])) {
-                return i;
+        ByteBuffer b = bytes.slice().order(ByteOrder.LITTLE_ENDIAN);
+        int n = (int) shape.size();
+        switch (type) {
+            case F32 -> {
+                for (int i = 0; i < n; i++) {
+                    if ((b.getInt(4 * i) & 0x7f800000) == 0x7f800000) {
+                        return i;
+                    }
+                }
+            }
+            case F64 -> {
+                for (int i = 0; i < n; i++) {
+                    if ((b.getLong(8 * i) & 0x7ff0000000000000L) == 0x7ff0000000000000L) {
+                        return i;
+                    }
+                }
+            }
+            case BF16 -> {
+                for (int i = 0; i < n; i++) {
+                    if ((b.getShort(2 * i) & 0x7f80) == 0x7f80) {
+                        return i;
+                    }
+                }
+            }
+            case F16 -> {
+                for (int i = 0; i < n; i++) {
+                    if ((b.getShort(2 * i) & 0x7c00) == 0x7c00) {
+                        return i;
+                    }
+                }
+            }
+            default -> {
+                float[] f = toFloatArray();
+                for (int i = 0; i < f.length; i++) {
+                    if (!Float.isFinite(f[i])) {
+                        return i;
+                    }
+                }
             }
         }
         return -1;

@@ -53,9 +53,11 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
         /** {@code a / b}. */
         DIV;
 
+        private final String op = name().toLowerCase(Locale.ROOT);
+
         /** @return the op's name as {@link Ops} spells it, for messages */
         public String op() {
-            return name().toLowerCase(Locale.ROOT);
+            return op;
         }
     }
 
@@ -70,9 +72,11 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
         /** The population variance, divided by N. */
         VARIANCE;
 
+        private final String op = name().toLowerCase(Locale.ROOT);
+
         /** @return the op's name as {@link Ops} spells it, for messages */
         public String op() {
-            return name().toLowerCase(Locale.ROOT);
+            return op;
         }
     }
 

@@ -1,8 +1,6 @@
 package org.attn4j.api.spi;
 
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.nio.ByteBuffer;
@@ -29,7 +27,8 @@ public abstract class AbstractScope implements Scope {
     private static final System.Logger LOG = System.getLogger(AbstractScope.class.getName());
     private static final Set<String> CONVERSIONS_NOTED = ConcurrentHashMap.newKeySet();
     private final Backend backend;
-    private final Set<Owned> owned = new LinkedHashSet<>();
+    /** What this scope frees, in creation order; a tensor adopted elsewhere is removed (rare, so a list will do). */
+    private ArrayList<Owned> owned = new ArrayList<>();
     private volatile boolean open = true;
 
     /** @param backend the backend whose memory this scope manages */
@@ -194,12 +193,12 @@ public abstract class AbstractScope implements Scope {
                 return;
             }
             open = false;
-            toFree = new ArrayList<>(owned);
-            owned.clear();
+            toFree = owned;
+            owned = new ArrayList<>(0);
         }
-        Collections.reverse(toFree);
         RuntimeException failure = null;
-        for (Owned t : toFree) {
+        for (int i = toFree.size() - 1; i >= 0; i--) {
+            Owned t = toFree.get(i);
             try {
                 t.markReleased();
             } catch (RuntimeException e) {

@@ -13,7 +13,9 @@ import java.util.List;
 final class InFlight {
     private static final ThreadLocal<InFlight> CURRENT = ThreadLocal.withInitial(InFlight::new);
 
-    private final List<Owned> pinned = new ArrayList<>();
+    private ArrayList<Owned> pinned = new ArrayList<>();
+    /** The list of the previous outermost op, emptied, which the next one fills: no list is made per op. */
+    private ArrayList<Owned> spare = new ArrayList<>();
     private int depth;
     private String op;
 
@@ -44,12 +46,13 @@ final class InFlight {
         if (--frame.depth > 0) {
             return;
         }
-        List<Owned> toUnpin = new ArrayList<>(frame.pinned);
-        frame.pinned.clear();
+        ArrayList<Owned> toUnpin = frame.pinned;
+        frame.pinned = frame.spare != null ? frame.spare : new ArrayList<>();
+        frame.spare = null;
         RuntimeException failure = null;
-        for (Owned t : toUnpin) {
+        for (int i = 0; i < toUnpin.size(); i++) {
             try {
-                t.unpin();
+                toUnpin.get(i).unpin();
             } catch (RuntimeException e) {
                 if (failure == null) {
                     failure = e;
@@ -58,6 +61,8 @@ final class InFlight {
                 }
             }
         }
+        toUnpin.clear();
+        frame.spare = toUnpin;
         if (failure != null) {
             throw failure;
         }

@@ -32,6 +32,27 @@ final class AttentionPlan {
 
     private final MaskIndex maskIndex;
     private final MaskIndex additiveIndex;
+    /** Where the rows of q, k, v and the output lie in their arrays. */
+    final Rows q;
+    final Rows k;
+    final Rows v;
+    final Rows out;
+
+    /**
+     * Where the rows of one operand lie: row {@code r} of (batch × head) problem {@code p} starts at
+     * {@code base(p) + r·rowStride}, its elements contiguous, with {@code base(p) = (p / heads)·batchStride +
+     * (p % heads)·headStride + start}. A tensor {@code [..., L, d]} is {@code (1, L·d, 0, 0, d)}; q of a packed
+     * {@code [B, L, (H + 2·H_kv)·d]} projection is {@code (H, L·W, d, 0, W)}, {@code W = (H + 2·H_kv)·d}.
+     */
+    record Rows(int heads, int batchStride, int headStride, int start, int rowStride) {
+        static Rows contiguous(int rows, int width) {
+            return new Rows(1, rows * width, 0, 0, width);
+        }
+
+        int base(int problem) {
+            return (problem / heads) * batchStride + (problem % heads) * headStride + start;
+        }
+    }
 
     /** The broadcast strides of one mask against {@code [batch..., Lq, Lk]}. */
     private record MaskIndex(int[] problemOffsets, int rowStride, int columnStride) {
@@ -50,6 +71,26 @@ final class AttentionPlan {
     }
 
     AttentionPlan(ShapeChecks.AttentionShape shape, AttentionOptions options, HeapTensor additiveMask) {
+        this(shape, options, additiveMask, Rows.contiguous(shape.queries(), shape.keyDim()),
+                Rows.contiguous(shape.keys(), shape.keyDim()), Rows.contiguous(shape.keys(), shape.valueDim()),
+                Rows.contiguous(shape.queries(), shape.valueDim()));
+    }
+
+    /**
+     * @param shape the call's dimensions
+     * @param options the call's options
+     * @param additiveMask the additive mask, or null
+     * @param q where q's rows lie
+     * @param k where k's rows lie, by (batch × kv head)
+     * @param v where v's rows lie, by (batch × kv head)
+     * @param out where the output's rows go
+     */
+    AttentionPlan(ShapeChecks.AttentionShape shape, AttentionOptions options, HeapTensor additiveMask, Rows q,
+                  Rows k, Rows v, Rows out) {
+        this.q = q;
+        this.k = k;
+        this.v = v;
+        this.out = out;
         this.problems = shape.problems();
         this.queries = shape.queries();
         this.keys = shape.keys();

@@ -4,52 +4,12 @@ import org.attn4j.api.RopeLayout;
 import org.attn4j.api.spi.ReferenceOps;
 
 /**
- * The decoder ops on heap arrays: RMSNorm, rotary embeddings and SiLU, each one pass over its input, computed
+ * The decoder ops on heap arrays: rotary embeddings and SiLU, each one pass over its input, computed
  * in double precision and rounded to the operand's type.
  */
 final class DecoderKernels {
 
     private DecoderKernels() {
-    }
-
-    /**
-     * @param x {@code [rows, d]}, {@code float[]} or {@code double[]}, not modified
-     * @param d the last axis
-     * @param weight {@code [d]} of the same type, or null for ones
-     * @param eps added to the mean square
-     * @return {@code x / sqrt(mean(x²) + eps) · weight}, a new array of x's type
-     */
-    static Object rmsNorm(Object x, int d, Object weight, double eps) {
-        if (x instanceof float[] f) {
-            float[] w = (float[]) weight;
-            float[] out = new float[f.length];
-            for (int base = 0; base < f.length; base += d) {
-                double squares = 0;
-                for (int j = 0; j < d; j++) {
-                    double v = f[base + j];
-                    squares += v * v;
-                }
-                double inv = 1.0 / Math.sqrt(squares / d + eps);
-                for (int j = 0; j < d; j++) {
-                    out[base + j] = (float) (f[base + j] * inv * (w == null ? 1.0 : w[j]));
-                }
-            }
-            return out;
-        }
-        double[] in = (double[]) x;
-        double[] w = (double[]) weight;
-        double[] out = new double[in.length];
-        for (int base = 0; base < in.length; base += d) {
-            double squares = 0;
-            for (int j = 0; j < d; j++) {
-                squares += in[base + j] * in[base + j];
-            }
-            double inv = 1.0 / Math.sqrt(squares / d + eps);
-            for (int j = 0; j < d; j++) {
-                out[base + j] = in[base + j] * inv * (w == null ? 1.0 : w[j]);
-            }
-        }
-        return out;
     }
 
     /**

@@ -12,9 +12,18 @@ final class EjmlBackend implements Backend {
     private final Parallel parallel;
 
     EjmlBackend(String name, Capabilities capabilities) {
+        this(name, capabilities, new Parallel(capabilities.maxThreads()));
+    }
+
+    /**
+     * @param name the backend's name
+     * @param capabilities what it declares
+     * @param parallel the pool its ops run on
+     */
+    EjmlBackend(String name, Capabilities capabilities, Parallel parallel) {
         this.name = name;
         this.capabilities = capabilities;
-        this.parallel = new Parallel(capabilities.maxThreads());
+        this.parallel = parallel;
     }
 
     @Override

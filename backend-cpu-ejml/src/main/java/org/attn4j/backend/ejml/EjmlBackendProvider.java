@@ -57,9 +57,12 @@ public final class EjmlBackendProvider implements BackendProvider {
                 .maxThreads(threads()).build();
     }
 
+    /** @return a new backend; the first one of a JVM also starts compiling the SIMD kernels ({@link Warmup}) */
     @Override
     public Backend create() {
-        return new EjmlBackend(NAME, capabilities());
+        Capabilities capabilities = capabilities();
+        Warmup.start(capabilities);
+        return new EjmlBackend(NAME, capabilities);
     }
 
     private static int threads() {

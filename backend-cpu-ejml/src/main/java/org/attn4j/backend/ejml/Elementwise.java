@@ -33,6 +33,9 @@ final class Elementwise {
      * @return a new {@code float[]} or {@code double[]} of {@code out.size()} elements
      */
     static Object binary(Binary op, HeapTensor a, HeapTensor b, Shape out, Parallel parallel) {
+        if (a.shape().equals(out) && b.shape().equals(out)) {
+            return sameShape(op, a, b, out, parallel);
+        }
         int rank = out.rank();
         int n = rank == 0 ? 1 : out.dim(-1);
         int[] sa = Strides.broadcast(op.op(), "a", a.shape(), out);
@@ -42,7 +45,7 @@ final class Elementwise {
         Shape rows = rank == 0 ? Shape.scalar() : out.slice(0, rank - 1);
         int[] rowA = Strides.offsets(rows, Arrays.copyOf(sa, Math.max(0, rank - 1)));
         int[] rowB = Strides.offsets(rows, Arrays.copyOf(sb, Math.max(0, rank - 1)));
-        Object result = HeapScope.allocate(a.dtype(), out);
+        Object result = HeapScope.allocateForWriting(a.dtype(), out);
         if (result instanceof float[] o) {
             float[] x = a.f32();
             float[] y = b.f32();
@@ -59,6 +62,31 @@ final class Elementwise {
                 for (int r = from; r < to; r++) {
                     rowF64(op, x, rowA[r], la, y, rowB[r], lb, o, r * n, n);
                 }
+            });
+        }
+        return result;
+    }
+
+    /** The common case of operands of one shape: one flat run, no broadcast offsets. */
+    private static Object sameShape(Binary op, HeapTensor a, HeapTensor b, Shape out, Parallel parallel) {
+        Object result = HeapScope.allocateForWriting(a.dtype(), out);
+        int n = (int) out.size();
+        int grain = Math.max(1, (int) Math.min(n, Parallel.MIN_WORK));
+        int pieces = (n + grain - 1) / grain;
+        if (result instanceof float[] o) {
+            float[] x = a.f32();
+            float[] y = b.f32();
+            parallel.forRange(pieces, grain, (from, to) -> {
+                int start = from * grain;
+                rowF32(op, x, start, 1, y, start, 1, o, start, Math.min(n, to * grain) - start);
+            });
+        } else {
+            double[] o = (double[]) result;
+            double[] x = a.f64();
+            double[] y = b.f64();
+            parallel.forRange(pieces, grain, (from, to) -> {
+                int start = from * grain;
+                rowF64(op, x, start, 1, y, start, 1, o, start, Math.min(n, to * grain) - start);
             });
         }
         return result;
@@ -131,7 +159,7 @@ final class Elementwise {
     static Object map(HeapTensor x, Unary f, Parallel parallel) {
         if (x.dtype() == DType.F32) {
             float[] in = x.f32();
-            float[] out = new float[in.length];
+            float[] out = ArrayPool.floats(in.length, false);
             parallel.forRange(in.length, MAP_WORK, (from, to) -> {
                 for (int i = from; i < to; i++) {
                     out[i] = (float) f.apply(i, in[i]);
@@ -140,7 +168,7 @@ final class Elementwise {
             return out;
         }
         double[] in = x.f64();
-        double[] out = new double[in.length];
+        double[] out = ArrayPool.doubles(in.length, false);
         parallel.forRange(in.length, MAP_WORK, (from, to) -> {
             for (int i = from; i < to; i++) {
                 out[i] = f.apply(i, in[i]);

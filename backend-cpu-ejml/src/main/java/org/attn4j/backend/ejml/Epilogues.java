@@ -9,7 +9,9 @@ import org.attn4j.api.Activation;
  *   gated:  y = act(y + bias_g) ⊙ (up + bias_u) + residual      (y the gate's product, up the up projection's)
  * </pre>
  * F32 blocks run on {@link VectorActivationsF32} when {@link Simd#enabled()}, each step a pass over a row of the
- * block while it is in cache; otherwise, and for F64, each element is computed in double precision and rounded once.
+ * block while it is in cache, every step from one call site (so that C2 inlines at most the two steps a model uses
+ * most into this method, which keeps its vector calls within the budget {@link VectorGemmF32} explains); otherwise,
+ * and for F64, each element is computed in double precision and rounded once.
  */
 final class Epilogues {
 
@@ -56,27 +58,50 @@ final class Epilogues {
             }
             return;
         }
+        int activation = switch (act) {
+            case IDENTITY -> -1;
+            case RELU -> VectorActivationsF32.RELU;
+            case GELU -> VectorActivationsF32.GELU;
+            case GELU_TANH -> VectorActivationsF32.GELU_TANH;
+            case SILU -> VectorActivationsF32.SILU;
+        };
         for (int i = 0; i < n; i++) {
             int row = yo + i * ldy;
-            if (bias != null) {
-                VectorActivationsF32.add(y, row, bias, bo, cols);
-            }
-            switch (act) {
-                case IDENTITY -> { }
-                case RELU -> VectorActivationsF32.relu(y, row, cols);
-                case GELU -> VectorActivationsF32.gelu(y, row, cols);
-                case GELU_TANH -> VectorActivationsF32.geluTanh(y, row, cols);
-                case SILU -> VectorActivationsF32.silu(y, row, cols);
-            }
-            if (up != null) {
-                int u = uo + i * ldu;
-                if (bias != null) {
-                    VectorActivationsF32.add(up, u, bias, ubo, cols);
+            int u = uo + i * ldu;
+            for (int s = 0; s < 5; s++) {
+                int kind;
+                float[] target = y;
+                int at = row;
+                float[] operand = null;
+                int from = 0;
+                switch (s) {
+                    case 0 -> {
+                        kind = bias == null ? -1 : VectorActivationsF32.ADD;
+                        operand = bias;
+                        from = bo;
+                    }
+                    case 1 -> kind = activation;
+                    case 2 -> {
+                        kind = up == null || bias == null ? -1 : VectorActivationsF32.ADD;
+                        target = up;
+                        at = u;
+                        operand = bias;
+                        from = ubo;
+                    }
+                    case 3 -> {
+                        kind = up == null ? -1 : VectorActivationsF32.MUL;
+                        operand = up;
+                        from = u;
+                    }
+                    default -> {
+                        kind = residual == null ? -1 : VectorActivationsF32.ADD;
+                        operand = residual;
+                        from = ro + i * ldr;
+                    }
                 }
-                VectorActivationsF32.mul(y, row, up, u, cols);
-            }
-            if (residual != null) {
-                VectorActivationsF32.add(y, row, residual, ro + i * ldr, cols);
+                if (kind >= 0) {
+                    VectorActivationsF32.step(kind, target, at, operand, from, cols);
+                }
             }
         }
     }

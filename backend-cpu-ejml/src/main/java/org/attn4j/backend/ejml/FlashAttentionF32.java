@@ -42,17 +42,42 @@ final class FlashAttentionF32 {
         this.k = k;
         this.v = v;
         this.out = out;
-        this.queriesT = new float[plan.keyDim][QUERY_BLOCK];
-        this.scoresT = new float[KEY_BLOCK][QUERY_BLOCK];
-        this.outT = new float[plan.valueDim][QUERY_BLOCK];
-        this.rowMax = new float[QUERY_BLOCK];
-        this.blockMax = new float[QUERY_BLOCK];
-        this.rowSum = new float[QUERY_BLOCK];
-        this.correction = new float[QUERY_BLOCK];
-        this.shift = new float[QUERY_BLOCK];
-        this.exponents = new float[QUERY_BLOCK];
+        Scratch s = SCRATCH.get();
+        if (s == null || s.queriesT.length != plan.keyDim || s.outT.length != plan.valueDim) {
+            s = new Scratch(plan.keyDim, plan.valueDim);
+            SCRATCH.set(s);
+        }
+        this.queriesT = s.queriesT;
+        this.scoresT = s.scoresT;
+        this.outT = s.outT;
+        this.rowMax = s.rowMax;
+        this.blockMax = s.blockMax;
+        this.rowSum = s.rowSum;
+        this.correction = s.correction;
+        this.shift = s.shift;
+        this.exponents = s.exponents;
         this.masks = new BlockMasks(plan, QUERY_BLOCK);
     }
+
+    /** The scratch arrays of a kernel for one key and value width, kept per thread from call to call. */
+    private static final class Scratch {
+        final float[][] queriesT;
+        final float[][] scoresT = new float[KEY_BLOCK][QUERY_BLOCK];
+        final float[][] outT;
+        final float[] rowMax = new float[QUERY_BLOCK];
+        final float[] blockMax = new float[QUERY_BLOCK];
+        final float[] rowSum = new float[QUERY_BLOCK];
+        final float[] correction = new float[QUERY_BLOCK];
+        final float[] shift = new float[QUERY_BLOCK];
+        final float[] exponents = new float[QUERY_BLOCK];
+
+        Scratch(int keyDim, int valueDim) {
+            this.queriesT = new float[keyDim][QUERY_BLOCK];
+            this.outT = new float[valueDim][QUERY_BLOCK];
+        }
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = new ThreadLocal<>();
 
     /**
      * Computes output rows {@code [rowStart, min(rowStart + QUERY_BLOCK, Lq))} of one problem.

@@ -45,16 +45,40 @@ final class FlashAttentionF64 {
         this.k = k;
         this.v = v;
         this.out = out;
-        this.queriesT = new double[plan.keyDim][QUERY_BLOCK];
-        this.scoresT = new double[KEY_BLOCK][QUERY_BLOCK];
-        this.outT = new double[plan.valueDim][QUERY_BLOCK];
-        this.rowMax = new double[QUERY_BLOCK];
-        this.blockMax = new double[QUERY_BLOCK];
-        this.rowSum = new double[QUERY_BLOCK];
-        this.correction = new double[QUERY_BLOCK];
-        this.shift = new double[QUERY_BLOCK];
+        Scratch s = SCRATCH.get();
+        if (s == null || s.queriesT.length != plan.keyDim || s.outT.length != plan.valueDim) {
+            s = new Scratch(plan.keyDim, plan.valueDim);
+            SCRATCH.set(s);
+        }
+        this.queriesT = s.queriesT;
+        this.scoresT = s.scoresT;
+        this.outT = s.outT;
+        this.rowMax = s.rowMax;
+        this.blockMax = s.blockMax;
+        this.rowSum = s.rowSum;
+        this.correction = s.correction;
+        this.shift = s.shift;
         this.masks = new BlockMasks(plan, QUERY_BLOCK);
     }
+
+    /** The scratch arrays of a kernel for one key and value width, kept per thread from call to call. */
+    private static final class Scratch {
+        final double[][] queriesT;
+        final double[][] scoresT = new double[KEY_BLOCK][QUERY_BLOCK];
+        final double[][] outT;
+        final double[] rowMax = new double[QUERY_BLOCK];
+        final double[] blockMax = new double[QUERY_BLOCK];
+        final double[] rowSum = new double[QUERY_BLOCK];
+        final double[] correction = new double[QUERY_BLOCK];
+        final double[] shift = new double[QUERY_BLOCK];
+
+        Scratch(int keyDim, int valueDim) {
+            this.queriesT = new double[keyDim][QUERY_BLOCK];
+            this.outT = new double[valueDim][QUERY_BLOCK];
+        }
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = new ThreadLocal<>();
 
     /**
      * Computes output rows {@code [rowStart, min(rowStart + QUERY_BLOCK, Lq))} of one problem.

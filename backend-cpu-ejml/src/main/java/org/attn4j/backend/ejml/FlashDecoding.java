@@ -25,6 +25,9 @@ final class FlashDecoding {
     private static final int MIN_SPLIT = 128;
     /** Keys whose scores are held at once. */
     private static final int CHUNK = 256;
+    /** Per thread: a chunk's scores, shifts and exponents, and the query. */
+    private static final ThreadLocal<float[][]> SCRATCH = ThreadLocal.withInitial(
+            () -> new float[][] {new float[CHUNK], new float[CHUNK], new float[CHUNK], new float[0]});
 
     private final AttentionPlan plan;
     private final float[] q;
@@ -46,9 +49,9 @@ final class FlashDecoding {
         this.splitKeys = (size + 63) / 64 * 64;
         this.splits = (plan.keys + splitKeys - 1) / splitKeys;
         int partials = plan.problems * splits * plan.queries;
-        this.partialMax = new float[partials];
-        this.partialSum = new float[partials];
-        this.partialOut = new float[partials * plan.valueDim];
+        this.partialMax = ArrayPool.floats(partials, true);
+        this.partialSum = ArrayPool.floats(partials, true);
+        this.partialOut = ArrayPool.floats(partials * plan.valueDim, true);
     }
 
     /**
@@ -65,29 +68,30 @@ final class FlashDecoding {
      * @param q {@code [problems, Lq, d_k]}
      * @param k {@code [kvProblems, Lk, d_k]}
      * @param v {@code [kvProblems, Lk, d_v]}
+     * @param out the output {@code [problems, Lq, d_v]}, overwritten
      * @param parallel the pool
-     * @return the output {@code [problems, Lq, d_v]}
      */
-    static float[] run(AttentionPlan plan, float[] q, float[] k, float[] v, Parallel parallel) {
+    static void run(AttentionPlan plan, float[] q, float[] k, float[] v, float[] out, Parallel parallel) {
         FlashDecoding d = new FlashDecoding(plan, q, k, v, parallel.threads());
         long work = (long) d.splitKeys * plan.queries * (plan.keyDim + plan.valueDim);
         parallel.forRange(plan.problems * d.splits, work, (from, to) -> {
-            float[] scores = new float[CHUNK];
-            float[] shift = new float[CHUNK];
-            float[] exponents = new float[CHUNK];
-            float[] query = new float[plan.keyDim];
+            float[][] s = SCRATCH.get();
+            if (s[3].length < plan.keyDim) {
+                s[3] = new float[plan.keyDim];
+            }
             for (int t = from; t < to; t++) {
-                d.split(t / d.splits, t % d.splits, scores, shift, exponents, query);
+                d.split(t / d.splits, t % d.splits, s[0], s[1], s[2], s[3]);
             }
         });
-        float[] out = new float[plan.problems * plan.queries * plan.valueDim];
         parallel.forRange(plan.problems * plan.queries, (long) d.splits * plan.valueDim,
                 (from, to) -> {
                     for (int t = from; t < to; t++) {
                         d.merge(t, out);
                     }
                 });
-        return out;
+        ArrayPool.recycle(d.partialMax);
+        ArrayPool.recycle(d.partialSum);
+        ArrayPool.recycle(d.partialOut);
     }
 
     /** Computes the partial statistics and output of every query row of one problem over one key split. */

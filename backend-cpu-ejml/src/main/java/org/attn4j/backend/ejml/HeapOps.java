@@ -89,9 +89,22 @@ final class HeapOps extends AbstractOps<HeapTensor> {
 
     @Override
     protected Tensor computeLayerNorm(HeapTensor x, HeapTensor gamma, HeapTensor beta, double eps) {
-        double[] r = Reductions.layerNorm(x.widened(), x.shape().dim(-1), gamma == null ? null : gamma.widened(),
-                beta == null ? null : beta.widened(), eps);
-        return scope.fromDoubles(x.shape(), r, x.dtype());
+        return norm(x, null, gamma, beta, eps, false);
+    }
+
+    /** The norm of {@code x + residual} in one pass ({@link Norms}). */
+    @Override
+    protected Tensor computeLayerNorm(HeapTensor x, HeapTensor residual, HeapTensor gamma, HeapTensor beta,
+                                      double eps) {
+        return norm(x, residual, gamma, beta, eps, false);
+    }
+
+    private Tensor norm(HeapTensor x, HeapTensor residual, HeapTensor gamma, HeapTensor beta, double eps,
+                        boolean rms) {
+        Object out = HeapScope.allocateForWriting(x.dtype(), x.shape());
+        Norms.run(x.data(), residual == null ? null : residual.data(), gamma == null ? null : gamma.data(),
+                beta == null ? null : beta.data(), eps, rms, out, x.shape().dim(-1), parallel);
+        return scope.wrap(x.shape(), out);
     }
 
     @Override
@@ -111,7 +124,7 @@ final class HeapOps extends AbstractOps<HeapTensor> {
                                    HeapTensor residual, Shape out) {
         WeightStorage w = ((HeapWeight) weight).storage();
         int rows = (int) (x.shape().size() / w.columns);
-        Object result = HeapScope.allocate(x.dtype(), out);
+        Object result = HeapScope.allocateForWriting(x.dtype(), out);
         if (result instanceof float[] y) {
             LinearKernel.f32(w, x.f32(), rows, bias == null ? null : bias.f32(), epilogue.activation(),
                     epilogue.gated(), residual == null ? null : residual.f32(), y, parallel);
@@ -128,13 +141,13 @@ final class HeapOps extends AbstractOps<HeapTensor> {
         WeightStorage w = ((HeapWeight) table).storage();
         int d = w.columns;
         if (w.f64()) {
-            double[] result = (double[]) HeapScope.allocate(DType.F64, out);
+            double[] result = (double[]) HeapScope.allocateForWriting(DType.F64, out);
             for (int i = 0; i < ids.length; i++) {
                 w.gather(ids[i], result, i * d);
             }
             return scope.wrap(out, result);
         }
-        float[] result = (float[]) HeapScope.allocate(DType.F32, out);
+        float[] result = (float[]) HeapScope.allocateForWriting(DType.F32, out);
         for (int i = 0; i < ids.length; i++) {
             w.gather(ids[i], result, i * d);
         }
@@ -153,7 +166,7 @@ final class HeapOps extends AbstractOps<HeapTensor> {
 
     @Override
     protected Tensor computeReshape(HeapTensor x, Shape out) {
-        return scope.wrap(out, x.data());
+        return scope.view(out, x);
     }
 
     @Override
@@ -201,7 +214,7 @@ final class HeapOps extends AbstractOps<HeapTensor> {
 
     @Override
     protected Tensor computeCast(HeapTensor x, DType dtype) {
-        return scope.wrap(x.shape(), Layout.cast(x.data(), dtype));
+        return x.dtype() == dtype ? scope.view(x.shape(), x) : scope.wrap(x.shape(), Layout.cast(x.data(), dtype));
     }
 
     @Override
@@ -212,8 +225,13 @@ final class HeapOps extends AbstractOps<HeapTensor> {
 
     @Override
     protected Tensor computeRmsNorm(HeapTensor x, HeapTensor weight, double eps) {
-        return scope.wrap(x.shape(), DecoderKernels.rmsNorm(x.data(), x.shape().dim(-1),
-                weight == null ? null : weight.data(), eps));
+        return norm(x, null, weight, null, eps, true);
+    }
+
+    /** The RMS norm of {@code x + residual} in one pass ({@link Norms}). */
+    @Override
+    protected Tensor computeRmsNorm(HeapTensor x, HeapTensor residual, HeapTensor weight, double eps) {
+        return norm(x, residual, weight, null, eps, true);
     }
 
     @Override
@@ -248,6 +266,21 @@ final class HeapOps extends AbstractOps<HeapTensor> {
         }
         Object out = FlashAttention.run(q, k, v, additiveMask, options, shape, parallel);
         return new AttentionResult(scope.wrap(shape.output(), out), null);
+    }
+
+    /**
+     * Attention straight from the packed projection ({@link FlashAttention#packed}); with {@code returnWeights} the
+     * spi's composition, since the weights are then materialised anyway.
+     */
+    @Override
+    protected AttentionResult computePackedAttention(HeapTensor qkv, int heads, int kvHeads, int headDim,
+                                                     HeapTensor additiveMask, AttentionOptions options) {
+        if (options.returnWeights()) {
+            return super.computePackedAttention(qkv, heads, kvHeads, headDim, additiveMask, options);
+        }
+        Object out = FlashAttention.packed(qkv, heads, kvHeads, headDim, additiveMask, options, parallel);
+        Shape s = qkv.shape();
+        return new AttentionResult(scope.wrap(Shape.of(s.dim(0), s.dim(1), heads * headDim), out), null);
     }
 
     @Override

@@ -34,14 +34,18 @@ final class HeapScope extends AbstractScope {
     public Tensor tensor(float[] data, Shape shape) {
         checkOpen("tensor");
         ShapeChecks.data("tensor", data == null ? -1 : data.length, shape);
-        return new HeapTensor(this, shape, data.clone());
+        float[] copy = ArrayPool.floats(data.length, false);
+        System.arraycopy(data, 0, copy, 0, data.length);
+        return wrap(shape, copy);
     }
 
     @Override
     public Tensor tensor(double[] data, Shape shape) {
         checkOpen("tensor");
         ShapeChecks.data("tensor", data == null ? -1 : data.length, shape);
-        return new HeapTensor(this, shape, data.clone());
+        double[] copy = ArrayPool.doubles(data.length, false);
+        System.arraycopy(data, 0, copy, 0, data.length);
+        return wrap(shape, copy);
     }
 
     @Override
@@ -66,7 +70,19 @@ final class HeapScope extends AbstractScope {
      * @return a new tensor of this scope holding {@code data} without copying
      */
     HeapTensor wrap(Shape shape, Object data) {
-        return data instanceof float[] f ? new HeapTensor(this, shape, f) : new HeapTensor(this, shape, (double[]) data);
+        return new HeapTensor(this, shape, new ArrayPool.Buffer(data));
+    }
+
+    /**
+     * @param shape the view's shape, of {@code x}'s size
+     * @param x an open tensor of any scope
+     * @return a new tensor of this scope sharing {@code x}'s array, which goes back to the pool only when both are
+     *     released
+     */
+    HeapTensor view(Shape shape, HeapTensor x) {
+        ArrayPool.Buffer b = x.buffer();
+        b.retain();
+        return new HeapTensor(this, shape, b);
     }
 
     /**
@@ -93,14 +109,30 @@ final class HeapScope extends AbstractScope {
     /**
      * @param dtype the element type
      * @param size the number of elements
-     * @return a zeroed {@code float[]} or {@code double[]}
+     * @return a zeroed {@code float[]} or {@code double[]}, from the pool where it has one
      */
     static Object allocate(DType dtype, long size) {
+        return allocate(dtype, size, true);
+    }
+
+    /**
+     * @param dtype the element type
+     * @param shape the result's shape
+     * @return a {@code float[]} or {@code double[]} of {@code shape.size()} elements from the pool, whose contents
+     *     are undefined: for a kernel that writes every element before it reads any
+     * @throws IllegalArgumentException naming the running op, the shape and the bytes if one array cannot hold it
+     */
+    static Object allocateForWriting(DType dtype, Shape shape) {
+        ShapeChecks.fits(runningOp("tensor"), shape, dtype, MAX_ELEMENTS * dtype.byteSize(), LIMIT);
+        return allocate(dtype, shape.size(), false);
+    }
+
+    private static Object allocate(DType dtype, long size, boolean zeroed) {
         if (size > MAX_ELEMENTS) {
             throw new IllegalArgumentException(runningOp("tensor") + ": a result of " + size + " " + dtype
                     + " elements needs " + BigInteger.valueOf(size).multiply(BigInteger.valueOf(dtype.byteSize()))
                     + " bytes, more than " + LIMIT + " (" + MAX_ELEMENTS * dtype.byteSize() + " bytes)");
         }
-        return dtype == DType.F32 ? new float[(int) size] : new double[(int) size];
+        return dtype == DType.F32 ? ArrayPool.floats((int) size, zeroed) : ArrayPool.doubles((int) size, zeroed);
     }
 }

@@ -6,21 +6,34 @@ import org.attn4j.api.spi.AbstractTensor;
 
 /**
  * A tensor on the Java heap: a row-major {@code float[]} (F32) or {@code double[]} (F64) of exactly
- * {@code shape.size()} elements. The array is never modified after construction, except by
- * {@code writeSlice} into a cache, so tensors may share one (a reshape does); releasing drops the reference and leaves the rest to the garbage collector.
+ * {@code shape.size()} elements, held through an {@link ArrayPool.Buffer}. The array is never modified after
+ * construction, except by {@code writeSlice} into a cache, so tensors may share one (a reshape does, through the same
+ * buffer); releasing the last of them returns the array to the pool of the releasing thread.
  */
 final class HeapTensor extends AbstractTensor {
     private float[] floats;
     private double[] doubles;
+    private ArrayPool.Buffer buffer;
 
-    HeapTensor(HeapScope owner, Shape shape, float[] data) {
-        super(owner, shape, DType.F32);
-        this.floats = data;
+    /**
+     * @param owner the scope that frees it
+     * @param shape the dimensions
+     * @param buffer holds a {@code float[]} or {@code double[]} of {@code shape.size()} elements; retained by the
+     *     caller for this tensor
+     */
+    HeapTensor(HeapScope owner, Shape shape, ArrayPool.Buffer buffer) {
+        super(owner, shape, buffer.array() instanceof float[] ? DType.F32 : DType.F64);
+        this.buffer = buffer;
+        if (buffer.array() instanceof float[] f) {
+            this.floats = f;
+        } else {
+            this.doubles = (double[]) buffer.array();
+        }
     }
 
-    HeapTensor(HeapScope owner, Shape shape, double[] data) {
-        super(owner, shape, DType.F64);
-        this.doubles = data;
+    /** @return the buffer, for a view that shares it; the caller has checked that the tensor is open */
+    ArrayPool.Buffer buffer() {
+        return buffer;
     }
 
     /** @return the F32 data, not to be modified; the caller has checked that the tensor is open and F32 */
@@ -58,5 +71,10 @@ final class HeapTensor extends AbstractTensor {
     protected void release() {
         floats = null;
         doubles = null;
+        ArrayPool.Buffer b = buffer;
+        buffer = null;
+        if (b != null) {
+            b.release();
+        }
     }
 }

@@ -15,14 +15,14 @@ final class Layout {
      */
     static Object gather(Object source, int[] offsets) {
         if (source instanceof float[] f) {
-            float[] out = new float[offsets.length];
+            float[] out = ArrayPool.floats(offsets.length, false);
             for (int i = 0; i < out.length; i++) {
                 out[i] = f[offsets[i]];
             }
             return out;
         }
         double[] d = (double[]) source;
-        double[] out = new double[offsets.length];
+        double[] out = ArrayPool.doubles(offsets.length, false);
         for (int i = 0; i < out.length; i++) {
             out[i] = d[offsets[i]];
         }

@@ -48,7 +48,7 @@ final class MatMul {
         int k = transposeA ? a.shape().dim(-2) : a.shape().dim(-1);
         Shape batch = out.slice(0, rank - 2);
         int count = (int) batch.size();
-        Object result = HeapScope.allocate(a.dtype(), out);
+        Object result = HeapScope.allocateForWriting(a.dtype(), out);
         long work = (long) m * n * k;
         if (a.data() instanceof float[] fa && simd(m, n, k)) {
             float[] fb = (float[]) b.data();

@@ -2,17 +2,18 @@ package org.attn4j.backend.ejml;
 
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
-import java.util.concurrent.RecursiveAction;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The backend's worker pool: a {@link ForkJoinPool} of daemon threads, one per processor, shared by every scope.
- * Ops split index ranges into tasks here; a range that is cheaper than {@link #MIN_WORK} per task runs on the
- * calling thread.
+ * The backend's worker pool, shared by every scope: {@code threads - 1} daemon workers of a {@link ForkJoinPool},
+ * with the calling thread as the last one. An op splits an index range into pieces; the caller wakes at most
+ * {@code threads - 1} helpers, and it and they take pieces from one counter until none are left, so a piece costs
+ * no task object and no wake-up of its own, and the pieces balance themselves. A range that is cheaper than
+ * {@link #MIN_WORK} per piece runs on the calling thread alone, as does every range asked for from a worker.
  */
 final class Parallel {
 
-    /** Roughly the number of multiply-adds below which forking a task costs more than it saves. */
+    /** Roughly the number of multiply-adds below which handing work to another thread costs more than it saves. */
     static final long MIN_WORK = 1L << 15;
 
     /** A body that handles the indices {@code [from, to)}. */
@@ -27,7 +28,7 @@ final class Parallel {
 
     Parallel(int threads) {
         this.threads = threads;
-        this.pool = new ForkJoinPool(threads, this::newWorker, null, false);
+        this.pool = threads > 1 ? new ForkJoinPool(threads - 1, this::newWorker, null, false) : null;
     }
 
     /** A daemon worker named {@code attn4j-ejml-N}, N counting from 0 (the pool index is not assigned yet here). */
@@ -38,14 +39,15 @@ final class Parallel {
         return t;
     }
 
-    /** @return how many workers the pool has */
+    /** @return how many threads an op runs on: the workers and the caller */
     int threads() {
         return threads;
     }
 
     /**
      * Runs {@code body} over {@code [0, count)}, cut into at most about four pieces per thread and none smaller
-     * than what {@link #MIN_WORK} allows, and waits for all of them. Exceptions of a piece are rethrown.
+     * than what {@link #MIN_WORK} allows, and waits for all of them. The first exception of a piece is rethrown once
+     * every piece has finished.
      *
      * @param count the number of indices
      * @param workPerIndex a rough cost of one index, in multiply-adds
@@ -57,43 +59,87 @@ final class Parallel {
         }
         long total = Math.max(1, workPerIndex) * count;
         int pieces = (int) Math.min(Math.min(count, 4L * threads), Math.max(1, total / MIN_WORK));
-        if (pieces <= 1 || threads == 1) {
+        if (pieces <= 1 || pool == null || onOwnWorker()) {
             body.run(0, count);
             return;
         }
-        int grain = (count + pieces - 1) / pieces;
-        if (onOwnWorker()) {
-            new Split(body, 0, count, grain).invoke();
-        } else {
-            pool.invoke(new Split(body, 0, count, grain));
+        Shared shared = new Shared(body, count, pieces);
+        int helpers = Math.min(threads - 1, pieces - 1);
+        for (int h = 0; h < helpers; h++) {
+            pool.execute(() -> shared.work(true));
         }
+        shared.work(false);
+        shared.awaitHelpers(helpers);
     }
 
     private boolean onOwnWorker() {
         return Thread.currentThread() instanceof ForkJoinWorkerThread w && w.getPool() == pool;
     }
 
-    private static final class Split extends RecursiveAction {
+    /** The pieces of one call, taken from a counter by the caller and its helpers. */
+    private static final class Shared {
         private final Range body;
-        private final int from;
-        private final int to;
-        private final int grain;
+        private final int count;
+        private final int pieces;
+        private final AtomicInteger next = new AtomicInteger();
+        private final AtomicInteger done = new AtomicInteger();
+        private volatile Throwable failure;
 
-        Split(Range body, int from, int to, int grain) {
+        Shared(Range body, int count, int pieces) {
             this.body = body;
-            this.from = from;
-            this.to = to;
-            this.grain = grain;
+            this.count = count;
+            this.pieces = pieces;
         }
 
-        @Override
-        protected void compute() {
-            if (to - from <= grain) {
-                body.run(from, to);
-                return;
+        /** Takes pieces until none are left; a helper then counts itself done. */
+        void work(boolean helper) {
+            try {
+                for (int p; (p = next.getAndIncrement()) < pieces; ) {
+                    int from = (int) ((long) count * p / pieces);
+                    int to = (int) ((long) count * (p + 1) / pieces);
+                    try {
+                        body.run(from, to);
+                    } catch (Throwable t) {
+                        if (failure == null) {
+                            failure = t;
+                        }
+                    }
+                }
+            } finally {
+                if (helper) {
+                    synchronized (this) {
+                        done.incrementAndGet();
+                        notifyAll();
+                    }
+                }
             }
-            int mid = from + (to - from) / 2;
-            invokeAll(new Split(body, from, mid, grain), new Split(body, mid, to, grain));
+        }
+
+        /** Waits until every helper has finished its last piece, then rethrows a piece's failure. */
+        void awaitHelpers(int helpers) {
+            boolean interrupted = false;
+            for (int spin = 0; done.get() < helpers && spin < 2000; spin++) {
+                Thread.onSpinWait();
+            }
+            synchronized (this) {
+                while (done.get() < helpers) {
+                    try {
+                        wait();
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            Throwable t = failure;
+            if (t instanceof RuntimeException r) {
+                throw r;
+            }
+            if (t instanceof Error e) {
+                throw e;
+            }
         }
     }
 }

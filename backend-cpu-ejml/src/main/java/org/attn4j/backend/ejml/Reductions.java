@@ -4,7 +4,7 @@ import org.attn4j.api.spi.AbstractOps.Reduction;
 
 /**
  * Kernels that work along one axis of a tensor viewed as {@code [outer, n, inner]} (row-major), in double
- * precision: max, sum, mean, variance, softmax and layer norm.
+ * precision: max, sum, mean, variance and softmax.
  */
 final class Reductions {
 
@@ -89,27 +89,6 @@ final class Reductions {
                 for (int j = 0; j < n; j++) {
                     out[base + j * inner] *= inv;
                 }
-            }
-        }
-        return out;
-    }
-
-    /**
-     * @param x {@code [rows, d]}, not modified
-     * @param d the size of the last axis
-     * @param gamma {@code [d]} or null for ones
-     * @param beta {@code [d]} or null for zeros
-     * @param eps added to the biased variance
-     * @return {@code (x - mean) / sqrt(var + eps) · gamma + beta}, row by row
-     */
-    static double[] layerNorm(double[] x, int d, double[] gamma, double[] beta, double eps) {
-        double[] out = new double[x.length];
-        for (int base = 0; base < x.length; base += d) {
-            double mean = sum(x, base, 1, d) / d;
-            double inv = 1.0 / Math.sqrt(variance(x, base, 1, d, mean) + eps);
-            for (int j = 0; j < d; j++) {
-                double y = (x[base + j] - mean) * inv;
-                out[base + j] = y * (gamma == null ? 1.0 : gamma[j]) + (beta == null ? 0.0 : beta[j]);
             }
         }
         return out;

@@ -17,34 +17,37 @@ import jdk.incubator.vector.VectorSpecies;
  * Recipes' {@code erfcc} (relative error below 1.2e-7 for every {@code z ≥ 0}), with {@code z² = x²/2} carried as
  * an exact sum of two floats and the rounding of {@code -z² + P} carried beside it, so that the tail keeps its
  * relative accuracy: a few ulp on every input, large negative ones included, where {@code 1 + erf} would cancel.
- * {@code e^x} ({@link #expPass}) splits {@code x = n·ln2 + r} (Cody-Waite, two constants), takes Cephes' degree-7
- * polynomial on {@code |r| ≤ ln2/2} and {@code 2ⁿ} from the exponent bits; it saturates at {@code 1.8e-38} below
- * {@code -86.9} (where every use here is within {@code 1e-37} of its limit) and is {@code +∞} above {@code 88.72};
- * NaN gives NaN throughout.
+ * {@code e^x} ({@link #expReducePass}, {@link #expScalePass}) splits {@code x = n·ln2 + r} (Cody-Waite, two
+ * constants), takes Cephes' polynomial on {@code |r| ≤ ln2/2} and {@code 2ⁿ} from the exponent bits; it is 0 where
+ * the result would be subnormal (below {@code -87.3}) and {@code +∞} above {@code 88.72}; NaN gives NaN throughout.
  *
  * <p>The activations run in chunks of {@link #CHUNK} elements copied into a per-thread scratch, one short pass per
  * step over each chunk, the last vector zero-padded. That is how the kernels stay within what C2 compiles to
- * vector instructions in every JVM ({@link VectorGemmF32} explains): no pass makes more than about 30 Vector API
- * calls, and a vector is the receiver of a call only where it is fresh. Only callers that {@link Simd#enabled()}
+ * vector instructions in every JVM ({@link VectorGemmF32} explains): no pass makes more than about 20 Vector API
+ * calls, no pass is inlined into another ({@link #run}), and a vector is the receiver of a call only where it is
+ * fresh. Only callers that {@link Simd#enabled()}
  * admitted may load this class.
  */
 final class VectorActivationsF32 {
     private static final VectorSpecies<Float> SPECIES = Vectors.F32;
     private static final int LANES = SPECIES.length();
-    /** Elements per chunk; the scratch holds four chunks. */
+    /** Elements per chunk; the scratch holds five chunks. */
     private static final int CHUNK = 256;
     private static final int X = 0;
     private static final int A = CHUNK;
     private static final int B = 2 * CHUNK;
     private static final int C = 3 * CHUNK;
+    private static final int D = 4 * CHUNK;
 
     private static final float LOG2E = 1.44269504088896341f;
     private static final float LN2_HI = 0.693359375f;
     private static final float LN2_LO = -2.12194440e-4f;
     /** {@code 1.5·2²³ + 126}: adding it rounds to an integer {@code n} and leaves {@code n + 126} in the low bits. */
     private static final float ROUND_BIASED = 12583038f;
-    private static final float EXP_LOW = -86.9f;
-    private static final float EXP_HIGH = 88.72284f;
+    /** Below it, {@code e^x} is under F32's smallest normal number and the exponent bits give exactly 0. */
+    private static final float EXP_LOW = -87.68f;
+    /** Past {@code ln(MAX_VALUE) = 88.72} the last product overflows to +∞; below 89, {@code n} fits the exponent. */
+    private static final float EXP_HIGH = 89f;
     private static final float[] EXP = {
         1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f,
     };
@@ -59,9 +62,65 @@ final class VectorActivationsF32 {
     private static final float TANH_SCALE = 2 * 0.7978845608028654f;
     private static final float TANH_CUBE = 0.044715f;
 
-    private static final ThreadLocal<float[]> SCRATCH = ThreadLocal.withInitial(() -> new float[4 * CHUNK]);
+    private static final ThreadLocal<float[]> SCRATCH = ThreadLocal.withInitial(() -> new float[5 * CHUNK]);
+
+    /** One step of an activation over the first {@code n} (whole vectors) of each part of the scratch. */
+    @FunctionalInterface
+    private interface Pass {
+        void run(float[] s, int n);
+    }
+
+    private static final Pass[] SILU_PASSES = {
+        VectorActivationsF32::negatePass, VectorActivationsF32::expReducePass, VectorActivationsF32::expScalePass,
+        VectorActivationsF32::quotientPass,
+    };
+    private static final Pass[] GELU_TANH_PASSES = {
+        VectorActivationsF32::tanhArgumentPass, VectorActivationsF32::expReducePass,
+        VectorActivationsF32::expScalePass, VectorActivationsF32::quotientPass,
+    };
+    private static final Pass[] GELU_PASSES = {
+        VectorActivationsF32::erfcPolynomialPass, VectorActivationsF32::erfcArgumentPass,
+        VectorActivationsF32::expReducePass, VectorActivationsF32::expScalePass, VectorActivationsF32::geluPass,
+    };
+
+    /** The steps of {@link #step}. */
+    static final int ADD = 0;
+    static final int MUL = 1;
+    static final int RELU = 2;
+    static final int GELU = 3;
+    static final int GELU_TANH = 4;
+    static final int SILU = 5;
+
+    /** One step of the epilogue over a run of a row, {@code a} its operand where it has one. */
+    @FunctionalInterface
+    private interface RowStep {
+        void apply(float[] y, int yo, float[] a, int ao, int len);
+    }
+
+    private static final RowStep[] STEPS = {
+        VectorActivationsF32::add, VectorActivationsF32::mul, (y, yo, a, ao, len) -> relu(y, yo, len),
+        (y, yo, a, ao, len) -> gelu(y, yo, len), (y, yo, a, ao, len) -> geluTanh(y, yo, len),
+        (y, yo, a, ao, len) -> silu(y, yo, len),
+    };
 
     private VectorActivationsF32() {
+    }
+
+    /**
+     * Runs one step of the epilogue over a run of a row. Every step is called from the one call site here, so that a
+     * caller that calls this method once (as {@link Epilogues} does) inlines at most the two steps its profile says are
+     * the most common, a few vector calls each; the activations themselves are passes that are never inlined
+     * ({@link #run}).
+     *
+     * @param kind {@link #ADD} ({@code y += a}), {@link #MUL} ({@code y *= a}), or an activation of {@code y}
+     * @param y the row, modified
+     * @param yo where the run starts
+     * @param a the operand of {@link #ADD} and {@link #MUL}, not modified; ignored by the activations
+     * @param ao where its run starts
+     * @param len the run's length
+     */
+    static void step(int kind, float[] y, int yo, float[] a, int ao, int len) {
+        STEPS[kind].apply(y, yo, a, ao, len);
     }
 
     /**
@@ -73,7 +132,7 @@ final class VectorActivationsF32 {
      * @param ao where its run starts
      * @param len the run's length
      */
-    static void add(float[] y, int yo, float[] a, int ao, int len) {
+    private static void add(float[] y, int yo, float[] a, int ao, int len) {
         int i = 0;
         for (; i + LANES <= len; i += LANES) {
             FloatVector.fromArray(SPECIES, a, ao + i).add(FloatVector.fromArray(SPECIES, y, yo + i))
@@ -93,7 +152,7 @@ final class VectorActivationsF32 {
      * @param ao where their run starts
      * @param len the run's length
      */
-    static void mul(float[] y, int yo, float[] a, int ao, int len) {
+    private static void mul(float[] y, int yo, float[] a, int ao, int len) {
         int i = 0;
         for (; i + LANES <= len; i += LANES) {
             FloatVector.fromArray(SPECIES, a, ao + i).mul(FloatVector.fromArray(SPECIES, y, yo + i))
@@ -111,7 +170,7 @@ final class VectorActivationsF32 {
      * @param yo where the run starts
      * @param len the run's length
      */
-    static void relu(float[] y, int yo, int len) {
+    private static void relu(float[] y, int yo, int len) {
         int i = 0;
         for (; i + LANES <= len; i += LANES) {
             FloatVector v = FloatVector.fromArray(SPECIES, y, yo + i);
@@ -130,16 +189,8 @@ final class VectorActivationsF32 {
      * @param yo where the run starts
      * @param len the run's length
      */
-    static void silu(float[] y, int yo, int len) {
-        float[] s = SCRATCH.get();
-        for (int c = 0; c < len; c += CHUNK) {
-            int n = Math.min(CHUNK, len - c);
-            int vectors = load(y, yo + c, n, s);
-            negatePass(s, vectors);
-            expPass(s, vectors);
-            quotientPass(s, vectors);
-            System.arraycopy(s, X, y, yo + c, n);
-        }
+    private static void silu(float[] y, int yo, int len) {
+        run(SILU_PASSES, y, yo, len);
     }
 
     /**
@@ -149,16 +200,8 @@ final class VectorActivationsF32 {
      * @param yo where the run starts
      * @param len the run's length
      */
-    static void geluTanh(float[] y, int yo, int len) {
-        float[] s = SCRATCH.get();
-        for (int c = 0; c < len; c += CHUNK) {
-            int n = Math.min(CHUNK, len - c);
-            int vectors = load(y, yo + c, n, s);
-            tanhArgumentPass(s, vectors);
-            expPass(s, vectors);
-            quotientPass(s, vectors);
-            System.arraycopy(s, X, y, yo + c, n);
-        }
+    private static void geluTanh(float[] y, int yo, int len) {
+        run(GELU_TANH_PASSES, y, yo, len);
     }
 
     /**
@@ -168,27 +211,30 @@ final class VectorActivationsF32 {
      * @param yo where the run starts
      * @param len the run's length
      */
-    static void gelu(float[] y, int yo, int len) {
+    private static void gelu(float[] y, int yo, int len) {
+        run(GELU_PASSES, y, yo, len);
+    }
+
+    /**
+     * Runs an activation's passes over a run, chunk by chunk: each chunk is copied into the scratch's {@code X}
+     * part, zero-padded to whole vectors, and back. Every pass of every activation is called from the one call site
+     * here, which so sees many classes and inlines none: each pass is compiled on its own, within the budget that
+     * keeps its vector calls intrinsified.
+     */
+    private static void run(Pass[] passes, float[] y, int yo, int len) {
         float[] s = SCRATCH.get();
         for (int c = 0; c < len; c += CHUNK) {
             int n = Math.min(CHUNK, len - c);
-            int vectors = load(y, yo + c, n, s);
-            erfcPolynomialPass(s, vectors);
-            erfcArgumentPass(s, vectors);
-            expPass(s, vectors);
-            geluPass(s, vectors);
+            System.arraycopy(y, yo + c, s, X, n);
+            int padded = (n + LANES - 1) / LANES * LANES;
+            for (int i = n; i < padded; i++) {
+                s[X + i] = 0f;
+            }
+            for (Pass pass : passes) {
+                pass.run(s, padded);
+            }
             System.arraycopy(s, X, y, yo + c, n);
         }
-    }
-
-    /** Copies {@code n} values into the scratch's {@code X} part, zero-padded to whole vectors, and counts those. */
-    private static int load(float[] y, int at, int n, float[] s) {
-        System.arraycopy(y, at, s, X, n);
-        int padded = (n + LANES - 1) / LANES * LANES;
-        for (int i = n; i < padded; i++) {
-            s[X + i] = 0f;
-        }
-        return padded;
     }
 
     /** {@code A = -X}. */
@@ -222,14 +268,14 @@ final class VectorActivationsF32 {
             FloatVector t = one.div(a.mul(HALF_SQRT_HALF).add(1f));
             t.intoArray(s, B + i);
             FloatVector p = t.mul(ERFC[9]).add(ERFC[8]);
-            p = t.mul(p).add(ERFC[7]);
-            p = t.mul(p).add(ERFC[6]);
-            p = t.mul(p).add(ERFC[5]);
-            p = t.mul(p).add(ERFC[4]);
-            p = t.mul(p).add(ERFC[3]);
-            p = t.mul(p).add(ERFC[2]);
-            p = t.mul(p).add(ERFC[1]);
-            t.mul(p).add(ERFC[0]).intoArray(s, C + i);
+            p = t.fma(p, FloatVector.broadcast(SPECIES, ERFC[7]));
+            p = t.fma(p, FloatVector.broadcast(SPECIES, ERFC[6]));
+            p = t.fma(p, FloatVector.broadcast(SPECIES, ERFC[5]));
+            p = t.fma(p, FloatVector.broadcast(SPECIES, ERFC[4]));
+            p = t.fma(p, FloatVector.broadcast(SPECIES, ERFC[3]));
+            p = t.fma(p, FloatVector.broadcast(SPECIES, ERFC[2]));
+            p = t.fma(p, FloatVector.broadcast(SPECIES, ERFC[1]));
+            t.fma(p, FloatVector.broadcast(SPECIES, ERFC[0])).intoArray(s, C + i);
         }
     }
 
@@ -262,24 +308,35 @@ final class VectorActivationsF32 {
         }
     }
 
-    /** {@code A = e^A}, lane by lane, as the class comment says. */
-    static void expPass(float[] s, int n) {
+    /**
+     * The first half of {@code A = e^A}: {@code A = r} and {@code D = n + 126 + 1.5·2²³} (as a float), where
+     * {@code e^A = e^r · 2ⁿ} and {@code |r| ≤ ln2/2}, {@code A} first clamped to {@code [-87.68, 89]} (at the lower
+     * end {@code n = -126}, whose scale {@code 2^(n-1)} has exponent bits 0: the result is 0).
+     */
+    private static void expReducePass(float[] s, int n) {
         for (int i = 0; i < n; i += LANES) {
-            FloatVector x = FloatVector.fromArray(SPECIES, s, A + i);
-            FloatVector c = x.max(EXP_LOW).min(EXP_HIGH);
+            FloatVector c = FloatVector.fromArray(SPECIES, s, A + i).max(EXP_LOW).min(EXP_HIGH);
             FloatVector rounded = c.mul(LOG2E).add(ROUND_BIASED);
+            rounded.intoArray(s, D + i);
             FloatVector k = rounded.sub(ROUND_BIASED);
             FloatVector r = k.mul(-LN2_HI).add(c);
-            r = k.mul(-LN2_LO).add(r);
+            k.mul(-LN2_LO).add(r).intoArray(s, A + i);
+        }
+    }
+
+    /** The second half of {@code A = e^A}: {@code e^r} by Cephes' polynomial, times {@code 2ⁿ} from {@code D}'s bits. */
+    private static void expScalePass(float[] s, int n) {
+        for (int i = 0; i < n; i += LANES) {
+            FloatVector r = FloatVector.fromArray(SPECIES, s, A + i);
             FloatVector p = r.mul(EXP[0]).add(EXP[1]);
             p = r.mul(p).add(EXP[2]);
             p = r.mul(p).add(EXP[3]);
             p = r.mul(p).add(EXP[4]);
             p = r.mul(p).add(EXP[5]);
             FloatVector e = r.mul(r).mul(p).add(r).add(1f);
-            FloatVector scale = rounded.reinterpretAsInts().lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
-            e = scale.mul(e).mul(2f);
-            e.blend(Float.POSITIVE_INFINITY, x.compare(VectorOperators.GT, EXP_HIGH)).intoArray(s, A + i);
+            FloatVector scale = FloatVector.fromArray(SPECIES, s, D + i).reinterpretAsInts()
+                    .lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
+            scale.mul(e).mul(2f).intoArray(s, A + i);
         }
     }
 }

@@ -78,8 +78,17 @@ final class VectorFewRowsLinearF32 {
         FloatVector a21 = a00;
         FloatVector a30 = a00;
         FloatVector a31 = a00;
-        int p = 0;
-        for (; p + LANES <= in; p += LANES) {
+        float s00 = 0;
+        float s01 = 0;
+        float s10 = 0;
+        float s11 = 0;
+        float s20 = 0;
+        float s21 = 0;
+        float s30 = 0;
+        float s31 = 0;
+        int vectorEnd = in - in % LANES;
+        int lastVector = vectorEnd - LANES;
+        for (int p = 0; p < vectorEnd; p += LANES) {
             FloatVector v0 = FloatVector.fromArray(SPECIES, w, w0 + p);
             FloatVector v1 = FloatVector.fromArray(SPECIES, w, w1 + p);
             FloatVector u = FloatVector.fromArray(SPECIES, x, x0 + p);
@@ -94,16 +103,18 @@ final class VectorFewRowsLinearF32 {
             u = FloatVector.fromArray(SPECIES, x, x3 + p);
             a30 = u.fma(v0, a30);
             a31 = u.fma(v1, a31);
+            if (p == lastVector) {
+                s00 = a00.reduceLanes(VectorOperators.ADD);
+                s01 = a01.reduceLanes(VectorOperators.ADD);
+                s10 = a10.reduceLanes(VectorOperators.ADD);
+                s11 = a11.reduceLanes(VectorOperators.ADD);
+                s20 = a20.reduceLanes(VectorOperators.ADD);
+                s21 = a21.reduceLanes(VectorOperators.ADD);
+                s30 = a30.reduceLanes(VectorOperators.ADD);
+                s31 = a31.reduceLanes(VectorOperators.ADD);
+            }
         }
-        float s00 = a00.reduceLanes(VectorOperators.ADD);
-        float s01 = a01.reduceLanes(VectorOperators.ADD);
-        float s10 = a10.reduceLanes(VectorOperators.ADD);
-        float s11 = a11.reduceLanes(VectorOperators.ADD);
-        float s20 = a20.reduceLanes(VectorOperators.ADD);
-        float s21 = a21.reduceLanes(VectorOperators.ADD);
-        float s30 = a30.reduceLanes(VectorOperators.ADD);
-        float s31 = a31.reduceLanes(VectorOperators.ADD);
-        for (; p < in; p++) {
+        for (int p = vectorEnd; p < in; p++) {
             float v0 = w[w0 + p];
             float v1 = w[w1 + p];
             s00 += x[x0 + p] * v0;

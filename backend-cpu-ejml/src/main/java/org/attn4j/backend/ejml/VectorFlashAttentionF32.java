@@ -24,8 +24,10 @@ import jdk.incubator.vector.VectorSpecies;
  * accumulators are float. Only {@link Simd} (once it has found the {@code jdk.incubator.vector} module) and callers
  * of a kernel that {@link Simd#enabled()} chose may load this class: without that module it cannot be linked.
  *
- * <p>Vectors stay inside the method that makes them, written out in full, except for {@link #exp2}: where C2
- * does not inline a helper that takes or returns a vector, it allocates an object for every vector passed.
+ * <p>Written for C2 as {@link VectorGemmF32}'s class comment explains: no vector crosses a method boundary (where C2
+ * does not inline a helper that takes or returns a vector, it allocates an object for every vector passed; a helper
+ * once compiled on its own is often not inlined any more), the softmax step is a few short passes over arrays, and
+ * loop-carried vectors are only arguments, stored from their loop's last step.
  */
 final class VectorFlashAttentionF32 {
     private static final VectorSpecies<Float> SPECIES = Vectors.F32;
@@ -73,6 +75,9 @@ final class VectorFlashAttentionF32 {
     private final float[] outT;
     private final float[] rowMax;
     private final float[] rowSum;
+    /** Per row of the block: the logits' shift {@code max(m', lowest)}, and the rescale of the previous sums. */
+    private final float[] shift;
+    private final float[] correction;
     private final float[] column;
     private final BlockMasks masks;
 
@@ -100,8 +105,8 @@ final class VectorFlashAttentionF32 {
      * Copies the keys and values of a call that some query row sees into panels, one (batch × kv head) per task.
      *
      * @param plan the call, which {@link #fits}
-     * @param k {@code [..., Lk, d_k]}
-     * @param v {@code [..., Lk, d_v]}
+     * @param k the keys, where {@code plan.k} says
+     * @param v the values, where {@code plan.v} says
      * @param parallel the pool
      * @return the panels
      */
@@ -112,25 +117,28 @@ final class VectorFlashAttentionF32 {
         int paddedKeys = (keys + MR - 1) / MR * MR;
         int valuePanels = (dv + MR - 1) / MR;
         int kvProblems = kvProblems(plan);
-        float[] packedK = new float[kvProblems * paddedKeys * dk];
-        float[] packedV = new float[kvProblems * valuePanels * paddedKeys * MR];
+        float[] packedK = ArrayPool.floats(kvProblems * paddedKeys * dk, true);
+        float[] packedV = ArrayPool.floats(kvProblems * valuePanels * paddedKeys * MR, true);
         parallel.forRange(kvProblems, (long) keys * (dk + dv), (from, to) -> {
+            int kStride = plan.k.rowStride();
+            int vStride = plan.v.rowStride();
             for (int p = from; p < to; p++) {
                 int kOut = p * paddedKeys * dk;
-                int kIn = p * plan.keys * dk;
+                int kIn = plan.k.base(p);
                 for (int j = 0; j < keys; j++) {
                     int at = kOut + (j / MR) * MR * dk + j % MR;
+                    int row = kIn + j * kStride;
                     for (int d = 0; d < dk; d++) {
-                        packedK[at + d * MR] = k[kIn + j * dk + d];
+                        packedK[at + d * MR] = k[row + d];
                     }
                 }
                 int vOut = p * valuePanels * paddedKeys * MR;
-                int vIn = p * plan.keys * dv;
+                int vIn = plan.v.base(p);
                 for (int t = 0; t < valuePanels; t++) {
                     int width = Math.min(MR, dv - t * MR);
                     int panel = vOut + t * paddedKeys * MR;
                     for (int j = 0; j < keys; j++) {
-                        System.arraycopy(v, vIn + j * dv + t * MR, packedV, panel + j * MR, width);
+                        System.arraycopy(v, vIn + j * vStride + t * MR, packedV, panel + j * MR, width);
                     }
                 }
             }
@@ -138,17 +146,47 @@ final class VectorFlashAttentionF32 {
         return new Packed(packedK, packedV, paddedKeys, valuePanels);
     }
 
+    /** The scratch arrays of a kernel for one key and value width, kept per thread from call to call. */
+    private static final class Scratch {
+        final int keyDim;
+        final int valuePanels;
+        final float[] queries;
+        final float[] scores = new float[KEY_BLOCK * QUERY_BLOCK];
+        final float[] outT;
+        final float[] rowMax = new float[QUERY_BLOCK];
+        final float[] rowSum = new float[QUERY_BLOCK];
+        final float[] shift = new float[QUERY_BLOCK];
+        final float[] correction = new float[QUERY_BLOCK];
+        final float[] column = new float[QUERY_BLOCK];
+
+        Scratch(int keyDim, int valuePanels) {
+            this.keyDim = keyDim;
+            this.valuePanels = valuePanels;
+            this.queries = new float[keyDim * QUERY_BLOCK];
+            this.outT = new float[valuePanels * MR * QUERY_BLOCK];
+        }
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = new ThreadLocal<>();
+
     VectorFlashAttentionF32(AttentionPlan plan, float[] q, Packed packed, float[] out) {
         this.plan = plan;
         this.q = q;
         this.packed = packed;
         this.out = out;
-        this.queries = new float[plan.keyDim * QUERY_BLOCK];
-        this.scores = new float[KEY_BLOCK * QUERY_BLOCK];
-        this.outT = new float[packed.valuePanels() * MR * QUERY_BLOCK];
-        this.rowMax = new float[QUERY_BLOCK];
-        this.rowSum = new float[QUERY_BLOCK];
-        this.column = new float[QUERY_BLOCK];
+        Scratch s = SCRATCH.get();
+        if (s == null || s.keyDim != plan.keyDim || s.valuePanels != packed.valuePanels()) {
+            s = new Scratch(plan.keyDim, packed.valuePanels());
+            SCRATCH.set(s);
+        }
+        this.queries = s.queries;
+        this.scores = s.scores;
+        this.outT = s.outT;
+        this.rowMax = s.rowMax;
+        this.rowSum = s.rowSum;
+        this.shift = s.shift;
+        this.correction = s.correction;
+        this.column = s.column;
         this.masks = new BlockMasks(plan, QUERY_BLOCK);
     }
 
@@ -193,14 +231,16 @@ final class VectorFlashAttentionF32 {
     private void start(int problem, int rowStart, int rows) {
         int dk = plan.keyDim;
         float scale = (float) (plan.scale * LOG2E);
-        int base = (problem * plan.queries + rowStart) * dk;
+        int stride = plan.q.rowStride();
+        int base = plan.q.base(problem) + rowStart * stride;
         if (rows < QUERY_BLOCK) {
             Arrays.fill(queries, 0f);
         }
         for (int r = 0; r < rows; r++) {
             int at = (r / NR) * dk * NR + r % NR;
+            int row = base + r * stride;
             for (int d = 0; d < dk; d++) {
-                queries[at + d * NR] = q[base + r * dk + d] * scale;
+                queries[at + d * NR] = q[row + d] * scale;
             }
         }
         Arrays.fill(rowMax, Float.NEGATIVE_INFINITY);
@@ -250,68 +290,145 @@ final class VectorFlashAttentionF32 {
     }
 
     /**
-     * The online-softmax step in base 2, one vector of rows at a time: the new running max, {@code P =
-     * 2^(S - max)} in place, the running sum, and the accumulator rescaled by {@code 2^(old max - new max)},
-     * skipped when no lane's max moved. A row that has seen only -∞ keeps a zero sum (its shift is the lowest float
-     * rather than -∞); a NaN in a row makes its max, sum and output NaN.
+     * The online-softmax step in base 2 over the block's logits, as passes over arrays (the class comment says why):
+     * the new running max and, per row, the shift {@code max(m', lowest float)} ({@link #maxPass}); the logits minus
+     * their row's shift ({@link #shiftPass}); {@code P = 2^(S - shift)} in place, and the correction
+     * {@code 2^(m - shift)} ({@link #exp2}); the running sums and the rescaled accumulator ({@link #sumPass}). A row
+     * that has seen only -∞ keeps a zero sum (its shift is the lowest float rather than -∞); a NaN in a row makes its
+     * max, sum and output NaN.
      */
     private void softmaxStep(int cols) {
-        FloatVector lowestShift = FloatVector.broadcast(SPECIES, -Float.MAX_VALUE);
-        int valueRows = packed.valuePanels() * MR;
+        for (Step step : SOFTMAX) {
+            step.run(this, cols);
+        }
+    }
+
+    /** One pass of the softmax step over the block's first {@code cols} keys. */
+    @FunctionalInterface
+    private interface Step {
+        void run(VectorFlashAttentionF32 kernel, int cols);
+    }
+
+    /**
+     * The passes, called from the one call site of {@link #softmaxStep}, which so sees several classes and inlines
+     * none of them: each pass is compiled on its own, within the budget that keeps its vector calls intrinsified.
+     */
+    private static final Step[] SOFTMAX = {
+        VectorFlashAttentionF32::maxPass, VectorFlashAttentionF32::shiftPass, VectorFlashAttentionF32::exp2Scores,
+        VectorFlashAttentionF32::exp2Correction, VectorFlashAttentionF32::sumPass,
+    };
+
+    private void exp2Scores(int cols) {
+        for (int r = 0; r < QUERY_BLOCK; r += NR) {
+            exp2(scores, r * KEY_BLOCK, cols * NR);
+        }
+    }
+
+    private void exp2Correction(int cols) {
+        exp2(correction, 0, QUERY_BLOCK);
+    }
+
+    /**
+     * Per vector of rows: {@code m' = max(m, max_j S[j])} into {@link #rowMax}, {@code shift = max(m', lowest)}
+     * into {@link #shift}, and {@code m - shift} into {@link #correction}; stored from the last key's step, where
+     * {@code m'} is a fresh result.
+     */
+    private void maxPass(int cols) {
+        int last = cols - 1;
         for (int r = 0; r < QUERY_BLOCK; r += LANES) {
             int at0 = (r / NR) * NR * KEY_BLOCK + r % NR;
             FloatVector old = FloatVector.fromArray(SPECIES, rowMax, r);
             FloatVector max = old;
             for (int j = 0; j < cols; j++) {
-                max = max.max(FloatVector.fromArray(SPECIES, scores, at0 + j * NR));
+                max = FloatVector.fromArray(SPECIES, scores, at0 + j * NR).max(max);
+                if (j == last) {
+                    max.intoArray(rowMax, r);
+                    FloatVector shift = max.max(-Float.MAX_VALUE);
+                    shift.intoArray(this.shift, r);
+                    old.sub(shift).intoArray(correction, r);
+                }
             }
-            max.intoArray(rowMax, r);
-            FloatVector shift = max.max(lowestShift);
-            FloatVector sum = FloatVector.zero(SPECIES);
+        }
+    }
+
+    /** {@code S[j][r] -= shift[r]} for the block's keys. */
+    private void shiftPass(int cols) {
+        for (int r = 0; r < QUERY_BLOCK; r += LANES) {
+            int at0 = (r / NR) * NR * KEY_BLOCK + r % NR;
+            FloatVector s = FloatVector.fromArray(SPECIES, shift, r);
             for (int j = 0; j < cols; j++) {
                 int at = at0 + j * NR;
-                FloatVector p = exp2(FloatVector.fromArray(SPECIES, scores, at).sub(shift));
-                p.intoArray(scores, at);
-                sum = sum.add(p);
+                FloatVector.fromArray(SPECIES, scores, at).sub(s).intoArray(scores, at);
             }
-            FloatVector correction = exp2(old.sub(shift));
-            FloatVector.fromArray(SPECIES, rowSum, r).fma(correction, sum).intoArray(rowSum, r);
-            if (!correction.eq(1f).allTrue()) {
+        }
+    }
+
+    /**
+     * Per vector of rows: {@code l = l·c + Σ_j P[j]} with {@code c} the correction, and {@code Oᵀ·diag(c)}, skipped
+     * when no lane's max moved.
+     */
+    private void sumPass(int cols) {
+        int valueRows = packed.valuePanels() * MR;
+        int last = cols - 1;
+        for (int r = 0; r < QUERY_BLOCK; r += LANES) {
+            int at0 = (r / NR) * NR * KEY_BLOCK + r % NR;
+            FloatVector sum = FloatVector.zero(SPECIES);
+            for (int j = 0; j < cols; j++) {
+                sum = FloatVector.fromArray(SPECIES, scores, at0 + j * NR).add(sum);
+                if (j == last) {
+                    FloatVector c = FloatVector.fromArray(SPECIES, correction, r);
+                    c.fma(FloatVector.fromArray(SPECIES, rowSum, r), sum).intoArray(rowSum, r);
+                }
+            }
+            boolean moved = false;
+            for (int i = r; i < r + LANES; i++) {
+                moved |= correction[i] != 1f;
+            }
+            if (moved) {
+                FloatVector c = FloatVector.fromArray(SPECIES, correction, r);
                 for (int e = 0; e < valueRows; e++) {
                     int at = e * QUERY_BLOCK + r;
-                    FloatVector.fromArray(SPECIES, outT, at).mul(correction).intoArray(outT, at);
+                    FloatVector.fromArray(SPECIES, outT, at).mul(c).intoArray(outT, at);
                 }
             }
         }
     }
 
     /**
-     * {@code 2^x} for {@code x ≤ 0}, lane by lane: {@code n = round(max(x, -127))} by adding {@link #ROUND_BIASED},
-     * {@code f = x - n} in {@code [-½, ½]}, {@code 2^f} by a degree-6 polynomial (Chebyshev fit, relative error
-     * 3e-9 before rounding), times {@code 2ⁿ} made from the low bits of the rounded sum. Arguments below -126.5,
-     * including -∞, give 0; NaN gives NaN.
+     * {@code a[at + i] = 2^a[at + i]} for {@code i < n}, a multiple of the vector length, for {@code x ≤ 0}:
+     * {@code n = round(max(x, -127))} by adding {@link #ROUND_BIASED}, {@code f = x - n} in {@code [-½, ½]},
+     * {@code 2^f} by a degree-6 polynomial (Chebyshev fit, relative error 3e-9 before rounding), times {@code 2ⁿ} made
+     * from the low bits of the rounded sum. Arguments below -126.5, including -∞, give 0; NaN gives NaN.
+     *
+     * @param a the values, modified
+     * @param at where they start
+     * @param n how many
      */
-    static FloatVector exp2(FloatVector x) {
-        FloatVector a = x.max(FloatVector.broadcast(SPECIES, LOWEST));
-        FloatVector rounded = a.add(FloatVector.broadcast(SPECIES, ROUND_BIASED));
-        FloatVector f = a.sub(rounded.sub(FloatVector.broadcast(SPECIES, ROUND_BIASED)));
-        FloatVector p = f.fma(FloatVector.broadcast(SPECIES, C6), FloatVector.broadcast(SPECIES, C5));
-        p = p.fma(f, FloatVector.broadcast(SPECIES, C4));
-        p = p.fma(f, FloatVector.broadcast(SPECIES, C3));
-        p = p.fma(f, FloatVector.broadcast(SPECIES, C2));
-        p = p.fma(f, FloatVector.broadcast(SPECIES, C1));
-        p = p.fma(f, FloatVector.broadcast(SPECIES, 1f));
-        return p.mul(rounded.reinterpretAsInts().lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats());
+    static void exp2(float[] a, int at, int n) {
+        for (int i = at; i < at + n; i += LANES) {
+            FloatVector x = FloatVector.fromArray(SPECIES, a, i).max(LOWEST);
+            FloatVector rounded = x.add(ROUND_BIASED);
+            FloatVector f = x.sub(rounded.sub(ROUND_BIASED));
+            FloatVector p = f.mul(C6).add(C5);
+            p = f.fma(p, FloatVector.broadcast(SPECIES, C4));
+            p = f.fma(p, FloatVector.broadcast(SPECIES, C3));
+            p = f.fma(p, FloatVector.broadcast(SPECIES, C2));
+            p = f.fma(p, FloatVector.broadcast(SPECIES, C1));
+            p = f.fma(p, FloatVector.broadcast(SPECIES, 1f));
+            FloatVector scale = rounded.reinterpretAsInts().lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
+            scale.mul(p).intoArray(a, i);
+        }
     }
 
     /** {@code out[row r] = Oᵀ[·][r] / l[r] · 1/(1-p)}, or zeros for a row that saw only -∞. */
     private void finish(int problem, int rowStart, int rows) {
         int dv = plan.valueDim;
-        int base = (problem * plan.queries + rowStart) * dv;
+        int stride = plan.out.rowStride();
+        int base = plan.out.base(problem) + rowStart * stride;
         for (int r = 0; r < rows; r++) {
             float l = rowSum[r];
             float factor = l == 0f ? 0f : (float) (plan.survivorScale / l);
-            int o = base + r * dv;
+            int o = base + r * stride;
             for (int e = 0; e < dv; e++) {
                 out[o + e] = outT[e * QUERY_BLOCK + r] * factor;
             }

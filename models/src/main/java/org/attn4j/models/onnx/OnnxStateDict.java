@@ -1,5 +1,9 @@
 package org.attn4j.models.onnx;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -169,14 +173,27 @@ public final class OnnxStateDict {
         long[] d = b.dims();
         int rows = (int) d[0];
         int cols = (int) d[1];
-        float[] src = b.toFloatArray();
-        float[] dst = new float[src.length];
+        if (b.dataType() != OnnxDataType.FLOAT) {
+            float[] src = b.toFloatArray();
+            float[] dst = new float[src.length];
+            for (int i = 0; i < rows; i++) {
+                for (int o = 0; o < cols; o++) {
+                    dst[o * rows + i] = src[i * cols + o];
+                }
+            }
+            return OnnxTensor.ofFloats(name, new long[] {cols, rows}, dst);
+        }
+        FloatBuffer src = b.floatBuffer();
+        ByteBuffer bytes = ByteBuffer.allocate(Math.multiplyExact(rows * cols, 4)).order(ByteOrder.LITTLE_ENDIAN);
+        FloatBuffer dst = bytes.asFloatBuffer();
+        float[] row = new float[cols];
         for (int i = 0; i < rows; i++) {
+            src.get(i * cols, row);
             for (int o = 0; o < cols; o++) {
-                dst[o * rows + i] = src[i * cols + o];
+                dst.put(o * rows + i, row[o]);
             }
         }
-        return OnnxTensor.ofFloats(name, new long[] {cols, rows}, dst);
+        return OnnxTensor.ofFloatBytes(name, new long[] {cols, rows}, bytes);
     }
 
     private static void put(Map<String, OnnxTensor> out, Map<String, String> namedBy, String name, OnnxTensor t,

@@ -54,6 +54,16 @@ public final class OnnxTensor {
         return new OnnxTensor(name, OnnxDataType.FLOAT, dims, b);
     }
 
+    /**
+     * @param name a new name
+     * @param dims row-major dims
+     * @param bytes row-major little-endian floats from position 0, now owned by the tensor (not copied)
+     * @return a {@link OnnxDataType#FLOAT} tensor over them
+     */
+    static OnnxTensor ofFloatBytes(String name, long[] dims, ByteBuffer bytes) {
+        return new OnnxTensor(name, OnnxDataType.FLOAT, dims, bytes);
+    }
+
     static long elementCount(String name, long[] dims) {
         long n = 1;
         for (long d : dims) {
