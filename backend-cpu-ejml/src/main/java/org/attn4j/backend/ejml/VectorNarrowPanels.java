@@ -4,7 +4,6 @@ import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
@@ -98,7 +97,11 @@ final class VectorNarrowPanels {
     }
 
     /**
-     * {@link #dotBf16} for an F16 panel whose numbers are all finite.
+     * {@link #dotBf16} for an F16 panel whose numbers are all finite. A binary16 magnitude {@code m} (its low 15 bits)
+     * widens without arithmetic on subnormal floats: {@code v = float((m << 13) + (112 << 23))} is the number itself
+     * for a normal {@code m} and {@code 2^-15 + m·2^-25} for a subnormal one or zero, whose value is
+     * {@code 2v - 2^-14}, exactly; for a normal {@code m}, {@code 2v - 2^-14 ≥ v}, so the value is
+     * {@code min(v, 2v - 2^-14)} in every case, and the sign bit is put back last.
      *
      * @param k the columns, at least 1
      * @param w the panels
@@ -110,6 +113,8 @@ final class VectorNarrowPanels {
      */
     static void dotF16(int k, short[] w, int at, float[] x, int xAt, float[] y, int yAt) {
         FloatVector zero = FloatVector.zero(F);
+        FloatVector two = FloatVector.broadcast(F, 2f);
+        FloatVector smallest = FloatVector.broadcast(F, -0x1p-14f);
         FloatVector a0 = zero;
         FloatVector a1 = zero;
         int last = k - 1;
@@ -117,17 +122,13 @@ final class VectorNarrowPanels {
             int i = at + p * NR;
             FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
             IntVector h0 = (IntVector) ShortVector.fromArray(S, w, i).convertShape(VectorOperators.S2I, I, 0);
-            IntVector m0 = h0.and(0x7fff);
-            VectorMask<Float> small0 = m0.compare(VectorOperators.LT, 0x400).cast(F);
-            FloatVector f0 = m0.lanewise(VectorOperators.LSHL, 13).add(0x38000000).reinterpretAsFloats()
-                    .blend(((FloatVector) m0.convert(VectorOperators.I2F, 0)).mul(0x1p-24f), small0);
-            a0 = f0.reinterpretAsInts().or(h0.and(0x80000000)).reinterpretAsFloats().fma(xa, a0);
+            FloatVector v0 = h0.and(0x7fff).lanewise(VectorOperators.LSHL, 13).add(0x38000000).reinterpretAsFloats();
+            a0 = v0.min(v0.fma(two, smallest)).reinterpretAsInts().or(h0.and(0x80000000)).reinterpretAsFloats()
+                    .fma(xa, a0);
             IntVector h1 = (IntVector) ShortVector.fromArray(S, w, i + LANES).convertShape(VectorOperators.S2I, I, 0);
-            IntVector m1 = h1.and(0x7fff);
-            VectorMask<Float> small1 = m1.compare(VectorOperators.LT, 0x400).cast(F);
-            FloatVector f1 = m1.lanewise(VectorOperators.LSHL, 13).add(0x38000000).reinterpretAsFloats()
-                    .blend(((FloatVector) m1.convert(VectorOperators.I2F, 0)).mul(0x1p-24f), small1);
-            a1 = f1.reinterpretAsInts().or(h1.and(0x80000000)).reinterpretAsFloats().fma(xa, a1);
+            FloatVector v1 = h1.and(0x7fff).lanewise(VectorOperators.LSHL, 13).add(0x38000000).reinterpretAsFloats();
+            a1 = v1.min(v1.fma(two, smallest)).reinterpretAsInts().or(h1.and(0x80000000)).reinterpretAsFloats()
+                    .fma(xa, a1);
             if (p == last) {
                 a0.intoArray(y, yAt);
                 a1.intoArray(y, yAt + LANES);
@@ -136,7 +137,8 @@ final class VectorNarrowPanels {
     }
 
     /**
-     * Widens an F16 panel whose numbers are all finite, as {@link #unpackBf16}.
+     * Widens an F16 panel whose numbers are all finite, as {@link #unpackBf16}, the numbers widened as in
+     * {@link #dotF16}.
      *
      * @param k the columns
      * @param w the panels
@@ -144,20 +146,18 @@ final class VectorNarrowPanels {
      * @param dst receives {@code k·NR} floats from 0
      */
     static void unpackF16(int k, short[] w, int at, float[] dst) {
+        FloatVector two = FloatVector.broadcast(F, 2f);
+        FloatVector smallest = FloatVector.broadcast(F, -0x1p-14f);
         for (int p = 0; p < k; p++) {
             int i = at + p * NR;
             IntVector h0 = (IntVector) ShortVector.fromArray(S, w, i).convertShape(VectorOperators.S2I, I, 0);
-            IntVector m0 = h0.and(0x7fff);
-            VectorMask<Float> small0 = m0.compare(VectorOperators.LT, 0x400).cast(F);
-            FloatVector f0 = m0.lanewise(VectorOperators.LSHL, 13).add(0x38000000).reinterpretAsFloats()
-                    .blend(((FloatVector) m0.convert(VectorOperators.I2F, 0)).mul(0x1p-24f), small0);
-            f0.reinterpretAsInts().or(h0.and(0x80000000)).reinterpretAsFloats().intoArray(dst, p * NR);
+            FloatVector v0 = h0.and(0x7fff).lanewise(VectorOperators.LSHL, 13).add(0x38000000).reinterpretAsFloats();
+            v0.min(v0.fma(two, smallest)).reinterpretAsInts().or(h0.and(0x80000000)).reinterpretAsFloats()
+                    .intoArray(dst, p * NR);
             IntVector h1 = (IntVector) ShortVector.fromArray(S, w, i + LANES).convertShape(VectorOperators.S2I, I, 0);
-            IntVector m1 = h1.and(0x7fff);
-            VectorMask<Float> small1 = m1.compare(VectorOperators.LT, 0x400).cast(F);
-            FloatVector f1 = m1.lanewise(VectorOperators.LSHL, 13).add(0x38000000).reinterpretAsFloats()
-                    .blend(((FloatVector) m1.convert(VectorOperators.I2F, 0)).mul(0x1p-24f), small1);
-            f1.reinterpretAsInts().or(h1.and(0x80000000)).reinterpretAsFloats().intoArray(dst, p * NR + LANES);
+            FloatVector v1 = h1.and(0x7fff).lanewise(VectorOperators.LSHL, 13).add(0x38000000).reinterpretAsFloats();
+            v1.min(v1.fma(two, smallest)).reinterpretAsInts().or(h1.and(0x80000000)).reinterpretAsFloats()
+                    .intoArray(dst, p * NR + LANES);
         }
     }
 
