@@ -7,10 +7,12 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.attn4j.api.DType;
+import org.attn4j.api.Scope;
 import org.attn4j.api.WeightType;
 import org.attn4j.models.decoder.CausalLM;
 import org.attn4j.models.decoder.GenerationOptions;
 import org.attn4j.models.decoder.Generator;
+import org.attn4j.models.decoder.KvCache;
 import org.attn4j.models.io.Gguf;
 import org.attn4j.models.tokenize.Tokenizer;
 import picocli.CommandLine.ArgGroup;
@@ -27,7 +29,9 @@ import picocli.CommandLine.Spec;
  * then a newline: as text when there is a tokenizer ({@code tokenizer.json}, or GPT-2's {@code vocab.json} +
  * {@code merges.txt}, or the GGUF's) and no {@code --print-ids}, else as ids separated by spaces. {@code --prompt}
  * needs the tokenizer. {@code --weights} converts every matrix to one storage type at load; {@code --stats} prints
- * the prefill and decode rates and the peak memory on standard error afterwards ({@link GenerationStats}).
+ * the prefill and decode rates and the peak memory on standard error afterwards ({@link GenerationStats}). Like
+ * llama.cpp, it runs the model once before the prompt (on the prompt's first tokens, into a cache it drops), so that
+ * the kernels are compiled before the prompt's timing starts.
  */
 @Command(name = "generate", mixinStandardHelpOptions = true,
         description = {"Generate tokens with a GPT-2 or Llama-style model from a Hugging Face folder or a GGUF file, "
@@ -36,6 +40,8 @@ import picocli.CommandLine.Spec;
                 + "default) is greedy decoding."},
         footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input."})
 final class GenerateCommand implements Callable<Integer> {
+    /** The prompt tokens the warm-up runs through the model at most. */
+    private static final int WARM_TOKENS = 8;
 
     @Spec
     private CommandSpec spec;
@@ -140,9 +146,8 @@ final class GenerateCommand implements Callable<Integer> {
         BackendChoice choice = BackendChoice.resolve(backend, spec);
         CausalLM lm;
         try {
-            lm = gguf != null ? CausalLM.load(gguf, choice.backend(), DType.F32, storage)
-                    : CausalLM.load(model, choice.backend(), DType.F32, storage);
             gguf = null;
+            lm = CausalLM.load(model, choice.backend(), DType.F32, storage);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -159,6 +164,7 @@ final class GenerateCommand implements Callable<Integer> {
                             + " [0, " + lm.config().vocabSize() + ")");
                 }
             }
+            warmUp(lm, ids);
             timing.loaded();
             int[] generated;
             timing.promptStarts();
@@ -189,6 +195,19 @@ final class GenerateCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /**
+     * Runs the model once before the prompt, as llama.cpp warms up at load: a forward of the prompt's first tokens
+     * and one decoding step into a cache that is then dropped, so that the kernels on the model's own shapes are
+     * compiled before the prompt's timing starts.
+     */
+    private static void warmUp(CausalLM lm, int[] ids) {
+        int[] head = java.util.Arrays.copyOf(ids, Math.min(ids.length, WARM_TOKENS));
+        try (KvCache cache = lm.newCache(1, head.length + 1); Scope scope = lm.backend().newScope()) {
+            lm.next(scope, new int[][] {head}, cache);
+            lm.next(scope, new int[][] {{ids[0]}}, cache);
+        }
     }
 
     /** @return the storage type {@code --weights} asks for, or null to keep each file's */

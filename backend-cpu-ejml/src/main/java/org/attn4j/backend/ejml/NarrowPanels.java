@@ -1,6 +1,11 @@
 package org.attn4j.backend.ejml;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
+import org.attn4j.api.Shape;
+import org.attn4j.api.WeightType;
 
 /**
  * A weight {@code W [rows, columns]} held in fewer bits than F32 (BF16, F16, GGUF's Q8_0 and Q4_0), laid out once,
@@ -35,6 +40,12 @@ abstract class NarrowPanels extends WeightStorage {
     static final int TILE_ROWS = 4;
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+    /** The types whose kernels were warmed in this JVM. */
+    private static final Set<WeightType> WARMED = EnumSet.noneOf(WeightType.class);
+    /** Calls of each product a warm-up makes at most, and the CPU time it may take. */
+    private static final int WARM_CALLS = 3000;
+    private static final long WARM_NANOS = 600_000_000L;
+    private static final int WARM_COLUMNS = 64;
 
     /** The panels: {@code ⌈rows / NR⌉}. */
     final int panels;
@@ -199,6 +210,50 @@ abstract class NarrowPanels extends WeightStorage {
         float v = x[xAt + p];
         for (int j = 0; j < NR; j++) {
             y[yAt + j] += v * value(q, p, j);
+        }
+    }
+
+    /**
+     * Compiles a type's kernels before the first real call, as {@link Warmup} does the others': the first weight of
+     * a type bound in this JVM starts a daemon thread that calls both of its products (one input row, the decoding
+     * kernel; {@link #TILE_ROWS} rows, the widening and the SGEMM tile) on a small panel until C2 has had the calls
+     * and loop counts it compiles at, at most {@value #WARM_CALLS} times each or {@code 0.6 s} of that thread's
+     * CPU time, while the model goes on loading. Nothing when the SIMD kernels are off, or under
+     * {@code -D}{@value Warmup#PROPERTY}{@code =false}.
+     *
+     * @param type a type stored in these panels
+     */
+    static void warmUp(WeightType type) {
+        if (!SIMD || !Boolean.parseBoolean(System.getProperty(Warmup.PROPERTY, "true"))) {
+            return;
+        }
+        synchronized (WARMED) {
+            if (!WARMED.add(type)) {
+                return;
+            }
+        }
+        Thread thread = new Thread(() -> warm(type), "attn4j-ejml-warmup-" + type.name().toLowerCase(java.util.Locale.ROOT));
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private static void warm(WeightType type) {
+        Shape shape = Shape.of(NR, WARM_COLUMNS);
+        float[] values = new float[NR * WARM_COLUMNS];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = (float) Math.sin(i * 0.7);
+        }
+        ByteBuffer bytes = type.encode(values, shape);
+        WeightStorage w = WeightStorage.bind(bytes, type, shape);
+        float[] x = Arrays.copyOf(values, TILE_ROWS * WARM_COLUMNS);
+        float[] y = new float[TILE_ROWS * NR];
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        boolean cpu = threads.isCurrentThreadCpuTimeSupported();
+        long start = cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime();
+        for (int call = 0; call < WARM_CALLS
+                && (cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - start < WARM_NANOS; call++) {
+            w.product(x, 0, WARM_COLUMNS, 1, 0, NR, y, 0, NR);
+            w.product(x, 0, WARM_COLUMNS, TILE_ROWS, 0, NR, y, 0, NR);
         }
     }
 

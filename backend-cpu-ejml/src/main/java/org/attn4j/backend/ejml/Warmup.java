@@ -19,10 +19,12 @@ import org.attn4j.api.WeightType;
  * fallbacks, hundreds of times slower, and a first request would pay seconds for it. When the first backend of a
  * JVM is created, a daemon thread calls every SIMD kernel on small operands, through the same ops a model calls
  * and along the same branches (edge tiles, accumulated inner blocks, every activation, the gated form, masks, the
- * packed projection, decoding, the products of the BF16, F16, Q8_0 and Q4_0 weights with one row and with many), for at most {@link #BUDGET_NANOS} of its CPU time or {@link #ROUNDS} rounds,
+ * packed projection, decoding), for at most {@link #BUDGET_NANOS} of its CPU time or {@link #ROUNDS} rounds,
  * whichever ends first (about 0.85 s of CPU for all rounds on the 2-core Zen 4 of issue 30, loaded); C2 compiles
  * the kernels meanwhile on its own threads while the caller goes on (loading a model, for instance).
- * {@code -D}{@value #PROPERTY}{@code =false} turns it off. Runs only when {@link Simd#enabled()}.
+ * {@code -D}{@value #PROPERTY}{@code =false} turns it off. Runs only when {@link Simd#enabled()}. The kernels of the
+ * weights narrower than F32 are warmed apart, when the first weight of their type is bound
+ * ({@link NarrowPanels#warmUp}).
  */
 final class Warmup {
     /** The system property that turns the warm-up off when {@code false}. */
@@ -124,10 +126,6 @@ final class Warmup {
         final float[] keys = values(6 * 5 * Vectors.F32.length());
         final float[] dots = new float[6];
         final float[] sums = new float[5 * Vectors.F32.length()];
-        /** The weights narrower than F32 ({@link NarrowPanels}), whose products are called directly too. */
-        final WeightStorage[] narrow = new WeightStorage[4];
-        final float[] narrowIn = values(NarrowPanels.TILE_ROWS * 32);
-        final float[] narrowOut = new float[NarrowPanels.TILE_ROWS * NarrowPanels.NR];
 
         Operands(Scope scope) {
             x = scope.tensor(values(ROWS * IN), Shape.of(ROWS, IN));
@@ -149,11 +147,6 @@ final class Warmup {
                 allowed[i] = i < LENGTH - 3;
             }
             padding = Mask.of(Shape.of(1, 1, 1, LENGTH), allowed);
-            WeightType[] types = {WeightType.BF16, WeightType.F16, WeightType.Q8_0, WeightType.Q4_0};
-            Shape panel = Shape.of(NarrowPanels.NR, 32);
-            for (int i = 0; i < types.length; i++) {
-                narrow[i] = WeightStorage.bind(types[i].encode(values(NarrowPanels.NR * 32), panel), types[i], panel);
-            }
         }
 
         void call(Ops ops, int round) {
@@ -177,13 +170,6 @@ final class Warmup {
             VectorDecodingF32.accumulate(dots, keys, 0, 5 * lanes, sums, 0, 1 + round % 3);
             if (round % 8 == 1) {
                 ops.attention(query, cache, cache, AttentionOptions.defaults());
-            }
-            int nr = NarrowPanels.NR;
-            for (WeightStorage w : narrow) {
-                w.product(narrowIn, 0, 32, 1, 0, nr, narrowOut, 0, nr);
-                if (round % 4 == 2) {
-                    w.product(narrowIn, 0, 32, NarrowPanels.TILE_ROWS, 0, nr, narrowOut, 0, nr);
-                }
             }
         }
 

@@ -64,10 +64,15 @@ abstract class WeightStorage {
                 bytes.asFloatBuffer().get(values);
                 yield new RowsF32(rows, columns, values);
             }
-            case BF16 -> PanelsBF16.of(bytes, rows, columns);
-            case F16 -> PanelsF16.of(bytes, rows, columns);
-            case Q8_0 -> PanelsQ8_0.of(bytes, rows, columns);
-            case Q4_0 -> PanelsQ4_0.of(bytes, rows, columns);
+            case BF16, F16, Q8_0, Q4_0 -> {
+                NarrowPanels.warmUp(type);
+                yield switch (type) {
+                    case BF16 -> PanelsBF16.of(bytes, rows, columns);
+                    case F16 -> PanelsF16.of(bytes, rows, columns);
+                    case Q8_0 -> PanelsQ8_0.of(bytes, rows, columns);
+                    default -> PanelsQ4_0.of(bytes, rows, columns);
+                };
+            }
         };
     }
 

@@ -22,7 +22,8 @@ import org.attn4j.api.WeightType;
 /**
  * The decode benchmark against the peers: random-weight Llamas in the shapes of SmolLM2-135M and TinyLlama-1.1B
  * ({@link PeerModel}, written on first use by {@link PeerFiles}), the same 16-token prompt, greedy decoding of 64
- * tokens on the same number of threads, by attn4j on the EJML and ND4J backends ({@code attn4j generate --stats}),
+ * tokens on the same number of threads, by attn4j on the EJML and ND4J backends ({@code attn4j generate --stats},
+ * started as a user starts it, so that it relaunches itself with the Vector API and its heap options),
  * llama.cpp through {@code de.kherud:llama} ({@link LlamaCppRun}) and Jlama 0.8.4 ({@code src/peers/JlamaRun.java}
  * on a Java 21+ JVM), each in a JVM of its own so that its peak resident memory is its own. Per run: prefill and
  * decode tokens per second, peak resident memory, the decode rate as a fraction of the machine's bandwidth limit
@@ -126,9 +127,9 @@ public final class DecodePeersMain {
                 input = file.getFileName().toString();
                 env.put("OMP_NUM_THREADS", String.valueOf(threads));
                 env.put("OPENBLAS_NUM_THREADS", String.valueOf(threads));
-                c.addAll(List.of(java, "-XX:ActiveProcessorCount=" + threads, "--add-modules", "jdk.incubator.vector",
-                        "-cp", classPath, "org.attn4j.cli.Main", "generate", "--model", file.toString(), "--ids", ids,
-                        "--max-new", tokens, "--print-ids", "--stats", "--backend", engine));
+                c.addAll(List.of(java, "-XX:ActiveProcessorCount=" + threads, "-cp", classPath, "org.attn4j.cli.Main",
+                        "generate", "--model", file.toString(), "--ids", ids, "--max-new", tokens, "--print-ids",
+                        "--stats", "--backend", engine));
             }
             case "llama.cpp" -> {
                 Path file = files.gguf(type);

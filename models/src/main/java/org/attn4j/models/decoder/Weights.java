@@ -23,6 +23,7 @@ final class Weights {
     private final Scope scope;
     private final DType dtype;
     private final WeightType storage;
+    private final boolean owned;
     private final List<String> problems = new ArrayList<>();
 
     /**
@@ -31,12 +32,15 @@ final class Weights {
      * @param dtype the activations' dtype
      * @param storage every matrix's storage type, or null to keep each one's own (F64 narrowed to F32 unless the
      *     dtype is F64, which makes every matrix F64)
+     * @param owned whether the loader owns the host tensors, so that each one's memory map is given back as soon
+     *     as it is bound ({@link HostTensor#release()}) and loading holds one tensor's pages at a time
      */
-    Weights(StateDict state, Scope scope, DType dtype, WeightType storage) {
+    Weights(StateDict state, Scope scope, DType dtype, WeightType storage, boolean owned) {
         this.remaining = new TreeMap<>(state.asMap());
         this.scope = scope;
         this.dtype = dtype;
         this.storage = storage;
+        this.owned = owned;
     }
 
     /** Drops names that carry no parameters (buffers), if present. */
@@ -56,7 +60,12 @@ final class Weights {
      */
     Tensor take(String name, int... dims) {
         HostTensor h = host(name, dims);
-        return h == null ? null : h.toTensor(scope, dtype);
+        if (h == null) {
+            return null;
+        }
+        Tensor t = h.toTensor(scope, dtype);
+        done(h);
+        return t;
     }
 
     /**
@@ -82,7 +91,12 @@ final class Weights {
         for (String name : names) {
             parts.add(host(name, rows, columns));
         }
-        return parts.contains(null) ? null : bind(String.join("+", names), HostTensor.concatRows(parts));
+        if (parts.contains(null)) {
+            return null;
+        }
+        HostTensor stack = HostTensor.concatRows(parts);
+        parts.forEach(this::done);
+        return bind(String.join("+", names), stack);
     }
 
     /**
@@ -93,7 +107,12 @@ final class Weights {
      */
     Weight matrixTransposed(String name, int in, int out) {
         HostTensor h = host(name, in, out);
-        return h == null ? null : bind(name, h.transpose());
+        if (h == null) {
+            return null;
+        }
+        HostTensor transposed = h.transpose();
+        done(h);
+        return bind(name, transposed);
     }
 
     private Weight bind(String name, HostTensor h) {
@@ -104,6 +123,15 @@ final class Weights {
         } catch (IllegalArgumentException e) {
             problems.add(name + ": " + e.getMessage());
             return null;
+        } finally {
+            done(h);
+        }
+    }
+
+    /** Gives back the memory map of a host tensor the loader owns, once it has been read for the last time. */
+    private void done(HostTensor h) {
+        if (owned) {
+            h.release();
         }
     }
 
@@ -123,8 +151,9 @@ final class Weights {
 
     /** @throws IllegalArgumentException listing every problem and every unexpected name, if any */
     void finish(String model) {
-        for (String name : remaining.keySet()) {
-            problems.add("unexpected " + name);
+        for (Map.Entry<String, HostTensor> e : remaining.entrySet()) {
+            problems.add("unexpected " + e.getKey());
+            done(e.getValue());
         }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(model + ": the state_dict does not fit the config: "
