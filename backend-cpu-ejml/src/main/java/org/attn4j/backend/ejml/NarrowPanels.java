@@ -1,6 +1,5 @@
 package org.attn4j.backend.ejml;
 
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
@@ -39,6 +38,7 @@ abstract class NarrowPanels extends WeightStorage {
     /** From this many input rows on, a product widens each panel once and runs the F32 micro-kernel over it. */
     static final int TILE_ROWS = 4;
 
+    private static final System.Logger LOG = System.getLogger(NarrowPanels.class.getName());
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
     /** The types whose kernels were warmed in this JVM. */
     private static final Set<WeightType> WARMED = EnumSet.noneOf(WeightType.class);
@@ -232,29 +232,45 @@ abstract class NarrowPanels extends WeightStorage {
                 return;
             }
         }
-        Thread thread = new Thread(() -> warm(type), "attn4j-ejml-warmup-" + type.name().toLowerCase(java.util.Locale.ROOT));
+        Thread thread = new Thread(() -> {
+            try {
+                warm(type, WARM_CALLS, WARM_NANOS);
+            } catch (RuntimeException | Error e) {
+                LOG.log(System.Logger.Level.WARNING, "attn4j ejml: the warm-up of the " + type + " kernels failed;"
+                        + " their first calls will run slower", e);
+            }
+        }, "attn4j-ejml-warmup-" + type.name().toLowerCase(java.util.Locale.ROOT));
         thread.setDaemon(true);
         thread.start();
     }
 
-    private static void warm(WeightType type) {
+    /**
+     * Calls both products of a small panel of a type, on this thread.
+     *
+     * @param type the type
+     * @param calls the calls of each product at most
+     * @param nanos this thread's CPU time (wall time where the JVM does not measure it) after which it stops
+     * @return the calls made of each product
+     */
+    static int warm(WeightType type, int calls, long nanos) {
         Shape shape = Shape.of(NR, WARM_COLUMNS);
         float[] values = new float[NR * WARM_COLUMNS];
         for (int i = 0; i < values.length; i++) {
             values[i] = (float) Math.sin(i * 0.7);
         }
-        ByteBuffer bytes = type.encode(values, shape);
-        WeightStorage w = WeightStorage.bind(bytes, type, shape);
+        WeightStorage w = WeightStorage.bind(type.encode(values, shape), type, shape);
         float[] x = Arrays.copyOf(values, TILE_ROWS * WARM_COLUMNS);
         float[] y = new float[TILE_ROWS * NR];
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
         boolean cpu = threads.isCurrentThreadCpuTimeSupported();
         long start = cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime();
-        for (int call = 0; call < WARM_CALLS
-                && (cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - start < WARM_NANOS; call++) {
+        int call = 0;
+        while (call < calls && (cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - start < nanos) {
             w.product(x, 0, WARM_COLUMNS, 1, 0, NR, y, 0, NR);
             w.product(x, 0, WARM_COLUMNS, TILE_ROWS, 0, NR, y, 0, NR);
+            call++;
         }
+        return call;
     }
 
     /** The per-thread buffers of the products, grown once. */

@@ -172,6 +172,13 @@ class NarrowPanelsTest {
         }
     }
 
+    @Test
+    void theWarmUpCallsBothProductsOfEveryType() {
+        for (WeightType type : TYPES) {
+            assertEquals(5, NarrowPanels.warm(type, 5, Long.MAX_VALUE), type.toString());
+        }
+    }
+
     /** One product with offsets and strides into larger arrays, checked against doubles and for untouched cells. */
     private static void check(Random random, WeightType type, NarrowPanels panels, float[] w, int n, int from,
                               int to) {
