@@ -4,12 +4,17 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.attn4j.api.DType;
+import org.attn4j.api.Scope;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.decoder.CausalLM;
 import org.attn4j.models.decoder.GenerationConfig;
 import org.attn4j.models.decoder.GenerationOptions;
 import org.attn4j.models.decoder.Generator;
+import org.attn4j.models.decoder.KvCache;
 import org.attn4j.models.io.Gguf;
 import org.attn4j.models.tokenize.DecodeStream;
 import org.attn4j.models.tokenize.Tokenizer;
@@ -29,7 +34,10 @@ import picocli.CommandLine.Spec;
  * ({@code tokenizer.json} with {@code tokenizer_config.json}, or GPT-2's {@code vocab.json} + {@code merges.txt}, or
  * the GGUF's) and no {@code --print-ids}, else as ids separated by spaces. {@code --prompt} needs the tokenizer,
  * which adds the BOS the checkpoint wants. A folder's {@code generation_config.json} gives the stop ids and the
- * sampling defaults; options given win.
+ * sampling defaults; options given win. {@code --weights} converts every matrix to one storage type at load;
+ * {@code --stats} prints the prefill and decode rates and the peak memory on standard error afterwards
+ * ({@link GenerationStats}). Like llama.cpp, it runs the model once before the prompt (on the prompt's first tokens,
+ * into a cache it drops), so that the kernels are compiled before the prompt's timing starts.
  */
 @Command(name = "generate", mixinStandardHelpOptions = true,
         description = {"Generate tokens with a GPT-2, Llama, Mistral, Qwen2/3, Gemma/Gemma 2 or Phi-3 model from a "
@@ -38,6 +46,8 @@ import picocli.CommandLine.Spec;
                 + "defaults (greedy without one); the options below override them."},
         footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input."})
 final class GenerateCommand implements Callable<Integer> {
+    /** The prompt tokens the warm-up runs through the model at most. */
+    private static final int WARM_TOKENS = 8;
 
     @Spec
     private CommandSpec spec;
@@ -69,6 +79,15 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Option(names = "--backend", paramLabel = "NAME", description = "the backend to run on (default: the selected one)")
     private String backend;
+
+    @Option(names = "--weights", paramLabel = "TYPE", defaultValue = "as-file",
+            description = "how the model's matrices are held: as-file (each keeps its file's type), f32, f16, bf16, "
+                    + "q8_0 or q4_0 (every matrix converted once, at load) (default: ${DEFAULT-VALUE})")
+    private String weights;
+
+    @Option(names = "--stats", description = "print the load time, prefill and decode tokens/s and the peak memory on "
+            + "standard error after the text")
+    private boolean stats;
 
     @Override
     public Integer call() throws IOException {
@@ -111,12 +130,13 @@ final class GenerateCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--ids is empty; give at least one token id");
             }
         }
+        WeightType storage = storage();
+        GenerationStats timing = new GenerationStats();
         BackendChoice choice = BackendChoice.resolve(backend, spec);
         CausalLM lm;
         try {
-            lm = gguf != null ? CausalLM.load(gguf, choice.backend(), DType.F32, null)
-                    : CausalLM.load(model, choice.backend(), DType.F32);
             gguf = null;
+            lm = CausalLM.load(model, choice.backend(), DType.F32, storage);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -135,9 +155,14 @@ final class GenerateCommand implements Callable<Integer> {
             }
             GenerationOptions options = sampling.apply(generation.options(ids.length), 32,
                     generation.maxNewTokens().isPresent(), spec);
+            warmUp(lm, ids);
+            timing.loaded();
+            int[] generated;
+            timing.promptStarts();
             if (tokenizer == null || printIds) {
                 int[] count = {0};
-                Generator.generate(lm, ids, options, id -> {
+                generated = Generator.generate(lm, ids, options, id -> {
+                    timing.token();
                     out.print((count[0]++ == 0 ? "" : " ") + id);
                     out.flush();
                 });
@@ -148,7 +173,8 @@ final class GenerateCommand implements Callable<Integer> {
                 int last = ids[ids.length - 1];
                 DecodeStream text = new DecodeStream(tokenizer, true, tokenizer.token(last).isPresent()
                         ? new int[] {last} : new int[0]);
-                Generator.generate(lm, ids, options, id -> {
+                generated = Generator.generate(lm, ids, options, id -> {
+                    timing.token();
                     out.print(tokenizer.token(id).isPresent() ? text.next(id) : "");
                     out.flush();
                 });
@@ -156,8 +182,41 @@ final class GenerateCommand implements Callable<Integer> {
             }
             out.println();
             out.flush();
+            if (stats) {
+                timing.print(spec.commandLine().getErr(), ids.length, generated.length < options.maxNewTokens(),
+                        "backend " + choice.backend().name() + ", weights "
+                                + (storage == null ? "as in the file" : storage.toString()));
+            }
         }
         return 0;
+    }
+
+    /**
+     * Runs the model once before the prompt, as llama.cpp warms up at load: a forward of the prompt's first tokens
+     * and one decoding step into a cache that is then dropped, so that the kernels on the model's own shapes are
+     * compiled before the prompt's timing starts.
+     */
+    private static void warmUp(CausalLM lm, int[] ids) {
+        int[] head = Arrays.copyOf(ids, Math.min(ids.length, WARM_TOKENS));
+        try (KvCache cache = lm.newCache(1, head.length + 1); Scope scope = lm.backend().newScope()) {
+            lm.next(scope, new int[][] {head}, cache);
+            lm.next(scope, new int[][] {{ids[0]}}, cache);
+        }
+    }
+
+    /** @return the storage type {@code --weights} asks for, or null to keep each file's */
+    private WeightType storage() {
+        String w = weights.trim().toLowerCase(Locale.ROOT);
+        if (w.equals("as-file")) {
+            return null;
+        }
+        for (WeightType t : WeightType.values()) {
+            if (t != WeightType.F64 && t.name().toLowerCase(Locale.ROOT).equals(w)) {
+                return t;
+            }
+        }
+        throw new ParameterException(spec.commandLine(), "--weights " + weights + " is not one of as-file, f32, f16,"
+                + " bf16, q8_0, q4_0");
     }
 
     /** @return the GGUF's tokenizer, or null if it has no {@code tokenizer.ggml.model} */

@@ -22,7 +22,8 @@ import java.util.Optional;
  * executable, same JVM options, same class path and arguments, standard input and output inherited, and the exit
  * code passed through. Its standard error is copied here as it comes (a progress bar's carriage returns included),
  * less the JDK's {@code WARNING: Using incubator modules} line; whether this JVM's standard error is a terminal is
- * passed on in {@link Terminal#PROPERTY}.
+ * passed on in {@link Terminal#PROPERTY}. Unless the JVM's options choose a collector or a young generation, the new
+ * JVM also gets {@link #MEMORY_OPTIONS}.
  *
  * <p>Nothing is relaunched when the module is already resolved, when the JDK has no such module, under
  * {@code -Dattn4j.relaunch=false}, under {@code -Dattn4j.ejml.simd=false} (the SIMD kernel is off anyway), or in
@@ -36,6 +37,13 @@ final class VectorModuleRelaunch {
 
     private static final String MODULE = "jdk.incubator.vector";
     private static final String INCUBATOR_WARNING = "WARNING: Using incubator modules: " + MODULE;
+    /**
+     * The heap the relaunched JVM gets unless its options choose otherwise: the serial collector with a 32 MB young
+     * generation, so that the resident memory of a process holding a model stays near the model's weights (they live
+     * in the old generation, allocated once) instead of following a young generation that G1 grows to hundreds of
+     * megabytes of garbage between collections.
+     */
+    static final List<String> MEMORY_OPTIONS = List.of("-XX:+UseSerialGC", "-Xmn32m");
 
     private VectorModuleRelaunch() {
     }
@@ -62,6 +70,17 @@ final class VectorModuleRelaunch {
         } catch (LinkageError e) {
             return Optional.empty();
         }
+        return Optional.of(command(jvmOptions, mainClass, args));
+    }
+
+    /**
+     * @param jvmOptions this JVM's options
+     * @param mainClass the class whose {@code main} the new JVM runs
+     * @param args its arguments
+     * @return the command line: those options, {@link #MEMORY_OPTIONS} unless they choose a collector or a young
+     *     generation, the vector module, the class path, the main class and the arguments
+     */
+    static List<String> command(List<String> jvmOptions, Class<?> mainClass, String[] args) {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
@@ -69,13 +88,22 @@ final class VectorModuleRelaunch {
         if (System.getProperty(Terminal.PROPERTY) == null) {
             command.add("-D" + Terminal.PROPERTY + "=" + Terminal.stderrIsTerminal());
         }
+        if (jvmOptions.stream().noneMatch(VectorModuleRelaunch::choosesTheHeapLayout)) {
+            command.addAll(MEMORY_OPTIONS);
+        }
         command.add("--add-modules");
         command.add(MODULE);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(mainClass.getName());
         command.addAll(List.of(args));
-        return Optional.of(command);
+        return command;
+    }
+
+    /** @return whether a JVM option picks the garbage collector or sizes the young generation */
+    private static boolean choosesTheHeapLayout(String option) {
+        return option.matches("-XX:\\+Use\\w*GC") || option.startsWith("-Xmn") || option.startsWith("-XX:NewSize")
+                || option.startsWith("-XX:MaxNewSize") || option.startsWith("-XX:NewRatio");
     }
 
     /**

@@ -70,9 +70,44 @@ class GenerateCommandTest {
         assertTrue(Arrays.stream(ids).allMatch(id -> id >= 0 && id < 97), first.transcript());
     }
 
+    @Test
+    void statsFollowTheTextOnStandardErrorAndLeaveTheOutputAlone() throws IOException {
+        String name = "llama_gqa_tiny";
+        Cli r = Cli.run("generate", "--model", folder(name).toString(), "--ids", joined(expected(name, "prompt"), ","),
+                "--max-new", "16", "--print-ids", "--stats");
+        assertEquals(0, r.exitCode(), r.transcript());
+        assertEquals(joined(expected(name, "greedy"), " ") + "\n", r.out(), r.transcript());
+        List<String> lines = r.err().lines().toList();
+        assertEquals(4, lines.size(), r.transcript());
+        assertTrue(lines.get(0).matches("load: [0-9.]+ s \\(backend \\w+, weights as in the file\\)"), r.transcript());
+        int prompt = expected(name, "prompt").size();
+        assertTrue(lines.get(1).matches("prefill: " + prompt + " tokens in [0-9.]+ ms \\([0-9.]+ ms per token, [0-9.]+"
+                + " tokens/s\\)"), r.transcript());
+        assertTrue(lines.get(2).matches("decode: 15 tokens in [0-9.]+ ms \\([0-9.]+ ms per token, [0-9.]+ tokens/s\\)"),
+                r.transcript());
+        assertTrue(lines.get(3).matches("peak memory: [0-9.]+ MiB (resident \\(VmHWM\\)|of Java heap.*)"),
+                r.transcript());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"f32", "bf16", "f16"})
+    void weightsCanBeConvertedAtLoad(String type) throws IOException {
+        String name = "llama_gqa_tiny";
+        Cli r = Cli.run("generate", "--model", folder(name).toString(), "--ids", joined(expected(name, "prompt"), ","),
+                "--max-new", "16", "--print-ids", "--weights", type, "--stats");
+        assertEquals(0, r.exitCode(), r.transcript());
+        assertTrue(r.err().lines().findFirst().orElse("").endsWith("weights " + type.toUpperCase() + ")"),
+                r.transcript());
+        int[] ids = Arrays.stream(r.out().trim().split(" ")).mapToInt(Integer::parseInt).toArray();
+        assertEquals(16, ids.length, r.transcript());
+        if (type.equals("f32")) {
+            assertEquals(joined(expected(name, "greedy"), " ") + "\n", r.out(), r.transcript());
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"--ids=1,x", "--ids=500", "--max-new=-1", "--top-p=0", "--temperature=-1",
-        "--prompt=", "--prompt=caf\u00e9 \u4e2d"})
+        "--prompt=", "--prompt=caf\u00e9 \u4e2d", "--weights=int4"})
     void badInputIsOneLineAndExitCodeTwo(String option) {
         Cli r = Cli.run("generate", "--model", folder("gpt2_tiny").toString(), option);
         assertEquals(2, r.exitCode(), r.transcript());

@@ -25,6 +25,17 @@ class VectorModuleRelaunchTest {
     }
 
     @Test
+    void theRelaunchedJvmKeepsItsHeapNearWhatItHoldsUnlessTheOptionsChooseAHeapLayout() {
+        String[] args = {"generate"};
+        List<String> plain = VectorModuleRelaunch.command(List.of("-Xmx4g"), Main.class, args);
+        assertEquals(List.of("-Xmx4g", "-XX:+UseSerialGC", "-Xmn32m"), plain.subList(1, 4));
+        for (String chosen : List.of("-XX:+UseG1GC", "-XX:+UseZGC", "-Xmn256m", "-XX:MaxNewSize=64m")) {
+            List<String> command = VectorModuleRelaunch.command(List.of(chosen), Main.class, args);
+            assertEquals(List.of(chosen, "--add-modules"), command.subList(1, 3), chosen);
+        }
+    }
+
+    @Test
     void theRelaunchedJvmRunsWithTheModuleAndItsIncubatorWarningIsDropped() throws Exception {
         String java = ProcessHandle.current().info().command().orElseThrow();
         ByteArrayOutputStream err = new ByteArrayOutputStream();

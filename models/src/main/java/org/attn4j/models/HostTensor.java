@@ -1,7 +1,9 @@
 package org.attn4j.models;
 
+import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
 import java.util.Arrays;
 import java.util.List;
 import org.attn4j.api.DType;
@@ -17,16 +19,58 @@ import org.attn4j.api.WeightType;
  * axis; F32 or F64 for values built in Java). Values are never widened in place: they are converted when
  * {@link #toTensor uploaded}, {@link #toWeight bound} in another type, or read. It is immutable: the factories copy
  * Java arrays, and buffers handed to {@link #wrap} must not change afterwards.
+ *
+ * <p>A tensor a reader made over a memory map of its own ({@link #mapped}) can give the map back before the garbage
+ * collector would ({@link #release()}): a model loader that owns its files releases each tensor once it is bound, so
+ * that loading holds the file's pages of one tensor at a time in resident memory beside the bound weights, not the
+ * whole file. A released tensor, and every view made of it, refuses to be read.
  */
 public final class HostTensor {
+    /** {@code sun.misc.Unsafe} and its {@code invokeCleaner(ByteBuffer)}, or nulls where the JDK does not offer them. */
+    private static final Object UNSAFE;
+    private static final Method INVOKE_CLEANER;
+
+    static {
+        Object unsafe = null;
+        Method cleaner = null;
+        try {
+            Class<?> c = Class.forName("sun.misc.Unsafe");
+            java.lang.reflect.Field the = c.getDeclaredField("theUnsafe");
+            the.setAccessible(true);
+            unsafe = the.get(null);
+            cleaner = c.getMethod("invokeCleaner", ByteBuffer.class);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            unsafe = null;
+            cleaner = null;
+        }
+        UNSAFE = unsafe;
+        INVOKE_CLEANER = cleaner;
+    }
     private final Shape shape;
     private final WeightType type;
     private final ByteBuffer bytes;
+    /** The memory map these bytes are in, shared with every view made of this tensor; null for other bytes. */
+    private final Mapping mapping;
+
+    /** A memory map that one reader's tensor owns, and whether it was given back. */
+    private static final class Mapping {
+        private final MappedByteBuffer map;
+        private volatile boolean released;
+
+        Mapping(MappedByteBuffer map) {
+            this.map = map;
+        }
+    }
 
     private HostTensor(Shape shape, WeightType type, ByteBuffer bytes) {
+        this(shape, type, bytes, null);
+    }
+
+    private HostTensor(Shape shape, WeightType type, ByteBuffer bytes, Mapping mapping) {
         this.shape = shape;
         this.type = type;
         this.bytes = bytes.slice().order(ByteOrder.LITTLE_ENDIAN).asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
+        this.mapping = mapping;
     }
 
     /**
@@ -82,6 +126,64 @@ public final class HostTensor {
         return new HostTensor(shape, type, bytes);
     }
 
+    /**
+     * Views a memory map made for this tensor alone, which {@link #release()} may unmap.
+     *
+     * @param shape the dimensions
+     * @param type the element type of the bytes
+     * @param map exactly the bytes of {@code shape.size()} values of {@code type}, mapped for this tensor and read
+     *     by nothing else
+     * @return the parameter
+     * @throws IllegalArgumentException if the byte count does not match
+     */
+    public static HostTensor mapped(Shape shape, WeightType type, MappedByteBuffer map) {
+        wrap(shape, type, map);
+        return new HostTensor(shape, type, map, new Mapping(map));
+    }
+
+    /**
+     * Gives the memory map this tensor views back to the operating system now, rather than when the garbage collector
+     * finds it unreachable, so that its pages leave the process's resident memory. Call it only when nothing reads a
+     * buffer from {@link #bytes()} any more (a weight bound from it holds its own copy): the memory is gone. From
+     * then on this tensor and every view made of it ({@link #rows}, {@link #reshape}) throw
+     * {@link IllegalStateException} when read.
+     *
+     * @return whether a map was unmapped: false for a tensor that views no map of its own, or one released already,
+     *     or where the JVM offers no way to unmap ({@code sun.misc.Unsafe.invokeCleaner}); the garbage collector
+     *     then unmaps it once it is unreachable
+     */
+    public boolean release() {
+        if (mapping == null || INVOKE_CLEANER == null) {
+            return false;
+        }
+        synchronized (mapping) {
+            if (mapping.released) {
+                return false;
+            }
+            mapping.released = true;
+        }
+        try {
+            INVOKE_CLEANER.invoke(UNSAFE, mapping.map);
+            return true;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** @return whether {@link #release()} gave this tensor's map back */
+    public boolean isReleased() {
+        return mapping != null && mapping.released;
+    }
+
+    /** The bytes, checked not released. */
+    private ByteBuffer held(String op) {
+        if (mapping != null && mapping.released) {
+            throw new IllegalStateException("HostTensor." + op + ": " + type + shape + " was released; its memory"
+                    + " map is gone");
+        }
+        return bytes;
+    }
+
     private static long bytes(Shape shape, WeightType type) {
         return shape.size() / type.blockSize() * type.blockBytes();
     }
@@ -134,14 +236,14 @@ public final class HostTensor {
      *     {@link #type()}'s layout (for writing them to a file unchanged)
      */
     public ByteBuffer bytes() {
-        return bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        return held("bytes").duplicate().order(ByteOrder.LITTLE_ENDIAN);
     }
 
     /** @return a copy of the row-major values, widened to double */
     public double[] data() {
         if (type == WeightType.F64) {
             double[] d = new double[(int) shape.size()];
-            bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().get(d);
+            held("data").duplicate().order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().get(d);
             return d;
         }
         float[] f = toFloatArray();
@@ -154,7 +256,7 @@ public final class HostTensor {
 
     /** @return a copy of the row-major values as floats (F64 values rounded to nearest) */
     public float[] toFloatArray() {
-        return type.decode(bytes.duplicate(), blocks());
+        return type.decode(held("toFloatArray").duplicate(), blocks());
     }
 
     /**
@@ -166,10 +268,10 @@ public final class HostTensor {
             throw new IndexOutOfBoundsException("HostTensor.get: index " + flatIndex + " outside shape " + shape);
         }
         if (type == WeightType.F64) {
-            return bytes.getDouble(flatIndex * 8);
+            return held("get").getDouble(flatIndex * 8);
         }
         int block = flatIndex / type.blockSize();
-        ByteBuffer one = bytes.duplicate().position(block * type.blockBytes())
+        ByteBuffer one = held("get").duplicate().position(block * type.blockBytes())
                 .limit((block + 1) * type.blockBytes());
         return type.decode(one, Shape.of(1, type.blockSize()))[flatIndex % type.blockSize()];
     }
@@ -180,7 +282,7 @@ public final class HostTensor {
      * @return the row-major index of the first NaN or infinite value, or -1 if every value is finite
      */
     public int indexOfNonFinite() {
-        ByteBuffer b = bytes.slice().order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = held("indexOfNonFinite").slice().order(ByteOrder.LITTLE_ENDIAN);
         int n = (int) shape.size();
         switch (type) {
             case F32 -> {
@@ -246,7 +348,7 @@ public final class HostTensor {
             throw new IllegalArgumentException("HostTensor.toWeight: a weight is a matrix, but the shape is " + shape);
         }
         if (as == type) {
-            return scope.weight(bytes.duplicate(), type, shape);
+            return scope.weight(held("toWeight").duplicate(), type, shape);
         }
         if (as == WeightType.F64) {
             ByteBuffer b = ByteBuffer.allocate(Math.toIntExact(shape.size() * 8)).order(ByteOrder.LITTLE_ENDIAN);
@@ -265,7 +367,7 @@ public final class HostTensor {
         if (s.size() != shape.size()) {
             throw new IllegalArgumentException("HostTensor.reshape: shape " + shape + " cannot become " + s);
         }
-        return new HostTensor(s, type, bytes);
+        return new HostTensor(s, type, held("reshape"), mapping);
     }
 
     /**
@@ -281,7 +383,8 @@ public final class HostTensor {
         }
         int row = Math.toIntExact(bytes(shape, type) / dims[0]);
         dims[0] = to - from;
-        return new HostTensor(Shape.of(dims), type, bytes.duplicate().position(from * row).limit(to * row));
+        return new HostTensor(Shape.of(dims), type, held("rows").duplicate().position(from * row).limit(to * row),
+                mapping);
     }
 
     /**
@@ -315,7 +418,7 @@ public final class HostTensor {
                 .order(ByteOrder.LITTLE_ENDIAN);
         for (HostTensor p : parts) {
             if (p.type == out) {
-                all.put(p.bytes.duplicate());
+                all.put(p.held("concatRows").duplicate());
             } else if (out == WeightType.F64) {
                 for (double v : p.data()) {
                     all.putDouble(v);
@@ -342,7 +445,7 @@ public final class HostTensor {
         int c = shape.dim(1);
         int size = type.blockBytes();
         byte[] src = new byte[(int) byteSize()];
-        bytes.duplicate().get(src);
+        held("transpose").duplicate().get(src);
         byte[] t = new byte[src.length];
         for (int i = 0; i < r; i++) {
             for (int j = 0; j < c; j++) {

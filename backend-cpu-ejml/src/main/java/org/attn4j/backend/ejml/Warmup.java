@@ -22,7 +22,9 @@ import org.attn4j.api.WeightType;
  * packed projection, decoding), for at most {@link #BUDGET_NANOS} of its CPU time or {@link #ROUNDS} rounds,
  * whichever ends first (about 0.85 s of CPU for all rounds on the 2-core Zen 4 of issue 30, loaded); C2 compiles
  * the kernels meanwhile on its own threads while the caller goes on (loading a model, for instance).
- * {@code -D}{@value #PROPERTY}{@code =false} turns it off. Runs only when {@link Simd#enabled()}.
+ * {@code -D}{@value #PROPERTY}{@code =false} turns it off. Runs only when {@link Simd#enabled()}. The kernels of the
+ * weights narrower than F32 are warmed apart, when the first weight of their type is bound
+ * ({@link NarrowPanels#warmUp}).
  */
 final class Warmup {
     /** The system property that turns the warm-up off when {@code false}. */

@@ -17,7 +17,9 @@ import org.attn4j.api.WeightType;
  * it from the bound bytes, and by adding the type to the provider's {@code Capabilities.weightTypes()}. Threading,
  * blocking, bias, activation, gate and residual then come from {@link LinearKernel}, the same for every type.
  * Today: {@link PanelsF32} (F32 in the SIMD micro-kernel's column panels), {@link RowsF32} (F32 row-major, for
- * the JVMs without the Vector API), {@link RowsF64} (F64 row-major); every other type is decoded to F32 once, here.
+ * the JVMs without the Vector API), {@link RowsF64} (F64 row-major), and the types narrower than F32 in
+ * {@link NarrowPanels} ({@link PanelsBF16}, {@link PanelsF16}, {@link PanelsQ8_0}, {@link PanelsQ4_0}), held as they
+ * are, with and without the Vector API.
  */
 abstract class WeightStorage {
     /** {@code out}, the rows of {@code W}. */
@@ -41,29 +43,37 @@ abstract class WeightStorage {
      *     during this call
      * @param type the storage type they are in
      * @param shape {@code [rows, columns]}
-     * @return F64 row-major for an F64 weight; else F32, in SIMD panels when {@link Simd#enabled()}, else row-major
+     * @return F64 row-major for an F64 weight; BF16, F16, Q8_0 and Q4_0 in their own panels; F32 in SIMD panels when
+     *     {@link Simd#enabled()}, else row-major
      */
     static WeightStorage bind(ByteBuffer data, WeightType type, Shape shape) {
         int rows = shape.dim(0);
         int columns = shape.dim(1);
         ByteBuffer bytes = data.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        if (type == WeightType.F64) {
-            double[] values = new double[Math.toIntExact(shape.size())];
-            bytes.asDoubleBuffer().get(values);
-            return new RowsF64(rows, columns, values);
-        }
-        if (Simd.enabled()) {
-            return type == WeightType.F32 ? PanelsF32.of(bytes, rows, columns)
-                    : PanelsF32.of(type.decode(bytes, shape), rows, columns);
-        }
-        float[] values;
-        if (type == WeightType.F32) {
-            values = new float[Math.toIntExact(shape.size())];
-            bytes.asFloatBuffer().get(values);
-        } else {
-            values = type.decode(bytes, shape);
-        }
-        return new RowsF32(rows, columns, values);
+        return switch (type) {
+            case F64 -> {
+                double[] values = new double[Math.toIntExact(shape.size())];
+                bytes.asDoubleBuffer().get(values);
+                yield new RowsF64(rows, columns, values);
+            }
+            case F32 -> {
+                if (Simd.enabled()) {
+                    yield PanelsF32.of(bytes, rows, columns);
+                }
+                float[] values = new float[Math.toIntExact(shape.size())];
+                bytes.asFloatBuffer().get(values);
+                yield new RowsF32(rows, columns, values);
+            }
+            case BF16, F16, Q8_0, Q4_0 -> {
+                NarrowPanels.warmUp(type);
+                yield switch (type) {
+                    case BF16 -> PanelsBF16.of(bytes, rows, columns);
+                    case F16 -> PanelsF16.of(bytes, rows, columns);
+                    case Q8_0 -> PanelsQ8_0.of(bytes, rows, columns);
+                    default -> PanelsQ4_0.of(bytes, rows, columns);
+                };
+            }
+        };
     }
 
     /** @return whether products read and write {@code double[]} (an F64 weight) rather than {@code float[]} */

@@ -45,7 +45,7 @@ class IntrinsificationTest {
      * until {@link #MEASURED_CALLS} more allocate at most {@code allowed} bytes each on this thread, or fails after
      * {@link #ROUNDS} rounds.
      */
-    private static void assertCompiledToVectors(String kernel, long allowed, Runnable call) {
+    static void assertCompiledToVectors(String kernel, long allowed, Runnable call) {
         long perCall = Long.MAX_VALUE;
         for (int round = 0; round < ROUNDS && perCall > allowed; round++) {
             for (int i = 0; i < WARM_CALLS; i++) {

@@ -66,7 +66,9 @@ public final class CausalLM implements AutoCloseable {
 
     /**
      * @param folder a Hugging Face folder: {@code config.json} and one or more {@code *.safetensors}; or a
-     *     {@code .gguf} file ({@link #load(Gguf.Contents, Backend, DType, WeightType)})
+     *     {@code .gguf} file ({@link #load(Gguf.Contents, Backend, DType, WeightType)}). The files are memory-mapped
+     *     and each tensor's map is given back as soon as the tensor is bound ({@link HostTensor#release()}), so that
+     *     loading holds the bound weights and the pages of about one tensor, not the weights twice
      * @param backend where the weights go
      * @param dtype the element type of activations and cache: F32, or F64 (every weight then F64)
      * @param storage every matrix's storage type, converted once here (for example Q8_0), or null to keep the
@@ -77,12 +79,23 @@ public final class CausalLM implements AutoCloseable {
      */
     public static CausalLM load(Path folder, Backend backend, DType dtype, WeightType storage) throws IOException {
         if (Files.isRegularFile(folder) && folder.getFileName().toString().endsWith(".gguf")) {
-            return load(Gguf.read(folder), backend, dtype, storage);
+            Gguf.Contents gguf = Gguf.read(folder);
+            try {
+                GgufDecoder.Checkpoint c = GgufDecoder.read(gguf);
+                return build(c.config(), c.state(), backend, dtype, storage, true, true);
+            } finally {
+                gguf.tensors().asMap().values().forEach(HostTensor::release);
+            }
         }
         DecoderConfig config = DecoderConfig.read(folder);
         if (Files.exists(folder.resolve("model.safetensors"))
                 || Files.exists(folder.resolve("model.safetensors.index.json"))) {
-            return of(config, SafeTensors.readCheckpoint(folder).tensors(), backend, dtype, storage);
+            StateDict state = SafeTensors.readCheckpoint(folder).tensors();
+            try {
+                return build(config, state, backend, dtype, storage, false, true);
+            } finally {
+                state.asMap().values().forEach(HostTensor::release);
+            }
         }
         List<Path> files;
         try (Stream<Path> listing = Files.list(folder)) {
@@ -92,10 +105,14 @@ public final class CausalLM implements AutoCloseable {
             throw new IllegalArgumentException("decoder: " + folder + " has no .safetensors file");
         }
         Map<String, HostTensor> all = new HashMap<>();
-        for (Path f : files) {
-            all.putAll(SafeTensors.read(f).tensors().asMap());
+        try {
+            for (Path f : files) {
+                all.putAll(SafeTensors.read(f).tensors().asMap());
+            }
+            return build(config, StateDict.of(all), backend, dtype, storage, false, true);
+        } finally {
+            all.values().forEach(HostTensor::release);
         }
-        return of(config, StateDict.of(all), backend, dtype, storage);
     }
 
     /**
@@ -118,7 +135,7 @@ public final class CausalLM implements AutoCloseable {
      */
     public static CausalLM load(Gguf.Contents gguf, Backend backend, DType dtype, WeightType storage) {
         GgufDecoder.Checkpoint c = GgufDecoder.read(gguf);
-        return build(c.config(), c.state(), backend, dtype, storage, true);
+        return build(c.config(), c.state(), backend, dtype, storage, true, false);
     }
 
     /**
@@ -143,11 +160,15 @@ public final class CausalLM implements AutoCloseable {
      */
     public static CausalLM of(DecoderConfig config, StateDict state, Backend backend, DType dtype,
                               WeightType storage) {
-        return build(config, state, backend, dtype, storage, false);
+        return build(config, state, backend, dtype, storage, false, false);
     }
 
+    /**
+     * @param owned whether this class read the files, so that each tensor's memory map is given back once it is
+     *     bound (a caller's state_dict is left as it is)
+     */
     private static CausalLM build(DecoderConfig config, StateDict state, Backend backend, DType dtype,
-                                  WeightType storage, boolean fromGguf) {
+                                  WeightType storage, boolean fromGguf, boolean owned) {
         if (config.type() == DecoderConfig.Type.GPT2) {
             Map<String, HostTensor> renamed = new HashMap<>();
             state.asMap().forEach((k, v) -> renamed.put(k.startsWith("transformer.") ? k.substring(12) : k, v));
@@ -155,7 +176,7 @@ public final class CausalLM implements AutoCloseable {
         }
         Scope scope = backend.newScope();
         try {
-            Weights w = new Weights(state, scope, dtype, storage, fromGguf);
+            Weights w = new Weights(state, scope, dtype, storage, fromGguf, owned);
             Architecture a = config.bind(w);
             w.finish(config.type().modelType());
             return new CausalLM(config, backend, dtype, scope, a);

@@ -26,6 +26,7 @@ final class Weights {
     private final DType dtype;
     private final WeightType storage;
     private final boolean conv1dAsLinear;
+    private final boolean owned;
     private final List<String> problems = new ArrayList<>();
 
     /**
@@ -36,13 +37,16 @@ final class Weights {
      *     dtype is F64, which makes every matrix F64)
      * @param conv1dAsLinear whether GPT-2's Conv1D weights are already stored as {@code nn.Linear}'s
      *     {@code [out, in]} (GGUF files), rather than {@code [in, out]}
+     * @param owned whether the loader owns the host tensors, so that each one's memory map is given back as soon
+     *     as it is bound ({@link HostTensor#release()}) and loading holds one tensor's pages at a time
      */
-    Weights(StateDict state, Scope scope, DType dtype, WeightType storage, boolean conv1dAsLinear) {
+    Weights(StateDict state, Scope scope, DType dtype, WeightType storage, boolean conv1dAsLinear, boolean owned) {
         this.remaining = new TreeMap<>(state.asMap());
         this.scope = scope;
         this.dtype = dtype;
         this.storage = storage;
         this.conv1dAsLinear = conv1dAsLinear;
+        this.owned = owned;
     }
 
     /** Drops names that carry no parameters (buffers), if present. */
@@ -62,7 +66,12 @@ final class Weights {
      */
     Tensor take(String name, int... dims) {
         HostTensor h = host(name, dims);
-        return h == null ? null : h.toTensor(scope, dtype);
+        if (h == null) {
+            return null;
+        }
+        Tensor t = h.toTensor(scope, dtype);
+        done(h);
+        return t;
     }
 
     /**
@@ -84,6 +93,15 @@ final class Weights {
         } catch (IllegalArgumentException e) {
             problems.add(name + ": " + e.getMessage());
             return null;
+        } finally {
+            done(h);
+        }
+    }
+
+    /** Gives back the memory map of a host tensor the loader owns, once it has been read for the last time. */
+    private void done(HostTensor h) {
+        if (owned) {
+            h.release();
         }
     }
 
@@ -109,13 +127,22 @@ final class Weights {
     Projection stacked(String gate, String up, int out, int in, boolean bias) {
         HostTensor g = host(gate + ".weight", out, in);
         HostTensor u = host(up + ".weight", out, in);
-        Weight w = g == null || u == null ? null : bind(gate + ".weight+" + up + ".weight",
-                HostTensor.concatRows(List.of(g, u)));
+        Weight w = null;
+        if (g != null && u != null) {
+            HostTensor stack = HostTensor.concatRows(List.of(g, u));
+            done(g);
+            done(u);
+            w = bind(gate + ".weight+" + up + ".weight", stack);
+        }
         Tensor b = null;
         if (bias) {
             HostTensor gb = host(gate + ".bias", out);
             HostTensor ub = host(up + ".bias", out);
-            b = gb == null || ub == null ? null : HostTensor.concatRows(List.of(gb, ub)).toTensor(scope, dtype);
+            if (gb != null && ub != null) {
+                b = HostTensor.concatRows(List.of(gb, ub)).toTensor(scope, dtype);
+                done(gb);
+                done(ub);
+            }
         }
         return new Projection(w, b);
     }
@@ -131,7 +158,13 @@ final class Weights {
             return projection(prefix, out, in, true);
         }
         HostTensor h = host(prefix + ".weight", in, out);
-        return new Projection(h == null ? null : bind(prefix + ".weight", h.transpose()), take(prefix + ".bias", out));
+        Weight w = null;
+        if (h != null) {
+            HostTensor transposed = h.transpose();
+            done(h);
+            w = bind(prefix + ".weight", transposed);
+        }
+        return new Projection(w, take(prefix + ".bias", out));
     }
 
     /**
@@ -157,14 +190,17 @@ final class Weights {
         if (h == null) {
             return Norm.NONE;
         }
+        HostTensor weight = h;
         if (onePlus) {
             double[] v = h.data();
             for (int i = 0; i < v.length; i++) {
                 v[i] += 1.0;
             }
-            h = new HostTensor(h.shape(), v);
+            weight = new HostTensor(h.shape(), v);
         }
-        return Norm.rms(h.toTensor(scope, dtype), eps);
+        Tensor t = weight.toTensor(scope, dtype);
+        done(h);
+        return Norm.rms(t, eps);
     }
 
     /**
@@ -198,8 +234,9 @@ final class Weights {
 
     /** @throws IllegalArgumentException listing every problem and every unexpected name, if any */
     void finish(String model) {
-        for (String name : remaining.keySet()) {
-            problems.add("unexpected " + name);
+        for (Map.Entry<String, HostTensor> e : remaining.entrySet()) {
+            problems.add("unexpected " + e.getKey());
+            done(e.getValue());
         }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(model + ": the state_dict does not fit the config: "

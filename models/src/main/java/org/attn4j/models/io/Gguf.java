@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.CharBuffer;
+import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
@@ -435,7 +436,8 @@ public final class Gguf {
         Map<String, HostTensor> tensors = new LinkedHashMap<>();
         for (TensorInfo t : infos) {
             ByteBuffer view = views.view(dataStart + t.offset(), (int) t.byteSize());
-            tensors.put(t.name(), HostTensor.wrap(t.shape(), t.type(), view));
+            tensors.put(t.name(), view instanceof MappedByteBuffer map ? HostTensor.mapped(t.shape(), t.type(), map)
+                    : HostTensor.wrap(t.shape(), t.type(), view));
         }
         return new Contents(version, alignment, metadata, infos, StateDict.of(tensors));
     }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -276,7 +277,8 @@ public final class SafeTensors {
         Map<String, WeightType> dtypes = new LinkedHashMap<>();
         for (Entry en : entries) {
             ByteBuffer view = src.view(dataStart + en.begin(), (int) (en.end() - en.begin()));
-            tensors.put(en.name(), HostTensor.wrap(en.shape(), en.dtype(), view));
+            tensors.put(en.name(), view instanceof MappedByteBuffer map ? HostTensor.mapped(en.shape(), en.dtype(), map)
+                    : HostTensor.wrap(en.shape(), en.dtype(), view));
             dtypes.put(en.name(), en.dtype());
         }
         return new Contents(StateDict.of(tensors), dtypes, metadata);

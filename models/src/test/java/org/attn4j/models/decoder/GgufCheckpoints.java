@@ -17,8 +17,9 @@ import org.attn4j.models.io.GgufWriter;
  * Turns a Hugging Face Llama or GPT-2 state_dict into a GGUF file the way llama.cpp's {@code convert_hf_to_gguf.py}
  * does: its metadata keys, its tensor names, matrices in the chosen type and vectors in F32, GPT-2's Conv1D
  * matrices transposed to {@code [out, in]} and its LM head written as {@code output.weight}, and the rows of each
- * q and k head reordered by the converter's {@code permute}. Also random checkpoints and small vocabularies, for
- * tests and benchmarks.
+ * q and k head reordered by the converter's {@code permute}; each tensor is converted only when the file is written,
+ * so a memory-mapped checkpoint larger than the heap converts one tensor at a time. Also random checkpoints and small
+ * vocabularies, for tests and benchmarks.
  */
 public final class GgufCheckpoints {
     private GgufCheckpoints() {
@@ -79,8 +80,8 @@ public final class GgufCheckpoints {
             String p = "model.layers." + l + ".";
             String b = "blk." + l + ".";
             put(w, b + "attn_norm.weight", hf.get(p + "input_layernorm.weight"), matrices);
-            put(w, b + "attn_q.weight", permute(hf.get(p + "self_attn.q_proj.weight"), config.heads()), matrices);
-            put(w, b + "attn_k.weight", permute(hf.get(p + "self_attn.k_proj.weight"), config.kvHeads()), matrices);
+            putPermuted(w, b + "attn_q.weight", hf.get(p + "self_attn.q_proj.weight"), config.heads(), matrices);
+            putPermuted(w, b + "attn_k.weight", hf.get(p + "self_attn.k_proj.weight"), config.kvHeads(), matrices);
             put(w, b + "attn_v.weight", hf.get(p + "self_attn.v_proj.weight"), matrices);
             put(w, b + "attn_output.weight", hf.get(p + "self_attn.o_proj.weight"), matrices);
             put(w, b + "ffn_norm.weight", hf.get(p + "post_attention_layernorm.weight"), matrices);
@@ -115,7 +116,15 @@ public final class GgufCheckpoints {
             throw new IllegalArgumentException("GgufCheckpoints: no tensor for " + name);
         }
         WeightType type = t.shape().rank() == 2 || matrices == WeightType.F64 ? matrices : WeightType.F32;
-        w.tensor(name, convert(t, type));
+        w.tensor(name, t.shape(), type, () -> convert(t, type));
+    }
+
+    /** {@link #put} of a q or k projection with its rows in the converter's order ({@link #permute}). */
+    private static void putPermuted(GgufWriter w, String name, HostTensor t, int heads, WeightType matrices) {
+        if (t == null) {
+            throw new IllegalArgumentException("GgufCheckpoints: no tensor for " + name);
+        }
+        w.tensor(name, t.shape(), matrices, () -> convert(permute(t, heads), matrices));
     }
 
     /** @return the tensor's values stored in {@code type} (its own bytes when it has that type already) */

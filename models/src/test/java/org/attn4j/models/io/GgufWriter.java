@@ -1,26 +1,31 @@
 package org.attn4j.models.io;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
+import org.attn4j.api.Shape;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.HostTensor;
 
 /**
  * Writes GGUF version 3 files as llama.cpp's {@code gguf-py} writer lays them out: header, metadata in insertion
  * order, tensor entries, padding to the alignment, then each tensor's bytes in its own storage type, each padded to
  * the alignment. Values use {@link Gguf.Value}'s Java forms, so whatever {@link Gguf#read} returns writes back
- * unchanged. For tests and benchmarks: the files it makes are what the reader and llama.cpp are checked with.
+ * unchanged. For tests and benchmarks: the files it makes are what the reader and llama.cpp are checked with. A tensor
+ * may be given as a supplier that {@link #write} calls when it reaches it, so that a model larger than the heap is
+ * written one tensor at a time.
  */
 public final class GgufWriter {
     private final Map<String, Gguf.Value> metadata = new LinkedHashMap<>();
-    private final Map<String, HostTensor> tensors = new LinkedHashMap<>();
+    private final Map<String, Entry> tensors = new LinkedHashMap<>();
     private int alignment = Gguf.DEFAULT_ALIGNMENT;
 
     /** @param alignment the data alignment; written as {@code general.alignment} unless it is the default */
@@ -77,23 +82,73 @@ public final class GgufWriter {
         return put(key, new Gguf.Value(Gguf.ValueType.ARRAY, Gguf.ValueType.INT32, l));
     }
 
+    /** A tensor's entry: its shape and type for the header, and its values when the data is written. */
+    private record Entry(Shape shape, WeightType type, Supplier<HostTensor> data) {
+        long byteSize() {
+            return shape.size() / type.blockSize() * type.blockBytes();
+        }
+
+        HostTensor values(String name) {
+            HostTensor t = data.get();
+            if (!t.shape().equals(shape) || t.type() != type) {
+                throw new IllegalStateException("GgufWriter: tensor " + name + " was announced as " + type + shape
+                        + " but is " + t.type() + t.shape());
+            }
+            return t;
+        }
+    }
+
     /** Adds a tensor, written in its own storage type. */
     public GgufWriter tensor(String name, HostTensor tensor) {
-        if (tensors.put(name, tensor) != null) {
+        return tensor(name, tensor.shape(), tensor.type(), () -> tensor);
+    }
+
+    /**
+     * Adds a tensor whose values are made only when the file is written, and dropped after.
+     *
+     * @param name its name
+     * @param shape its shape
+     * @param type its storage type
+     * @param data makes it, of that shape and type
+     * @return this writer
+     */
+    public GgufWriter tensor(String name, Shape shape, WeightType type, Supplier<HostTensor> data) {
+        if (tensors.put(name, new Entry(shape, type, data)) != null) {
             throw new IllegalArgumentException("GgufWriter: tensor " + name + " added twice");
         }
         return this;
     }
 
-    /** Writes the file. */
+    /** Writes the file, one tensor at a time. */
     public void write(Path file) throws IOException {
-        try (OutputStream out = Files.newOutputStream(file)) {
-            out.write(toBytes());
+        try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            writeAll(buffer -> {
+                while (buffer.hasRemaining()) {
+                    out.write(buffer);
+                }
+            });
         }
     }
 
     /** @return the whole file */
     public byte[] toBytes() {
+        Buffer all = new Buffer();
+        try {
+            writeAll(all::put);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return all.toArray();
+    }
+
+    /** Where {@link #writeAll} sends the file's bytes, in order. */
+    @FunctionalInterface
+    private interface Sink {
+        void accept(ByteBuffer bytes) throws IOException;
+    }
+
+    private void writeAll(Sink sink) throws IOException {
         Buffer b = new Buffer();
         b.putInt(0x46554747).putInt(3).putLong(tensors.size()).putLong(metadata.size());
         metadata.forEach((key, value) -> {
@@ -101,8 +156,8 @@ public final class GgufWriter {
             b.putValue(value);
         });
         long offset = 0;
-        for (Map.Entry<String, HostTensor> e : tensors.entrySet()) {
-            HostTensor t = e.getValue();
+        for (Map.Entry<String, Entry> e : tensors.entrySet()) {
+            Entry t = e.getValue();
             int[] dims = t.shape().toArray();
             b.putString(e.getKey()).putInt(dims.length);
             for (int i = dims.length - 1; i >= 0; i--) {
@@ -112,11 +167,13 @@ public final class GgufWriter {
             offset += pad(t.byteSize());
         }
         b.padTo(alignment);
-        for (HostTensor t : tensors.values()) {
-            b.put(t.bytes());
-            b.padTo(alignment);
+        sink.accept(b.flipped());
+        ByteBuffer zeros = ByteBuffer.allocate(alignment);
+        for (Map.Entry<String, Entry> e : tensors.entrySet()) {
+            long size = e.getValue().byteSize();
+            sink.accept(e.getValue().values(e.getKey()).bytes());
+            sink.accept(zeros.clear().limit((int) (pad(size) - size)));
         }
-        return b.toArray();
     }
 
     private long pad(long n) {
@@ -222,6 +279,11 @@ public final class GgufWriter {
             byte[] out = new byte[buf.position()];
             buf.flip().get(out);
             return out;
+        }
+
+        /** @return the bytes written so far, ready to be read */
+        ByteBuffer flipped() {
+            return buf.flip();
         }
     }
 }

@@ -2,6 +2,7 @@ package org.attn4j.models.io;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -69,6 +70,26 @@ class SafeTensorsTest {
         }
         assertEquals(WeightType.F32, c.dtypes().get("norm1.bias"));
         assertTrue(c.metadata().isEmpty());
+    }
+
+    @Test
+    void aMappedTensorGivesItsMapBackAndThenRefusesToBeRead(@TempDir Path dir) throws IOException {
+        Path f = dir.resolve("w.safetensors");
+        SafeTensors.write(f, StateDict.of("w", HostTensor.of(new double[] {1, 2, 3, 4, 5, 6}, 3, 2)), DType.F32,
+                Map.of());
+        HostTensor w = SafeTensors.read(f).tensors().get("w");
+        HostTensor view = w.rows(1, 3);
+        assertEquals(List.of(3.0, 4.0), List.of(view.get(0), view.get(1)));
+        assertTrue(w.release(), "a reader's tensor views a map of its own");
+        assertTrue(w.isReleased() && view.isReleased());
+        assertFalse(w.release(), "a second release does nothing");
+        IllegalStateException e = assertThrows(IllegalStateException.class, w::toFloatArray);
+        assertTrue(e.getMessage().contains("released"), e.getMessage());
+        assertThrows(IllegalStateException.class, () -> view.get(0));
+        assertThrows(IllegalStateException.class, w::bytes);
+        HostTensor heap = HostTensor.of(new double[] {1}, 1);
+        assertFalse(heap.release(), "a tensor of heap bytes has no map to give back");
+        assertEquals(1.0, heap.get(0));
     }
 
     @Test

@@ -1,0 +1,296 @@
+package org.attn4j.backend.ejml;
+
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
+import org.attn4j.api.Shape;
+import org.attn4j.api.WeightType;
+
+/**
+ * A weight {@code W [rows, columns]} held in fewer bits than F32 (BF16, F16, GGUF's Q8_0 and Q4_0), laid out once,
+ * when bound, in column panels of {@link #NR} rows of {@code W}, the whole inner dimension long, with the {@code NR}
+ * numbers of one column side by side:
+ * <pre>
+ *   panel q, column p, lane j  =  W[q·NR + j][p]          rows past the last of W are zeros
+ * </pre>
+ * the order of the SIMD matrix product's packed panels ({@link VectorGemmF32}), so that one column of a panel widens
+ * to two F32 vectors without any shuffle and a product needs one broadcast of {@code x[p]} per column. Blocks of 32
+ * columns share one scale per row ({@code Q8_0}, {@code Q4_0}): they sit in a panel of their own, {@code NR}
+ * scales per block, widened to F32 once at bind.
+ *
+ * <p>{@link #product} computes {@code out = x·W[from..to)ᵀ} for a block of input rows and output columns in one of
+ * two ways, accumulating in F32 either way:
+ * <ul>
+ *   <li>fewer than {@link #TILE_ROWS} rows (a decoding step): each panel is streamed once per row, widened in
+ *       registers ({@code VectorNarrowPanels.dot…}); a product reads the weight's bytes once, at memory speed;</li>
+ *   <li>more rows (a prompt): each panel is widened once into an F32 panel ({@code VectorNarrowPanels.unpack…}) and
+ *       the rows run the F32 micro-kernel over it ({@link VectorGemmF32#tileRows}), six rows at a time, so the
+ *       widening is paid once for all the rows of the call.</li>
+ * </ul>
+ * Without the Vector API, panels are 16 rows and both ways widen the panel with scalar code and take dot products
+ * in F32. Products run on the calling thread and allocate nothing in steady state (per-thread scratch).
+ */
+abstract class NarrowPanels extends WeightStorage {
+    /** Whether the kernels run on SIMD vectors ({@link Simd#enabled()}). */
+    static final boolean SIMD = Simd.enabled();
+    /** Rows of {@code W} per panel: {@code VectorNarrowPanels.NR} with the Vector API, else 16. */
+    static final int NR = SIMD ? VectorNarrowPanels.NR : 16;
+    /** From this many input rows on, a product widens each panel once and runs the F32 micro-kernel over it. */
+    static final int TILE_ROWS = 4;
+
+    private static final System.Logger LOG = System.getLogger(NarrowPanels.class.getName());
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+    /** The types whose kernels were warmed in this JVM. */
+    private static final Set<WeightType> WARMED = EnumSet.noneOf(WeightType.class);
+    /** Calls of each product a warm-up makes at most, and the CPU time it may take. */
+    private static final int WARM_CALLS = 3000;
+    private static final long WARM_NANOS = 600_000_000L;
+    private static final int WARM_COLUMNS = 64;
+
+    /** The panels: {@code ⌈rows / NR⌉}. */
+    final int panels;
+
+    /**
+     * @param rows {@code W}'s rows
+     * @param columns {@code W}'s columns
+     * @param perNumber the elements of the storage array per number of {@code W} (1, or ½ for nibbles)
+     * @param what the type's name, for the message
+     * @throws IllegalArgumentException if the panels do not fit one Java array
+     */
+    NarrowPanels(int rows, int columns, double perNumber, String what) {
+        super(rows, columns);
+        this.panels = (rows + NR - 1) / NR;
+        double elements = (double) panels * NR * columns * perNumber;
+        if (elements > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("weight: a " + what + " weight of [" + rows + ", " + columns
+                    + "] needs " + (long) elements + " array elements, more than backend ejml's limit of one Java"
+                    + " array (2^31 - 9); split it");
+        }
+    }
+
+    /**
+     * @param q the panel
+     * @param p the column
+     * @param j the lane, {@code < NR}
+     * @return {@code W[q·NR + j][p]} exactly as {@code WeightType.decode} reads it (zero past the last row)
+     */
+    abstract float value(int q, int p, int j);
+
+    /**
+     * {@code y[yAt + j] = Σ_p x[xAt + p] · W[q·NR + j][p]} for {@code j < NR}, streaming the panel once.
+     *
+     * @param q the panel
+     * @param x the input row, not modified
+     * @param xAt where it starts
+     * @param y receives {@code NR} sums
+     * @param yAt where they go
+     */
+    abstract void dot(int q, float[] x, int xAt, float[] y, int yAt);
+
+    /**
+     * Widens a panel: {@code dst[p·NR + j] = W[q·NR + j][p]}, exactly as {@code WeightType.decode} reads it.
+     *
+     * @param q the panel
+     * @param dst at least {@code columns·NR} floats, overwritten from 0
+     */
+    abstract void unpack(int q, float[] dst);
+
+    /** @return the number of output columns the products compute together: one panel */
+    @Override
+    int columnBlock() {
+        return NR;
+    }
+
+    @Override
+    float[] values() {
+        float[] out = new float[Math.toIntExact((long) rows * columns)];
+        for (int r = 0; r < rows; r++) {
+            gather(r, out, r * columns);
+        }
+        return out;
+    }
+
+    @Override
+    void gather(int row, float[] dst, int dstOff) {
+        int q = row / NR;
+        int j = row % NR;
+        for (int p = 0; p < columns; p++) {
+            dst[dstOff + p] = value(q, p, j);
+        }
+    }
+
+    /**
+     * {@inheritDoc} Fewer than {@link #TILE_ROWS} rows take each panel's dot products with every row; more widen each
+     * panel once and run the F32 micro-kernel over it.
+     */
+    @Override
+    void product(float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff, int ldo) {
+        Scratch s = SCRATCH.get();
+        if (SIMD && n >= TILE_ROWS) {
+            tiled(s, x, xOff, ldx, n, from, to, out, outOff, ldo);
+            return;
+        }
+        float[] panel = SIMD ? null : s.panel(columns * NR);
+        for (int q = from / NR; q * NR < to; q++) {
+            int j0 = Math.max(from, q * NR);
+            int j1 = Math.min(to, q * NR + NR);
+            boolean whole = j1 - j0 == NR;
+            if (!SIMD) {
+                unpack(q, panel);
+            }
+            for (int i = 0; i < n; i++) {
+                int xAt = xOff + i * ldx;
+                int at = outOff + i * ldo + (j0 - from);
+                float[] y = whole ? out : s.lanes;
+                int yAt = whole ? at : 0;
+                if (SIMD) {
+                    dot(q, x, xAt, y, yAt);
+                } else {
+                    dotUnpacked(panel, x, xAt, y, yAt);
+                }
+                if (!whole) {
+                    System.arraycopy(s.lanes, j0 - q * NR, out, at, j1 - j0);
+                }
+            }
+        }
+    }
+
+    /** The many-rows product: each panel widened once, then the F32 micro-kernel over every six rows. */
+    private void tiled(Scratch s, float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff,
+                       int ldo) {
+        int mr = VectorGemmF32.MR;
+        int k = columns;
+        float[] panel = s.panel(k * NR);
+        float[] edge = s.edge(mr * NR);
+        for (int q = from / NR; q * NR < to; q++) {
+            int j0 = Math.max(from, q * NR);
+            int j1 = Math.min(to, q * NR + NR);
+            boolean whole = j1 - j0 == NR;
+            unpack(q, panel);
+            for (int i = 0; i < n; i += mr) {
+                int height = Math.min(mr, n - i);
+                int x0 = xOff + i * ldx;
+                int lastRow = x0 + (height - 1) * ldx;
+                int x1 = height > 1 ? x0 + ldx : lastRow;
+                int x2 = height > 2 ? x0 + 2 * ldx : lastRow;
+                int x3 = height > 3 ? x0 + 3 * ldx : lastRow;
+                int x4 = height > 4 ? x0 + 4 * ldx : lastRow;
+                int x5 = height > 5 ? x0 + 5 * ldx : lastRow;
+                int at = outOff + i * ldo + (j0 - from);
+                if (whole && height == mr) {
+                    VectorGemmF32.tileRows(k, x, x0, x1, x2, x3, x4, x5, panel, 0, out, at, ldo);
+                } else {
+                    VectorGemmF32.tileRows(k, x, x0, x1, x2, x3, x4, x5, panel, 0, edge, 0, NR);
+                    for (int r = 0; r < height; r++) {
+                        System.arraycopy(edge, r * NR + (j0 - q * NR), out, at + r * ldo, j1 - j0);
+                    }
+                }
+            }
+        }
+    }
+
+    /** {@code y[yAt + j] = Σ_p x[xAt + p] · panel[p·NR + j]}: the scalar dot product with a widened panel. */
+    private void dotUnpacked(float[] panel, float[] x, int xAt, float[] y, int yAt) {
+        Arrays.fill(y, yAt, yAt + NR, 0f);
+        for (int p = 0; p < columns; p++) {
+            float v = x[xAt + p];
+            int base = p * NR;
+            for (int j = 0; j < NR; j++) {
+                y[yAt + j] += v * panel[base + j];
+            }
+        }
+    }
+
+    /**
+     * Adds the last column of a panel whose SIMD kernel takes only an even number of columns:
+     * {@code y[yAt + j] += x[xAt + columns - 1] · W[q·NR + j][columns - 1]}.
+     */
+    void addLastColumn(int q, float[] x, int xAt, float[] y, int yAt) {
+        int p = columns - 1;
+        float v = x[xAt + p];
+        for (int j = 0; j < NR; j++) {
+            y[yAt + j] += v * value(q, p, j);
+        }
+    }
+
+    /**
+     * Compiles a type's kernels before the first real call, as {@link Warmup} does the others': the first weight of
+     * a type bound in this JVM starts a daemon thread that calls both of its products (one input row, the decoding
+     * kernel; {@link #TILE_ROWS} rows, the widening and the SGEMM tile) on a small panel until C2 has had the calls
+     * and loop counts it compiles at, at most {@value #WARM_CALLS} times each or {@code 0.6 s} of that thread's
+     * CPU time, while the model goes on loading. Nothing when the SIMD kernels are off, or under
+     * {@code -D}{@value Warmup#PROPERTY}{@code =false}.
+     *
+     * @param type a type stored in these panels
+     */
+    static void warmUp(WeightType type) {
+        if (!SIMD || !Boolean.parseBoolean(System.getProperty(Warmup.PROPERTY, "true"))) {
+            return;
+        }
+        synchronized (WARMED) {
+            if (!WARMED.add(type)) {
+                return;
+            }
+        }
+        Thread thread = new Thread(() -> {
+            try {
+                warm(type, WARM_CALLS, WARM_NANOS);
+            } catch (RuntimeException | Error e) {
+                LOG.log(System.Logger.Level.WARNING, "attn4j ejml: the warm-up of the " + type + " kernels failed;"
+                        + " their first calls will run slower", e);
+            }
+        }, "attn4j-ejml-warmup-" + type.name().toLowerCase(java.util.Locale.ROOT));
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /**
+     * Calls both products of a small panel of a type, on this thread.
+     *
+     * @param type the type
+     * @param calls the calls of each product at most
+     * @param nanos this thread's CPU time (wall time where the JVM does not measure it) after which it stops
+     * @return the calls made of each product
+     */
+    static int warm(WeightType type, int calls, long nanos) {
+        Shape shape = Shape.of(NR, WARM_COLUMNS);
+        float[] values = new float[NR * WARM_COLUMNS];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = (float) Math.sin(i * 0.7);
+        }
+        WeightStorage w = WeightStorage.bind(type.encode(values, shape), type, shape);
+        float[] x = Arrays.copyOf(values, TILE_ROWS * WARM_COLUMNS);
+        float[] y = new float[TILE_ROWS * NR];
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        boolean cpu = threads.isCurrentThreadCpuTimeSupported();
+        long start = cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime();
+        int call = 0;
+        while (call < calls && (cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - start < nanos) {
+            w.product(x, 0, WARM_COLUMNS, 1, 0, NR, y, 0, NR);
+            w.product(x, 0, WARM_COLUMNS, TILE_ROWS, 0, NR, y, 0, NR);
+            call++;
+        }
+        return call;
+    }
+
+    /** The per-thread buffers of the products, grown once. */
+    private static final class Scratch {
+        private float[] panel = new float[0];
+        private float[] edge = new float[0];
+        private final float[] lanes = new float[NR];
+
+        float[] panel(int size) {
+            if (panel.length < size) {
+                panel = new float[size];
+            }
+            return panel;
+        }
+
+        float[] edge(int size) {
+            if (edge.length < size) {
+                edge = new float[size];
+            }
+            return edge;
+        }
+    }
+}

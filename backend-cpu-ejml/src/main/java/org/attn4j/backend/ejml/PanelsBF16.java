@@ -1,0 +1,69 @@
+package org.attn4j.backend.ejml;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A BF16 weight in {@link NarrowPanels}: one {@code short} per number, the upper half of its F32 bits, so widening
+ * is a shift. Holds half the bytes of F32.
+ */
+final class PanelsBF16 extends NarrowPanels {
+    private final short[] w;
+
+    private PanelsBF16(int rows, int columns) {
+        super(rows, columns, 1, "BF16");
+        this.w = new short[panels * NR * columns];
+    }
+
+    /**
+     * @param bytes little-endian BF16 numbers, row-major, from position 0; read only during this call
+     * @param rows {@code W}'s rows
+     * @param columns {@code W}'s columns
+     * @return the weight in panels
+     */
+    static PanelsBF16 of(ByteBuffer bytes, int rows, int columns) {
+        PanelsBF16 p = new PanelsBF16(rows, columns);
+        for (int r = 0; r < rows; r++) {
+            int at = (r / NR) * columns * NR + r % NR;
+            int src = 2 * r * columns;
+            for (int c = 0; c < columns; c++) {
+                p.w[at + c * NR] = bytes.getShort(src + 2 * c);
+            }
+        }
+        return p;
+    }
+
+    @Override
+    long heldBytes() {
+        return 2L * w.length;
+    }
+
+    @Override
+    float value(int q, int p, int j) {
+        return Float.intBitsToFloat(w[q * columns * NR + p * NR + j] << 16);
+    }
+
+    @Override
+    void dot(int q, float[] x, int xAt, float[] y, int yAt) {
+        int even = columns & ~1;
+        if (even == 0) {
+            java.util.Arrays.fill(y, yAt, yAt + NR, 0f);
+        } else {
+            VectorNarrowPanels.dotBf16(even, w, q * columns * NR, x, xAt, y, yAt);
+        }
+        if (even != columns) {
+            addLastColumn(q, x, xAt, y, yAt);
+        }
+    }
+
+    @Override
+    void unpack(int q, float[] dst) {
+        int at = q * columns * NR;
+        if (SIMD) {
+            VectorNarrowPanels.unpackBf16(columns, w, at, dst);
+            return;
+        }
+        for (int i = 0; i < columns * NR; i++) {
+            dst[i] = Float.intBitsToFloat(w[at + i] << 16);
+        }
+    }
+}

@@ -1,0 +1,303 @@
+package org.attn4j.backend.ejml;
+
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The SIMD kernels of the weights held in fewer bits than F32 ({@link NarrowPanels}): for one column panel of
+ * {@code NR = 2·LANES} rows of {@code W}, the matrix-vector product with one row of input ({@code dot…}, the
+ * decoding step: the panel's bytes are read once and widened in registers) and the panel widened to F32 in the layout
+ * of {@link VectorGemmF32#tileRows} ({@code unpack…}, the prefill: once per call, then reused by every input row).
+ * The panel is laid out as {@link NarrowPanels} describes: {@code NR} numbers of one column {@code p} side by side,
+ * so one column is two F32 vectors and a product is one broadcast of {@code x[p]} and two multiply-adds:
+ * <pre>
+ *   BF16   short[p·NR + j]                                  value = bits &lt;&lt; 16 as a float
+ *   F16    short[p·NR + j]                                  value = binary16 (normal or subnormal; no ±∞/NaN here)
+ *   Q8_0   byte[p·NR + j], scale[(p/32)·NR + j]             value = q · d
+ *   Q4_0   byte[p·LANES + j mod LANES], low nibble for j &lt; LANES, high nibble past it, scale as Q8_0;
+ *          each nibble is the two's complement 4-bit number q - 8                  value = (q - 8) · d
+ * </pre>
+ * The decoding kernels accumulate {@code q·x} over each block of 32 columns and multiply by the block's scales
+ * once, in four independent chains (two columns by two vectors) so that the multiply-adds do not wait on each
+ * other. They follow the rules of {@link VectorGemmF32} for C2: a vector is the receiver of a call only when it is
+ * the fresh result of another call, accumulators are arguments of multiply-adds only, and results are stored from
+ * the last step of the loop that makes them.
+ * Only callers that {@link Simd#enabled()} admitted may load this class.
+ */
+final class VectorNarrowPanels {
+    private static final VectorSpecies<Float> F = Vectors.F32;
+    private static final int LANES = F.length();
+    private static final VectorSpecies<Integer> I = VectorSpecies.of(int.class, F.vectorShape());
+    private static final VectorSpecies<Short> S = VectorSpecies.of(short.class, VectorShape.forBitSize(16 * LANES));
+    private static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(8 * LANES));
+    /** Rows of {@code W} per panel: two F32 vectors, the width of {@link VectorGemmF32}'s panels. */
+    static final int NR = 2 * LANES;
+
+    private VectorNarrowPanels() {
+    }
+
+    /**
+     * {@code y[yAt + j] = Σ_{p<k} x[xAt + p] · W[j][p]} for the {@code NR} rows of a BF16 panel.
+     *
+     * @param k the columns, even and at least 2
+     * @param w the panels; the panel starts at {@code at}
+     * @param at where the panel starts
+     * @param x the input row at {@code xAt}, not modified
+     * @param xAt where the row starts
+     * @param y receives {@code NR} sums at {@code yAt}
+     * @param yAt where they go
+     */
+    static void dotBf16(int k, short[] w, int at, float[] x, int xAt, float[] y, int yAt) {
+        FloatVector zero = FloatVector.zero(F);
+        FloatVector a0 = zero;
+        FloatVector a1 = zero;
+        FloatVector b0 = zero;
+        FloatVector b1 = zero;
+        int last = k - 2;
+        for (int p = 0; p < k; p += 2) {
+            int i = at + p * NR;
+            FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
+            FloatVector xb = FloatVector.broadcast(F, x[xAt + p + 1]);
+            a0 = ((IntVector) ShortVector.fromArray(S, w, i).convertShape(VectorOperators.S2I, I, 0))
+                    .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(xa, a0);
+            a1 = ((IntVector) ShortVector.fromArray(S, w, i + LANES).convertShape(VectorOperators.S2I, I, 0))
+                    .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(xa, a1);
+            b0 = ((IntVector) ShortVector.fromArray(S, w, i + NR).convertShape(VectorOperators.S2I, I, 0))
+                    .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(xb, b0);
+            b1 = ((IntVector) ShortVector.fromArray(S, w, i + NR + LANES).convertShape(VectorOperators.S2I, I, 0))
+                    .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(xb, b1);
+            if (p == last) {
+                b0.add(a0).intoArray(y, yAt);
+                b1.add(a1).intoArray(y, yAt + LANES);
+            }
+        }
+    }
+
+    /**
+     * Widens a BF16 panel: {@code dst[p·NR + j] = W[j][p]} for {@code p < k}.
+     *
+     * @param k the columns
+     * @param w the panels
+     * @param at where the panel starts
+     * @param dst receives {@code k·NR} floats from 0
+     */
+    static void unpackBf16(int k, short[] w, int at, float[] dst) {
+        for (int p = 0; p < k; p++) {
+            int i = at + p * NR;
+            ((IntVector) ShortVector.fromArray(S, w, i).convertShape(VectorOperators.S2I, I, 0))
+                    .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().intoArray(dst, p * NR);
+            ((IntVector) ShortVector.fromArray(S, w, i + LANES).convertShape(VectorOperators.S2I, I, 0))
+                    .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().intoArray(dst, p * NR + LANES);
+        }
+    }
+
+    /**
+     * {@link #dotBf16} for an F16 panel whose numbers are all finite. A binary16 magnitude {@code m} (its low 15 bits)
+     * widens without arithmetic on subnormal floats: {@code v = float((m << 13) + (112 << 23))} is the number itself
+     * for a normal {@code m} and {@code 2^-15 + m·2^-25} for a subnormal one or zero, whose value is
+     * {@code 2v - 2^-14}, exactly; for a normal {@code m}, {@code 2v - 2^-14 ≥ v}, so the value is
+     * {@code min(v, 2v - 2^-14)} in every case, and the sign bit is put back last.
+     *
+     * @param k the columns, at least 1
+     * @param w the panels
+     * @param at where the panel starts
+     * @param x the input row, not modified
+     * @param xAt where the row starts
+     * @param y receives {@code NR} sums at {@code yAt}
+     * @param yAt where they go
+     */
+    static void dotF16(int k, short[] w, int at, float[] x, int xAt, float[] y, int yAt) {
+        FloatVector zero = FloatVector.zero(F);
+        FloatVector two = FloatVector.broadcast(F, 2f);
+        FloatVector smallest = FloatVector.broadcast(F, -0x1p-14f);
+        FloatVector a0 = zero;
+        FloatVector a1 = zero;
+        int last = k - 1;
+        for (int p = 0; p < k; p++) {
+            int i = at + p * NR;
+            FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
+            IntVector h0 = (IntVector) ShortVector.fromArray(S, w, i).convertShape(VectorOperators.S2I, I, 0);
+            FloatVector v0 = h0.and(0x7fff).lanewise(VectorOperators.LSHL, 13).add(0x38000000).reinterpretAsFloats();
+            a0 = v0.min(v0.fma(two, smallest)).reinterpretAsInts().or(h0.and(0x80000000)).reinterpretAsFloats()
+                    .fma(xa, a0);
+            IntVector h1 = (IntVector) ShortVector.fromArray(S, w, i + LANES).convertShape(VectorOperators.S2I, I, 0);
+            FloatVector v1 = h1.and(0x7fff).lanewise(VectorOperators.LSHL, 13).add(0x38000000).reinterpretAsFloats();
+            a1 = v1.min(v1.fma(two, smallest)).reinterpretAsInts().or(h1.and(0x80000000)).reinterpretAsFloats()
+                    .fma(xa, a1);
+            if (p == last) {
+                a0.intoArray(y, yAt);
+                a1.intoArray(y, yAt + LANES);
+            }
+        }
+    }
+
+    /**
+     * Widens an F16 panel whose numbers are all finite, as {@link #unpackBf16}, the numbers widened as in
+     * {@link #dotF16}.
+     *
+     * @param k the columns
+     * @param w the panels
+     * @param at where the panel starts
+     * @param dst receives {@code k·NR} floats from 0
+     */
+    static void unpackF16(int k, short[] w, int at, float[] dst) {
+        FloatVector two = FloatVector.broadcast(F, 2f);
+        FloatVector smallest = FloatVector.broadcast(F, -0x1p-14f);
+        for (int p = 0; p < k; p++) {
+            int i = at + p * NR;
+            IntVector h0 = (IntVector) ShortVector.fromArray(S, w, i).convertShape(VectorOperators.S2I, I, 0);
+            FloatVector v0 = h0.and(0x7fff).lanewise(VectorOperators.LSHL, 13).add(0x38000000).reinterpretAsFloats();
+            v0.min(v0.fma(two, smallest)).reinterpretAsInts().or(h0.and(0x80000000)).reinterpretAsFloats()
+                    .intoArray(dst, p * NR);
+            IntVector h1 = (IntVector) ShortVector.fromArray(S, w, i + LANES).convertShape(VectorOperators.S2I, I, 0);
+            FloatVector v1 = h1.and(0x7fff).lanewise(VectorOperators.LSHL, 13).add(0x38000000).reinterpretAsFloats();
+            v1.min(v1.fma(two, smallest)).reinterpretAsInts().or(h1.and(0x80000000)).reinterpretAsFloats()
+                    .intoArray(dst, p * NR + LANES);
+        }
+    }
+
+    /**
+     * {@code y[yAt + j] = Σ_{p<k} x[xAt + p] · q[j][p] · d[j][p / 32]} for the {@code NR} rows of a Q8_0 panel.
+     *
+     * @param k the columns, a multiple of 32
+     * @param q the panels' numbers; the panel starts at {@code at}
+     * @param at where the panel starts
+     * @param d the panels' scales; the panel's start at {@code dAt}
+     * @param dAt where the panel's scales start
+     * @param x the input row, not modified
+     * @param xAt where the row starts
+     * @param y receives {@code NR} sums at {@code yAt}
+     * @param yAt where they go
+     */
+    static void dotQ8(int k, byte[] q, int at, float[] d, int dAt, float[] x, int xAt, float[] y, int yAt) {
+        FloatVector zero = FloatVector.zero(F);
+        FloatVector a0 = zero;
+        FloatVector a1 = zero;
+        int lastBlock = k - 32;
+        for (int block = 0; block < k; block += 32) {
+            FloatVector t0 = zero;
+            FloatVector t1 = zero;
+            FloatVector u0 = zero;
+            FloatVector u1 = zero;
+            for (int p = block; p < block + 32; p += 2) {
+                int i = at + p * NR;
+                FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
+                FloatVector xb = FloatVector.broadcast(F, x[xAt + p + 1]);
+                t0 = ((FloatVector) ByteVector.fromArray(B, q, i).convertShape(VectorOperators.B2F, F, 0))
+                        .fma(xa, t0);
+                t1 = ((FloatVector) ByteVector.fromArray(B, q, i + LANES).convertShape(VectorOperators.B2F, F, 0))
+                        .fma(xa, t1);
+                u0 = ((FloatVector) ByteVector.fromArray(B, q, i + NR).convertShape(VectorOperators.B2F, F, 0))
+                        .fma(xb, u0);
+                u1 = ((FloatVector) ByteVector.fromArray(B, q, i + NR + LANES)
+                        .convertShape(VectorOperators.B2F, F, 0)).fma(xb, u1);
+            }
+            int s = dAt + (block / 32) * NR;
+            FloatVector d0 = FloatVector.fromArray(F, d, s);
+            FloatVector d1 = FloatVector.fromArray(F, d, s + LANES);
+            a0 = d0.fma(u0, d0.fma(t0, a0));
+            a1 = d1.fma(u1, d1.fma(t1, a1));
+            if (block == lastBlock) {
+                a0.intoArray(y, yAt);
+                a1.intoArray(y, yAt + LANES);
+            }
+        }
+    }
+
+    /**
+     * Widens a Q8_0 panel: {@code dst[p·NR + j] = q[j][p] · d[j][p / 32]}, exactly as GGUF's dequantization.
+     *
+     * @param k the columns, a multiple of 32
+     * @param q the panels' numbers
+     * @param at where the panel starts
+     * @param d the panels' scales
+     * @param dAt where the panel's scales start
+     * @param dst receives {@code k·NR} floats from 0
+     */
+    static void unpackQ8(int k, byte[] q, int at, float[] d, int dAt, float[] dst) {
+        for (int p = 0; p < k; p++) {
+            int i = at + p * NR;
+            int s = dAt + (p / 32) * NR;
+            ((FloatVector) ByteVector.fromArray(B, q, i).convertShape(VectorOperators.B2F, F, 0))
+                    .mul(FloatVector.fromArray(F, d, s)).intoArray(dst, p * NR);
+            ((FloatVector) ByteVector.fromArray(B, q, i + LANES).convertShape(VectorOperators.B2F, F, 0))
+                    .mul(FloatVector.fromArray(F, d, s + LANES)).intoArray(dst, p * NR + LANES);
+        }
+    }
+
+    /**
+     * {@link #dotQ8} for a Q4_0 panel ({@code LANES} bytes per column, two numbers each).
+     *
+     * @param k the columns, a multiple of 32
+     * @param q the panels' nibbles; the panel starts at {@code at}
+     * @param at where the panel starts
+     * @param d the panels' scales
+     * @param dAt where the panel's scales start
+     * @param x the input row, not modified
+     * @param xAt where the row starts
+     * @param y receives {@code NR} sums at {@code yAt}
+     * @param yAt where they go
+     */
+    static void dotQ4(int k, byte[] q, int at, float[] d, int dAt, float[] x, int xAt, float[] y, int yAt) {
+        FloatVector zero = FloatVector.zero(F);
+        FloatVector a0 = zero;
+        FloatVector a1 = zero;
+        int lastBlock = k - 32;
+        for (int block = 0; block < k; block += 32) {
+            FloatVector t0 = zero;
+            FloatVector t1 = zero;
+            FloatVector u0 = zero;
+            FloatVector u1 = zero;
+            for (int p = block; p < block + 32; p += 2) {
+                int i = at + p * LANES;
+                FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
+                FloatVector xb = FloatVector.broadcast(F, x[xAt + p + 1]);
+                IntVector v = (IntVector) ByteVector.fromArray(B, q, i).convertShape(VectorOperators.B2I, I, 0);
+                IntVector u = (IntVector) ByteVector.fromArray(B, q, i + LANES)
+                        .convertShape(VectorOperators.B2I, I, 0);
+                t0 = ((FloatVector) v.lanewise(VectorOperators.LSHL, 28).lanewise(VectorOperators.ASHR, 28)
+                        .convert(VectorOperators.I2F, 0)).fma(xa, t0);
+                t1 = ((FloatVector) v.lanewise(VectorOperators.ASHR, 4).convert(VectorOperators.I2F, 0)).fma(xa, t1);
+                u0 = ((FloatVector) u.lanewise(VectorOperators.LSHL, 28).lanewise(VectorOperators.ASHR, 28)
+                        .convert(VectorOperators.I2F, 0)).fma(xb, u0);
+                u1 = ((FloatVector) u.lanewise(VectorOperators.ASHR, 4).convert(VectorOperators.I2F, 0)).fma(xb, u1);
+            }
+            int s = dAt + (block / 32) * NR;
+            FloatVector d0 = FloatVector.fromArray(F, d, s);
+            FloatVector d1 = FloatVector.fromArray(F, d, s + LANES);
+            a0 = d0.fma(u0, d0.fma(t0, a0));
+            a1 = d1.fma(u1, d1.fma(t1, a1));
+            if (block == lastBlock) {
+                a0.intoArray(y, yAt);
+                a1.intoArray(y, yAt + LANES);
+            }
+        }
+    }
+
+    /**
+     * Widens a Q4_0 panel, as {@link #unpackQ8}.
+     *
+     * @param k the columns, a multiple of 32
+     * @param q the panels' nibbles
+     * @param at where the panel starts
+     * @param d the panels' scales
+     * @param dAt where the panel's scales start
+     * @param dst receives {@code k·NR} floats from 0
+     */
+    static void unpackQ4(int k, byte[] q, int at, float[] d, int dAt, float[] dst) {
+        for (int p = 0; p < k; p++) {
+            int s = dAt + (p / 32) * NR;
+            IntVector v = (IntVector) ByteVector.fromArray(B, q, at + p * LANES)
+                    .convertShape(VectorOperators.B2I, I, 0);
+            ((FloatVector) v.lanewise(VectorOperators.LSHL, 28).lanewise(VectorOperators.ASHR, 28)
+                    .convert(VectorOperators.I2F, 0)).mul(FloatVector.fromArray(F, d, s)).intoArray(dst, p * NR);
+            ((FloatVector) v.lanewise(VectorOperators.ASHR, 4).convert(VectorOperators.I2F, 0))
+                    .mul(FloatVector.fromArray(F, d, s + LANES)).intoArray(dst, p * NR + LANES);
+        }
+    }
+}
