@@ -65,7 +65,8 @@ class GenerateCommandTest {
         assertEquals(0, first.exitCode(), first.transcript());
         assertEquals(first.out(), second.out());
         int[] ids = Arrays.stream(first.out().trim().split(" ")).mapToInt(Integer::parseInt).toArray();
-        assertEquals(10, ids.length, first.transcript());
+        // gemma2_softcap_tiny's config.json lists eos_token_id 2, which generate honours and this seed samples
+        assertEquals(name.equals("gemma2_softcap_tiny") ? 8 : 10, ids.length, first.transcript());
         assertTrue(Arrays.stream(ids).allMatch(id -> id >= 0 && id < 97), first.transcript());
     }
 

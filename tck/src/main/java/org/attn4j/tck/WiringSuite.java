@@ -14,6 +14,7 @@ import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendOptions;
 import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Capabilities;
 import org.attn4j.api.DType;
@@ -345,7 +346,7 @@ final class WiringSuite {
         }
 
         @Override
-        public Backend create() {
+        public Backend create(BackendOptions options) {
             throw new IllegalStateException(reason);
         }
     }

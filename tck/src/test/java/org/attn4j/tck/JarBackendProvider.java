@@ -2,6 +2,7 @@ package org.attn4j.tck;
 
 import org.attn4j.api.Availability;
 import org.attn4j.api.Backend;
+import org.attn4j.api.BackendOptions;
 import org.attn4j.api.BackendProvider;
 import org.attn4j.api.Capabilities;
 
@@ -40,7 +41,7 @@ public abstract class JarBackendProvider implements BackendProvider {
     }
 
     @Override
-    public Backend create() {
+    public Backend create(BackendOptions options) {
         return new ForwardingBackend(name, TestBackends.EJML, capabilities(), ops -> ops);
     }
 }
