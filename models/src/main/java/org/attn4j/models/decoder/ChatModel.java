@@ -25,7 +25,8 @@ import org.attn4j.models.tokenize.TokenizerConfig;
  * encoded without added special tokens (the template writes BOS where the checkpoint wants one), generated with a
  * fresh key/value cache and streamed to a listener as text; generation stops at the generation config's
  * {@code eos_token_id}s and at {@code tokenizer_config.json}'s {@code eos_token} (the end-of-turn token of instruct
- * checkpoints).
+ * checkpoints). A GGUF file is a chat checkpoint too ({@link #load(Gguf.Contents, Backend, DType)}): its metadata holds
+ * the tokenizer, the template and the stop ids.
  *
  * <p>A chat model may be shared by threads: each {@link #chat} call has its own cache. A {@link ChatSession} keeps one
  * conversation and its cache for a single caller. {@link #close()} frees the weights.

@@ -402,6 +402,69 @@ class GgufDecoderTest {
         assertEquals(GgufDecoder.read(fused).state(), GgufDecoder.read(Gguf.read(split.toBytes())).state());
     }
 
+    /**
+     * Every {@code <arch>.*} key of each tiny file removed, or replaced by hostile values of every kind, and every
+     * tensor removed: the mapping either reads a decoder or refuses with a message; nothing else escapes.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"llama", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "gpt2"})
+    void mutatedMetadataAndTensorsAreReadOrRefusedWithAMessage(String arch) throws IOException {
+        Gguf.Contents file = Gguf.read(tiny(arch).toBytes());
+        java.util.List<Gguf.Value> hostile = java.util.List.of(new Gguf.Value(Gguf.ValueType.UINT32, null, 0L),
+                new Gguf.Value(Gguf.ValueType.INT32, null, -1L), new Gguf.Value(Gguf.ValueType.UINT64, null,
+                        Long.MAX_VALUE), new Gguf.Value(Gguf.ValueType.FLOAT32, null, Float.NaN),
+                new Gguf.Value(Gguf.ValueType.FLOAT32, null, -3.5f), new Gguf.Value(Gguf.ValueType.STRING, null, "x"),
+                new Gguf.Value(Gguf.ValueType.BOOL, null, true), new Gguf.Value(Gguf.ValueType.ARRAY,
+                        Gguf.ValueType.INT32, new long[] {1, 2}));
+        int read = 0;
+        int refused = 0;
+        for (String key : file.metadata().keySet()) {
+            if (!key.startsWith(arch + ".")) {
+                continue;
+            }
+            java.util.List<Gguf.Value> values = new java.util.ArrayList<>(hostile);
+            values.add(null);
+            for (Gguf.Value v : values) {
+                Map<String, Gguf.Value> metadata = new LinkedHashMap<>(file.metadata());
+                if (v == null) {
+                    metadata.remove(key);
+                } else {
+                    metadata.put(key, v);
+                }
+                if (outcome(key + " = " + v, new Gguf.Contents(file.version(), file.alignment(), metadata,
+                        file.infos(), file.tensors()))) {
+                    read++;
+                } else {
+                    refused++;
+                }
+            }
+        }
+        for (String name : file.tensors().names()) {
+            Map<String, HostTensor> fewer = new LinkedHashMap<>(file.tensors().asMap());
+            fewer.remove(name);
+            if (outcome("without " + name, new Gguf.Contents(file.version(), file.alignment(), file.metadata(),
+                    file.infos(), StateDict.of(fewer)))) {
+                read++;
+            } else {
+                refused++;
+            }
+        }
+        assertTrue(refused > read, read + " read, " + refused + " refused");
+    }
+
+    /** @return true if the file maps to a decoder whose parameters bind, false if refused with a message */
+    private static boolean outcome(String what, Gguf.Contents g) {
+        try {
+            CausalLM.load(g, Backends.load("ejml"), DType.F32, null).close();
+            return true;
+        } catch (IllegalArgumentException e) {
+            assertTrue(e.getMessage() != null && !e.getMessage().isBlank(), what);
+            return false;
+        } catch (RuntimeException e) {
+            throw new AssertionError(what + ": " + e, e);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"gemma3", "falcon", "mistral3", "qwen2moe"})
     void otherArchitecturesAreRefusedByName(String arch) throws IOException {
