@@ -250,9 +250,14 @@ DECODERS = (
                                      rope_scaling={"rope_type": "dynamic", "factor": 2.0})),
     ("mistral_window_tiny", MISTRAL),
     ("qwen25_yarn_window_tiny", QWEN25),
+    # Qwen2.5-7B's shape: yarn, no window in use, an untied head
+    ("qwen25_yarn_untied_tiny", dict(QWEN25, use_sliding_window=False, sliding_window=32, max_window_layers=2,
+                                     tie_word_embeddings=False)),
     ("qwen3_per_head_norm_tiny", QWEN3),
     ("gemma_tiny", GEMMA),
     ("gemma2_softcap_tiny", GEMMA2),
+    # Gemma 2 2B/9B's scaling (query_pre_attn_scalar = head_dim), the value a GGUF file implies
+    ("gemma2_head_scalar_tiny", dict(GEMMA2, query_pre_attn_scalar=16)),
     ("phi3_longrope_tiny", PHI3),
     ("gpt2_inner_untied_tiny", dict(GPT2_CONFIG, n_inner=40, activation_function="gelu", tie_word_embeddings=False,
                                     scale_attn_by_inverse_layer_idx=True)),

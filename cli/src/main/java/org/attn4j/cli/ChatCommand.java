@@ -16,6 +16,7 @@ import org.attn4j.models.decoder.ChatResponse;
 import org.attn4j.models.decoder.ChatSession;
 import org.attn4j.models.decoder.GenerationOptions;
 import org.attn4j.models.decoder.StopReason;
+import org.attn4j.models.io.Gguf;
 import org.attn4j.models.tokenize.Tokenizer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -25,26 +26,29 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code attn4j chat}: talks with a chat checkpoint (a Hugging Face folder with a chat template), streaming each reply
- * as it is generated and stopping on the checkpoint's end-of-turn and end-of-sequence ids. With {@code --message} it
+ * {@code attn4j chat}: talks with a chat checkpoint (a Hugging Face folder with a chat template, or a GGUF file with
+ * {@code tokenizer.chat_template}), streaming each reply as it is generated and stopping on the checkpoint's
+ * end-of-turn and end-of-sequence ids. With {@code --message} it
  * answers one message and exits; without, it reads messages from standard input, one a line, keeping the
  * conversation (on a terminal it prompts with {@code > }; {@code /reset} starts over, {@code /exit} or end of input
  * leaves).
  */
 @Command(name = "chat", mixinStandardHelpOptions = true,
-        description = {"Chat with a model from a Hugging Face folder whose tokenizer_config.json has a chat template: "
-                + "one message with --message, else a conversation read from standard input (one message a line; "
-                + "/reset starts over, /exit leaves). Replies stream as they are generated and stop on the "
-                + "checkpoint's end-of-turn ids; generation_config.json gives the sampling defaults."},
+        description = {"Chat with a model from a Hugging Face folder whose tokenizer_config.json has a chat template, "
+                + "or from a GGUF file with tokenizer.chat_template: one message with --message, else a conversation "
+                + "read from standard input (one message a line; /reset starts over, /exit leaves). Replies stream as "
+                + "they are generated and stop on the checkpoint's end-of-turn ids; generation_config.json (a GGUF "
+                + "file's general.sampling.* keys) gives the sampling defaults."},
         footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input."})
 final class ChatCommand implements Callable<Integer> {
 
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--model", paramLabel = "DIR", required = true,
+    @Option(names = "--model", paramLabel = "DIR|FILE.gguf", required = true,
             description = "a folder with config.json, *.safetensors, tokenizer.json and tokenizer_config.json (with a "
-                    + "chat_template), optionally generation_config.json")
+                    + "chat_template), optionally generation_config.json; or a .gguf file with a tokenizer and "
+                    + "tokenizer.chat_template")
     private Path model;
 
     @Option(names = "--message", paramLabel = "TEXT", description = "answer this one message and exit")
@@ -65,9 +69,10 @@ final class ChatCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (!Files.isDirectory(model) || !Files.isRegularFile(model.resolve("config.json"))) {
+        boolean gguf = Files.isRegularFile(model) && model.getFileName().toString().endsWith(".gguf");
+        if (!gguf && (!Files.isDirectory(model) || !Files.isRegularFile(model.resolve("config.json")))) {
             throw new ParameterException(spec.commandLine(), "--model " + model + " is not a model folder (no "
-                    + "config.json)");
+                    + "config.json) nor a .gguf file");
         }
         if (message != null && message.isBlank()) {
             throw new ParameterException(spec.commandLine(), "--message is empty; give some text");
@@ -76,7 +81,7 @@ final class ChatCommand implements Callable<Integer> {
         ChatModel chat;
         try {
             chat = ChatModel.load(model, choice.backend(), DType.F32);
-        } catch (IllegalArgumentException | Tokenizer.FormatException e) {
+        } catch (IllegalArgumentException | Tokenizer.FormatException | Gguf.FormatException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         try (chat; ChatSession session = start(chat)) {

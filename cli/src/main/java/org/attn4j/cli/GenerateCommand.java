@@ -29,21 +29,23 @@ import picocli.CommandLine.Spec;
 /**
  * {@code attn4j generate}: decodes with a key/value cache from a Hugging Face folder ({@code config.json} of a
  * family {@code CausalLM} loads: gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, phi3; safetensors; an optional
- * tokenizer) or a GGUF file (architecture llama or gpt2, its tokenizer in its metadata, weights kept in the file's
- * types) and prints each new token as soon as it exists, then a newline: as text when there is a tokenizer
+ * tokenizer) or a GGUF file (architecture llama, qwen2, qwen3, gemma, gemma2, phi3 or gpt2, its tokenizer in its
+ * metadata, weights kept in the file's types) and prints each new token as soon as it exists, then a newline: as
+ * text when there is a tokenizer
  * ({@code tokenizer.json} with {@code tokenizer_config.json}, or GPT-2's {@code vocab.json} + {@code merges.txt}, or
  * the GGUF's) and no {@code --print-ids}, else as ids separated by spaces. {@code --prompt} needs the tokenizer,
- * which adds the BOS the checkpoint wants. A folder's {@code generation_config.json} gives the stop ids and the
- * sampling defaults; options given win. {@code --weights} converts every matrix to one storage type at load;
- * {@code --stats} prints the prefill and decode rates and the peak memory on standard error afterwards
- * ({@link GenerationStats}). Like llama.cpp, it runs the model once before the prompt (on the prompt's first tokens,
- * into a cache it drops), so that the kernels are compiled before the prompt's timing starts.
+ * which adds the BOS the checkpoint wants. A folder's {@code generation_config.json} (a GGUF file's metadata: its
+ * end-of-generation ids and {@code general.sampling.*}) gives the stop ids and the sampling defaults; options given
+ * win. {@code --weights} converts every matrix to one storage type at load; {@code --stats} prints the prefill and
+ * decode rates and the peak memory on standard error afterwards ({@link GenerationStats}). Like llama.cpp, it runs
+ * the model once before the prompt (on the prompt's first tokens, into a cache it drops), so that the kernels are
+ * compiled before the prompt's timing starts.
  */
 @Command(name = "generate", mixinStandardHelpOptions = true,
         description = {"Generate tokens with a GPT-2, Llama, Mistral, Qwen2/3, Gemma/Gemma 2 or Phi-3 model from a "
                 + "Hugging Face folder or a GGUF file, streaming each new token as it is produced: text with a "
-                + "tokenizer, ids without one. A folder's generation_config.json gives the stop ids and the sampling "
-                + "defaults (greedy without one); the options below override them."},
+                + "tokenizer, ids without one. A folder's generation_config.json (a GGUF file's metadata) gives the "
+                + "stop ids and the sampling defaults (greedy without them); the options below override them."},
         footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input."})
 final class GenerateCommand implements Callable<Integer> {
     /** The prompt tokens the warm-up runs through the model at most. */
@@ -54,7 +56,7 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Option(names = "--model", paramLabel = "DIR|FILE.gguf", required = true,
             description = "a folder with config.json, *.safetensors and optionally tokenizer.json or vocab.json + "
-                    + "merges.txt; or a .gguf file (llama or gpt2)")
+                    + "merges.txt; or a .gguf file (llama, qwen2, qwen3, gemma, gemma2, phi3 or gpt2)")
     private Path model;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
@@ -103,7 +105,7 @@ final class GenerateCommand implements Callable<Integer> {
         }
         GenerationConfig generation;
         try {
-            generation = gguf != null ? GenerationConfig.empty() : GenerationConfig.read(model);
+            generation = gguf != null ? GenerationConfig.fromGguf(gguf) : GenerationConfig.read(model);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -15,6 +15,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.attn4j.api.WeightType;
+import org.attn4j.models.decoder.DecoderConfig;
+import org.attn4j.models.decoder.GgufCheckpoints;
+import org.attn4j.models.io.GgufWriter;
 import org.attn4j.models.tokenize.Tokenizer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -90,9 +94,44 @@ class ChatCommandTest {
         assertEquals(first.out(), second.out());
     }
 
+    /** The chat checkpoint written as a GGUF file as llama.cpp's converter writes it, with more metadata. */
+    private static Path gguf(Path tmp, String name, Map<String, Long> extra) throws IOException {
+        Path folder = folder("llama3_chat_tiny");
+        GgufWriter w = GgufCheckpoints.byteLevelBpe(GgufCheckpoints.fromFolder(folder, WeightType.F32), folder,
+                DecoderConfig.read(folder).vocabSize(), "llama-bpe");
+        extra.forEach(w::uint32);
+        Path file = tmp.resolve(name + ".gguf");
+        w.write(file);
+        return file;
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aGgufFileChatsWithItsTemplateAndStopsWhereItsMetadataSays(@TempDir Path tmp) throws IOException {
+        Path f = folder("llama3_chat_tiny");
+        Map<String, Object> expected = JSON.readValue(f.resolve("expected.json").toFile(), Map.class);
+        int stop = ((Number) expected.get("chat_stop")).intValue();
+        Cli r = Cli.run("chat", "--model", gguf(tmp, "eot", Map.of("tokenizer.ggml.eot_token_id", (long) stop))
+                .toString(), "--system", SYSTEM, "--message", QUESTION, "--stats");
+        assertEquals(0, r.exitCode(), r.transcript());
+        assertEquals(expectedReply() + "\n", r.out(), r.transcript());
+        assertTrue(r.err().contains("(id " + stop + "); prompt 54 tokens, reply 4 tokens"), r.transcript());
+        Cli on = Cli.run("chat", "--model", gguf(tmp, "converted", Map.of()).toString(), "--system", SYSTEM,
+                "--message", QUESTION, "--max-new", "5", "--stats");
+        int[] reply = ((List<Integer>) expected.get("chat_reply")).stream().mapToInt(Integer::intValue).toArray();
+        int[] longer = java.util.Arrays.copyOf(reply, reply.length + 1);
+        longer[reply.length] = stop;
+        assertEquals(Tokenizer.fromFolder(f).decode(longer) + "\n", on.out(), on.transcript());
+        assertTrue(on.err().contains("stopped at the length limit"), on.transcript());
+    }
+
     @Test
     void badInputIsOneLineAndExitCodeTwo(@TempDir Path tmp) throws IOException {
         Path noTemplate = folder("gpt2_tiny");
+        Path noTemplateGguf = tmp.resolve("gpt2.gguf");
+        GgufCheckpoints.byteLevelBpe(GgufCheckpoints.fromFolder(noTemplate, WeightType.F32), noTemplate,
+                DecoderConfig.read(noTemplate).vocabSize(), "gpt-2").write(noTemplateGguf);
+        Path mirostat = gguf(tmp, "mirostat", Map.of("general.sampling.mirostat", 2L));
         Path beams = copy(tmp.resolve("beams"), Map.of(), Map.of("num_beams", 4));
         Path gemma = copy(tmp.resolve("gemma"), Map.of("chat_template", "{{ bos_token }}{% if messages[0]['role'] =="
                 + " 'system' %}{{ raise_exception('System role not supported') }}{% endif %}"), Map.of());
@@ -106,7 +145,11 @@ class ChatCommandTest {
                 new Object[] {new String[] {"--model", gemma.toString(), "--system", "x", "--message", "hi"},
                     "raised: System role not supported"},
                 new Object[] {new String[] {"--model", folder("llama3_chat_tiny").toString(), "--message", "hi",
-                    "--top-p", "0"}, "topP"})) {
+                    "--top-p", "0"}, "topP"},
+                new Object[] {new String[] {"--model", noTemplateGguf.toString(), "--message", "hi"},
+                    "no chat template (tokenizer.chat_template)"},
+                new Object[] {new String[] {"--model", mirostat.toString(), "--message", "hi"},
+                    "general.sampling.mirostat"})) {
             String[] args = Stream.concat(Stream.of("chat"), Stream.of((String[]) c[0])).toArray(String[]::new);
             Cli r = Cli.run(args);
             assertEquals(2, r.exitCode(), r.transcript());

@@ -18,7 +18,6 @@ import org.attn4j.api.WeightType;
 import org.attn4j.models.decoder.DecoderConfig;
 import org.attn4j.models.decoder.GgufCheckpoints;
 import org.attn4j.models.io.GgufWriter;
-import org.attn4j.models.io.SafeTensors;
 import org.attn4j.models.tokenize.Tokenizer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -66,7 +65,8 @@ class GenerateCommandTest {
         assertEquals(0, first.exitCode(), first.transcript());
         assertEquals(first.out(), second.out());
         int[] ids = Arrays.stream(first.out().trim().split(" ")).mapToInt(Integer::parseInt).toArray();
-        assertEquals(10, ids.length, first.transcript());
+        // gemma2_softcap_tiny's config.json lists eos_token_id 2, which generate honours and this seed samples
+        assertEquals(name.equals("gemma2_softcap_tiny") ? 8 : 10, ids.length, first.transcript());
         assertTrue(Arrays.stream(ids).allMatch(id -> id >= 0 && id < 97), first.transcript());
     }
 
@@ -175,8 +175,7 @@ class GenerateCommandTest {
     private static Path gguf(String name, Path dir) throws IOException {
         Path folder = folder(name);
         DecoderConfig config = DecoderConfig.read(folder);
-        GgufWriter w = GgufCheckpoints.fromHuggingFace(config,
-                SafeTensors.read(folder.resolve("model.safetensors")).tensors(), WeightType.F32);
+        GgufWriter w = GgufCheckpoints.fromFolder(folder, WeightType.F32);
         if (name.equals("gpt2_tiny")) {
             JsonNode model = JSON.readTree(folder.resolve("tokenizer.json").toFile()).get("model");
             String[] tokens = new String[model.get("vocab").size()];
@@ -214,18 +213,18 @@ class GenerateCommandTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"garbage", "qwen2"})
+    @ValueSource(strings = {"garbage", "falcon"})
     void aGgufFileThatIsNotAModelIsOneLineAndExitCodeTwo(String kind, @TempDir Path tmp) throws IOException {
         Path file = tmp.resolve("model.gguf");
         if (kind.equals("garbage")) {
             Files.writeString(file, "GGUF but not really, just text long enough");
         } else {
-            new GgufWriter().string("general.architecture", "qwen2").write(file);
+            new GgufWriter().string("general.architecture", "falcon").write(file);
         }
         Cli r = Cli.run("generate", "--model", file.toString(), "--ids", "1,2");
         assertEquals(2, r.exitCode(), r.transcript());
         assertEquals(1, r.err().lines().count(), r.transcript());
-        assertTrue(r.err().contains(kind.equals("garbage") ? "gguf" : "qwen2"), r.transcript());
+        assertTrue(r.err().contains(kind.equals("garbage") ? "gguf" : "falcon"), r.transcript());
     }
 
     @ParameterizedTest

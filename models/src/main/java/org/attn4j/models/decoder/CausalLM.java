@@ -116,9 +116,11 @@ public final class CausalLM implements AutoCloseable {
     }
 
     /**
-     * A decoder from a GGUF file as llama.cpp's converter writes it ({@code general.architecture} {@code llama} or
-     * {@code gpt2}); its tensors stay memory-mapped in their file types (F32, F16, BF16, Q8_0, Q4_0) until each is
-     * bound, once. Every {@code <arch>.*} key is honoured or refused by name, and so is every tensor name.
+     * A decoder from a GGUF file as llama.cpp's converter writes it ({@code general.architecture} {@code llama},
+     * {@code qwen2}, {@code qwen3}, {@code gemma}, {@code gemma2}, {@code phi3} or {@code gpt2}, read into the
+     * family's {@link DecoderConfig} with the converter's changes to the tensors undone); its tensors stay
+     * memory-mapped in their file types (F32, F16, BF16, Q8_0, Q4_0) until each is bound, once. Every
+     * {@code <arch>.*} key is honoured or refused by name, and so is every tensor name.
      *
      * <pre>{@code
      * Gguf.Contents file = Gguf.read(Path.of("model.gguf"));

@@ -1,15 +1,20 @@
 package org.attn4j.models.decoder;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.stream.IntStream;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.chat.ChatTemplate;
 import org.attn4j.models.chat.ChatTemplateOptions;
 import org.attn4j.models.chat.Message;
+import org.attn4j.models.io.Gguf;
 import org.attn4j.models.tokenize.Tokenizer;
 import org.attn4j.models.tokenize.TokenizerConfig;
 
@@ -20,7 +25,8 @@ import org.attn4j.models.tokenize.TokenizerConfig;
  * encoded without added special tokens (the template writes BOS where the checkpoint wants one), generated with a
  * fresh key/value cache and streamed to a listener as text; generation stops at the generation config's
  * {@code eos_token_id}s and at {@code tokenizer_config.json}'s {@code eos_token} (the end-of-turn token of instruct
- * checkpoints).
+ * checkpoints). A GGUF file is a chat checkpoint too ({@link #load(Gguf.Contents, Backend, DType)}): its metadata holds
+ * the tokenizer, the template and the stop ids.
  *
  * <p>A chat model may be shared by threads: each {@link #chat} call has its own cache. A {@link ChatSession} keeps one
  * conversation and its cache for a single caller. {@link #close()} frees the weights.
@@ -52,7 +58,8 @@ public final class ChatModel implements AutoCloseable {
 
     /**
      * @param folder a Hugging Face folder: {@code config.json}, safetensors, {@code tokenizer.json},
-     *     {@code tokenizer_config.json} with a {@code chat_template}, optionally {@code generation_config.json}
+     *     {@code tokenizer_config.json} with a {@code chat_template}, optionally {@code generation_config.json}; or a
+     *     {@code .gguf} file ({@link #load(Gguf.Contents, Backend, DType)})
      * @param backend where the weights go
      * @param dtype the element type of weights and activations
      * @return the chat model, its weights uploaded
@@ -61,6 +68,9 @@ public final class ChatModel implements AutoCloseable {
      *     config asks for something attn4j does not do
      */
     public static ChatModel load(Path folder, Backend backend, DType dtype) throws IOException {
+        if (Files.isRegularFile(folder) && folder.getFileName().toString().endsWith(".gguf")) {
+            return load(Gguf.read(folder), backend, dtype);
+        }
         TokenizerConfig config = TokenizerConfig.read(folder);
         Tokenizer tokenizer = Tokenizer.fromFolder(folder);
         ChatTemplate template = ChatTemplate.of(config);
@@ -68,6 +78,63 @@ public final class ChatModel implements AutoCloseable {
         int[] eos = config.specialToken("eos_token").stream().mapToInt(t -> tokenizer.id(t).orElse(-1))
                 .filter(id -> id >= 0).toArray();
         return new ChatModel(CausalLM.load(folder, backend, dtype), tokenizer, template, generation, eos);
+    }
+
+    /**
+     * A chat model from a GGUF file as llama.cpp's converter writes it: the decoder ({@link CausalLM#load(Gguf.Contents,
+     * Backend, DType, WeightType)}), the tokenizer of its {@code tokenizer.ggml.*} metadata
+     * ({@link Tokenizer#fromGguf}), the template {@code tokenizer.chat_template} with the texts of
+     * {@code bos_token_id}, {@code eos_token_id}, {@code unknown_token_id} and {@code padding_token_id} as
+     * {@code bos_token}, {@code eos_token}, {@code unk_token} and {@code pad_token}, and the stop ids and sampling
+     * defaults of {@link GenerationConfig#fromGguf} (EOS, EOT and EOM ids, and the end-of-turn tokens llama.cpp
+     * finds by their text).
+     *
+     * @param gguf a GGUF file's contents ({@link Gguf#read})
+     * @param backend where the weights go
+     * @param dtype the element type of weights and activations
+     * @return the chat model, its weights uploaded
+     * @throws Tokenizer.FormatException if the file's tokenizer is not one attn4j reads
+     * @throws IllegalArgumentException if the file is no supported model, has no chat template or asks for generation
+     *     attn4j does not do
+     * @throws org.attn4j.models.chat.ChatTemplateException if the template does not parse
+     */
+    public static ChatModel load(Gguf.Contents gguf, Backend backend, DType dtype) throws Tokenizer.FormatException {
+        Tokenizer tokenizer = Tokenizer.fromGguf(gguf);
+        ChatTemplate template = ChatTemplate.of(chatTemplate(gguf), templateVariables(gguf, tokenizer));
+        GenerationConfig generation = GenerationConfig.fromGguf(gguf);
+        return new ChatModel(CausalLM.load(gguf, backend, dtype, null), tokenizer, template, generation, new int[0]);
+    }
+
+    private static String chatTemplate(Gguf.Contents gguf) {
+        try {
+            if (gguf.has("tokenizer.chat_template")) {
+                return gguf.string("tokenizer.chat_template");
+            }
+        } catch (Gguf.FormatException e) {
+            throw new IllegalArgumentException("chat: " + e.getMessage(), e);
+        }
+        List<String> named = gguf.metadata().keySet().stream().filter(k -> k.startsWith("tokenizer.chat_template."))
+                .map(k -> k.substring("tokenizer.chat_template.".length())).sorted().toList();
+        throw new IllegalArgumentException("chat: the GGUF file has no chat template (tokenizer.chat_template)"
+                + (named.isEmpty() ? "" : "; it has the named ones " + named + " but none is the default"));
+    }
+
+    private static Map<String, Object> templateVariables(Gguf.Contents gguf, Tokenizer tokenizer) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (String[] role : new String[][] {{"bos", "bos"}, {"eos", "eos"}, {"unknown", "unk"}, {"padding", "pad"}}) {
+            String key = "tokenizer.ggml." + role[0] + "_token_id";
+            try {
+                if (gguf.has(key)) {
+                    long id = gguf.integer(key);
+                    if (id >= 0 && id < Integer.MAX_VALUE) {
+                        tokenizer.token((int) id).ifPresent(t -> out.put(role[1] + "_token", t));
+                    }
+                }
+            } catch (Gguf.FormatException e) {
+                throw new IllegalArgumentException("chat: " + e.getMessage(), e);
+            }
+        }
+        return out;
     }
 
     /**

@@ -5,18 +5,23 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.attn4j.models.io.Gguf;
 
 /**
  * How a checkpoint means to be decoded: its {@code generation_config.json} (or, without one, the generation keys of
- * {@code config.json}, as transformers' {@code GenerationConfig.from_model_config} takes them). {@link #options()}
+ * {@code config.json}, as transformers' {@code GenerationConfig.from_model_config} takes them; or a GGUF file's
+ * metadata, {@link #fromGguf}). {@link #options()}
  * turns it into the {@link GenerationOptions} to start from; options set afterwards override it.
  *
  * <p>Keys read, with transformers' defaults where the file says nothing: {@code eos_token_id} (one id or a list),
@@ -155,6 +160,102 @@ public final class GenerationConfig {
             return new GenerationConfig(parse(config), config.toString(), true);
         }
         return empty();
+    }
+
+    /**
+     * The generation intent a GGUF file carries, as llama.cpp reads it:
+     * <ul>
+     *   <li>{@code eos_token_id}: the end-of-generation ids llama.cpp stops at: {@code tokenizer.ggml.eos_token_id},
+     *       {@code eot_token_id} and {@code eom_token_id} where the file has them, and the tokens llama.cpp takes
+     *       for end-of-turn by their text ({@link #END_OF_TURN}: Llama 3's {@code <|eot_id|>}, {@code <|eom_id|>}
+     *       and {@code <|end_of_text|>}, ChatML's {@code <|im_end|>}, {@code <|endoftext|>}, Phi-3's
+     *       {@code <|end|>}, Gemma's {@code <end_of_turn>}, {@code <EOT>}), since the converter writes one EOS where
+     *       a checkpoint's {@code generation_config.json} lists several;</li>
+     *   <li>{@code bos_token_id} and {@code pad_token_id} from {@code bos_token_id} and
+     *       {@code padding_token_id};</li>
+     *   <li>the converter's copy of {@code generation_config.json}'s sampling defaults,
+     *       {@code general.sampling.temp}, {@code top_k}, {@code top_p} and {@code min_p}: the file loses
+     *       {@code do_sample}, and llama.cpp samples whenever they are set, so with any of them the model samples
+     *       (temperature 1 unless {@code temp} says otherwise);</li>
+     *   <li>llama.cpp's other samplers, accepted only where they change nothing: {@code general.sampling.mirostat}
+     *       0, {@code xtc_probability} 0, {@code penalty_repeat} 1 (llama.cpp penalises the last
+     *       {@code penalty_last_n} tokens, transformers all of them; with {@code penalty_last_n} -1 the two agree
+     *       and the penalty is honoured); {@code sequence} (the samplers' order) is kept in {@link #unknownKeys()}.</li>
+     * </ul>
+     *
+     * @param gguf a GGUF file's contents
+     * @return its configuration
+     * @throws IllegalArgumentException if a key holds a value attn4j cannot honour
+     */
+    public static GenerationConfig fromGguf(Gguf.Contents gguf) {
+        ObjectNode root = JSON.createObjectNode();
+        String source = "the GGUF file's metadata";
+        try {
+            List<String> tokens = gguf.has("tokenizer.ggml.tokens") ? gguf.strings("tokenizer.ggml.tokens")
+                    : List.of();
+            Set<Long> stops = new LinkedHashSet<>();
+            for (String role : List.of("eos", "eot", "eom")) {
+                String key = "tokenizer.ggml." + role + "_token_id";
+                if (gguf.has(key)) {
+                    stops.add(gguf.integer(key));
+                }
+            }
+            for (int id = 0; id < tokens.size(); id++) {
+                if (END_OF_TURN.contains(tokens.get(id))) {
+                    stops.add((long) id);
+                }
+            }
+            ArrayNode eos = root.putArray("eos_token_id");
+            stops.forEach(eos::add);
+            for (String[] id : new String[][] {{"bos_token_id", "bos_token_id"}, {"padding_token_id", "pad_token_id"}}) {
+                if (gguf.has("tokenizer.ggml." + id[0])) {
+                    root.put(id[1], gguf.integer("tokenizer.ggml." + id[0]));
+                }
+            }
+            String s = "general.sampling.";
+            boolean sample = false;
+            for (String[] key : new String[][] {{"temp", "temperature"}, {"top_p", "top_p"}, {"min_p", "min_p"}}) {
+                if (gguf.has(s + key[0])) {
+                    root.put(key[1], gguf.number(s + key[0]));
+                    sample = true;
+                }
+            }
+            if (gguf.has(s + "top_k")) {
+                root.put("top_k", gguf.integer(s + "top_k"));
+                sample = true;
+            }
+            root.put("do_sample", sample);
+            refuseUnless(gguf, s + "mirostat", 0, "attn4j has no Mirostat sampler");
+            refuseUnless(gguf, s + "xtc_probability", 0, "attn4j has no XTC sampler");
+            if (gguf.has(s + "penalty_repeat") && gguf.number(s + "penalty_repeat") != 1) {
+                long lastN = gguf.has(s + "penalty_last_n") ? gguf.integer(s + "penalty_last_n") : 64;
+                if (lastN != -1) {
+                    throw new IllegalArgumentException("generation config: " + source + " sets " + s
+                            + "penalty_repeat to " + gguf.number(s + "penalty_repeat") + " over the last " + lastN
+                            + " tokens (" + s + "penalty_last_n), which changes the generated tokens; attn4j's"
+                            + " repetition penalty covers the whole sequence");
+                }
+                root.put("repetition_penalty", gguf.number(s + "penalty_repeat"));
+            }
+            if (gguf.has(s + "sequence")) {
+                root.put("general.sampling.sequence", gguf.string(s + "sequence"));
+            }
+        } catch (Gguf.FormatException e) {
+            throw new IllegalArgumentException("generation config: " + e.getMessage(), e);
+        }
+        return new GenerationConfig(root, source, false);
+    }
+
+    /** The token texts llama.cpp treats as end of generation in the families attn4j loads. */
+    static final Set<String> END_OF_TURN = Set.of("<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<|im_end|>",
+            "<|endoftext|>", "<|end|>", "<end_of_turn>", "<EOT>");
+
+    private static void refuseUnless(Gguf.Contents gguf, String key, double neutral, String why)
+            throws Gguf.FormatException {
+        if (gguf.has(key) && gguf.number(key) != neutral) {
+            throw new IllegalArgumentException("generation config: the GGUF file's metadata sets " + key + " to "
+                    + gguf.number(key) + ", which changes the generated tokens; " + why);
+        }
     }
 
     /**

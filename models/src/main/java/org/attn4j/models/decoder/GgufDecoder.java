@@ -1,47 +1,78 @@
 package org.attn4j.models.decoder;
 
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
+import java.util.TreeMap;
 import org.attn4j.models.HostTensor;
 import org.attn4j.models.StateDict;
 import org.attn4j.models.io.Gguf;
 
 /**
- * A decoder's config and parameters from a GGUF file as llama.cpp's converter writes it: the architecture from
- * {@code general.architecture}, the hyper-parameters from {@code <arch>.*} keys, and llama.cpp's tensor names mapped
- * to Hugging Face's, so that the same {@link Llama} and {@link Gpt2} run them.
+ * A decoder's config and parameters from a GGUF file as llama.cpp's converter ({@code convert_hf_to_gguf.py})
+ * writes it: the architecture from {@code general.architecture} ({@code llama}, {@code qwen2}, {@code qwen3},
+ * {@code gemma}, {@code gemma2}, {@code phi3}, {@code gpt2}), its hyper-parameters from {@code <arch>.*} keys turned
+ * into the Hugging Face {@code config.json} keys of the family's reader ({@link DecoderConfig#of}), and llama.cpp's
+ * tensor names mapped back to Hugging Face's with the converter's changes undone, so that the families' own readers
+ * and forward run them.
  *
- * <p>Every {@code <arch>.*} key is either honoured, checked to have the one value attn4j computes with (for
- * example {@code rope.dimension_count} equal to the head size, or {@code rope.scaling.type} {@code none}), or refused
- * by name: a key that could change the numbers is never ignored. Keys under {@code general.}, {@code tokenizer.}
- * and {@code quantize.} describe the file, its tokenizer (read by
- * {@link org.attn4j.models.tokenize.Tokenizer#fromGguf}) and how it was quantized; {@code split.count} above 1 (a
- * model split over several files) is refused; any other namespace is refused.
- *
- * <p>llama.cpp's converter reorders the rows of each head of {@code q_proj} and {@code k_proj} from Hugging
- * Face's half-split rotary layout to the interleaved pairs its {@code llama} graph rotates
- * ({@code permute(w, n_head, n_head_kv)}: within a head of {@code d} rows, row {@code 2i} is the original row
- * {@code i} and row {@code 2i + 1} the original row {@code d/2 + i}). The loader puts the rows back, whole rows in
- * the file's storage type, so the model runs with Hugging Face's layout and equals the checkpoint it came from.
+ * <p>Every {@code <arch>.*} key is honoured, checked to have the one value attn4j computes with, or refused by name
+ * ({@link GgufMetadata}); every tensor is mapped or refused by name. What each architecture maps:
+ * <ul>
+ *   <li>all but {@code gpt2}: {@code embedding_length}, {@code block_count}, {@code feed_forward_length},
+ *       {@code context_length}, {@code attention.head_count}, {@code attention.head_count_kv},
+ *       {@code attention.key_length} and {@code attention.value_length} (equal; {@code head_dim}, else
+ *       {@code embedding_length / head_count}), {@code attention.layer_norm_rms_epsilon}, {@code rope.freq_base}
+ *       (10000 when absent, as llama.cpp), {@code rope.dimension_count} (the head size; Phi-3's
+ *       {@code partial_rotary_factor}), {@code vocab_size} (the rows of {@code token_embd}), {@code expert_count} and
+ *       {@code expert_used_count} (0) and {@code attention.causal} (true); the RoPE scaling llama.cpp reads:
+ *       {@code rope.scaling.type} {@code none} or {@code linear} ({@code rope.scaling.factor}, or the old
+ *       {@code rope.scale_linear}), {@code yarn} ({@code factor}, {@code original_context_length},
+ *       {@code yarn_beta_fast}, {@code yarn_beta_slow}, {@code yarn_attn_factor} as transformers'
+ *       {@code attention_factor}, {@code yarn_ext_factor} 1) and {@code longrope} with the tensors
+ *       {@code rope_factors_long} and {@code rope_factors_short} and {@code rope.scaling.attn_factor} (Phi-3's
+ *       LongRoPE); and a {@code llama} file's {@code rope_freqs} (Llama 3.x's {@code llama3} scaling, which the
+ *       converter writes as a divisor of each pair's frequency): as transformers' LongRoPE with the same factors long
+ *       and short and an attention factor of 1, which is that division. {@code rope.scaling.finetuned} and
+ *       {@code original_context_length} outside yarn and LongRoPE change nothing.</li>
+ *   <li>{@code llama}: model_type {@code llama} ({@code mistral} when {@code attention.sliding_window} is above 0,
+ *       which llama.cpp's converter never writes); q and k rows (and biases) put back from the converter's
+ *       {@code permute(w, n_head, n_head_kv)}, which turned Hugging Face's half-split rotary pairs into the
+ *       interleaved pairs llama.cpp's {@code llama} graph rotates (within a head of {@code d} rows, file row
+ *       {@code 2i} is row {@code i} and file row {@code 2i + 1} row {@code d/2 + i}), whole rows in the file's type;
+ *       biases of attention ({@code attention_bias}) and MLP ({@code mlp_bias}) where the file has them.</li>
+ *   <li>{@code qwen2}, {@code qwen3}: rows as they are (llama.cpp rotates these in Hugging Face's half-split
+ *       layout); Qwen2's q/k/v biases; Qwen3's {@code attn_q_norm} and {@code attn_k_norm}; no sliding window
+ *       ({@code use_sliding_window} false, as the converter writes none and llama.cpp runs none).</li>
+ *   <li>{@code gemma}, {@code gemma2}: the LM head tied to the embedding, the tanh GELU, and every norm weight with
+ *       the converter's {@code + 1} taken off again (Hugging Face's norms multiply by {@code 1 + w}); Gemma 2's
+ *       {@code attn_logit_softcapping} (50) and {@code final_logit_softcapping} (30),
+ *       {@code attention.sliding_window} (4096), {@code attention.sliding_window_pattern} (2: layer {@code i} is
+ *       local when {@code i % n < n - 1}), {@code rope.freq_base_swa} (the local layers' theta), its
+ *       {@code post_attention_norm}, {@code ffn_norm} (before the MLP) and {@code post_ffw_norm}, and its query
+ *       scaling as llama.cpp computes it: {@code query_pre_attn_scalar} the head size, or
+ *       {@code embedding_length / head_count} for a model of 46 blocks (Gemma 2 27B).</li>
+ *   <li>{@code phi3}: the fused {@code attn_qkv} (or {@code attn_q}, {@code attn_k}, {@code attn_v} stacked) and
+ *       the fused {@code ffn_up} holding the gate's rows then the up projection's; {@code attention.sliding_window}
+ *       (0 for none; transformers honours it where llama.cpp currently runs without); and
+ *       {@code rope.scaling.original_context_length} as {@code original_max_position_embeddings}, at which
+ *       transformers switches from the short factors to the long ones.</li>
+ *   <li>{@code gpt2}: {@code embedding_length}, {@code block_count}, {@code context_length},
+ *       {@code attention.head_count} ({@code head_count_kv} equal), {@code feed_forward_length} (4 ×
+ *       {@code embedding_length}), {@code attention.layer_norm_epsilon}; Conv1D weights stored as {@code [out, in]}.
+ *       </li>
+ * </ul>
+ * A fused {@code attn_qkv} in a file of another architecture is split into its q, k and v rows.
  */
 final class GgufDecoder {
-    private static final Set<String> LLAMA_KEYS = Set.of("context_length", "embedding_length", "block_count",
-            "feed_forward_length", "attention.head_count", "attention.head_count_kv", "rope.freq_base",
-            "attention.layer_norm_rms_epsilon", "rope.dimension_count", "attention.key_length",
-            "attention.value_length", "vocab_size", "attention.sliding_window", "rope.scaling.type",
-            "rope.scaling.factor", "rope.scale_linear", "rope.scaling.original_context_length",
-            "rope.scaling.finetuned", "expert_count", "expert_used_count");
-    private static final Set<String> GPT2_KEYS = Set.of("context_length", "embedding_length", "block_count",
-            "feed_forward_length", "attention.head_count", "attention.head_count_kv", "attention.layer_norm_epsilon",
-            "vocab_size");
-    private static final Map<String, String> PENDING = Map.of(
-            "qwen2", "Qwen2", "qwen3", "Qwen3", "gemma", "Gemma", "gemma2", "Gemma 2", "gemma3", "Gemma 3",
-            "phi3", "Phi-3", "mistral3", "Mistral 3");
+    private static final List<String> LINEAGE = List.of("llama", "qwen2", "qwen3", "gemma", "gemma2", "phi3");
+    private static final String ROPE_FREQS = "rope_freqs.weight";
+    private static final String LONG_FACTORS = "rope_factors_long.weight";
+    private static final String SHORT_FACTORS = "rope_factors_short.weight";
 
     private GgufDecoder() {
     }
@@ -56,182 +87,502 @@ final class GgufDecoder {
      * @throws IllegalArgumentException if the architecture, a key or a tensor is not one attn4j runs as written
      */
     static Checkpoint read(Gguf.Contents gguf) {
+        String arch;
         try {
-            String arch = gguf.string("general.architecture");
-            checkNamespaces(gguf, arch);
-            return switch (arch) {
-                case "llama" -> llama(gguf);
-                case "gpt2" -> gpt2(gguf);
-                default -> throw new IllegalArgumentException("gguf: general.architecture " + arch + " is not "
-                        + "supported" + (PENDING.containsKey(arch) ? " yet from GGUF (" + PENDING.get(arch)
-                        + " is a Hugging Face family attn4j is adding)" : "") + "; supported: llama, gpt2");
-            };
+            arch = gguf.string("general.architecture");
         } catch (Gguf.FormatException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
+        GgufMetadata m = new GgufMetadata(gguf, arch);
+        if (arch.equals("gpt2")) {
+            return gpt2(m, gguf.tensors());
+        }
+        if (LINEAGE.contains(arch)) {
+            return lineage(m, gguf.tensors());
+        }
+        throw new IllegalArgumentException("gguf: general.architecture " + arch + " is not supported; supported: "
+                + String.join(", ", LINEAGE) + ", gpt2");
     }
 
-    private static void checkNamespaces(Gguf.Contents gguf, String arch) throws Gguf.FormatException {
-        Set<String> honoured = arch.equals("gpt2") ? GPT2_KEYS : LLAMA_KEYS;
-        List<String> refused = new ArrayList<>();
-        for (String key : gguf.metadata().keySet()) {
-            if (key.startsWith("general.") || key.startsWith("tokenizer.") || key.startsWith("quantize.")) {
-                continue;
-            }
-            if (key.startsWith("split.")) {
-                if (key.equals("split.count") && gguf.integer(key) > 1) {
-                    refused.add("split.count = " + gguf.integer(key) + " (a model split over several files)");
-                }
-                continue;
-            }
-            if (key.startsWith(arch + ".") && honoured.contains(key.substring(arch.length() + 1))) {
-                continue;
-            }
-            refused.add(key);
-        }
-        if (!refused.isEmpty()) {
-            throw new IllegalArgumentException("gguf: " + arch + " metadata attn4j does not honour, refused rather than"
-                    + " ignored: " + String.join(", ", new TreeSet<>(refused)));
-        }
-    }
-
-    private static Checkpoint llama(Gguf.Contents g) throws Gguf.FormatException {
-        String a = "llama.";
-        int hidden = count(g, a + "embedding_length");
-        int heads = count(g, a + "attention.head_count");
-        int kvHeads = g.has(a + "attention.head_count_kv") ? count(g, a + "attention.head_count_kv") : heads;
-        if (heads < 1 || hidden % heads != 0) {
-            throw new IllegalArgumentException("gguf: llama.embedding_length " + hidden
-                    + " is not a multiple of llama.attention.head_count " + heads);
-        }
-        int headDim = hidden / heads;
-        for (String key : List.of("rope.dimension_count", "attention.key_length", "attention.value_length")) {
-            if (g.has(a + key) && g.integer(a + key) != headDim) {
-                throw new IllegalArgumentException("gguf: " + a + key + " is " + g.integer(a + key)
-                        + " but attn4j's llama rotates and attends over whole heads of embedding_length / head_count"
-                        + " = " + headDim);
-            }
-        }
-        checkRopeScaling(g, a);
-        for (String key : List.of("expert_count", "expert_used_count")) {
-            if (g.has(a + key) && g.integer(a + key) != 0) {
-                throw new IllegalArgumentException("gguf: " + a + key + " is " + g.integer(a + key)
-                        + "; mixture-of-experts models are not supported");
-            }
-        }
-        StateDict tensors = g.tensors();
-        boolean tied = !tensors.contains("output.weight");
+    private static Checkpoint lineage(GgufMetadata m, StateDict tensors) {
+        String arch = m.arch();
+        boolean gemma = arch.startsWith("gemma");
+        int hidden = m.count("embedding_length");
+        int layers = m.count("block_count");
+        int heads = m.count("attention.head_count");
+        int kvHeads = m.count("attention.head_count_kv", heads);
+        int headDim = headDim(m, hidden, heads);
+        int context = m.count("context_length");
+        Set<String> consumed = new HashSet<>();
         Map<String, Object> json = new LinkedHashMap<>();
-        boolean windowed = g.has(a + "attention.sliding_window");
-        json.put("model_type", windowed ? "mistral" : "llama");
-        json.put("vocab_size", vocab(g, a));
+        json.put("model_type", arch);
+        json.put("vocab_size", vocab(m, tensors));
         json.put("hidden_size", hidden);
-        json.put("num_hidden_layers", count(g, a + "block_count"));
+        json.put("num_hidden_layers", layers);
         json.put("num_attention_heads", heads);
         json.put("num_key_value_heads", kvHeads);
-        json.put("intermediate_size", count(g, a + "feed_forward_length"));
-        json.put("rms_norm_eps", g.number(a + "attention.layer_norm_rms_epsilon"));
-        json.put("max_position_embeddings", count(g, a + "context_length"));
-        json.put("rope_theta", g.has(a + "rope.freq_base") ? g.number(a + "rope.freq_base") : 10_000.0);
-        json.put("tie_word_embeddings", tied);
-        if (windowed) {
-            json.put("sliding_window", count(g, a + "attention.sliding_window"));
+        json.put("head_dim", headDim);
+        json.put("intermediate_size", m.count("feed_forward_length"));
+        json.put("rms_norm_eps", required(m, "attention.layer_norm_rms_epsilon"));
+        json.put("max_position_embeddings", context);
+        json.put("tie_word_embeddings", gemma || !tensors.contains("output.weight"));
+        m.neutral("expert_count", 0, "mixture-of-experts models are not supported");
+        m.neutral("expert_used_count", 0, "mixture-of-experts models are not supported");
+        Boolean causal = m.bool("attention.causal");
+        if (causal != null && !causal) {
+            throw new IllegalArgumentException("gguf: " + m.name("attention.causal") + " is false; attn4j's decoders"
+                    + " attend causally");
         }
-        DecoderConfig config = DecoderConfig.of(json, "the GGUF file's llama metadata");
-        Map<String, HostTensor> hf = new HashMap<>();
+        Rope rope = rope(m, tensors, headDim, context, consumed);
+        json.put("rope_theta", rope.theta());
+        if (rope.partial() != 1.0) {
+            json.put("partial_rotary_factor", rope.partial());
+        }
+        if (rope.scaling() != null) {
+            json.put("rope_scaling", rope.scaling());
+        }
+        boolean attentionBias = anyBlockHas(tensors, "attn_q.bias", "attn_output.bias", "attn_qkv.bias");
+        switch (arch) {
+            case "llama" -> {
+                long window = m.natural("attention.sliding_window", 0);
+                if (window > 0) {
+                    json.put("model_type", "mistral");
+                    json.put("sliding_window", window);
+                }
+                if (attentionBias) {
+                    json.put("attention_bias", true);
+                }
+                if (anyBlockHas(tensors, "ffn_gate.bias", "ffn_up.bias", "ffn_down.bias")) {
+                    json.put("mlp_bias", true);
+                }
+            }
+            case "qwen2" -> json.put("use_sliding_window", false);
+            case "qwen3" -> {
+                json.put("use_sliding_window", false);
+                json.put("attention_bias", attentionBias);
+            }
+            case "gemma" -> {
+                json.put("hidden_activation", "gelu_pytorch_tanh");
+                json.put("attention_bias", attentionBias);
+            }
+            case "gemma2" -> gemma2(m, json, layers, hidden, heads, headDim, rope, attentionBias);
+            case "phi3" -> {
+                long window = m.natural("attention.sliding_window", 0);
+                json.put("sliding_window", window == 0 ? null : window);
+                json.put("original_max_position_embeddings", rope.original());
+            }
+            default -> throw new IllegalStateException(arch);
+        }
+        m.finish();
+        DecoderConfig config = DecoderConfig.of(json, "the GGUF file's " + arch + " metadata");
+        for (int l = 0; l < layers; l++) {
+            if (config.rope(l).dimension() != rope.dims()) {
+                throw new IllegalArgumentException("gguf: " + m.name("rope.dimension_count") + " " + rope.dims()
+                        + " is not a fraction of the head size " + headDim + " that transformers' partial_rotary_factor"
+                        + " gives back");
+            }
+        }
+        return new Checkpoint(config, StateDict.of(lineageTensors(arch, tensors, consumed, heads, kvHeads, headDim)));
+    }
+
+    private static void gemma2(GgufMetadata m, Map<String, Object> json, int layers, int hidden, int heads,
+                               int headDim, Rope rope, boolean attentionBias) {
+        json.put("hidden_activation", "gelu_pytorch_tanh");
+        json.put("attention_bias", attentionBias);
+        json.put("query_pre_attn_scalar", layers == 46 ? hidden / heads : headDim);
+        json.put("sliding_window", m.count("attention.sliding_window", 4096));
+        long period = m.natural("attention.sliding_window_pattern", 2);
+        List<String> types = new ArrayList<>();
+        for (int i = 0; i < layers; i++) {
+            boolean local = period == 0 || i % period < period - 1;
+            types.add(local ? "sliding_attention" : "full_attention");
+        }
+        json.put("layer_types", types);
+        json.put("attn_logit_softcapping", softcap(m, "attn_logit_softcapping", 50.0));
+        json.put("final_logit_softcapping", softcap(m, "final_logit_softcapping", 30.0));
+        Double local = m.number("rope.freq_base_swa");
+        if (local != null && local != rope.theta()) {
+            Map<String, Object> full = new LinkedHashMap<>(rope.scaling() == null ? Map.of("rope_type", "default")
+                    : rope.scaling());
+            Map<String, Object> sliding = new LinkedHashMap<>(full);
+            full.put("rope_theta", rope.theta());
+            sliding.put("rope_theta", local);
+            json.put("rope_scaling", Map.of("full_attention", full, "sliding_attention", sliding));
+        }
+    }
+
+    private static double softcap(GgufMetadata m, String key, double fallback) {
+        double cap = m.number(key, fallback);
+        if (!(cap > 0)) {
+            throw new IllegalArgumentException("gguf: " + m.name(key) + " is " + cap + "; llama.cpp's gemma2 always"
+                    + " soft-caps, so it must be positive");
+        }
+        return cap;
+    }
+
+    /** @return the head size: {@code attention.key_length} (equal to {@code value_length}), else hidden / heads */
+    private static int headDim(GgufMetadata m, int hidden, int heads) {
+        boolean given = m.has("attention.key_length");
+        if (!given && hidden % heads != 0) {
+            throw new IllegalArgumentException("gguf: " + m.name("embedding_length") + " " + hidden + " is not a"
+                    + " multiple of " + m.name("attention.head_count") + " " + heads + " and "
+                    + m.name("attention.key_length") + " is not given");
+        }
+        int key = m.count("attention.key_length", given ? 0 : hidden / heads);
+        int value = m.count("attention.value_length", key);
+        if (value != key) {
+            throw new IllegalArgumentException("gguf: " + m.name("attention.value_length") + " " + value + " differs"
+                    + " from " + m.name("attention.key_length") + " " + key + "; attn4j's decoders have one head size");
+        }
+        return key;
+    }
+
+    private static double required(GgufMetadata m, String key) {
+        Double v = m.number(key);
+        if (v == null) {
+            throw new IllegalArgumentException("gguf: metadata " + m.name(key) + " is missing");
+        }
+        return v;
+    }
+
+    /**
+     * The rotary embedding as config keys.
+     *
+     * @param theta {@code rope_theta}
+     * @param dims the rotated features of a head ({@code rope.dimension_count})
+     * @param partial {@code partial_rotary_factor}
+     * @param original the length at which yarn and LongRoPE were trained
+     * @param scaling the {@code rope_scaling} object, or null for none
+     */
+    record Rope(double theta, int dims, double partial, int original, Map<String, Object> scaling) {
+    }
+
+    private static Rope rope(GgufMetadata m, StateDict tensors, int headDim, int context, Set<String> consumed) {
+        String arch = m.arch();
+        double theta = m.number("rope.freq_base", 10000.0);
+        int dims = m.count("rope.dimension_count", headDim);
+        double partial = 1.0;
+        if (dims != headDim) {
+            if (!arch.equals("phi3") || dims > headDim || dims % 2 != 0) {
+                throw new IllegalArgumentException("gguf: " + m.name("rope.dimension_count") + " is " + dims + " but "
+                        + "attn4j's " + arch + " rotates " + (arch.equals("phi3") ? "an even part" : "the whole")
+                        + " of each head of " + headDim);
+            }
+            partial = (double) dims / headDim;
+        }
+        String type = m.string("rope.scaling.type");
+        Double factor = m.number("rope.scaling.factor");
+        Double linear = m.number("rope.scale_linear");
+        if (factor != null && linear != null && !factor.equals(linear)) {
+            throw new IllegalArgumentException("gguf: " + m.name("rope.scaling.factor") + " " + factor + " and "
+                    + m.name("rope.scale_linear") + " " + linear + " disagree");
+        }
+        double f = factor != null ? factor : linear != null ? linear : 0;
+        f = f == 0 ? 1 : f;
+        int original = m.count("rope.scaling.original_context_length", context);
+        Double attention = m.number("rope.scaling.attn_factor");
+        m.accept("rope.scaling.finetuned");
+        HostTensor freqs = arch.equals("llama") && tensors.contains(ROPE_FREQS) ? tensors.get(ROPE_FREQS) : null;
+        boolean factored = (arch.equals("llama") || arch.equals("phi3"))
+                && (tensors.contains(LONG_FACTORS) || tensors.contains(SHORT_FACTORS));
+        String kind = type != null ? type : factored ? "longrope" : "linear";
+        if (factored && !kind.equals("longrope")) {
+            throw new IllegalArgumentException("gguf: " + LONG_FACTORS + " and " + SHORT_FACTORS + " are LongRoPE's,"
+                    + " but " + m.name("rope.scaling.type") + " is " + kind);
+        }
+        if (!kind.equals("yarn")) {
+            for (String key : List.of("yarn_ext_factor", "yarn_attn_factor", "yarn_beta_fast", "yarn_beta_slow")) {
+                if (m.has("rope.scaling." + key)) {
+                    throw new IllegalArgumentException("gguf: " + m.name("rope.scaling." + key) + " is set but "
+                            + m.name("rope.scaling.type") + " is " + kind + ", not yarn");
+                }
+            }
+        }
+        if (!kind.equals("longrope") && attention != null && attention != 1.0) {
+            throw new IllegalArgumentException("gguf: " + m.name("rope.scaling.attn_factor") + " is " + attention
+                    + "; attn4j honours it only with LongRoPE (" + m.name("rope.scaling.type") + " is " + kind + ")");
+        }
+        Map<String, Object> scaling = new LinkedHashMap<>();
+        if (freqs != null) {
+            if (!(kind.equals("linear") || kind.equals("none")) || f != 1) {
+                throw new IllegalArgumentException("gguf: " + ROPE_FREQS + " (per-pair frequency divisors) with "
+                        + m.name("rope.scaling.type") + " " + kind + " and factor " + f + " is not supported");
+            }
+            double[] divisors = factors(ROPE_FREQS, freqs, dims);
+            consumed.add(ROPE_FREQS);
+            scaling.put("rope_type", "longrope");
+            scaling.put("short_factor", toList(divisors));
+            scaling.put("long_factor", toList(divisors));
+            scaling.put("attention_factor", 1.0);
+            scaling.put("original_max_position_embeddings", original);
+            return new Rope(theta, dims, partial, original, scaling);
+        }
+        switch (kind) {
+            case "none", "linear" -> {
+                if (kind.equals("none") && f != 1) {
+                    throw new IllegalArgumentException("gguf: " + m.name("rope.scaling.type") + " is none but the"
+                            + " factor is " + f);
+                }
+                if (f == 1) {
+                    return new Rope(theta, dims, partial, original, null);
+                }
+                scaling.put("rope_type", "linear");
+                scaling.put("factor", f);
+            }
+            case "yarn" -> {
+                m.neutral("rope.scaling.yarn_ext_factor", 1.0, "transformers' yarn ramps with the full extrapolation"
+                        + " weight");
+                scaling.put("rope_type", "yarn");
+                scaling.put("factor", f);
+                scaling.put("original_max_position_embeddings", original);
+                putIfPresent(m, scaling, "rope.scaling.yarn_beta_fast", "beta_fast");
+                putIfPresent(m, scaling, "rope.scaling.yarn_beta_slow", "beta_slow");
+                putIfPresent(m, scaling, "rope.scaling.yarn_attn_factor", "attention_factor");
+            }
+            case "longrope" -> {
+                if (!factored || !tensors.contains(LONG_FACTORS) || !tensors.contains(SHORT_FACTORS)) {
+                    throw new IllegalArgumentException("gguf: LongRoPE (" + m.name("rope.scaling.type") + " "
+                            + type + ") needs both " + LONG_FACTORS + " and " + SHORT_FACTORS
+                            + (factored || tensors.contains(LONG_FACTORS) || tensors.contains(SHORT_FACTORS) ? ""
+                            : ", which the file lacks") + (arch.equals("llama") || arch.equals("phi3") ? ""
+                            : "; llama.cpp reads them only in llama and phi3 files"));
+                }
+                if (f != 1) {
+                    throw new IllegalArgumentException("gguf: LongRoPE with " + m.name("rope.scaling.factor") + " "
+                            + f + " is not supported");
+                }
+                consumed.add(LONG_FACTORS);
+                consumed.add(SHORT_FACTORS);
+                scaling.put("rope_type", "longrope");
+                scaling.put("short_factor", toList(factors(SHORT_FACTORS, tensors.get(SHORT_FACTORS), dims)));
+                scaling.put("long_factor", toList(factors(LONG_FACTORS, tensors.get(LONG_FACTORS), dims)));
+                double computed = context <= original ? 1.0
+                        : Math.sqrt(1 + Math.log((double) context / original) / Math.log(original));
+                // the converter writes transformers' default rounded to float; computed here in double as
+                // transformers does. llama.cpp scales by 1 when the key is absent.
+                if (attention == null || (float) computed != attention.floatValue()) {
+                    scaling.put("attention_factor", attention == null ? 1.0 : attention);
+                }
+                if (!arch.equals("phi3")) {
+                    scaling.put("original_max_position_embeddings", original);
+                }
+            }
+            default -> throw new IllegalArgumentException("gguf: " + m.name("rope.scaling.type") + " " + kind
+                    + " is not supported; supported: none, linear, yarn, longrope");
+        }
+        return new Rope(theta, dims, partial, original, scaling);
+    }
+
+    private static void putIfPresent(GgufMetadata m, Map<String, Object> scaling, String key, String as) {
+        Double v = m.number(key);
+        if (v != null) {
+            scaling.put(as, v);
+        }
+    }
+
+    private static double[] factors(String name, HostTensor t, int dims) {
+        if (t.shape().rank() != 1 || t.shape().dim(0) != dims / 2) {
+            throw new IllegalArgumentException("gguf: tensor " + name + " has shape " + t.shape() + ", expected ["
+                    + dims / 2 + "] (one factor per rotated pair of rope.dimension_count " + dims + ")");
+        }
+        double[] v = t.data();
+        for (int i = 0; i < v.length; i++) {
+            if (!(v[i] > 0) || !Double.isFinite(v[i])) {
+                throw new IllegalArgumentException("gguf: tensor " + name + " holds " + v[i] + " at " + i
+                        + "; frequency factors must be positive and finite");
+            }
+        }
+        return v;
+    }
+
+    private static List<Double> toList(double[] v) {
+        return Arrays.stream(v).boxed().toList();
+    }
+
+    private static boolean anyBlockHas(StateDict tensors, String... suffixes) {
+        for (String name : tensors.names()) {
+            String[] block = block(name);
+            if (block != null && Arrays.asList(suffixes).contains(block[1])) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @return the tensors under Hugging Face names: q/k rows of llama put back, Gemma's {@code 1 + w} norms
+     *     undone, fused qkv split (or, for Phi-3, separate q/k/v stacked)
+     */
+    private static Map<String, HostTensor> lineageTensors(String arch, StateDict tensors, Set<String> consumed,
+                                                         int heads, int kvHeads, int headDim) {
+        boolean gemma = arch.startsWith("gemma");
+        boolean phi3 = arch.equals("phi3");
+        Map<String, HostTensor> hf = new TreeMap<>();
+        Map<String, HostTensor[]> phiParts = new TreeMap<>();
         List<String> unknown = new ArrayList<>();
         for (String name : tensors.names()) {
+            if (consumed.contains(name)) {
+                continue;
+            }
             HostTensor t = tensors.get(name);
-            String mapped = llamaName(name);
-            if (mapped == null) {
+            String global = switch (name) {
+                case "token_embd.weight" -> "model.embed_tokens.weight";
+                case "output_norm.weight" -> "model.norm.weight";
+                case "output.weight" -> gemma ? null : "lm_head.weight";
+                default -> null;
+            };
+            if (global != null) {
+                hf.put(global, gemma && name.equals("output_norm.weight") ? minusOne(t) : t);
+                continue;
+            }
+            String[] block = block(name);
+            int dot = block == null ? -1 : block[1].lastIndexOf('.');
+            if (dot < 0) {
                 unknown.add(name);
                 continue;
             }
-            if (name.endsWith(".attn_q.weight")) {
-                t = unpermute(name, t, heads, headDim);
-            } else if (name.endsWith(".attn_k.weight")) {
-                t = unpermute(name, t, kvHeads, headDim);
+            String p = "model.layers." + block[0] + ".";
+            String module = block[1].substring(0, dot);
+            String kind = block[1].substring(dot + 1);
+            String norm = norm(arch, module);
+            if (norm != null) {
+                if (!kind.equals("weight")) {
+                    unknown.add(name);
+                } else {
+                    hf.put(p + norm + ".weight", gemma ? minusOne(t) : t);
+                }
+                continue;
             }
-            hf.put(mapped, t);
+            if (!kind.equals("weight") && !kind.equals("bias") || kind.equals("bias") && !biased(arch, module)) {
+                unknown.add(name);
+                continue;
+            }
+            switch (module) {
+                case "attn_q", "attn_k", "attn_v" -> {
+                    if (phi3) {
+                        phiParts.computeIfAbsent(p + "self_attn.qkv_proj." + kind, k -> new HostTensor[3])
+                                ["qkv".indexOf(module.charAt(5))] = t;
+                    } else {
+                        putProjection(hf, arch, p, module.charAt(5), kind, t, heads, kvHeads, headDim);
+                    }
+                }
+                case "attn_qkv" -> {
+                    if (phi3) {
+                        hf.put(p + "self_attn.qkv_proj." + kind, t);
+                    } else {
+                        int q = heads * headDim;
+                        int kv = kvHeads * headDim;
+                        if (t.shape().dim(0) != q + 2 * kv) {
+                            throw new IllegalArgumentException("gguf: tensor " + name + " has shape " + t.shape()
+                                    + ", expected " + (q + 2 * kv) + " rows (q " + q + ", k " + kv + ", v " + kv + ")");
+                        }
+                        putProjection(hf, arch, p, 'q', kind, t.rows(0, q), heads, kvHeads, headDim);
+                        putProjection(hf, arch, p, 'k', kind, t.rows(q, q + kv), heads, kvHeads, headDim);
+                        putProjection(hf, arch, p, 'v', kind, t.rows(q + kv, q + 2 * kv), heads, kvHeads, headDim);
+                    }
+                }
+                case "attn_output" -> hf.put(p + "self_attn.o_proj." + kind, t);
+                case "ffn_gate" -> {
+                    if (phi3) {
+                        unknown.add(name);
+                    } else {
+                        hf.put(p + "mlp.gate_proj." + kind, t);
+                    }
+                }
+                case "ffn_up" -> hf.put(p + (phi3 ? "mlp.gate_up_proj." : "mlp.up_proj.") + kind, t);
+                case "ffn_down" -> hf.put(p + "mlp.down_proj." + kind, t);
+                default -> unknown.add(name);
+            }
         }
-        refuseUnknown(unknown, "llama");
-        return new Checkpoint(config, StateDict.of(hf));
+        for (Map.Entry<String, HostTensor[]> e : phiParts.entrySet()) {
+            HostTensor[] qkv = e.getValue();
+            String where = e.getKey().replace("model.layers.", "blk.").replace(".self_attn.qkv_proj.", ".attn_{q,k,v}.");
+            if (qkv[0] == null || qkv[1] == null || qkv[2] == null || hf.containsKey(e.getKey())) {
+                throw new IllegalArgumentException("gguf: phi3 " + where + " must be all three of q, k and v, and"
+                        + " not beside a fused attn_qkv");
+            }
+            hf.put(e.getKey(), HostTensor.concatRows(List.of(qkv)));
+        }
+        refuseUnknown(unknown, arch);
+        return hf;
     }
 
-    private static void checkRopeScaling(Gguf.Contents g, String a) throws Gguf.FormatException {
-        String type = g.has(a + "rope.scaling.type") ? g.string(a + "rope.scaling.type") : "none";
-        double factor = g.has(a + "rope.scaling.factor") ? g.number(a + "rope.scaling.factor") : 1.0;
-        double linear = g.has(a + "rope.scale_linear") ? g.number(a + "rope.scale_linear") : 1.0;
-        boolean neutral = (type.equals("none") || type.equals("linear")) && (factor == 1.0 || type.equals("none"))
-                && linear == 1.0;
-        if (!neutral) {
-            throw new IllegalArgumentException("gguf: " + a + "rope.scaling.type " + type + " with factor " + factor
-                    + (linear != 1.0 ? " (rope.scale_linear " + linear + ")" : "")
-                    + " is not supported; attn4j's llama rotates with unscaled frequencies");
-        }
-    }
-
-    private static String llamaName(String name) {
-        switch (name) {
-            case "token_embd.weight":
-                return "model.embed_tokens.weight";
-            case "output_norm.weight":
-                return "model.norm.weight";
-            case "output.weight":
-                return "lm_head.weight";
-            default:
-                break;
-        }
-        String[] block = block(name);
-        if (block == null) {
-            return null;
-        }
-        String p = "model.layers." + block[0] + ".";
-        return switch (block[1]) {
-            case "attn_norm.weight" -> p + "input_layernorm.weight";
-            case "attn_q.weight" -> p + "self_attn.q_proj.weight";
-            case "attn_k.weight" -> p + "self_attn.k_proj.weight";
-            case "attn_v.weight" -> p + "self_attn.v_proj.weight";
-            case "attn_output.weight" -> p + "self_attn.o_proj.weight";
-            case "ffn_norm.weight" -> p + "post_attention_layernorm.weight";
-            case "ffn_gate.weight" -> p + "mlp.gate_proj.weight";
-            case "ffn_up.weight" -> p + "mlp.up_proj.weight";
-            case "ffn_down.weight" -> p + "mlp.down_proj.weight";
+    /** @return the Hugging Face name of a norm module of {@code arch}, or null if it is no norm there */
+    private static String norm(String arch, String module) {
+        return switch (module) {
+            case "attn_norm" -> "input_layernorm";
+            case "ffn_norm" -> arch.equals("gemma2") ? "pre_feedforward_layernorm" : "post_attention_layernorm";
+            case "post_attention_norm" -> arch.equals("gemma2") ? "post_attention_layernorm" : null;
+            case "post_ffw_norm" -> arch.equals("gemma2") ? "post_feedforward_layernorm" : null;
+            case "attn_q_norm" -> arch.equals("qwen3") ? "self_attn.q_norm" : null;
+            case "attn_k_norm" -> arch.equals("qwen3") ? "self_attn.k_norm" : null;
             default -> null;
         };
     }
 
-    private static Checkpoint gpt2(Gguf.Contents g) throws Gguf.FormatException {
-        String a = "gpt2.";
-        int hidden = count(g, a + "embedding_length");
-        int heads = count(g, a + "attention.head_count");
-        if (g.has(a + "attention.head_count_kv") && g.integer(a + "attention.head_count_kv") != heads) {
-            throw new IllegalArgumentException("gguf: gpt2.attention.head_count_kv " + g.integer(a
-                    + "attention.head_count_kv") + " differs from gpt2.attention.head_count " + heads
-                    + "; GPT-2 has as many key/value heads as query heads");
+    /** @return whether the Hugging Face family of {@code arch} can have a bias on {@code module} */
+    private static boolean biased(String arch, String module) {
+        return switch (module) {
+            case "attn_q", "attn_k", "attn_v", "attn_qkv" -> !arch.equals("phi3");
+            case "attn_output" -> !arch.equals("phi3") && !arch.equals("qwen2");
+            case "ffn_gate", "ffn_up", "ffn_down" -> arch.equals("llama");
+            default -> false;
+        };
+    }
+
+    private static void putProjection(Map<String, HostTensor> hf, String arch, String p, char which, String kind,
+                                      HostTensor t, int heads, int kvHeads, int headDim) {
+        String name = p + "self_attn." + which + "_proj." + kind;
+        if (arch.equals("llama") && which != 'v') {
+            t = unpermute(name, t, which == 'q' ? heads : kvHeads, headDim);
         }
-        if (g.has(a + "feed_forward_length") && g.integer(a + "feed_forward_length") != 4L * hidden) {
-            throw new IllegalArgumentException("gguf: gpt2.feed_forward_length " + g.integer(a
-                    + "feed_forward_length") + " is not 4 × embedding_length " + hidden + ", as GPT-2's MLP is");
+        if (hf.put(name, t) != null) {
+            throw new IllegalArgumentException("gguf: " + p.replace("model.layers.", "blk.") + "attn_" + which + "."
+                    + kind + " is given both alone and inside attn_qkv");
+        }
+    }
+
+    /** @return {@code t - 1} in double: Gemma's converter stores {@code 1 + w}, Hugging Face's norms hold {@code w} */
+    private static HostTensor minusOne(HostTensor t) {
+        double[] v = t.data();
+        for (int i = 0; i < v.length; i++) {
+            v[i] -= 1.0;
+        }
+        return new HostTensor(t.shape(), v);
+    }
+
+    private static Checkpoint gpt2(GgufMetadata m, StateDict tensors) {
+        int hidden = m.count("embedding_length");
+        int heads = m.count("attention.head_count");
+        int kvHeads = m.count("attention.head_count_kv", heads);
+        if (kvHeads != heads) {
+            throw new IllegalArgumentException("gguf: gpt2.attention.head_count_kv " + kvHeads + " differs from"
+                    + " gpt2.attention.head_count " + heads + "; GPT-2 has as many key/value heads as query heads");
+        }
+        int inner = m.count("feed_forward_length", 4 * hidden);
+        if (inner != 4 * hidden) {
+            throw new IllegalArgumentException("gguf: gpt2.feed_forward_length " + inner + " is not 4 × "
+                    + "embedding_length " + hidden + ", as GPT-2's MLP is");
         }
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("model_type", "gpt2");
-        json.put("vocab_size", vocab(g, a));
+        json.put("vocab_size", vocab(m, tensors));
         json.put("n_embd", hidden);
-        json.put("n_layer", count(g, a + "block_count"));
+        json.put("n_layer", m.count("block_count"));
         json.put("n_head", heads);
-        json.put("n_positions", count(g, a + "context_length"));
-        json.put("layer_norm_epsilon", g.number(a + "attention.layer_norm_epsilon"));
-        json.put("tie_word_embeddings", !g.tensors().contains("output.weight"));
+        json.put("n_positions", m.count("context_length"));
+        json.put("layer_norm_epsilon", required(m, "attention.layer_norm_epsilon"));
+        json.put("tie_word_embeddings", !tensors.contains("output.weight"));
+        m.finish();
         DecoderConfig config = DecoderConfig.of(json, "the GGUF file's gpt2 metadata");
-        Map<String, HostTensor> hf = new HashMap<>();
+        Map<String, HostTensor> hf = new TreeMap<>();
         List<String> unknown = new ArrayList<>();
-        for (String name : g.tensors().names()) {
+        for (String name : tensors.names()) {
             String mapped = gpt2Name(name);
             if (mapped == null) {
                 unknown.add(name);
             } else {
-                hf.put(mapped, g.tensors().get(name));
+                hf.put(mapped, tensors.get(name));
             }
         }
         refuseUnknown(unknown, "gpt2");
@@ -259,7 +610,7 @@ final class GgufDecoder {
         }
         String p = "h." + block[0] + ".";
         int dot = block[1].lastIndexOf('.');
-        String kind = block[1].substring(dot + 1);
+        String kind = dot < 0 ? "" : block[1].substring(dot + 1);
         if (!kind.equals("weight") && !kind.equals("bias")) {
             return null;
         }
@@ -295,11 +646,12 @@ final class GgufDecoder {
     }
 
     /**
-     * Undoes llama.cpp's {@code permute(w, n_head, n_head_kv)}: within each head's {@code d} rows, file row
-     * {@code 2i} goes back to row {@code i} and file row {@code 2i + 1} to row {@code d/2 + i}.
+     * Undoes llama.cpp's {@code permute(w, n_head, n_head_kv)} on a weight {@code [heads·d, in]} or a bias
+     * {@code [heads·d]}: within each head's {@code d} rows, file row {@code 2i} goes back to row {@code i} and file
+     * row {@code 2i + 1} to row {@code d/2 + i}.
      */
     static HostTensor unpermute(String name, HostTensor t, int heads, int headDim) {
-        if (t.shape().rank() != 2 || t.shape().dim(0) != heads * headDim || headDim % 2 != 0) {
+        if (t.shape().rank() > 2 || t.shape().dim(0) != heads * headDim || headDim % 2 != 0) {
             throw new IllegalArgumentException("gguf: tensor " + name + " has shape " + t.shape() + ", expected "
                     + heads * headDim + " rows (" + heads + " heads of " + headDim + ", an even size)");
         }
@@ -316,25 +668,18 @@ final class GgufDecoder {
         return HostTensor.concatRows(rows);
     }
 
-    private static int vocab(Gguf.Contents g, String a) throws Gguf.FormatException {
-        HostTensor embed = g.tensors().contains("token_embd.weight") ? g.tensors().get("token_embd.weight") : null;
+    private static int vocab(GgufMetadata m, StateDict tensors) {
+        HostTensor embed = tensors.contains("token_embd.weight") ? tensors.get("token_embd.weight") : null;
         if (embed == null || embed.shape().rank() != 2) {
             throw new IllegalArgumentException("gguf: the file has no matrix token_embd.weight"
                     + (embed == null ? "" : " (its shape is " + embed.shape() + ")"));
         }
         int v = embed.shape().dim(0);
-        if (g.has(a + "vocab_size") && g.integer(a + "vocab_size") != v) {
-            throw new IllegalArgumentException("gguf: " + a + "vocab_size " + g.integer(a + "vocab_size")
+        int given = m.count("vocab_size", v);
+        if (given != v) {
+            throw new IllegalArgumentException("gguf: " + m.name("vocab_size") + " " + given
                     + " differs from the " + v + " rows of token_embd.weight");
         }
         return v;
-    }
-
-    private static int count(Gguf.Contents g, String key) throws Gguf.FormatException {
-        long v = g.integer(key);
-        if (v < 1 || v > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("gguf: metadata " + key + " is " + v + "; a positive int was expected");
-        }
-        return (int) v;
     }
 }
