@@ -14,11 +14,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import org.attn4j.api.WeightType;
-import org.attn4j.models.StateDict;
-import org.attn4j.models.decoder.DecoderConfig;
 import org.attn4j.models.decoder.GgufCheckpoints;
 import org.attn4j.models.io.GgufWriter;
-import org.attn4j.models.io.SafeTensors;
 
 /**
  * The files of one {@link PeerModel}, written on demand into {@code <models>/<name>/} and reused after:
@@ -138,8 +135,7 @@ final class PeerFiles {
     /** The GGUF of one type, converted from the F32 folder (the BF16 one for BF16), one tensor at a time. */
     private void writeGguf(WeightType type) throws IOException {
         Path source = hf(type == WeightType.BF16 ? "bf16" : "f32");
-        StateDict state = StateDict.of(SafeTensors.read(source.resolve("model.safetensors")).tensors().asMap());
-        GgufWriter w = GgufCheckpoints.fromHuggingFace(DecoderConfig.read(source), state, type);
+        GgufWriter w = GgufCheckpoints.fromFolder(source, type);
         vocabulary(w);
         w.write(gguf(type));
     }
