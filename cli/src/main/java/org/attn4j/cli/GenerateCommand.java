@@ -7,30 +7,36 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.attn4j.api.DType;
 import org.attn4j.models.decoder.CausalLM;
+import org.attn4j.models.decoder.GenerationConfig;
 import org.attn4j.models.decoder.GenerationOptions;
 import org.attn4j.models.decoder.Generator;
 import org.attn4j.models.io.Gguf;
+import org.attn4j.models.tokenize.DecodeStream;
 import org.attn4j.models.tokenize.Tokenizer;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
+/**
  * {@code attn4j generate}: decodes with a key/value cache from a Hugging Face folder ({@code config.json} of a
  * family {@code CausalLM} loads: gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, phi3; safetensors; an optional
  * tokenizer) or a GGUF file (architecture llama or gpt2, its tokenizer in its metadata, weights kept in the file's
  * types) and prints each new token as soon as it exists, then a newline: as text when there is a tokenizer
- * ({@code tokenizer.json}, or GPT-2's {@code vocab.json} + {@code merges.txt}, or the GGUF's) and no
- * {@code --print-ids}, else as ids separated by spaces. {@code --prompt} needs the tokenizer.
+ * ({@code tokenizer.json} with {@code tokenizer_config.json}, or GPT-2's {@code vocab.json} + {@code merges.txt}, or
+ * the GGUF's) and no {@code --print-ids}, else as ids separated by spaces. {@code --prompt} needs the tokenizer,
+ * which adds the BOS the checkpoint wants. A folder's {@code generation_config.json} gives the stop ids and the
+ * sampling defaults; options given win.
  */
 @Command(name = "generate", mixinStandardHelpOptions = true,
         description = {"Generate tokens with a GPT-2, Llama, Mistral, Qwen2/3, Gemma/Gemma 2 or Phi-3 model from a "
-                + "Hugging Face folder or a GGUF file, streaming each "
-                + "new token as it is produced: text with a tokenizer in the folder, ids without one. Temperature 0 (the "
-                + "default) is greedy decoding."},
+                + "Hugging Face folder or a GGUF file, streaming each new token as it is produced: text with a "
+                + "tokenizer, ids without one. A folder's generation_config.json gives the stop ids and the sampling "
+                + "defaults (greedy without one); the options below override them."},
         footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input."})
 final class GenerateCommand implements Callable<Integer> {
 
@@ -56,25 +62,8 @@ final class GenerateCommand implements Callable<Integer> {
         private int[] ids;
     }
 
-    @Option(names = "--max-new", paramLabel = "N", defaultValue = "32",
-            description = "the most tokens to generate (default: ${DEFAULT-VALUE})")
-    private int maxNew;
-
-    @Option(names = "--temperature", paramLabel = "T", defaultValue = "0",
-            description = "0 for greedy decoding, else the sampling temperature (default: ${DEFAULT-VALUE})")
-    private double temperature;
-
-    @Option(names = "--top-k", paramLabel = "K", defaultValue = "0",
-            description = "sample from the K most likely tokens; 0 for all (default: ${DEFAULT-VALUE})")
-    private int topK;
-
-    @Option(names = "--top-p", paramLabel = "P", defaultValue = "1",
-            description = "sample from the most likely tokens whose probability reaches P (default: ${DEFAULT-VALUE})")
-    private double topP;
-
-    @Option(names = "--seed", paramLabel = "S", defaultValue = "0",
-            description = "the sampler's seed (default: ${DEFAULT-VALUE})")
-    private long seed;
+    @Mixin
+    private SamplingOptions sampling;
 
     @Option(names = "--print-ids", description = "print token ids even when the folder has a tokenizer")
     private boolean printIds;
@@ -84,13 +73,6 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        GenerationOptions options;
-        try {
-            options = GenerationOptions.defaults().withMaxNewTokens(maxNew).withTemperature(temperature)
-                    .withTopK(topK).withTopP(topP).withSeed(seed);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
         Gguf.Contents gguf = null;
         if (Files.isRegularFile(model) && model.getFileName().toString().endsWith(".gguf")) {
             try {
@@ -101,6 +83,13 @@ final class GenerateCommand implements Callable<Integer> {
         } else if (!Files.isDirectory(model)) {
             throw new ParameterException(spec.commandLine(), "--model " + model + " is not a folder or a .gguf file");
         }
+        GenerationConfig generation;
+        try {
+            generation = gguf != null ? GenerationConfig.empty() : GenerationConfig.read(model);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        sampling.apply(generation.options(), 32, generation.maxNewTokens().isPresent(), spec);
         Tokenizer tokenizer = gguf != null ? ggufTokenizer(gguf) : tokenizer();
         int[] ids;
         if (prompt.text != null) {
@@ -134,10 +123,6 @@ final class GenerateCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (lm) {
-            if (tokenizer != null && tokenizer.vocabSize() < lm.config().vocabSize()) {
-                throw new ParameterException(spec.commandLine(), "the tokenizer in " + model + " knows "
-                        + tokenizer.vocabSize() + " ids, fewer than the model's " + lm.config().vocabSize());
-            }
             String source = prompt.text != null ? "--prompt encodes to" : "--ids holds";
             for (int id : ids) {
                 if (id < 0 || id >= lm.config().vocabSize()) {
@@ -145,6 +130,12 @@ final class GenerateCommand implements Callable<Integer> {
                             + " [0, " + lm.config().vocabSize() + ")");
                 }
             }
+            if (!generation.unknownKeys().isEmpty()) {
+                spec.commandLine().getErr().println(spec.qualifiedName() + ": " + generation.source()
+                        + " has keys attn4j does not know, ignored: " + String.join(", ", generation.unknownKeys()));
+            }
+            GenerationOptions options = sampling.apply(generation.options(ids.length), 32,
+                    generation.maxNewTokens().isPresent(), spec);
             if (tokenizer == null || printIds) {
                 int[] count = {0};
                 Generator.generate(lm, ids, options, id -> {
@@ -152,12 +143,17 @@ final class GenerateCommand implements Callable<Integer> {
                     out.flush();
                 });
             } else {
-                TextStream text = new TextStream(tokenizer, piece -> {
-                    out.print(piece);
+                // the prompt's last id is context, so that the first word keeps its space (SentencePiece drops a
+                // text's first one); an id past the tokenizer (a row of a padded embedding) prints nothing, as
+                // transformers' decode skips it
+                int last = ids[ids.length - 1];
+                DecodeStream text = new DecodeStream(tokenizer, true, tokenizer.token(last).isPresent()
+                        ? new int[] {last} : new int[0]);
+                Generator.generate(lm, ids, options, id -> {
+                    out.print(tokenizer.token(id).isPresent() ? text.next(id) : "");
                     out.flush();
-                }, ids);
-                Generator.generate(lm, ids, options, text::accept);
-                text.finish();
+                });
+                out.print(text.finish());
             }
             out.println();
             out.flush();
@@ -178,19 +174,15 @@ final class GenerateCommand implements Callable<Integer> {
     }
 
     private Tokenizer tokenizer() throws IOException {
-        Path json = model.resolve("tokenizer.json");
-        Path vocab = model.resolve("vocab.json");
-        Path merges = model.resolve("merges.txt");
+        boolean present = Files.isRegularFile(model.resolve("tokenizer.json"))
+                || (Files.isRegularFile(model.resolve("vocab.json")) && Files.isRegularFile(model.resolve("merges.txt")));
+        if (!present) {
+            return null;
+        }
         try {
-            if (Files.isRegularFile(json)) {
-                return Tokenizer.fromJson(json);
-            }
-            if (Files.isRegularFile(vocab) && Files.isRegularFile(merges)) {
-                return Tokenizer.fromGpt2Files(vocab, merges);
-            }
+            return Tokenizer.fromFolder(model);
         } catch (Tokenizer.FormatException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        return null;
     }
 }

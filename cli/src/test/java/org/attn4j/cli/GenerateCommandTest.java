@@ -66,7 +66,8 @@ class GenerateCommandTest {
         assertEquals(0, first.exitCode(), first.transcript());
         assertEquals(first.out(), second.out());
         int[] ids = Arrays.stream(first.out().trim().split(" ")).mapToInt(Integer::parseInt).toArray();
-        assertEquals(10, ids.length, first.transcript());
+        // config.json's eos_token_id stops generation, as in transformers: a sampled 2 may end it before 10 tokens
+        assertTrue(ids.length >= 1 && ids.length <= 10, first.transcript());
         assertTrue(Arrays.stream(ids).allMatch(id -> id >= 0 && id < 97), first.transcript());
     }
 
@@ -203,5 +204,24 @@ class GenerateCommandTest {
         Cli r = Cli.run("generate", "--model", model.toString(), "--ids", "1,2");
         assertEquals(2, r.exitCode(), r.transcript());
         assertEquals(1, r.err().lines().count(), r.transcript());
+    }
+
+    @Test
+    void aChatCheckpointsPromptStartsWithItsBosAndItsContinuationIsPyTorchs() throws IOException {
+        Path folder = folder("llama3_chat_tiny");
+        Map<String, Object> expected = JSON.readValue(folder.resolve("expected.json").toFile(), Map.class);
+        String text = (String) expected.get("prompt_text");
+        assertEquals(joined(expected(folder, "prompt"), ","), Arrays.stream(Tokenizer.fromFolder(folder).encode(text)
+                .ids()).mapToObj(String::valueOf).collect(Collectors.joining(",")));
+        Cli r = Cli.run("generate", "--model", folder.toString(), "--prompt", text, "--temperature", "0",
+                "--max-new", "16", "--print-ids");
+        assertEquals(0, r.exitCode(), r.transcript());
+        assertEquals(joined(expected(folder, "continuation"), " ") + "\n", r.out(), r.transcript());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Long> expected(Path folder, String key) throws IOException {
+        Map<String, Object> json = JSON.readValue(Files.readString(folder.resolve("expected.json")), Map.class);
+        return (List<Long>) json.get(key);
     }
 }

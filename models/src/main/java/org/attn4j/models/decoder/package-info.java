@@ -3,7 +3,8 @@
  * {@link org.attn4j.models.decoder.DecoderConfig.Type} (GPT-2, Llama 2 and 3.x, Mistral, Qwen2 and 2.5, Qwen3,
  * Gemma, Gemma 2, Phi-3) read strictly from a Hugging Face folder ({@code config.json} and safetensors) under their
  * {@code state_dict} names, a {@link org.attn4j.models.decoder.KvCache} preallocated per layer, and a
- * {@link org.attn4j.models.decoder.Generator} with greedy, temperature, top-k and top-p sampling.
+ * {@link org.attn4j.models.decoder.Generator} with greedy, temperature, top-k, top-p and min-p sampling and a
+ * repetition penalty, streaming each token to a listener and saying why it stopped.
  *
  * <p>What lives where: {@code DecoderConfig} and {@code ConfigJson} read a config strictly, one reader per family
  * ({@code Gpt2}, {@code Llama}, {@code Mistral}, {@code Qwen2}, {@code Qwen3}, {@code Gemma}, {@code Gemma2},
@@ -12,6 +13,12 @@
  * state_dict) into {@code Projection}s, {@code TokenTable}s and {@code Norm}s, the only places that call
  * {@code linear} and {@code embedding}; {@code SelfAttention} and {@code FeedForward} are the blocks' halves and
  * {@code Decoder} the one forward every family runs.
+ *
+ * <p>A checkpoint's intent is read, not assumed: {@link org.attn4j.models.decoder.GenerationConfig} reads
+ * {@code generation_config.json} into the default options (refusing the keys that would change the tokens and are
+ * not implemented), and {@link org.attn4j.models.decoder.ChatModel} answers a list of
+ * {@link org.attn4j.models.chat.Message}s through the checkpoint's chat template and tokenizer, streaming text and
+ * stopping at its end-of-turn ids; {@link org.attn4j.models.decoder.ChatSession} keeps one conversation's cache.
  *
  * <p>A loaded {@link org.attn4j.models.decoder.CausalLM} keeps its weights on its backend for its lifetime; a
  * decoding step uploads nothing but the new token ids and writes its keys and values into the cache in place

@@ -3,13 +3,15 @@ package org.attn4j.models.tokenize;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
- * The {@code added_tokens} of a tokenizer.json ({@code [CLS]}, {@code <|endoftext|>}, …): found in the text
- * before the model runs, leftmost first and the longest at a position, each becoming its id. Tokens with
- * {@code normalized: false} are found in the raw text, the others in the normalized text. {@code lstrip} and
- * {@code rstrip} let a match swallow the white space on that side; {@code single_word} accepts a match only
- * where no word character (letter, digit, {@code _}) touches it.
+ * The {@code added_tokens} of a tokenizer.json ({@code [CLS]}, {@code <|eot_id|>}, {@code <s>} …), found in the text
+ * before the model runs, as Hugging Face's added vocabulary finds them: matches are leftmost-longest and do not
+ * overlap; tokens with {@code normalized: false} are found in the raw text, the others in the normalized text (their
+ * content normalized too). {@code lstrip} and {@code rstrip} let a match swallow the white space on that side (not
+ * past an earlier match); a {@code single_word} match touching a word character (letter, digit, {@code _}) is
+ * dropped, and the search goes on after it.
  */
 final class AddedTokens {
 
@@ -17,19 +19,32 @@ final class AddedTokens {
                  boolean special) {
     }
 
-    /** A piece of text: an added token ({@code id ≥ 0}) or text for the model ({@code id = -1}). */
-    record Piece(String text, int id) {
+    /**
+     * A piece of text: an added token ({@code id ≥ 0}) or text for the model ({@code id = -1}); {@code start} is its
+     * offset in the text that was split.
+     */
+    record Piece(String text, int id, int start) {
     }
 
-    private final List<Token> raw;
-    private final List<Token> normalized;
-    private final List<Token> all;
+    private record Pattern(String text, Token token) {
+    }
 
-    AddedTokens(List<Token> tokens) {
+    private final List<Token> all;
+    private final List<Pattern> raw;
+    private final List<Pattern> normalized;
+
+    /**
+     * @param tokens the added tokens
+     * @param normalizer the tokenizer's normalizer, applied to the content of tokens with {@code normalized: true}
+     */
+    AddedTokens(List<Token> tokens, UnaryOperator<String> normalizer) {
         this.all = List.copyOf(tokens);
-        Comparator<Token> longestFirst = Comparator.comparingInt((Token t) -> -t.content().length());
-        this.raw = tokens.stream().filter(t -> !t.normalized()).sorted(longestFirst).toList();
-        this.normalized = tokens.stream().filter(Token::normalized).sorted(longestFirst).toList();
+        Comparator<Pattern> longestFirst = Comparator.comparingInt((Pattern p) -> -p.text().length());
+        this.raw = tokens.stream().filter(t -> !t.normalized()).map(t -> new Pattern(t.content(), t))
+                .sorted(longestFirst).toList();
+        this.normalized = tokens.stream().filter(Token::normalized)
+                .map(t -> new Pattern(normalizer.apply(t.content()), t)).filter(p -> !p.text().isEmpty())
+                .sorted(longestFirst).toList();
     }
 
     List<Token> all() {
@@ -44,50 +59,50 @@ final class AddedTokens {
         return split(text, normalized);
     }
 
-    private static List<Piece> split(String text, List<Token> tokens) {
+    private static List<Piece> split(String text, List<Pattern> patterns) {
         List<Piece> out = new ArrayList<>();
-        if (tokens.isEmpty()) {
-            out.add(new Piece(text, -1));
-            return out;
-        }
         int from = 0;
         int i = 0;
-        while (i < text.length()) {
-            Token hit = match(text, i, tokens);
+        while (!patterns.isEmpty() && i < text.length()) {
+            Pattern hit = match(text, i, patterns);
             if (hit == null) {
                 i++;
                 continue;
             }
             int start = i;
-            int end = i + hit.content().length();
-            if (hit.lstrip()) {
-                while (start > from && UnicodeTables.isWhitespace(text.charAt(start - 1))) {
-                    start--;
+            int end = i + hit.text().length();
+            i = end;
+            Token t = hit.token();
+            if (t.singleWord() && (wordCharBefore(text, start) || wordCharAt(text, end))) {
+                continue;
+            }
+            if (t.lstrip()) {
+                while (start > from && UnicodeTables.isWhitespace(text.codePointBefore(start))) {
+                    start -= Character.charCount(text.codePointBefore(start));
                 }
             }
-            if (hit.rstrip()) {
-                while (end < text.length() && UnicodeTables.isWhitespace(text.charAt(end))) {
-                    end++;
+            if (t.rstrip()) {
+                while (end < text.length() && UnicodeTables.isWhitespace(text.codePointAt(end))) {
+                    end += Character.charCount(text.codePointAt(end));
                 }
             }
             if (start > from) {
-                out.add(new Piece(text.substring(from, start), -1));
+                out.add(new Piece(text.substring(from, start), -1, from));
             }
-            out.add(new Piece(hit.content(), hit.id()));
+            out.add(new Piece(text.substring(start, end), t.id(), start));
             from = end;
             i = end;
         }
-        if (from < text.length()) {
-            out.add(new Piece(text.substring(from), -1));
+        if (from < text.length() || out.isEmpty()) {
+            out.add(new Piece(text.substring(from), -1, from));
         }
         return out;
     }
 
-    private static Token match(String text, int at, List<Token> tokens) {
-        for (Token t : tokens) {
-            if (!t.content().isEmpty() && text.startsWith(t.content(), at)
-                    && (!t.singleWord() || (!wordCharBefore(text, at) && !wordCharAt(text, at + t.content().length())))) {
-                return t;
+    private static Pattern match(String text, int at, List<Pattern> patterns) {
+        for (Pattern p : patterns) {
+            if (text.startsWith(p.text(), at)) {
+                return p;
             }
         }
         return null;

@@ -67,7 +67,7 @@ final class BertNormalizer {
         return out.toString();
     }
 
-    private static String lowercase(String s) {
+    static String lowercase(String s) {
         StringBuilder out = new StringBuilder(s.length());
         for (int i = 0; i < s.length(); ) {
             int c = s.codePointAt(i);

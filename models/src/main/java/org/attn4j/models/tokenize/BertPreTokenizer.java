@@ -7,23 +7,22 @@ import java.util.List;
  * each punctuation character a word of its own. Punctuation is ASCII punctuation (which includes symbols such as
  * {@code $ + < = > ^ ` | ~}) and the Unicode categories Pc, Pd, Ps, Pe, Pi, Pf and Po.
  */
-final class BertPreTokenizer {
+final class BertPreTokenizer implements PreTokenizer {
 
-    private BertPreTokenizer() {
-    }
-
-    static void split(String text, List<String> words) {
+    @Override
+    public void split(Split piece, List<Split> out) {
+        String text = piece.text();
         int start = -1;
         for (int i = 0; i < text.length(); ) {
             int c = text.codePointAt(i);
             int next = i + Character.charCount(c);
             if (UnicodeTables.isWhitespace(c) || UnicodeTables.isPunctuation(c)) {
                 if (start >= 0) {
-                    words.add(text.substring(start, i));
+                    out.add(new Split(text.substring(start, i), piece.atStart() && start == 0));
                     start = -1;
                 }
                 if (!UnicodeTables.isWhitespace(c)) {
-                    words.add(text.substring(i, next));
+                    out.add(new Split(text.substring(i, next), piece.atStart() && i == 0));
                 }
             } else if (start < 0) {
                 start = i;
@@ -31,7 +30,7 @@ final class BertPreTokenizer {
             i = next;
         }
         if (start >= 0) {
-            words.add(text.substring(start));
+            out.add(new Split(text.substring(start), piece.atStart() && start == 0));
         }
     }
 }

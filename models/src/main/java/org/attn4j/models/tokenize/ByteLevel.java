@@ -7,20 +7,21 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * GPT-2's byte-level pre-tokenization and decoding. A text is cut by GPT-2's pattern
+ * Hugging Face's {@code ByteLevel} pre-tokenizer and decoder (GPT-2's byte-level scheme). As pre-tokenizer: a space
+ * is prepended to a piece that does not start with one when {@code add_prefix_space} is set; with {@code use_regex}
+ * the piece is cut by GPT-2's pattern
  * <pre>
  *   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
  * </pre>
- * with {@code \s} as JavaScript's (Unicode White_Space and U+FEFF), then each piece's UTF-8 bytes (a lone
- * surrogate as U+FFFD's) are spelled with one printable character each: the bytes {@code !}–{@code ~},
- * {@code ¡}–{@code ¬} and {@code ®}–{@code ÿ} as themselves, the other 68 as U+0100, U+0101, … in byte order.
- * Decoding maps the characters back to bytes and reads them as UTF-8 (invalid sequences become U+FFFD).
+ * with Oniguruma's {@code \s} (see {@link OnigRegex}); then each piece's UTF-8 bytes (a lone surrogate as U+FFFD's)
+ * are spelled with one printable character each: the bytes {@code !}–{@code ~}, {@code ¡}–{@code ¬} and
+ * {@code ®}–{@code ÿ} as themselves, the other 68 as U+0100, U+0101, … in byte order. As decoder: each token's
+ * characters map back to bytes (a token with a character outside the map, such as an added token, gives its own
+ * UTF-8 bytes instead), and all bytes are read as UTF-8, invalid sequences becoming U+FFFD.
  */
-final class ByteLevel {
-    private static final String WS = "\\t\\n\\u000B\\f\\r \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F"
-            + "\\u205F\\u3000\\uFEFF";
-    private static final Pattern GPT2 = Pattern.compile("'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+"
-            + "| ?[^" + WS + "\\p{L}\\p{N}]+|[" + WS + "]+(?![^" + WS + "])|[" + WS + "]+");
+final class ByteLevel implements PreTokenizer, Decoder {
+    private static final Pattern GPT2 = OnigRegex.compile(
+            "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+");
     private static final char[] BYTE_TO_CHAR = new char[256];
     private static final int[] CHAR_TO_BYTE = new int[324];
 
@@ -44,17 +45,18 @@ final class ByteLevel {
         this.useRegex = useRegex;
     }
 
-    void split(String text, List<String> words) {
-        String s = addPrefixSpace && !text.startsWith(" ") ? " " + text : text;
+    @Override
+    public void split(Split piece, List<Split> out) {
+        String s = addPrefixSpace && !piece.text().startsWith(" ") ? " " + piece.text() : piece.text();
         if (!useRegex) {
-            if (!s.isEmpty()) {
-                words.add(spell(s));
-            }
+            out.add(new Split(spell(s), piece.atStart()));
             return;
         }
         Matcher m = GPT2.matcher(s);
         while (m.find()) {
-            words.add(spell(m.group()));
+            if (m.end() > m.start()) {
+                out.add(new Split(spell(m.group()), piece.atStart() && m.start() == 0));
+            }
         }
     }
 
@@ -82,21 +84,21 @@ final class ByteLevel {
         return out.toString();
     }
 
-    /** @return the text that byte-level tokens spell */
-    static String decode(List<String> tokens) {
+    @Override
+    public List<String> decode(List<String> tokens) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         for (String t : tokens) {
-            for (int i = 0; i < t.length(); i++) {
+            byte[] mapped = new byte[t.length()];
+            boolean all = true;
+            for (int i = 0; i < t.length() && all; i++) {
                 char c = t.charAt(i);
                 int b = c < CHAR_TO_BYTE.length ? CHAR_TO_BYTE[c] : -1;
-                if (b >= 0) {
-                    bytes.write(b);
-                } else {
-                    byte[] raw = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
-                    bytes.write(raw, 0, raw.length);
-                }
+                all = b >= 0;
+                mapped[i] = (byte) b;
             }
+            byte[] raw = all ? mapped : t.getBytes(StandardCharsets.UTF_8);
+            bytes.write(raw, 0, raw.length);
         }
-        return bytes.toString(StandardCharsets.UTF_8);
+        return List.of(bytes.toString(StandardCharsets.UTF_8));
     }
 }

@@ -9,8 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.function.UnaryOperator;
 import org.attn4j.models.io.Gguf;
 
 /**
@@ -33,8 +32,6 @@ import org.attn4j.models.io.Gguf;
  * refused by name.
  */
 final class GgufTokenizer {
-    private static final String WS = "\\t\\n\\u000B\\f\\r \\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029"
-            + "\\u202F\\u205F\\u3000";
     private static final String GPT2 = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+"
             + "|\\s+(?!\\S)|\\s+";
     private static final String LLAMA3 = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}"
@@ -49,43 +46,14 @@ final class GgufTokenizer {
     private GgufTokenizer() {
     }
 
-    /** Splits text by a sequence of patterns, each keeping both its matches and the text between them. */
-    private record RegexSplit(List<Pattern> patterns) {
-        static RegexSplit of(String... expressions) {
-            List<Pattern> p = new ArrayList<>();
-            for (String e : expressions) {
-                p.add(Pattern.compile(e.replace("\\s", "[" + WS + "]").replace("\\S", "[^" + WS + "]")
-                        .replace("[^[" + WS + "]", "[^" + WS)));
-            }
-            return new RegexSplit(p);
+    /** @return the pre-tokenizer that cuts each piece by the regexes in turn (each match a piece), then spells bytes */
+    private static PreTokenizer regexes(String... expressions) {
+        List<PreTokenizer> stages = new ArrayList<>();
+        for (String e : expressions) {
+            stages.add(new SplitPreTokenizer(null, OnigRegex.compile(e), SplitPreTokenizer.Behavior.ISOLATED, false));
         }
-
-        void split(String text, List<String> words) {
-            List<String> pieces = List.of(text);
-            for (Pattern p : patterns) {
-                List<String> next = new ArrayList<>();
-                for (String piece : pieces) {
-                    Matcher m = p.matcher(piece);
-                    int from = 0;
-                    while (m.find()) {
-                        if (m.start() > from) {
-                            next.add(piece.substring(from, m.start()));
-                        }
-                        if (m.end() > m.start()) {
-                            next.add(m.group());
-                        }
-                        from = m.end();
-                    }
-                    if (from < piece.length()) {
-                        next.add(piece.substring(from));
-                    }
-                }
-                pieces = next;
-            }
-            for (String piece : pieces) {
-                words.add(ByteLevel.spell(piece));
-            }
-        }
+        stages.add(new ByteLevel(false, false));
+        return PreTokenizer.sequence(stages);
     }
 
     static Tokenizer read(Gguf.Contents g) throws Tokenizer.FormatException {
@@ -148,16 +116,17 @@ final class GgufTokenizer {
         if (spm) {
             return sentencePiece(g, tokens, types, vocab, added, template, inverse, unk, padId);
         }
-        PipelineTokenizer.PreTokenizer split = switch (pre) {
-            case "default", "gpt-2" -> new ByteLevel(false, true)::split;
-            case "llama-bpe", "llama3", "llama-v3" -> RegexSplit.of(LLAMA3)::split;
-            case "qwen2" -> RegexSplit.of(QWEN2)::split;
-            case "smollm" -> RegexSplit.of("\\p{N}", GPT2)::split;
+        PreTokenizer split = switch (pre) {
+            case "default", "gpt-2" -> new ByteLevel(false, true);
+            case "llama-bpe", "llama3", "llama-v3" -> regexes(LLAMA3);
+            case "qwen2" -> regexes(QWEN2);
+            case "smollm" -> regexes("\\p{N}", GPT2);
             default -> throw new Tokenizer.FormatException("gguf tokenizer: tokenizer.ggml.pre '" + pre + "' is not "
                     + "supported; supported: default, gpt-2, llama-bpe (llama3, llama-v3), qwen2, smollm");
         };
         List<String> merges = g.strings("tokenizer.ggml.merges");
-        Map<String, Map<String, Integer>> ranks = new HashMap<>();
+        List<String[]> ranked = new ArrayList<>(merges.size());
+        Set<String> seen = new HashSet<>(2 * merges.size());
         for (int i = 0; i < merges.size(); i++) {
             String m = merges.get(i);
             int space = m.indexOf(' ', 1);
@@ -165,11 +134,15 @@ final class GgufTokenizer {
                 throw new Tokenizer.FormatException("gguf tokenizer: tokenizer.ggml.merges[" + i + "] '" + m
                         + "' is not two symbols separated by a space");
             }
-            ranks.computeIfAbsent(m.substring(0, space), k -> new HashMap<>()).putIfAbsent(m.substring(space + 1), i);
+            if (seen.add(m)) {
+                ranked.add(new String[] {m.substring(0, space), m.substring(space + 1)});
+            }
         }
-        return new PipelineTokenizer(vocab, inverse, new AddedTokens(added), s -> s, split,
-                new Bpe(vocab, ranks, unk >= 0 ? tokens.get(unk) : null, llama3), template, ByteLevel::decode,
-                Integer.MAX_VALUE, padId);
+        PipelineTokenizer.Parts parts = new PipelineTokenizer.Parts(vocab, inverse,
+                new AddedTokens(added, UnaryOperator.identity()), UnaryOperator.identity(), split,
+                new Bpe(vocab, ranked, unk >= 0 ? tokens.get(unk) : null, false, false, llama3), template,
+                new ByteLevel(false, false), false);
+        return new PipelineTokenizer(parts, Integer.MAX_VALUE, padId);
     }
 
     private static Tokenizer sentencePiece(Gguf.Contents g, List<String> tokens, int[] types,
@@ -209,10 +182,12 @@ final class GgufTokenizer {
             }
         }
         boolean prefix = flag(g, "tokenizer.ggml.add_space_prefix", true);
-        return new PipelineTokenizer(vocab, inverse, new AddedTokens(added),
-                s -> s.isEmpty() ? s : (prefix ? " " + s : s).replace(" ", SPACE), (text, words) -> words.add(text),
+        UnaryOperator<String> normalizer = s -> s.isEmpty() ? s : (prefix ? " " + s : s).replace(" ", SPACE);
+        PipelineTokenizer.Parts parts = new PipelineTokenizer.Parts(vocab, inverse,
+                new AddedTokens(added, UnaryOperator.identity()), normalizer, PreTokenizer.WHOLE,
                 new SentencePiece(vocab, tokens, scores, byteIds, unk), template,
-                parts -> decode(parts, byteOf, unknownText, unused, prefix), Integer.MAX_VALUE, padId);
+                pieces -> List.of(decode(pieces, byteOf, unknownText, unused, prefix)), false);
+        return new PipelineTokenizer(parts, Integer.MAX_VALUE, padId);
     }
 
     private static String decode(List<String> parts, Map<String, Integer> byteOf, String unknown,

@@ -3,56 +3,54 @@ package org.attn4j.models.tokenize;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
  * Hugging Face's encoding pipeline: added tokens in the raw text, normalizer, added tokens in the normalized
  * text, pre-tokenizer, model, truncation (longest first), post-processor template; and decoding through the
- * decoder with special tokens dropped.
+ * decoder with special tokens dropped (if asked) and, when the checkpoint's {@code tokenizer_config.json} says so,
+ * transformers' {@code clean_up_tokenization}.
  */
 final class PipelineTokenizer implements Tokenizer {
 
-    /** A pre-tokenizer: text to words, appended. */
-    interface PreTokenizer {
-        void split(String text, List<String> words);
+    /** The parts a tokenizer is made of. */
+    record Parts(Map<String, Integer> vocab, Map<Integer, String> tokens, AddedTokens added,
+                 UnaryOperator<String> normalizer, PreTokenizer preTokenizer, Model model, Template template,
+                 Decoder decoder, boolean cleanUp) {
+
+        Parts withTemplate(Template value) {
+            return new Parts(vocab, tokens, added, normalizer, preTokenizer, model, value, decoder, cleanUp);
+        }
+
+        Parts withCleanUp(boolean value) {
+            return new Parts(vocab, tokens, added, normalizer, preTokenizer, model, template, decoder, value);
+        }
     }
 
-    private final Map<String, Integer> vocab;
-    private final Map<Integer, String> tokens;
-    private final AddedTokens added;
+    private final Parts parts;
     private final Set<Integer> specialIds;
-    private final UnaryOperator<String> normalizer;
-    private final PreTokenizer preTokenizer;
-    private final Model model;
-    private final Template template;
-    private final Function<List<String>, String> decoder;
     private final int maxLength;
     private final int padId;
 
-    PipelineTokenizer(Map<String, Integer> vocab, Map<Integer, String> tokens, AddedTokens added,
-                      UnaryOperator<String> normalizer, PreTokenizer preTokenizer, Model model, Template template,
-                      Function<List<String>, String> decoder, int maxLength, int padId) {
-        this.vocab = vocab;
-        this.tokens = tokens;
-        this.added = added;
-        this.specialIds = Set.copyOf(added.all().stream().filter(AddedTokens.Token::special)
+    PipelineTokenizer(Parts parts, int maxLength, int padId) {
+        this.parts = parts;
+        this.specialIds = Set.copyOf(parts.added().all().stream().filter(AddedTokens.Token::special)
                 .map(AddedTokens.Token::id).toList());
-        this.normalizer = normalizer;
-        this.preTokenizer = preTokenizer;
-        this.model = model;
-        this.template = template;
-        this.decoder = decoder;
-        this.maxLength = checkMaxLength(maxLength, template);
+        this.maxLength = checkMaxLength(maxLength, parts.template());
         this.padId = padId;
-        for (int id : template.specialIds()) {
-            if (!tokens.containsKey(id)) {
+        for (int id : parts.template().specialIds()) {
+            if (!parts.tokens().containsKey(id)) {
                 throw new IllegalArgumentException("post_processor: special token id " + id
                         + " is not in the vocabulary");
             }
         }
+    }
+
+    Parts parts() {
+        return parts;
     }
 
     private static int checkMaxLength(int maxLength, Template template) {
@@ -65,19 +63,24 @@ final class PipelineTokenizer implements Tokenizer {
 
     @Override
     public Encoding encode(String text) {
+        return encode(text, true);
+    }
+
+    @Override
+    public Encoding encode(String text, boolean addSpecialTokens) {
         Template.Sequence a = sequence(text, "text");
-        int budget = maxLength - template.added(false);
-        return template.apply(a.truncated(budget), null);
+        int budget = maxLength - (addSpecialTokens ? parts.template().added(false) : 0);
+        return parts.template().apply(a.truncated(budget), null, addSpecialTokens);
     }
 
     @Override
     public Encoding encode(String text, String pair) {
         Template.Sequence a = sequence(text, "text");
         Template.Sequence b = sequence(pair, "pair");
-        int budget = maxLength - template.added(true);
+        int budget = maxLength - parts.template().added(true);
         if (budget < 0) {
             throw new IllegalArgumentException("Tokenizer.encode: maxLength " + maxLength + " cannot hold the "
-                    + template.added(true) + " special tokens of a pair");
+                    + parts.template().added(true) + " special tokens of a pair");
         }
         if (a.length() + b.length() > budget) {
             int n1 = Math.min(a.length(), b.length());
@@ -90,7 +93,7 @@ final class PipelineTokenizer implements Tokenizer {
             a = a.truncated(firstIsLonger ? n2 : n1);
             b = b.truncated(firstIsLonger ? n1 : n2);
         }
-        return template.apply(a, b);
+        return parts.template().apply(a, b, true);
     }
 
     private Template.Sequence sequence(String text, String argument) {
@@ -99,23 +102,30 @@ final class PipelineTokenizer implements Tokenizer {
         }
         List<Integer> ids = new ArrayList<>();
         List<String> out = new ArrayList<>();
-        List<String> words = new ArrayList<>();
-        for (AddedTokens.Piece raw : added.splitRaw(text)) {
+        List<PreTokenizer.Split> words = new ArrayList<>();
+        for (AddedTokens.Piece raw : parts.added().splitRaw(text)) {
             if (raw.id() >= 0) {
                 ids.add(raw.id());
                 out.add(raw.text());
                 continue;
             }
-            for (AddedTokens.Piece p : added.splitNormalized(normalizer.apply(raw.text()))) {
+            if (raw.text().isEmpty()) {
+                continue;
+            }
+            for (AddedTokens.Piece p : parts.added().splitNormalized(parts.normalizer().apply(raw.text()))) {
                 if (p.id() >= 0) {
                     ids.add(p.id());
                     out.add(p.text());
                     continue;
                 }
+                if (p.text().isEmpty()) {
+                    continue;
+                }
                 words.clear();
-                preTokenizer.split(p.text(), words);
-                for (String w : words) {
-                    model.encode(w, ids, out);
+                parts.preTokenizer().split(new PreTokenizer.Split(p.text(), raw.start() == 0 && p.start() == 0),
+                        words);
+                for (PreTokenizer.Split w : words) {
+                    parts.model().encode(w.text(), ids, out);
                 }
             }
         }
@@ -124,24 +134,37 @@ final class PipelineTokenizer implements Tokenizer {
 
     @Override
     public String decode(int[] ids) {
-        List<String> parts = new ArrayList<>(ids.length);
+        return decode(ids, true);
+    }
+
+    @Override
+    public String decode(int[] ids, boolean skipSpecialTokens) {
+        List<String> pieces = new ArrayList<>(ids.length);
         for (int id : ids) {
-            String t = tokens.get(id);
+            String t = parts.tokens().get(id);
             if (t == null) {
                 throw new IllegalArgumentException("Tokenizer.decode: id " + id + " is not in the vocabulary of "
                         + vocabSize());
             }
-            if (!specialIds.contains(id)) {
-                parts.add(t);
+            if (!skipSpecialTokens || !specialIds.contains(id)) {
+                pieces.add(t);
             }
         }
-        return decoder.apply(parts);
+        String text = parts.decoder() == null ? String.join(" ", pieces)
+                : String.join("", parts.decoder().decode(pieces));
+        return parts.cleanUp() ? cleanUp(text) : text;
+    }
+
+    /** transformers' {@code clean_up_tokenization}: the spaces BERT-era tokenizers left before punctuation go. */
+    private static String cleanUp(String text) {
+        return text.replace(" .", ".").replace(" ?", "?").replace(" !", "!").replace(" ,", ",")
+                .replace(" ' ", "'").replace(" n't", "n't").replace(" 'm", "'m").replace(" 's", "'s")
+                .replace(" 've", "'ve").replace(" 're", "'re");
     }
 
     @Override
     public Tokenizer withMaxLength(int length) {
-        return new PipelineTokenizer(vocab, tokens, added, normalizer, preTokenizer, model, template, decoder,
-                length, padId);
+        return new PipelineTokenizer(parts, length, padId);
     }
 
     @Override
@@ -151,7 +174,7 @@ final class PipelineTokenizer implements Tokenizer {
 
     @Override
     public int vocabSize() {
-        return tokens.size();
+        return parts.tokens().size();
     }
 
     @Override
@@ -161,12 +184,22 @@ final class PipelineTokenizer implements Tokenizer {
 
     @Override
     public OptionalInt id(String token) {
-        for (AddedTokens.Token t : added.all()) {
+        for (AddedTokens.Token t : parts.added().all()) {
             if (t.content().equals(token)) {
                 return OptionalInt.of(t.id());
             }
         }
-        Integer id = vocab.get(token);
+        Integer id = parts.vocab().get(token);
         return id == null ? OptionalInt.empty() : OptionalInt.of(id);
+    }
+
+    @Override
+    public Optional<String> token(int id) {
+        return Optional.ofNullable(parts.tokens().get(id));
+    }
+
+    @Override
+    public boolean isSpecial(int id) {
+        return specialIds.contains(id);
     }
 }

@@ -7,20 +7,23 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
 import org.attn4j.models.io.Gguf;
 
 /**
  * Text to token ids and back, read from a Hugging Face {@code tokenizer.json} (or a GGUF file's metadata,
- * {@link #fromGguf}): WordPiece (BERT: BertNormalizer,
- * BertPreTokenizer, {@code ##} continuations, {@code [CLS] … [SEP]}) or byte-level BPE (GPT-2), with the file's
- * added tokens, post-processor template and truncation. Pure Java; the ids equal those of Hugging Face's
+ * {@link #fromGguf}): WordPiece (BERT: BertNormalizer, BertPreTokenizer, {@code ##} continuations,
+ * {@code [CLS] … [SEP]}), byte-level BPE (GPT-2, Llama 3, Qwen2: the file's {@code Split} regex, then bytes) or
+ * SentencePiece-style BPE (Llama 2, Mistral, Gemma, Phi-3: {@code ▁} for spaces, {@code <0xNN>} byte fallback), with
+ * the file's added tokens, post-processor template and truncation. Pure Java; the ids equal those of Hugging Face's
  * {@code tokenizers} library for the same file. Immutable and thread-safe.
  *
  * <pre>{@code
  * Tokenizer t = Tokenizer.fromJson(Path.of("tokenizer.json"));
  * Encoding e = t.encode("Hello, world!");            // [CLS] hello , world ! [SEP] → [101, 7592, 1010, 2088, 999, 102]
  * Batch b = t.encodeBatch(List.of("a", "b c"), 128);   // ids, typeIds, attentionMask: [2][4], right-padded
+ * Tokenizer llama = Tokenizer.fromFolder(Path.of("Llama-3.2-1B-Instruct"));  // tokenizer.json + tokenizer_config.json
  * }</pre>
  */
 public interface Tokenizer {
@@ -45,6 +48,24 @@ public interface Tokenizer {
     static Tokenizer fromJson(InputStream in) throws IOException {
         Objects.requireNonNull(in, "Tokenizer.fromJson: argument in is null");
         return TokenizerJson.read(in.readAllBytes(), "tokenizer.json");
+    }
+
+    /**
+     * A model folder's tokenizer as transformers loads it: {@code tokenizer.json} (else GPT-2's {@code vocab.json} +
+     * {@code merges.txt}) with what {@code tokenizer_config.json} adds (see {@link TokenizerConfig}): when
+     * transformers rebuilds the post-processor from {@code add_bos_token} and {@code add_eos_token} (Llama and Gemma
+     * tokenizers, or a file that sets either key), the template becomes {@code [bos] $A [eos]}; decoding cleans up
+     * spaces before punctuation when {@code clean_up_tokenization_spaces} is set. The folder's
+     * {@code added_tokens_decoder} must agree with {@code tokenizer.json}.
+     *
+     * @param folder a Hugging Face model folder
+     * @return its tokenizer
+     * @throws FormatException if the files are not ones attn4j reads, or disagree
+     * @throws IOException if one cannot be read
+     */
+    static Tokenizer fromFolder(Path folder) throws IOException {
+        Objects.requireNonNull(folder, "Tokenizer.fromFolder: argument folder is null");
+        return TokenizerJson.folder(folder, TokenizerConfig.read(folder));
     }
 
     /**
@@ -89,6 +110,16 @@ public interface Tokenizer {
     Encoding encode(String text);
 
     /**
+     * Encodes one text, with the template's special tokens or without them (Hugging Face's
+     * {@code add_special_tokens}; a chat prompt rendered from a template carries its own).
+     *
+     * @param text any text
+     * @param addSpecialTokens whether the post-processor's special tokens (BOS, {@code [CLS]} …) are added
+     * @return its encoding
+     */
+    Encoding encode(String text, boolean addSpecialTokens);
+
+    /**
      * Encodes a pair ({@code [CLS] A [SEP] B [SEP]}, type ids 0 for A and its specials, 1 for B and the last
      * {@code [SEP]}), truncating the longer text first to fit {@link #maxLength()}.
      *
@@ -118,10 +149,18 @@ public interface Tokenizer {
 
     /**
      * @param ids token ids
-     * @return the text they spell (WordPiece: {@code ##} joined, special tokens dropped; BPE: the exact bytes)
+     * @return the text they spell, special tokens dropped (WordPiece: {@code ##} joined; BPE: the exact bytes)
      * @throws IllegalArgumentException if an id is not in the vocabulary
      */
     String decode(int[] ids);
+
+    /**
+     * @param ids token ids
+     * @param skipSpecialTokens whether added tokens marked special ({@code <s>}, {@code <|eot_id|>} …) are dropped
+     * @return the text they spell, through the file's decoder
+     * @throws IllegalArgumentException if an id is not in the vocabulary
+     */
+    String decode(int[] ids, boolean skipSpecialTokens);
 
     /**
      * @param maxLength the most tokens an encoding may have, special tokens included, or
@@ -145,6 +184,18 @@ public interface Tokenizer {
      * @return its id, if the vocabulary or the added tokens have it
      */
     OptionalInt id(String token);
+
+    /**
+     * @param id a token id
+     * @return the token as the vocabulary or the added tokens spell it
+     */
+    Optional<String> token(int id);
+
+    /**
+     * @param id a token id
+     * @return whether it is an added token marked special (dropped by {@link #decode(int[])})
+     */
+    boolean isSpecial(int id);
 
     /** A {@code tokenizer.json} or vocabulary that attn4j cannot read. */
     final class FormatException extends IOException {

@@ -5,19 +5,36 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.text.Normalizer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
+import java.util.regex.Pattern;
 
 /**
  * Reads a Hugging Face {@code tokenizer.json} (or GPT-2's {@code vocab.json} + {@code merges.txt}) into a
  * {@link PipelineTokenizer}, checking every part it uses: a wrong type, a missing token, an id out of range or a
- * component attn4j does not implement is a {@link Tokenizer.FormatException} naming the JSON path.
+ * component attn4j does not implement is a {@link Tokenizer.FormatException} naming the JSON path and, for a
+ * component, its type. The components read:
+ * <ul>
+ *   <li>model: {@code BPE} (unk_token, fuse_unk, byte_fallback, ignore_merges; merges as {@code "a b"} or
+ *       {@code ["a", "b"]}) and {@code WordPiece};</li>
+ *   <li>normalizer: {@code BertNormalizer}, {@code Lowercase}, {@code NFD}/{@code NFC}/{@code NFKD}/{@code NFKC},
+ *       {@code Prepend}, {@code Replace}, {@code Strip}, {@code StripAccents}, {@code Sequence};</li>
+ *   <li>pre_tokenizer: {@code BertPreTokenizer}, {@code ByteLevel}, {@code Split}, {@code Metaspace},
+ *       {@code Digits}, {@code Sequence};</li>
+ *   <li>post_processor: {@code TemplateProcessing}, {@code BertProcessing}, {@code RobertaProcessing},
+ *       {@code ByteLevel} (offsets only), and a {@code Sequence} of them holding at most one template;</li>
+ *   <li>decoder: {@code ByteLevel}, {@code WordPiece}, {@code Metaspace}, {@code Replace}, {@code ByteFallback},
+ *       {@code Fuse}, {@code Strip}, {@code Sequence};</li>
+ *   <li>added_tokens (content, id, lstrip, rstrip, single_word, normalized, special), truncation (longest first
+ *       from the right) and padding's pad_id.</li>
+ * </ul>
  */
 final class TokenizerJson {
     private static final ObjectMapper JSON = JsonMapper.builder()
@@ -29,7 +46,7 @@ final class TokenizerJson {
         this.source = source;
     }
 
-    static Tokenizer read(byte[] bytes, String source) throws Tokenizer.FormatException {
+    static PipelineTokenizer read(byte[] bytes, String source) throws Tokenizer.FormatException {
         TokenizerJson r = new TokenizerJson(source);
         JsonNode root = r.parse(bytes);
         try {
@@ -39,7 +56,50 @@ final class TokenizerJson {
         }
     }
 
-    static Tokenizer gpt2(byte[] vocabJson, String merges, String source) throws Tokenizer.FormatException {
+    /**
+     * @param folder a model folder
+     * @param config its tokenizer_config.json
+     * @return the folder's tokenizer with the configuration applied, as {@link Tokenizer#fromFolder} describes
+     */
+    static Tokenizer folder(Path folder, TokenizerConfig config) throws java.io.IOException {
+        Path json = folder.resolve("tokenizer.json");
+        Path vocab = folder.resolve("vocab.json");
+        Path merges = folder.resolve("merges.txt");
+        PipelineTokenizer base;
+        if (Files.isRegularFile(json)) {
+            base = read(Files.readAllBytes(json), json.toString());
+        } else if (Files.isRegularFile(vocab) && Files.isRegularFile(merges)) {
+            base = gpt2(Files.readAllBytes(vocab), Files.readString(merges), vocab.toString());
+        } else {
+            throw new Tokenizer.FormatException(folder + " has no tokenizer.json and no vocab.json + merges.txt");
+        }
+        for (Map.Entry<Integer, String> e : config.addedTokensDecoder().entrySet()) {
+            String has = base.token(e.getKey()).orElse(null);
+            if (!e.getValue().equals(has)) {
+                throw new Tokenizer.FormatException(config.source() + ": added_tokens_decoder gives id " + e.getKey()
+                        + " to '" + e.getValue() + "', which the tokenizer " + (has == null ? "does not have"
+                        : "gives to '" + has + "'"));
+            }
+        }
+        PipelineTokenizer.Parts parts = base.parts().withCleanUp(config.cleanUpTokenizationSpaces());
+        if (config.rebuildsTemplate()) {
+            parts = parts.withTemplate(Template.bosEos(
+                    config.addsBos() ? special(base, config, "bos_token") : null,
+                    config.addsEos() ? special(base, config, "eos_token") : null));
+        }
+        return new PipelineTokenizer(parts, base.maxLength(), base.padId());
+    }
+
+    private static Template.Piece special(Tokenizer base, TokenizerConfig config, String role)
+            throws Tokenizer.FormatException {
+        String token = config.specialToken(role).orElseThrow(() -> new Tokenizer.FormatException(config.source()
+                + ": add_" + role + " is true but " + role + " is not set"));
+        int id = base.id(token).orElseThrow(() -> new Tokenizer.FormatException(config.source() + ": " + role
+                + " '" + token + "' is not in the tokenizer"));
+        return new Template.Piece(false, false, List.of(id), List.of(token), 0);
+    }
+
+    static PipelineTokenizer gpt2(byte[] vocabJson, String merges, String source) throws Tokenizer.FormatException {
         TokenizerJson r = new TokenizerJson(source);
         Map<String, Integer> vocab = r.vocab(r.parse(vocabJson), "vocab.json");
         List<String[]> pairs = new ArrayList<>();
@@ -61,8 +121,11 @@ final class TokenizerJson {
             added.add(new AddedTokens.Token("<|endoftext|>", eos, false, false, false, false, true));
         }
         try {
-            return r.byteLevelBpe(vocab, pairs, null, false, added, new ByteLevel(false, true), Template.NONE,
-                    Integer.MAX_VALUE, eos == null ? 0 : eos);
+            ByteLevel byteLevel = new ByteLevel(false, true);
+            PipelineTokenizer.Parts parts = new PipelineTokenizer.Parts(vocab, r.inverse(vocab, added),
+                    new AddedTokens(added, UnaryOperator.identity()), UnaryOperator.identity(), byteLevel,
+                    new Bpe(vocab, pairs, null, false, false, false), Template.NONE, byteLevel, false);
+            return new PipelineTokenizer(parts, Integer.MAX_VALUE, eos == null ? 0 : eos);
         } catch (IllegalArgumentException e) {
             throw new Tokenizer.FormatException(source + ": " + e.getMessage(), e);
         }
@@ -82,101 +145,59 @@ final class TokenizerJson {
         }
     }
 
-    private Tokenizer tokenizer(JsonNode root) throws Tokenizer.FormatException {
+    private PipelineTokenizer tokenizer(JsonNode root) throws Tokenizer.FormatException {
         JsonNode model = object(root, "model", "model");
         String type = model.has("type") ? text(model, "type", "model.type")
                 : model.has("merges") ? "BPE" : "WordPiece";
         Map<String, Integer> vocab = vocab(object(model, "vocab", "model.vocab"), "model.vocab");
-        List<AddedTokens.Token> added = addedTokens(root.get("added_tokens"));
+        UnaryOperator<String> normalizer = normalizer(root.get("normalizer"), "normalizer");
+        List<AddedTokens.Token> added = addedTokens(root.get("added_tokens"), vocab);
         int maxLength = truncation(root.get("truncation"));
         int padId = padId(root.get("padding"), vocab);
-        Template template = postProcessor(root.get("post_processor"), vocab, added);
-        switch (type) {
-            case "WordPiece" -> {
-                String unk = optionalText(model, "unk_token", "model.unk_token", "[UNK]");
-                if (!vocab.containsKey(unk)) {
-                    throw error("model.unk_token", "'" + unk + "' is not in the vocabulary");
-                }
-                String prefix = optionalText(model, "continuing_subword_prefix", "model.continuing_subword_prefix",
-                        "##");
-                int maxChars = optionalInt(model, "max_input_chars_per_word", "model.max_input_chars_per_word", 100);
-                String decoderPrefix = prefix;
-                boolean cleanup = true;
-                JsonNode decoder = root.get("decoder");
-                if (decoder != null && !decoder.isNull()) {
-                    String dt = text(decoder, "type", "decoder.type");
-                    if (!dt.equals("WordPiece")) {
-                        throw error("decoder.type", "'" + dt + "' is not supported with a WordPiece model");
-                    }
-                    decoderPrefix = optionalText(decoder, "prefix", "decoder.prefix", prefix);
-                    cleanup = optionalBoolean(decoder, "cleanup", "decoder.cleanup", true);
-                }
-                String dp = decoderPrefix;
-                boolean cl = cleanup;
-                return new PipelineTokenizer(vocab, inverse(vocab, added), new AddedTokens(added),
-                        normalizer(root.get("normalizer"), "normalizer"), preTokenizer(root.get("pre_tokenizer")),
-                        new WordPiece(vocab, unk, prefix, maxChars), template, parts -> WordPiece.decode(parts, dp, cl),
-                        maxLength, padId);
-            }
-            case "BPE" -> {
-                for (String field : List.of("continuing_subword_prefix", "end_of_word_suffix")) {
-                    if (model.hasNonNull(field) && !text(model, field, "model." + field).isEmpty()) {
-                        throw error("model." + field, "is set; attn4j reads byte-level BPE without one");
-                    }
-                }
-                if (model.hasNonNull("dropout") && model.get("dropout").asDouble() != 0) {
-                    throw error("model.dropout", "is set; BPE dropout is for training only");
-                }
-                if (optionalBoolean(model, "byte_fallback", "model.byte_fallback", false)) {
-                    throw error("model.byte_fallback", "is true, which attn4j does not implement");
-                }
-                String unk = model.hasNonNull("unk_token") ? text(model, "unk_token", "model.unk_token") : null;
-                if (unk != null && !vocab.containsKey(unk)) {
-                    throw error("model.unk_token", "'" + unk + "' is not in the vocabulary");
-                }
-                JsonNode merges = model.get("merges");
-                if (merges == null || !merges.isArray()) {
-                    throw error("model.merges", "is not an array");
-                }
-                List<String[]> pairs = new ArrayList<>();
-                for (int i = 0; i < merges.size(); i++) {
-                    pairs.add(merge(merges.get(i), "model.merges[" + i + "]"));
-                }
-                JsonNode pre = root.get("pre_tokenizer");
-                if (pre == null || pre.isNull() || !"ByteLevel".equals(pre.path("type").asText())) {
-                    throw error("pre_tokenizer", "is not ByteLevel; attn4j reads byte-level BPE (GPT-2) only");
-                }
-                if (root.hasNonNull("normalizer")) {
-                    throw error("normalizer", "is set; attn4j reads byte-level BPE without a normalizer");
-                }
-                ByteLevel byteLevel = new ByteLevel(
-                        optionalBoolean(pre, "add_prefix_space", "pre_tokenizer.add_prefix_space", false),
-                        optionalBoolean(pre, "use_regex", "pre_tokenizer.use_regex", true));
-                return byteLevelBpe(vocab, pairs, unk,
-                        optionalBoolean(model, "ignore_merges", "model.ignore_merges", false), added, byteLevel,
-                        template, maxLength, padId);
-            }
-            default -> throw error("model.type", "'" + type + "' is not WordPiece or BPE");
-        }
+        Template template = postProcessor(root.get("post_processor"), "post_processor");
+        PreTokenizer preTokenizer = preTokenizer(root.get("pre_tokenizer"), "pre_tokenizer");
+        Decoder decoder = decoder(root.get("decoder"), "decoder");
+        Model m = switch (type) {
+            case "WordPiece" -> wordPiece(model, vocab);
+            case "BPE" -> bpe(model, vocab);
+            default -> throw error("model.type", "'" + type + "' is not supported; attn4j reads BPE and WordPiece");
+        };
+        return new PipelineTokenizer(new PipelineTokenizer.Parts(vocab, inverse(vocab, added),
+                new AddedTokens(added, normalizer), normalizer, preTokenizer, m, template, decoder, false),
+                maxLength, padId);
     }
 
-    private Tokenizer byteLevelBpe(Map<String, Integer> vocab, List<String[]> merges, String unk, boolean ignore,
-                                   List<AddedTokens.Token> added, ByteLevel byteLevel, Template template,
-                                   int maxLength, int padId) throws Tokenizer.FormatException {
-        Map<String, Map<String, Integer>> ranks = new HashMap<>();
-        for (int i = 0; i < merges.size(); i++) {
-            String a = merges.get(i)[0];
-            String b = merges.get(i)[1];
-            for (String s : new String[] {a, b, a + b}) {
-                if (!vocab.containsKey(s)) {
-                    throw error("merges[" + i + "]", "'" + a + " " + b + "' uses or makes '" + s
-                            + "', which is not in the vocabulary");
-                }
-            }
-            ranks.computeIfAbsent(a, k -> new HashMap<>()).putIfAbsent(b, i);
+    private Model wordPiece(JsonNode model, Map<String, Integer> vocab) throws Tokenizer.FormatException {
+        String unk = optionalText(model, "unk_token", "model.unk_token", "[UNK]");
+        if (!vocab.containsKey(unk)) {
+            throw error("model.unk_token", "'" + unk + "' is not in the vocabulary");
         }
-        return new PipelineTokenizer(vocab, inverse(vocab, added), new AddedTokens(added), UnaryOperator.identity(),
-                byteLevel::split, new Bpe(vocab, ranks, unk, ignore), template, ByteLevel::decode, maxLength, padId);
+        String prefix = optionalText(model, "continuing_subword_prefix", "model.continuing_subword_prefix", "##");
+        int maxChars = optionalInt(model, "max_input_chars_per_word", "model.max_input_chars_per_word", 100);
+        return new WordPiece(vocab, unk, prefix, maxChars);
+    }
+
+    private Model bpe(JsonNode model, Map<String, Integer> vocab) throws Tokenizer.FormatException {
+        for (String field : List.of("continuing_subword_prefix", "end_of_word_suffix")) {
+            if (model.hasNonNull(field) && !text(model, field, "model." + field).isEmpty()) {
+                throw error("model." + field, "is set; attn4j reads BPE without a subword prefix or suffix");
+            }
+        }
+        if (model.hasNonNull("dropout") && model.get("dropout").asDouble() != 0) {
+            throw error("model.dropout", "is " + model.get("dropout") + "; BPE dropout is for training only");
+        }
+        String unk = model.hasNonNull("unk_token") ? text(model, "unk_token", "model.unk_token") : null;
+        JsonNode merges = model.get("merges");
+        if (merges == null || !merges.isArray()) {
+            throw error("model.merges", "is not an array");
+        }
+        List<String[]> pairs = new ArrayList<>(merges.size());
+        for (int i = 0; i < merges.size(); i++) {
+            pairs.add(merge(merges.get(i), "model.merges[" + i + "]"));
+        }
+        return new Bpe(vocab, pairs, unk, optionalBoolean(model, "fuse_unk", "model.fuse_unk", false),
+                optionalBoolean(model, "byte_fallback", "model.byte_fallback", false),
+                optionalBoolean(model, "ignore_merges", "model.ignore_merges", false));
     }
 
     private String[] merge(JsonNode m, String path) throws Tokenizer.FormatException {
@@ -231,7 +252,13 @@ final class TokenizerJson {
         return Map.copyOf(inverse);
     }
 
-    private List<AddedTokens.Token> addedTokens(JsonNode node) throws Tokenizer.FormatException {
+    /**
+     * The added tokens with the ids Hugging Face gives them when it loads the file: a token the model's vocabulary
+     * has keeps that id; any other gets the vocabulary's size, or one more than the largest added id once that
+     * reaches it. A well-formed file writes the same ids; where it does not, Hugging Face's win.
+     */
+    private List<AddedTokens.Token> addedTokens(JsonNode node, Map<String, Integer> vocab)
+            throws Tokenizer.FormatException {
         List<AddedTokens.Token> out = new ArrayList<>();
         if (node == null || node.isNull()) {
             return out;
@@ -249,7 +276,15 @@ final class TokenizerJson {
             if (content.isEmpty()) {
                 throw error(path + ".content", "is empty");
             }
-            out.add(new AddedTokens.Token(content, id(t.path("id"), path + ".id"),
+            id(t.path("id"), path + ".id");
+            Integer known = vocab.get(content);
+            int max = out.stream().mapToInt(AddedTokens.Token::id).max().orElse(-1);
+            int assigned = known != null ? known : max >= vocab.size() ? max + 1 : vocab.size();
+            AddedTokens.Token before = out.stream().filter(x -> x.content().equals(content)).findFirst().orElse(null);
+            if (before != null) {
+                assigned = before.id();
+            }
+            out.add(new AddedTokens.Token(content, assigned,
                     optionalBoolean(t, "lstrip", path + ".lstrip", false),
                     optionalBoolean(t, "rstrip", path + ".rstrip", false),
                     optionalBoolean(t, "single_word", path + ".single_word", false),
@@ -286,22 +321,21 @@ final class TokenizerJson {
         return vocab.getOrDefault("[PAD]", 0);
     }
 
-    private Template postProcessor(JsonNode node, Map<String, Integer> vocab, List<AddedTokens.Token> added)
-            throws Tokenizer.FormatException {
+    private Template postProcessor(JsonNode node, String path) throws Tokenizer.FormatException {
         if (node == null || node.isNull()) {
             return Template.NONE;
         }
-        String type = text(node, "type", "post_processor.type");
+        String type = text(node, "type", path + ".type");
         switch (type) {
             case "ByteLevel" -> {
                 return Template.NONE;
             }
             case "BertProcessing", "RobertaProcessing" -> {
-                Template.Piece cls = special(node.get("cls"), "post_processor.cls", 0);
-                Template.Piece sep = special(node.get("sep"), "post_processor.sep", 0);
+                Template.Piece cls = special(node.get("cls"), path + ".cls", 0);
+                Template.Piece sep = special(node.get("sep"), path + ".sep", 0);
                 Template.Piece a = new Template.Piece(true, false, List.of(), List.of(), 0);
                 if (type.equals("BertProcessing")) {
-                    Template.Piece sep1 = special(node.get("sep"), "post_processor.sep", 1);
+                    Template.Piece sep1 = special(node.get("sep"), path + ".sep", 1);
                     return new Template(List.of(cls, a, sep), List.of(cls, a, sep,
                             new Template.Piece(false, true, List.of(), List.of(), 1), sep1));
                 }
@@ -310,29 +344,49 @@ final class TokenizerJson {
             }
             case "TemplateProcessing" -> {
                 Map<String, Template.Piece> specials = new HashMap<>();
-                JsonNode st = object(node, "special_tokens", "post_processor.special_tokens");
+                JsonNode st = object(node, "special_tokens", path + ".special_tokens");
                 for (Map.Entry<String, JsonNode> e : st.properties()) {
-                    String path = "post_processor.special_tokens['" + e.getKey() + "']";
+                    String at = path + ".special_tokens['" + e.getKey() + "']";
                     JsonNode ids = e.getValue().path("ids");
                     JsonNode tokens = e.getValue().path("tokens");
                     if (!ids.isArray() || !tokens.isArray() || ids.size() != tokens.size()) {
-                        throw error(path, "has no ids and tokens arrays of one length");
+                        throw error(at, "has no ids and tokens arrays of one length");
                     }
                     List<Integer> idList = new ArrayList<>();
                     List<String> tokenList = new ArrayList<>();
                     for (int i = 0; i < ids.size(); i++) {
-                        idList.add(id(ids.get(i), path + ".ids[" + i + "]"));
+                        idList.add(id(ids.get(i), at + ".ids[" + i + "]"));
                         if (!tokens.get(i).isTextual()) {
-                            throw error(path + ".tokens[" + i + "]", "is not a string");
+                            throw error(at + ".tokens[" + i + "]", "is not a string");
                         }
                         tokenList.add(tokens.get(i).asText());
                     }
                     specials.put(e.getKey(), new Template.Piece(false, false, idList, tokenList, 0));
                 }
-                return new Template(template(node.get("single"), "post_processor.single", specials, false),
-                        template(node.get("pair"), "post_processor.pair", specials, true));
+                List<Template.Piece> single = template(node.get("single"), path + ".single", specials, false);
+                JsonNode pair = node.get("pair");
+                List<Template.Piece> pairPieces = pair == null || pair.isNull() || (pair.isArray() && pair.isEmpty())
+                        ? null : template(pair, path + ".pair", specials, true);
+                return new Template(single, pairPieces);
             }
-            default -> throw error("post_processor.type", "'" + type + "' is not supported");
+            case "Sequence" -> {
+                JsonNode list = node.get("processors");
+                if (list == null || !list.isArray()) {
+                    throw error(path + ".processors", "is not an array");
+                }
+                Template found = Template.NONE;
+                for (int i = 0; i < list.size(); i++) {
+                    Template t = postProcessor(list.get(i), path + ".processors[" + i + "]");
+                    if (t != Template.NONE) {
+                        if (found != Template.NONE) {
+                            throw error(path, "holds more than one processor that adds tokens; attn4j reads one");
+                        }
+                        found = t;
+                    }
+                }
+                return found;
+            }
+            default -> throw error(path + ".type", "'" + type + "' is not supported");
         }
     }
 
@@ -398,11 +452,30 @@ final class TokenizerJson {
                 return n::normalize;
             }
             case "Lowercase" -> {
-                return s -> s.toLowerCase(Locale.ROOT);
+                return BertNormalizer::lowercase;
             }
             case "NFD", "NFC", "NFKD", "NFKC" -> {
                 Normalizer.Form form = Normalizer.Form.valueOf(type);
                 return s -> Normalizer.normalize(s, form);
+            }
+            case "Prepend" -> {
+                String prepend = text(node, "prepend", path + ".prepend");
+                return s -> s.isEmpty() ? s : prepend + s;
+            }
+            case "Replace" -> {
+                Pattern pattern = pattern(node, path);
+                String content = text(node, "content", path + ".content");
+                String literal = java.util.regex.Matcher.quoteReplacement(content);
+                return s -> pattern.matcher(s).replaceAll(literal);
+            }
+            case "Strip" -> {
+                boolean left = optionalBoolean(node, "strip_left", path + ".strip_left", true);
+                boolean right = optionalBoolean(node, "strip_right", path + ".strip_right", true);
+                return s -> strip(s, left, right);
+            }
+            case "StripAccents" -> {
+                return s -> s.codePoints().filter(c -> !UnicodeTables.isNonSpacingMark(c))
+                        .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
             }
             case "Sequence" -> {
                 JsonNode list = node.get("normalizers");
@@ -420,19 +493,158 @@ final class TokenizerJson {
         }
     }
 
-    private PipelineTokenizer.PreTokenizer preTokenizer(JsonNode node) throws Tokenizer.FormatException {
+    private static String strip(String s, boolean left, boolean right) {
+        int from = 0;
+        int to = s.length();
+        while (left && from < to && UnicodeTables.isWhitespace(s.codePointAt(from))) {
+            from += Character.charCount(s.codePointAt(from));
+        }
+        while (right && to > from && UnicodeTables.isWhitespace(s.codePointBefore(to))) {
+            to -= Character.charCount(s.codePointBefore(to));
+        }
+        return s.substring(from, to);
+    }
+
+    /** A {@code pattern} of Split or Replace: {@code {"String": "…"}} or {@code {"Regex": "…"}}. */
+    private Pattern pattern(JsonNode node, String path) throws Tokenizer.FormatException {
+        JsonNode p = node.get("pattern");
+        if (p != null && p.isObject() && p.size() == 1 && p.hasNonNull("String")) {
+            return Pattern.compile(Pattern.quote(text(p, "String", path + ".pattern.String")));
+        }
+        if (p != null && p.isObject() && p.size() == 1 && p.hasNonNull("Regex")) {
+            try {
+                return OnigRegex.compile(text(p, "Regex", path + ".pattern.Regex"));
+            } catch (IllegalArgumentException e) {
+                throw error(path + ".pattern.Regex", e.getMessage());
+            }
+        }
+        throw error(path + ".pattern", "is not {\"String\": …} or {\"Regex\": …}");
+    }
+
+    private PreTokenizer preTokenizer(JsonNode node, String path) throws Tokenizer.FormatException {
         if (node == null || node.isNull()) {
-            return (text, words) -> {
-                if (!text.isEmpty()) {
-                    words.add(text);
+            return PreTokenizer.WHOLE;
+        }
+        String type = text(node, "type", path + ".type");
+        switch (type) {
+            case "BertPreTokenizer" -> {
+                return new BertPreTokenizer();
+            }
+            case "ByteLevel" -> {
+                return new ByteLevel(optionalBoolean(node, "add_prefix_space", path + ".add_prefix_space", true),
+                        optionalBoolean(node, "use_regex", path + ".use_regex", true));
+            }
+            case "Split" -> {
+                Pattern p = pattern(node, path);
+                String behavior = text(node, "behavior", path + ".behavior");
+                SplitPreTokenizer.Behavior b = switch (behavior) {
+                    case "Isolated" -> SplitPreTokenizer.Behavior.ISOLATED;
+                    case "Removed" -> SplitPreTokenizer.Behavior.REMOVED;
+                    case "MergedWithPrevious" -> SplitPreTokenizer.Behavior.MERGED_WITH_PREVIOUS;
+                    case "MergedWithNext" -> SplitPreTokenizer.Behavior.MERGED_WITH_NEXT;
+                    case "Contiguous" -> SplitPreTokenizer.Behavior.CONTIGUOUS;
+                    default -> throw error(path + ".behavior", "'" + behavior + "' is not a split behavior");
+                };
+                boolean literal = node.path("pattern").has("String");
+                return new SplitPreTokenizer(literal ? node.path("pattern").path("String").asText() : null,
+                        literal ? null : p, b, optionalBoolean(node, "invert", path + ".invert", false));
+            }
+            case "Metaspace" -> {
+                return metaspace(node, path);
+            }
+            case "Digits" -> {
+                boolean individual = optionalBoolean(node, "individual_digits", path + ".individual_digits", false);
+                return new SplitPreTokenizer(null, Pattern.compile("\\p{N}"), individual
+                        ? SplitPreTokenizer.Behavior.ISOLATED : SplitPreTokenizer.Behavior.CONTIGUOUS, false);
+            }
+            case "Sequence" -> {
+                JsonNode list = node.get("pretokenizers");
+                if (list == null || !list.isArray()) {
+                    throw error(path + ".pretokenizers", "is not an array");
                 }
-            };
+                List<PreTokenizer> stages = new ArrayList<>();
+                for (int i = 0; i < list.size(); i++) {
+                    stages.add(preTokenizer(list.get(i), path + ".pretokenizers[" + i + "]"));
+                }
+                return PreTokenizer.sequence(stages);
+            }
+            default -> throw error(path + ".type", "'" + type + "' is not supported");
         }
-        String type = text(node, "type", "pre_tokenizer.type");
-        if (type.equals("BertPreTokenizer")) {
-            return BertPreTokenizer::split;
+    }
+
+    private Metaspace metaspace(JsonNode node, String path) throws Tokenizer.FormatException {
+        String replacement = optionalText(node, "replacement", path + ".replacement", "\u2581");
+        if (replacement.codePointCount(0, replacement.length()) != 1) {
+            throw error(path + ".replacement", "is '" + replacement + "', not one character");
         }
-        throw error("pre_tokenizer.type", "'" + type + "' is not supported with a WordPiece model");
+        String scheme = optionalText(node, "prepend_scheme", path + ".prepend_scheme", "always");
+        Metaspace.Prepend prepend = switch (scheme) {
+            case "always" -> Metaspace.Prepend.ALWAYS;
+            case "first" -> Metaspace.Prepend.FIRST;
+            case "never" -> Metaspace.Prepend.NEVER;
+            default -> throw error(path + ".prepend_scheme", "'" + scheme + "' is not always, first or never");
+        };
+        if (node.hasNonNull("add_prefix_space")
+                && !optionalBoolean(node, "add_prefix_space", path + ".add_prefix_space", true)) {
+            if (node.hasNonNull("prepend_scheme") && prepend != Metaspace.Prepend.NEVER) {
+                throw error(path + ".add_prefix_space", "is false but prepend_scheme is " + scheme);
+            }
+            prepend = Metaspace.Prepend.NEVER;
+        }
+        return new Metaspace(replacement, prepend, optionalBoolean(node, "split", path + ".split", true));
+    }
+
+    private Decoder decoder(JsonNode node, String path) throws Tokenizer.FormatException {
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        String type = text(node, "type", path + ".type");
+        switch (type) {
+            case "ByteLevel" -> {
+                return new ByteLevel(false, false);
+            }
+            case "WordPiece" -> {
+                String prefix = optionalText(node, "prefix", path + ".prefix", "##");
+                boolean cleanup = optionalBoolean(node, "cleanup", path + ".cleanup", true);
+                return tokens -> List.of(WordPiece.decode(tokens, prefix, cleanup));
+            }
+            case "Metaspace" -> {
+                return metaspace(node, path);
+            }
+            case "Replace" -> {
+                return Decoder.replace(pattern(node, path), text(node, "content", path + ".content"));
+            }
+            case "ByteFallback" -> {
+                return Decoder.byteFallback();
+            }
+            case "Fuse" -> {
+                return Decoder.fuse();
+            }
+            case "Strip" -> {
+                String content = text(node, "content", path + ".content");
+                if (content.codePointCount(0, content.length()) != 1) {
+                    throw error(path + ".content", "is '" + content + "', not one character");
+                }
+                int start = optionalInt(node, "start", path + ".start", 0);
+                int stop = optionalInt(node, "stop", path + ".stop", 0);
+                if (start < 0 || stop < 0) {
+                    throw error(path, "has a negative start or stop");
+                }
+                return Decoder.strip(content.codePointAt(0), start, stop);
+            }
+            case "Sequence" -> {
+                JsonNode list = node.get("decoders");
+                if (list == null || !list.isArray()) {
+                    throw error(path + ".decoders", "is not an array");
+                }
+                List<Decoder> all = new ArrayList<>();
+                for (int i = 0; i < list.size(); i++) {
+                    all.add(decoder(list.get(i), path + ".decoders[" + i + "]"));
+                }
+                return Decoder.sequence(all);
+            }
+            default -> throw error(path + ".type", "'" + type + "' is not supported");
+        }
     }
 
     private JsonNode object(JsonNode parent, String field, String path) throws Tokenizer.FormatException {

@@ -2,6 +2,11 @@
  * Tokenizers read from Hugging Face {@code tokenizer.json}, in pure Java: {@link
  * org.attn4j.models.tokenize.Tokenizer} turns text into an {@link org.attn4j.models.tokenize.Encoding} (ids, type
  * ids, attention mask) or a padded {@link org.attn4j.models.tokenize.Batch}, and ids back into text. WordPiece
- * (BERT) and byte-level BPE (GPT-2) are implemented; their ids equal those of Hugging Face's tokenizers library.
+ * (BERT), byte-level BPE (GPT-2, Llama 3, Qwen2) and SentencePiece-style BPE with byte fallback (Llama 2, Mistral,
+ * Gemma, Phi-3) are implemented, with the normalizers, pre-tokenizers, post-processors and decoders those checkpoints
+ * ship; their ids equal those of Hugging Face's tokenizers library, and any other component is refused by name.
+ * {@link org.attn4j.models.tokenize.TokenizerConfig} adds what {@code tokenizer_config.json} says (BOS/EOS, special
+ * tokens, chat templates) and {@link org.attn4j.models.tokenize.DecodeStream} turns generated ids into text as they
+ * come.
  */
 package org.attn4j.models.tokenize;

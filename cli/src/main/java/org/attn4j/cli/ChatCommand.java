@@ -1,0 +1,173 @@
+package org.attn4j.cli;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.attn4j.api.DType;
+import org.attn4j.models.chat.ChatTemplateException;
+import org.attn4j.models.chat.Message;
+import org.attn4j.models.decoder.ChatModel;
+import org.attn4j.models.decoder.ChatResponse;
+import org.attn4j.models.decoder.ChatSession;
+import org.attn4j.models.decoder.GenerationOptions;
+import org.attn4j.models.decoder.StopReason;
+import org.attn4j.models.tokenize.Tokenizer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code attn4j chat}: talks with a chat checkpoint (a Hugging Face folder with a chat template), streaming each reply
+ * as it is generated and stopping on the checkpoint's end-of-turn and end-of-sequence ids. With {@code --message} it
+ * answers one message and exits; without, it reads messages from standard input, one a line, keeping the
+ * conversation (on a terminal it prompts with {@code > }; {@code /reset} starts over, {@code /exit} or end of input
+ * leaves).
+ */
+@Command(name = "chat", mixinStandardHelpOptions = true,
+        description = {"Chat with a model from a Hugging Face folder whose tokenizer_config.json has a chat template: "
+                + "one message with --message, else a conversation read from standard input (one message a line; "
+                + "/reset starts over, /exit leaves). Replies stream as they are generated and stop on the "
+                + "checkpoint's end-of-turn ids; generation_config.json gives the sampling defaults."},
+        footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input."})
+final class ChatCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--model", paramLabel = "DIR", required = true,
+            description = "a folder with config.json, *.safetensors, tokenizer.json and tokenizer_config.json (with a "
+                    + "chat_template), optionally generation_config.json")
+    private Path model;
+
+    @Option(names = "--message", paramLabel = "TEXT", description = "answer this one message and exit")
+    private String message;
+
+    @Option(names = "--system", paramLabel = "TEXT", description = "a system message to start the conversation with")
+    private String system;
+
+    @Mixin
+    private SamplingOptions sampling;
+
+    @Option(names = "--stats", description = "after each reply, print why it stopped and the token counts on "
+            + "standard error")
+    private boolean stats;
+
+    @Option(names = "--backend", paramLabel = "NAME", description = "the backend to run on (default: the selected one)")
+    private String backend;
+
+    @Override
+    public Integer call() throws IOException {
+        if (!Files.isDirectory(model) || !Files.isRegularFile(model.resolve("config.json"))) {
+            throw new ParameterException(spec.commandLine(), "--model " + model + " is not a model folder (no "
+                    + "config.json)");
+        }
+        if (message != null && message.isBlank()) {
+            throw new ParameterException(spec.commandLine(), "--message is empty; give some text");
+        }
+        BackendChoice choice = BackendChoice.resolve(backend, spec);
+        ChatModel chat;
+        try {
+            chat = ChatModel.load(model, choice.backend(), DType.F32);
+        } catch (IllegalArgumentException | Tokenizer.FormatException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        try (chat; ChatSession session = start(chat)) {
+            if (!chat.generationConfig().unknownKeys().isEmpty()) {
+                spec.commandLine().getErr().println(spec.qualifiedName() + ": " + chat.generationConfig().source()
+                        + " has keys attn4j does not know, ignored: "
+                        + String.join(", ", chat.generationConfig().unknownKeys()));
+            }
+            GenerationOptions options = sampling.apply(chat.defaults(), 512,
+                    chat.generationConfig().maxNewTokens().isPresent(), spec);
+            if (message != null) {
+                try {
+                    reply(chat, session, message, options);
+                } catch (ChatTemplateException e) {
+                    throw new ParameterException(spec.commandLine(), e.getMessage());
+                }
+                return 0;
+            }
+            converse(chat, session, options);
+        }
+        return 0;
+    }
+
+    private ChatSession start(ChatModel chat) {
+        ChatSession session = chat.newSession();
+        if (system != null) {
+            session.add(Message.system(system));
+        }
+        return session;
+    }
+
+    private void converse(ChatModel chat, ChatSession first, GenerationOptions options) throws IOException {
+        boolean terminal = System.console() != null;
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (terminal) {
+            err.println(spec.qualifiedName() + ": " + model.getFileName() + " on " + chat.model().backend().name()
+                    + "; one message a line, /reset starts over, /exit leaves");
+        }
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        ChatSession session = first;
+        try {
+            while (true) {
+                if (terminal) {
+                    out.print("> ");
+                    out.flush();
+                }
+                String line = in.readLine();
+                if (line == null || line.strip().equals("/exit") || line.strip().equals("/quit")) {
+                    return;
+                }
+                if (line.strip().equals("/reset")) {
+                    if (session != first) {
+                        session.close();
+                    }
+                    session = start(chat);
+                    continue;
+                }
+                if (line.isBlank()) {
+                    continue;
+                }
+                try {
+                    reply(chat, session, line, options);
+                } catch (ChatTemplateException e) {
+                    err.println(spec.qualifiedName() + ": " + e.getMessage());
+                    err.flush();
+                }
+            }
+        } finally {
+            if (session != first) {
+                session.close();
+            }
+        }
+    }
+
+    private void reply(ChatModel chat, ChatSession session, String text, GenerationOptions options) {
+        PrintWriter out = spec.commandLine().getOut();
+        ChatResponse r = session.send(text, options, (token, piece) -> {
+            out.print(piece);
+            out.flush();
+            return true;
+        });
+        out.println();
+        out.flush();
+        if (stats) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println(spec.qualifiedName() + ": " + (r.stopReason() == StopReason.STOP_TOKEN ? "stopped at "
+                    + chat.tokenizer().token(r.stopToken()).orElse("id " + r.stopToken()) + " (id " + r.stopToken()
+                    + ")" : r.stopReason() == StopReason.LENGTH ? "stopped at the length limit" : "cancelled")
+                    + "; prompt " + r.promptTokens() + " tokens, reply " + r.completionTokens() + " tokens");
+            err.flush();
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package org.attn4j.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.attn4j.models.tokenize.Tokenizer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code attn4j chat} on the tiny random-weight Llama 3 chat checkpoint of the models module
+ * ({@code generate_chat_model.py}): the one-shot reply is PyTorch's greedy reply up to the stop id of the
+ * checkpoint's generation config, decoded; messages on standard input make a conversation; bad folders, templates
+ * and generation configs are one line and exit code 2.
+ */
+class ChatCommandTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String SYSTEM = "You are a helpful assistant.";
+    private static final String QUESTION = "Hello! What is the capital of France?";
+
+    static Path folder(String name) {
+        try {
+            return Path.of(ChatCommandTest.class.getResource("decoders/" + name).toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static String expectedReply() throws IOException {
+        Path f = folder("llama3_chat_tiny");
+        Map<String, Object> expected = JSON.readValue(f.resolve("expected.json").toFile(), Map.class);
+        int[] ids = ((List<Integer>) expected.get("chat_reply")).stream().mapToInt(Integer::intValue).toArray();
+        return Tokenizer.fromFolder(f).decode(ids);
+    }
+
+    private static Cli withInput(String input, String... args) {
+        InputStream stdin = System.in;
+        try {
+            System.setIn(new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)));
+            return Cli.run(args);
+        } finally {
+            System.setIn(stdin);
+        }
+    }
+
+    @Test
+    void oneMessageGetsPyTorchsGreedyReplyUpToTheCheckpointsStopId() throws IOException {
+        Cli r = Cli.run("chat", "--model", folder("llama3_chat_tiny").toString(), "--system", SYSTEM, "--message",
+                QUESTION, "--temperature", "0", "--stats");
+        assertEquals(0, r.exitCode(), r.transcript());
+        assertEquals(expectedReply() + "\n", r.out(), r.transcript());
+        assertTrue(r.err().startsWith("attn4j chat: stopped at ") && r.err().contains("; prompt 54 tokens, reply 4"
+                + " tokens"), r.transcript());
+    }
+
+    @Test
+    void messagesOnStandardInputMakeAConversation() throws IOException {
+        String[] args = {"chat", "--model", folder("llama3_chat_tiny").toString(), "--system", SYSTEM,
+            "--temperature", "0", "--max-new", "6"};
+        Cli r = withInput(QUESTION + "\n\nAnd of Italy?\n/exit\nnever read\n", args);
+        assertEquals(0, r.exitCode(), r.transcript());
+        List<String> replies = r.out().lines().toList();
+        assertEquals(2, replies.size(), r.transcript());
+        assertEquals(expectedReply(), replies.get(0), r.transcript());
+        Cli again = withInput(QUESTION + "\n/reset\n" + QUESTION + "\n", args);
+        List<String> both = again.out().lines().toList();
+        assertEquals(List.of(replies.get(0), replies.get(0)), both, again.transcript());
+    }
+
+    @Test
+    void theCheckpointsSamplingDefaultsApplyAndRepeatWithASeed() {
+        String[] args = {"chat", "--model", folder("llama3_chat_tiny").toString(), "--message", QUESTION,
+            "--max-new", "8", "--seed", "3"};
+        Cli first = Cli.run(args);
+        Cli second = Cli.run(args);
+        assertEquals(0, first.exitCode(), first.transcript());
+        assertEquals(first.out(), second.out());
+    }
+
+    @Test
+    void badInputIsOneLineAndExitCodeTwo(@TempDir Path tmp) throws IOException {
+        Path noTemplate = folder("gpt2_tiny");
+        Path beams = copy(tmp.resolve("beams"), Map.of(), Map.of("num_beams", 4));
+        Path gemma = copy(tmp.resolve("gemma"), Map.of("chat_template", "{{ bos_token }}{% if messages[0]['role'] =="
+                + " 'system' %}{{ raise_exception('System role not supported') }}{% endif %}"), Map.of());
+        for (Object[] c : List.of(
+                new Object[] {new String[] {"--model", tmp.resolve("missing").toString(), "--message", "hi"},
+                    "not a model folder"},
+                new Object[] {new String[] {"--model", folder("llama3_chat_tiny").toString(), "--message", " "},
+                    "--message is empty"},
+                new Object[] {new String[] {"--model", noTemplate.toString(), "--message", "hi"}, "chat template"},
+                new Object[] {new String[] {"--model", beams.toString(), "--message", "hi"}, "num_beams"},
+                new Object[] {new String[] {"--model", gemma.toString(), "--system", "x", "--message", "hi"},
+                    "raised: System role not supported"},
+                new Object[] {new String[] {"--model", folder("llama3_chat_tiny").toString(), "--message", "hi",
+                    "--top-p", "0"}, "topP"})) {
+            String[] args = Stream.concat(Stream.of("chat"), Stream.of((String[]) c[0])).toArray(String[]::new);
+            Cli r = Cli.run(args);
+            assertEquals(2, r.exitCode(), r.transcript());
+            assertEquals(1, r.err().lines().count(), r.transcript());
+            assertTrue(r.err().contains((String) c[1]), r.transcript());
+            assertEquals("", r.out(), r.transcript());
+        }
+    }
+
+    /** The chat checkpoint copied with some tokenizer_config.json and generation_config.json keys replaced. */
+    private static Path copy(Path target, Map<String, Object> tokenizerConfig, Map<String, Object> generation)
+            throws IOException {
+        Path source = folder("llama3_chat_tiny");
+        Files.createDirectories(target);
+        for (String name : List.of("config.json", "model.safetensors", "tokenizer.json")) {
+            Files.copy(source.resolve(name), target.resolve(name));
+        }
+        for (Map.Entry<String, Map<String, Object>> f : Map.of("tokenizer_config.json", tokenizerConfig,
+                "generation_config.json", generation).entrySet()) {
+            ObjectNode json = (ObjectNode) JSON.readTree(source.resolve(f.getKey()).toFile());
+            f.getValue().forEach((k, v) -> json.set(k, JSON.valueToTree(v)));
+            Files.writeString(target.resolve(f.getKey()), JSON.writeValueAsString(json));
+        }
+        return target;
+    }
+}
