@@ -28,6 +28,8 @@ import org.eclipse.jetty.server.ServerConnector;
  * An HTTP server that speaks OpenAI's API for the models of a {@link ServedModels}, on Javalin (Jetty):
  * <pre>
  *   POST /v1/embeddings        encoders (concurrent requests gathered into one encoder batch)
+ *   POST /v1/completions       decoders (whole or streamed as server-sent events)
+ *   POST /v1/chat/completions  decoders with a chat template
  *   GET  /v1/models            every model; GET /v1/models/{name} one
  *   GET  /health               200 {"status": "ok", ...} while the server runs
  * </pre>
@@ -53,11 +55,16 @@ public final class OpenAiServer implements AutoCloseable {
     private OpenAiServer(ServedModels models, ServerOptions options) {
         this.options = options;
         Map<String, ServedModels.Encoder> encoders = new LinkedHashMap<>();
+        Map<String, ServedModels.Decoder> decoders = new LinkedHashMap<>();
         for (Map.Entry<String, Object> m : models.all().entrySet()) {
             if (m.getValue() instanceof ServedModels.Encoder e) {
                 encoders.put(m.getKey(), e);
+            } else if (m.getValue() instanceof ServedModels.Decoder d) {
+                decoders.put(m.getKey(), d);
             }
         }
+        GenerationScheduler scheduler = new GenerationScheduler(options);
+        GenerationEndpoint generation = new GenerationEndpoint(decoders, scheduler, options, created);
         List<String> names = models.names();
         this.batchers = new LinkedHashMap<>();
         AtomicInteger thread = new AtomicInteger();
@@ -91,6 +98,10 @@ public final class OpenAiServer implements AutoCloseable {
                 g.writeString(n);
             }
             g.writeEndArray();
+            g.writeObjectFieldStart("generations");
+            g.writeNumberField("running", scheduler.running());
+            g.writeNumberField("waiting", scheduler.waiting());
+            g.writeEndObject();
         }));
         app.get("/v1/models", ctx -> json(ctx, 200, g -> {
             g.writeStringField("object", "list");
@@ -127,6 +138,10 @@ public final class OpenAiServer implements AutoCloseable {
                         return null;
                     }, responders));
         });
+        app.post("/v1/completions", ctx -> generation.handle(ctx, JsonRequest.parse(body(ctx)),
+                GenerationEndpoint.Kind.COMPLETION, System.nanoTime() + options.requestTimeout().toNanos()));
+        app.post("/v1/chat/completions", ctx -> generation.handle(ctx, JsonRequest.parse(body(ctx)),
+                GenerationEndpoint.Kind.CHAT, System.nanoTime() + options.requestTimeout().toNanos()));
         app.exception(Exception.class, (e, ctx) -> error(ctx, e));
         app.error(404, ctx -> unmatched(ctx, 404, "invalid_request_error", "Invalid URL (" + ctx.method() + " "
                 + ctx.path() + ")"));
@@ -206,6 +221,9 @@ public final class OpenAiServer implements AutoCloseable {
             g.writeStringField("kind", "embeddings");
             g.writeNumberField("dimensions", e.embedder().dimension());
             g.writeNumberField("max_input_tokens", e.embedder().maxLength());
+        } else if (m instanceof ServedModels.Decoder d) {
+            g.writeStringField("kind", d.chat() != null ? "chat" : "completions");
+            g.writeNumberField("context_length", d.model().config().maxPositions());
         }
     }
 
