@@ -32,6 +32,7 @@ final class EmbeddingBatcher implements AutoCloseable {
     private final long retryAfterSeconds;
     private final Thread worker;
     private Job carried;
+    private volatile int running;
     private volatile boolean closed;
 
     /** One request's texts and where their vectors go. */
@@ -65,6 +66,16 @@ final class EmbeddingBatcher implements AutoCloseable {
                     + " requests wait); retry after " + retryAfterSeconds + " s", retryAfterSeconds);
         }
         return job.result();
+    }
+
+    /** @return the requests waiting for the encoder */
+    int waiting() {
+        return queue.size() + (carried != null ? 1 : 0);
+    }
+
+    /** @return the texts of the batch the encoder runs now, 0 when idle */
+    int running() {
+        return running;
     }
 
     private void run() {
@@ -133,6 +144,7 @@ final class EmbeddingBatcher implements AutoCloseable {
             all.addAll(job.texts());
         }
         List<Embedding> vectors;
+        running = all.size();
         try {
             vectors = embedder.embed(all);
         } catch (RuntimeException | Error e) {
@@ -140,6 +152,8 @@ final class EmbeddingBatcher implements AutoCloseable {
                 job.result().completeExceptionally(e);
             }
             return;
+        } finally {
+            running = 0;
         }
         int from = 0;
         for (Job job : batch) {

@@ -74,6 +74,7 @@ final class GenerationEndpoint {
     private final GenerationScheduler scheduler;
     private final ServerOptions options;
     private final long created;
+    private final java.util.concurrent.atomic.AtomicLong abandoned = new java.util.concurrent.atomic.AtomicLong();
 
     GenerationEndpoint(Map<String, ServedModels.Decoder> decoders, GenerationScheduler scheduler,
                        ServerOptions options, long created) {
@@ -81,6 +82,11 @@ final class GenerationEndpoint {
         this.scheduler = scheduler;
         this.options = options;
         this.created = created;
+    }
+
+    /** @return how many streamed generations stopped early because their client went away */
+    long abandoned() {
+        return abandoned.get();
     }
 
     /** A checked request: what to run and how to answer. */
@@ -318,7 +324,7 @@ final class GenerationEndpoint {
             int vocab = d.model().config().vocabSize();
             ids = new int[p.size()];
             for (int i = 0; i < ids.length; i++) {
-                ids[i] = (int) JsonRequest.integer("prompt[" + i + "]", p.get(i), 0, vocab - 1);
+                ids[i] = (int) JsonRequest.integer("prompt", "prompt[" + i + "]", p.get(i), 0, vocab - 1);
             }
         } else if (p.isArray() && p.size() > 1) {
             throw ApiException.invalid("prompt", "'prompt' holds " + p.size() + " prompts; send one per request");
@@ -459,6 +465,7 @@ final class GenerationEndpoint {
                 String text = run.next(token);
                 if (!text.isEmpty() && !sink.accept(text)) {
                     run.gone = true;
+                    abandoned.incrementAndGet();
                     return false;
                 }
                 if (run.stops.stopped()) {

@@ -62,7 +62,8 @@ final class GenerationScheduler {
          * @throws ApiException 503 if the deadline passes first
          */
         void start(long deadlineNanos) throws InterruptedException {
-            if (!slots.tryAcquire(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+            if (deadlineNanos - System.nanoTime() <= 0
+                    || !slots.tryAcquire(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                 throw ApiException.timeout("The request waited past the server's per-request timeout for a "
                         + "generation slot");
             }
@@ -85,7 +86,8 @@ final class GenerationScheduler {
          * @throws ApiException 503 if the deadline passes first
          */
         void takeTurn(long deadlineNanos) throws InterruptedException {
-            if (!turn.tryAcquire(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+            if (deadlineNanos - System.nanoTime() <= 0
+                    || !turn.tryAcquire(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                 throw ApiException.timeout("The request ran past the server's per-request timeout");
             }
             turnHeld = true;

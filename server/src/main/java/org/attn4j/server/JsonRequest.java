@@ -151,15 +151,19 @@ final class JsonRequest {
         if (v == null) {
             return otherwise;
         }
-        return integer(name, v, min, max);
+        return integer(name, name, v, min, max);
     }
 
-    static long integer(String name, JsonNode v, long min, long max) {
+    /**
+     * @param param the parameter an error names
+     * @param label how the value is called in the message ({@code prompt[3]})
+     */
+    static long integer(String param, String label, JsonNode v, long min, long max) {
         if (!v.isIntegralNumber() && !(v.isNumber() && v.doubleValue() == Math.rint(v.doubleValue()))) {
-            throw ApiException.invalid(name, "'" + name + "' must be an integer, not " + kind(v));
+            throw ApiException.invalid(param, "'" + label + "' must be an integer, not " + kind(v));
         }
         if (!v.canConvertToLong() || v.longValue() < min || v.longValue() > max) {
-            throw ApiException.invalid(name, "'" + name + "' is " + v + "; it must lie in [" + min + ", " + max
+            throw ApiException.invalid(param, "'" + label + "' is " + v + "; it must lie in [" + min + ", " + max
                     + "]");
         }
         return v.longValue();

@@ -31,11 +31,14 @@ import org.eclipse.jetty.server.ServerConnector;
  *   POST /v1/completions       decoders (whole or streamed as server-sent events)
  *   POST /v1/chat/completions  decoders with a chat template
  *   GET  /v1/models            every model; GET /v1/models/{name} one
- *   GET  /health               200 {"status": "ok", ...} while the server runs
+ *   GET  /health               200 while the server runs: {"status": "ok", "models": [...],
+ *                              "embeddings": {"running": texts, "waiting": requests},
+ *                              "generations": {"running", "waiting", "abandoned": streams whose client left}}
  * </pre>
  * Every error is OpenAI's error object ({@code {"error": {"message", "type", "param", "code"}}}) with its status:
  * 400 a malformed body or a wrong parameter (named in {@code param}), 404 an unknown model or URL, 405 a wrong
- * method, 413 a body over {@link ServerOptions#maxBodyBytes()}, 429 a full queue (with {@code Retry-After}), 500 a
+ * method, 408 a body that stopped coming (see {@link ServerOptions#idleTimeout()}), 413 a body over
+ * {@link ServerOptions#maxBodyBytes()}, 429 a full queue (with {@code Retry-After}), 500 a
  * failure of the server, 503 a request past {@link ServerOptions#requestTimeout()}. It binds
  * {@link ServerOptions#host()}, {@code 127.0.0.1} unless told otherwise, and needs no authentication: any
  * {@code Authorization} header is accepted and ignored.
@@ -98,9 +101,14 @@ public final class OpenAiServer implements AutoCloseable {
                 g.writeString(n);
             }
             g.writeEndArray();
+            g.writeObjectFieldStart("embeddings");
+            g.writeNumberField("running", batchers.values().stream().mapToInt(EmbeddingBatcher::running).sum());
+            g.writeNumberField("waiting", batchers.values().stream().mapToInt(EmbeddingBatcher::waiting).sum());
+            g.writeEndObject();
             g.writeObjectFieldStart("generations");
             g.writeNumberField("running", scheduler.running());
             g.writeNumberField("waiting", scheduler.waiting());
+            g.writeNumberField("abandoned", generation.abandoned());
             g.writeEndObject();
         }));
         app.get("/v1/models", ctx -> json(ctx, 200, g -> {
@@ -234,13 +242,21 @@ public final class OpenAiServer implements AutoCloseable {
         if (declared > max) {
             throw tooLarge(declared + " bytes");
         }
+        byte[] bytes;
         try (InputStream in = ctx.req().getInputStream()) {
-            byte[] bytes = in.readNBytes((int) max + 1);
-            if (bytes.length > max) {
-                throw tooLarge("more than " + max + " bytes");
-            }
-            return bytes;
+            bytes = in.readNBytes((int) max + 1);
+        } catch (IOException e) {
+            throw ApiException.of(408, "invalid_request_error", "request_timeout", "The request body could not be "
+                    + "read to its end: " + rootMessage(e));
         }
+        if (bytes.length > max) {
+            throw tooLarge("more than " + max + " bytes");
+        }
+        if (declared >= 0 && bytes.length < declared) {
+            throw ApiException.invalid(null, "The request body ended after " + bytes.length + " of the "
+                    + declared + " bytes its Content-Length announced");
+        }
+        return bytes;
     }
 
     private ApiException tooLarge(String size) {
