@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "attn4j", mixinStandardHelpOptions = true, versionProvider = Attn4jCommand.Version.class,
         description = "Transformer attention for the JVM with pluggable backends.",
         subcommands = {DemoCommand.class, EmbedCommand.class, BackendsCommand.class, TckCommand.class,
-                GenerateCommand.class, ChatCommand.class},
+                GenerateCommand.class, ChatCommand.class, ServeCommand.class},
         footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input.",
                 "Choose a backend with --backend, -Dattn4j.backend=NAME or ATTN4J_BACKEND=NAME."})
 final class Attn4jCommand implements Callable<Integer> {

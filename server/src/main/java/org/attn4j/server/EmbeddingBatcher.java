@@ -11,8 +11,9 @@ import org.attn4j.models.embed.SentenceEmbedder;
 
 /**
  * Gathers the texts of concurrent embeddings requests into one encoder call. One worker thread per encoder takes
- * the oldest waiting request, then every request already waiting and those that arrive within the batch window,
- * while the texts fit in {@code maxBatchTexts} (a request is never split; one larger than the limit runs alone), and
+ * the oldest waiting request, then every request already waiting, then those that keep arriving, each within one
+ * batch window of the last (at most 10 windows in all), while the texts fit in {@code maxBatchTexts} (a request is
+ * never split; one larger than the limit runs alone), and
  * runs {@link SentenceEmbedder#embed} on all of them at once, which sorts them by length and pads each batch to its
  * longest. Under load the requests that arrive while a batch runs form the next one, so the encoder runs full
  * batches; a request that comes alone runs alone, after the window.
@@ -25,6 +26,9 @@ import org.attn4j.models.embed.SentenceEmbedder;
  * or whose client gave up ({@link CompletableFuture#cancel}) before their batch starts are dropped unrun.
  */
 final class EmbeddingBatcher implements AutoCloseable {
+    /** The longest a batch waits for company, in windows. */
+    private static final int WINDOWS = 10;
+
     private final SentenceEmbedder embedder;
     private final int maxBatchTexts;
     private final long windowNanos;
@@ -103,14 +107,17 @@ final class EmbeddingBatcher implements AutoCloseable {
         }
         batch.add(first);
         int texts = first.texts().size();
-        long until = System.nanoTime() + windowNanos;
+        long now = System.nanoTime();
+        long cap = now + WINDOWS * windowNanos;
+        long until = now + windowNanos;
         while (texts < maxBatchTexts) {
             Job next = queue.poll();
             if (next == null) {
-                long wait = until - System.nanoTime();
+                long wait = Math.min(until, cap) - System.nanoTime();
                 if (wait <= 0 || (next = queue.poll(wait, TimeUnit.NANOSECONDS)) == null) {
                     break;
                 }
+                until = System.nanoTime() + windowNanos;
             }
             if (!live(next)) {
                 continue;
