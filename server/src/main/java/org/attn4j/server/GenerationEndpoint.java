@@ -135,7 +135,8 @@ final class GenerationEndpoint {
             context = new int[0];
         } else {
             prompt = prompt(d, r.get("prompt"));
-            context = new int[] {prompt[prompt.length - 1]};
+            int last = prompt[prompt.length - 1];
+            context = d.tokenizer().token(last).isPresent() ? new int[] {last} : new int[0];
         }
         int positions = d.model().config().maxPositions();
         if (prompt.length >= positions) {
