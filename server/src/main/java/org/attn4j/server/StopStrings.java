@@ -3,8 +3,9 @@ package org.attn4j.server;
 import java.util.List;
 
 /**
- * OpenAI's {@code stop}: the generated text ends before the first occurrence of any stop string, which is not
- * returned. Text is passed on as it comes, except a tail that could still become a stop string, which is held until
+ * OpenAI's {@code stop}: the generated text ends before the first stop string to be completed (the earliest end;
+ * of two that end together, the longer), which is not returned; generation stops there, so what might follow is
+ * never generated. Text is passed on as it comes, except a tail that could still become a stop string, which is held until
  * the next piece decides it; so a stop string never starts in text already passed on. Not thread-safe: one per
  * generation.
  */
@@ -31,10 +32,13 @@ final class StopStrings {
         text.append(piece);
         int end = text.length();
         int first = -1;
+        int firstEnd = Integer.MAX_VALUE;
         for (String s : stops) {
             int at = text.indexOf(s, passed);
-            if (at >= 0 && (first < 0 || at < first)) {
+            int e = at + s.length();
+            if (at >= 0 && (e < firstEnd || (e == firstEnd && at < first))) {
                 first = at;
+                firstEnd = e;
             }
         }
         if (first >= 0) {

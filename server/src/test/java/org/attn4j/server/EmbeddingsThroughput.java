@@ -26,8 +26,8 @@ public final class EmbeddingsThroughput {
         Backend backend = Backends.load(args.length > 2 ? args[2] : "ejml");
         int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 3;
         List<String> texts = EmbeddingsLoad.texts(clients * requests);
-        try (SentenceEmbedder embedder = SentenceEmbedder.loadDefault(backend, EmbeddingOptions.defaults());
-             ServedModels models = new ServedModels().addEncoder(Fixtures.MINILM, embedder);
+        SentenceEmbedder embedder = SentenceEmbedder.loadDefault(backend, EmbeddingOptions.defaults());
+        try (ServedModels models = new ServedModels().addEncoder(Fixtures.MINILM, embedder);
              OpenAiServer server = OpenAiServer.start(models, ServerOptions.defaults().withPort(0))) {
             List<float[]> expected = new ArrayList<>();
             double inProcess = 0;
