@@ -73,15 +73,13 @@ final class GenerationEndpoint {
     private final Map<String, ServedModels.Decoder> decoders;
     private final GenerationScheduler scheduler;
     private final ServerOptions options;
-    private final long created;
     private final java.util.concurrent.atomic.AtomicLong abandoned = new java.util.concurrent.atomic.AtomicLong();
 
     GenerationEndpoint(Map<String, ServedModels.Decoder> decoders, GenerationScheduler scheduler,
-                       ServerOptions options, long created) {
+                       ServerOptions options) {
         this.decoders = decoders;
         this.scheduler = scheduler;
         this.options = options;
-        this.created = created;
     }
 
     /** @return how many streamed generations stopped early because their client went away */
@@ -91,7 +89,7 @@ final class GenerationEndpoint {
 
     /** A checked request: what to run and how to answer. */
     private record Plan(ServedModels.Decoder decoder, int[] prompt, int[] context, GenerationOptions options,
-                        List<String> stops, boolean stream, boolean usageChunk, boolean tokenIds) {
+                        List<String> stops, boolean stream, boolean usageChunk, boolean tokenIds, long created) {
     }
 
     /**
@@ -199,7 +197,8 @@ final class GenerationEndpoint {
             throw ApiException.invalid("return_token_ids", "'return_token_ids' is only given without streaming");
         }
         r.string("user", null);
-        return new Plan(d, prompt, context, o, stops(r.get("stop")), stream, usage, ids);
+        return new Plan(d, prompt, context, o, stops(r.get("stop")), stream, usage, ids,
+                System.currentTimeMillis() / 1000);
     }
 
     private static void refuseUnsupported(JsonRequest r, Kind kind) {
@@ -614,7 +613,7 @@ final class GenerationEndpoint {
     private void head(JsonGenerator w, String id, String object, Plan plan) throws IOException {
         w.writeStringField("id", id);
         w.writeStringField("object", object);
-        w.writeNumberField("created", created);
+        w.writeNumberField("created", plan.created());
         w.writeStringField("model", plan.decoder().name());
         w.writeNullField("system_fingerprint");
     }

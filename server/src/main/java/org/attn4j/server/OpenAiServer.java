@@ -67,7 +67,7 @@ public final class OpenAiServer implements AutoCloseable {
             }
         }
         GenerationScheduler scheduler = new GenerationScheduler(options);
-        GenerationEndpoint generation = new GenerationEndpoint(decoders, scheduler, options, created);
+        GenerationEndpoint generation = new GenerationEndpoint(decoders, scheduler, options);
         List<String> names = models.names();
         this.batchers = new LinkedHashMap<>();
         AtomicInteger thread = new AtomicInteger();
