@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "attn4j", mixinStandardHelpOptions = true, versionProvider = Attn4jCommand.Version.class,
         description = "Transformer attention for the JVM with pluggable backends.",
         subcommands = {DemoCommand.class, EmbedCommand.class, RerankCommand.class, BackendsCommand.class,
-                TckCommand.class, GenerateCommand.class, ChatCommand.class},
+                TckCommand.class, GenerateCommand.class, ChatCommand.class, ServeCommand.class},
         footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input.",
                 "Choose a backend with --backend, -Dattn4j.backend=NAME or ATTN4J_BACKEND=NAME.",
                 "Backend jars: --backend-jar PATH, or put them in the folder 'backends' next to attn4j.jar."})

@@ -121,6 +121,8 @@ final class VectorModuleRelaunch {
                 .redirectOutput(ProcessBuilder.Redirect.INHERIT);
         builder.environment().put(MARKER, "1");
         Process process = builder.start();
+        Thread stop = new Thread(() -> stop(process), "attn4j-relaunch-stop");
+        Runtime.getRuntime().addShutdownHook(stop);
         Thread copier = new Thread(() -> copyWithoutIncubatorWarning(process.getErrorStream(), err),
                 "attn4j-relaunch-stderr");
         copier.start();
@@ -132,6 +134,18 @@ final class VectorModuleRelaunch {
             } catch (InterruptedException e) {
                 process.destroy();
             }
+        }
+    }
+
+    /** Ends the new JVM when this one is stopped (SIGTERM, Ctrl-C), so that none outlives it (a server, say). */
+    private static void stop(Process process) {
+        process.destroy();
+        try {
+            if (!process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
         }
     }
 

@@ -13,6 +13,8 @@
  *   <li>{@code attn4j backends}: every backend provider found, whether it is usable and why, its capabilities and
  *   priority.</li>
  *   <li>{@code attn4j tck}: runs the technology compatibility kit and prints its conformance table.</li>
+ *   <li>{@code attn4j serve}: serves models over OpenAI's HTTP API ({@link org.attn4j.server.OpenAiServer}) until it
+ *   is stopped.</li>
  * </ul>
  *
  * <p>Exit codes: 0 success, 1 failure (a backend that cannot run, a failing kit, an I/O error), 2 bad input (an

@@ -23,8 +23,8 @@ class CommandLineTest {
     void noCommandIsAOneLineUsageError() {
         Cli r = Cli.run();
         assertEquals(2, r.exitCode(), r.transcript());
-        assertEquals("attn4j: a command is required: demo, embed, rerank, backends, tck, generate, chat (see 'attn4j"
-                + " --help')",
+        assertEquals("attn4j: a command is required: demo, embed, rerank, backends, tck, generate, chat, serve (see"
+                + " 'attn4j --help')",
                 r.err().strip(), r.transcript());
     }
 

@@ -230,6 +230,40 @@ class ShadedJarIT {
     }
 
     @Test
+    void serveAnswersOverHttpAndStopsWithItsJvm() throws Exception {
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                jar.toString(), "serve", "--port", "0", "--backend", "ejml");
+        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectError(dir.resolve("stderr.txt")
+                .toFile()).start();
+        try (java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+                java.nio.charset.StandardCharsets.UTF_8))) {
+            String line = out.readLine();
+            while (line != null && !line.startsWith("listening on ")) {
+                line = out.readLine();
+            }
+            assertNotNull(line, "serve ended before listening: " + Files.readString(dir.resolve("stderr.txt")));
+            String base = line.substring("listening on ".length(), line.indexOf(' ', "listening on ".length()));
+            java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/embeddings"))
+                            .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                                    "{\"model\": \"all-minilm-l6-v2\", \"input\": \"hello\"}")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode(), r.body());
+            assertTrue(r.body().contains("\"prompt_tokens\":3"), r.body());
+            List<ProcessHandle> children = p.descendants().toList();
+            p.destroy();
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "serve did not stop on SIGTERM");
+            for (ProcessHandle child : children) {
+                assertTrue(child.onExit().get(60, TimeUnit.SECONDS) != null, "the relaunched JVM outlived serve");
+            }
+            String err = Files.readString(dir.resolve("stderr.txt"));
+            assertTrue(err.isEmpty(), err);
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
     void badInputExitsTwoWithOneLine() throws Exception {
         Run r = java("demo", "--text", "");
         assertEquals(2, r.exitCode(), r.transcript());

@@ -39,6 +39,7 @@ public final class SentenceEmbedder implements AutoCloseable {
     private final BertModel model;
     private final Parameters parameters;
     private final Tokenizer tokenizer;
+    private final Tokenizer untruncated;
     private final Pooling pooling;
     private final boolean normalize;
     private final int maxLength;
@@ -64,6 +65,7 @@ public final class SentenceEmbedder implements AutoCloseable {
         }
         this.tokenizer = tokenizer.withMaxLength(maxLength);
         this.specialTokens = this.tokenizer.encode("").length();
+        this.untruncated = tokenizer.withMaxLength(Integer.MAX_VALUE);
         this.pooling = options.pooling().orElse(folder.pooling() == null ? Pooling.MEAN : folder.pooling());
         this.poolingStatedBy = options.pooling().isPresent() ? "the options" : folder.statedBy();
         this.normalize = options.normalize().orElse(folder.normalize() == null || folder.normalize());
@@ -256,6 +258,17 @@ public final class SentenceEmbedder implements AutoCloseable {
      */
     public List<String> tokens(String text) {
         return tokenizer.encode(text).tokens();
+    }
+
+    /**
+     * How long a text is before truncation, so that a caller can refuse a text that {@link #embed} would cut short.
+     *
+     * @param text a text
+     * @return its number of tokens without truncation, {@code [CLS]} and {@code [SEP]} included; more than
+     *     {@link #maxLength()} when {@link #embed} would read only its first {@link #maxLength()} tokens
+     */
+    public int tokenCount(String text) {
+        return untruncated.encode(text).length();
     }
 
     /**

@@ -116,6 +116,18 @@ class SentenceEmbedderTest {
     }
 
     @Test
+    void tokenCountIsTheLengthBeforeTruncation() throws IOException {
+        try (SentenceEmbedder e = SentenceEmbedder.load(tiny(), Backends.load("ejml"),
+                EmbeddingOptions.defaults().withMaxLength(5))) {
+            assertEquals(9, e.tokenCount(TEXTS.get(0)));
+            assertEquals(5, e.embed(TEXTS.get(0)).ids().length);
+            assertEquals(2, e.tokenCount(""));
+            assertEquals(4, e.tokenCount("running"));
+            assertEquals(e.embed("running").ids().length, e.tokenCount("running"));
+        }
+    }
+
+    @Test
     void theFolderDecidesPoolingAndNormalisationUnlessTheOptionsDo() throws IOException {
         Backend ejml = Backends.load("ejml");
         try (SentenceEmbedder e = SentenceEmbedder.load(tiny(), ejml, EmbeddingOptions.defaults())) {

@@ -1,0 +1,243 @@
+package org.attn4j.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.attn4j.models.embed.EmbeddingOptions;
+import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.server.OpenAiServer;
+import org.attn4j.server.ServedModels;
+import org.attn4j.server.ServerOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code attn4j serve}: the {@code attn4j-server} OpenAI-compatible HTTP server for one or more models, until the
+ * process is stopped (Ctrl-C, SIGTERM) or the thread running it is interrupted.
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = {"Serve models over OpenAI's HTTP API: /v1/embeddings (encoders), /v1/completions (decoders), "
+                + "/v1/chat/completions (decoders with a chat template), /v1/models, /health. Without --model it "
+                + "serves the embedded all-MiniLM-L6-v2 as all-minilm-l6-v2. Binds 127.0.0.1 unless --host says "
+                + "otherwise."},
+        footer = {"", "Exit codes: 0 stopped, 1 failure (the address cannot be bound), 2 bad input."})
+final class ServeCommand implements Callable<Integer> {
+    static final String DEFAULT_MODEL = "all-minilm-l6-v2";
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--model", paramLabel = "[NAME=]PATH",
+            description = {"a model to serve, under NAME (default: the folder's or file's name): a Hugging Face "
+                    + "folder (an encoder, or a decoder of a family attn4j reads), or a .gguf decoder; repeatable"})
+    private List<String> models = new ArrayList<>();
+
+    @Option(names = "--matryoshka", paramLabel = "NAME=D,D,...",
+            description = {"sizes an encoder's model card allows its vectors to be cut to ('dimensions'); "
+                    + "repeatable"})
+    private List<String> matryoshka = new ArrayList<>();
+
+    @Option(names = "--backend", paramLabel = "NAME", description = "the backend to run on (default: the selected one)")
+    private String backend;
+
+    @Option(names = "--host", paramLabel = "H", defaultValue = "127.0.0.1",
+            description = "the address to bind (default: ${DEFAULT-VALUE}, this machine only; 0.0.0.0 for every "
+                    + "interface)")
+    private String host;
+
+    @Option(names = "--port", paramLabel = "N", defaultValue = "8080",
+            description = "the TCP port, 0 for any free one (default: ${DEFAULT-VALUE})")
+    private int port;
+
+    @Option(names = "--max-body-bytes", paramLabel = "N", description = "the largest request body (default: 4194304)")
+    private Long maxBodyBytes;
+
+    @Option(names = "--max-inputs", paramLabel = "N", description = "the most texts in one embeddings request "
+            + "(default: 2048)")
+    private Integer maxInputs;
+
+    @Option(names = "--max-batch-texts", paramLabel = "N", description = "the most texts an encoder runs at once, "
+            + "gathered across requests (default: 64)")
+    private Integer maxBatchTexts;
+
+    @Option(names = "--batch-window-ms", paramLabel = "MS", description = "how long a batch waits for more requests "
+            + "(default: 2)")
+    private Long batchWindowMillis;
+
+    @Option(names = "--max-queued-embeddings", paramLabel = "N", description = "embeddings requests that may wait; "
+            + "more get 429 (default: 256)")
+    private Integer maxQueuedEmbeddings;
+
+    @Option(names = "--max-active-generations", paramLabel = "N", description = "generations that take turns "
+            + "token by token (default: 4)")
+    private Integer maxActiveGenerations;
+
+    @Option(names = "--max-queued-generations", paramLabel = "N", description = "generations that may wait for a "
+            + "turn; more get 429 (default: 16)")
+    private Integer maxQueuedGenerations;
+
+    @Option(names = "--max-tokens", paramLabel = "N", description = "the most new tokens a request may ask for "
+            + "(default: 4096)")
+    private Integer maxTokens;
+
+    @Option(names = "--request-timeout-s", paramLabel = "S", description = "the longest a request may take, waiting "
+            + "included (default: 120)")
+    private Long requestTimeoutSeconds;
+
+    @Option(names = "--idle-timeout-s", paramLabel = "S", description = "how long a silent connection stays open "
+            + "(default: 30)")
+    private Long idleTimeoutSeconds;
+
+    @Option(names = "--retry-after-s", paramLabel = "S", description = "the Retry-After of a 429 (default: 1)")
+    private Long retryAfterSeconds;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        ServerOptions options = options();
+        Map<String, Path> named = named();
+        Map<String, int[]> sizes = sizes(named);
+        BackendChoice choice = BackendChoice.resolve(backend, spec);
+        PrintWriter out = spec.commandLine().getOut();
+        try (ServedModels served = new ServedModels()) {
+            if (named.isEmpty()) {
+                served.addEncoder(DEFAULT_MODEL, SentenceEmbedder.loadDefault(choice.backend(),
+                        EmbeddingOptions.defaults()), sizes.getOrDefault(DEFAULT_MODEL, new int[0]));
+            }
+            for (Map.Entry<String, Path> m : named.entrySet()) {
+                try {
+                    served.load(m.getKey(), m.getValue(), choice.backend(), sizes.getOrDefault(m.getKey(),
+                            new int[0]));
+                } catch (IOException | IllegalArgumentException e) {
+                    throw new ParameterException(spec.commandLine(), "--model " + m.getKey() + "=" + m.getValue()
+                            + ": " + e.getMessage());
+                }
+            }
+            CountDownLatch stopped = new CountDownLatch(1);
+            try (OpenAiServer server = OpenAiServer.start(served, options)) {
+                Thread hook = new Thread(() -> {
+                    server.close();
+                    stopped.countDown();
+                }, "attn4j-serve-stop");
+                Runtime.getRuntime().addShutdownHook(hook);
+                out.println("attn4j serve: " + String.join(", ", served.names()) + " on " + choice.backend().name()
+                        + " (" + choice.reason() + ")");
+                out.println("listening on " + server.baseUri() + " (Ctrl-C stops)");
+                out.flush();
+                try {
+                    stopped.await();
+                } finally {
+                    try {
+                        Runtime.getRuntime().removeShutdownHook(hook);
+                    } catch (IllegalStateException shuttingDown) {
+                        stopped.await();
+                    }
+                }
+            } catch (InterruptedException e) {
+                out.println("attn4j serve: stopped");
+                out.flush();
+            }
+        }
+        return 0;
+    }
+
+    private ServerOptions options() {
+        try {
+            ServerOptions o = ServerOptions.defaults().withHost(host).withPort(port);
+            if (maxBodyBytes != null) {
+                o = o.withMaxBodyBytes(maxBodyBytes);
+            }
+            if (maxInputs != null) {
+                o = o.withMaxInputs(maxInputs);
+            }
+            if (maxBatchTexts != null) {
+                o = o.withMaxBatchTexts(maxBatchTexts);
+            }
+            if (batchWindowMillis != null) {
+                o = o.withBatchWindow(Duration.ofMillis(batchWindowMillis));
+            }
+            if (maxQueuedEmbeddings != null) {
+                o = o.withMaxQueuedEmbeddings(maxQueuedEmbeddings);
+            }
+            if (maxActiveGenerations != null) {
+                o = o.withMaxActiveGenerations(maxActiveGenerations);
+            }
+            if (maxQueuedGenerations != null) {
+                o = o.withMaxQueuedGenerations(maxQueuedGenerations);
+            }
+            if (maxTokens != null) {
+                o = o.withMaxTokens(maxTokens);
+            }
+            if (requestTimeoutSeconds != null) {
+                o = o.withRequestTimeout(Duration.ofSeconds(requestTimeoutSeconds));
+            }
+            if (idleTimeoutSeconds != null) {
+                o = o.withIdleTimeout(Duration.ofSeconds(idleTimeoutSeconds));
+            }
+            if (retryAfterSeconds != null) {
+                o = o.withRetryAfter(Duration.ofSeconds(retryAfterSeconds));
+            }
+            return o;
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage().replace("ServerOptions.with", "option "));
+        }
+    }
+
+    /** @return each --model's name and path, in order; a name twice is bad input */
+    private Map<String, Path> named() {
+        Map<String, Path> out = new LinkedHashMap<>();
+        for (String m : models) {
+            int eq = m.indexOf('=');
+            String name;
+            Path path;
+            if (eq > 0 && !java.nio.file.Files.exists(Path.of(m))) {
+                name = m.substring(0, eq);
+                path = Path.of(m.substring(eq + 1));
+            } else {
+                path = Path.of(m);
+                Path file = path.toAbsolutePath().normalize().getFileName();
+                name = file == null ? m : file.toString().replaceFirst("\\.gguf$", "");
+            }
+            if (!java.nio.file.Files.exists(path)) {
+                throw new ParameterException(spec.commandLine(), "--model " + m + ": " + path + " does not exist");
+            }
+            if (out.put(name, path) != null) {
+                throw new ParameterException(spec.commandLine(), "--model: the name '" + name + "' is given twice; "
+                        + "name the models with NAME=PATH");
+            }
+        }
+        return out;
+    }
+
+    /** @return each --matryoshka's sizes by model name */
+    private Map<String, int[]> sizes(Map<String, Path> named) {
+        Map<String, int[]> out = new LinkedHashMap<>();
+        for (String m : matryoshka) {
+            int eq = m.indexOf('=');
+            String name = eq > 0 ? m.substring(0, eq) : "";
+            boolean known = named.isEmpty() ? name.equals(DEFAULT_MODEL) : named.containsKey(name);
+            if (!known) {
+                throw new ParameterException(spec.commandLine(), "--matryoshka " + m + ": give NAME=D,D,... with "
+                        + "the name of a served model");
+            }
+            try {
+                out.put(name, Arrays.stream(m.substring(eq + 1).split(",")).map(String::trim)
+                        .mapToInt(Integer::parseInt).toArray());
+            } catch (NumberFormatException e) {
+                throw new ParameterException(spec.commandLine(), "--matryoshka " + m + ": the sizes must be whole "
+                        + "numbers separated by commas");
+            }
+        }
+        return out;
+    }
+}

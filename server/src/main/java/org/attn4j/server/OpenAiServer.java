@@ -1,0 +1,332 @@
+package org.attn4j.server;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.System.Logger.Level;
+import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.ServerConnector;
+
+/**
+ * An HTTP server that speaks OpenAI's API for the models of a {@link ServedModels}, on Javalin (Jetty):
+ * <pre>
+ *   POST /v1/embeddings        encoders (concurrent requests gathered into one encoder batch)
+ *   POST /v1/completions       decoders (whole or streamed as server-sent events)
+ *   POST /v1/chat/completions  decoders with a chat template
+ *   GET  /v1/models            every model; GET /v1/models/{name} one
+ *   GET  /health               200 while the server runs: {"status": "ok", "models": [...],
+ *                              "embeddings": {"running": texts, "waiting": requests},
+ *                              "generations": {"running", "waiting", "abandoned": streams whose client left}}
+ * </pre>
+ * Every error is OpenAI's error object ({@code {"error": {"message", "type", "param", "code"}}}) with its status:
+ * 400 a malformed body or a wrong parameter (named in {@code param}), 404 an unknown model or URL, 405 a wrong
+ * method, 408 a body that stopped coming (see {@link ServerOptions#idleTimeout()}), 413 a body over
+ * {@link ServerOptions#maxBodyBytes()}, 429 a full queue (with {@code Retry-After}), 500 a
+ * failure of the server, 503 a request past {@link ServerOptions#requestTimeout()}. It binds
+ * {@link ServerOptions#host()}, {@code 127.0.0.1} unless told otherwise, and needs no authentication: any
+ * {@code Authorization} header is accepted and ignored.
+ *
+ * <p>The server does not own the models: close it, then the {@link ServedModels}.
+ */
+public final class OpenAiServer implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(OpenAiServer.class.getName());
+    private static final String ERROR_WRITTEN = "attn4j.error-written";
+
+    private final Javalin app;
+    private final ServerOptions options;
+    private final Map<String, EmbeddingBatcher> batchers;
+    private final ExecutorService responders;
+    private final long created = System.currentTimeMillis() / 1000;
+
+    private OpenAiServer(ServedModels models, ServerOptions options) {
+        this.options = options;
+        Map<String, ServedModels.Encoder> encoders = new LinkedHashMap<>();
+        Map<String, ServedModels.Decoder> decoders = new LinkedHashMap<>();
+        for (Map.Entry<String, Object> m : models.all().entrySet()) {
+            if (m.getValue() instanceof ServedModels.Encoder e) {
+                encoders.put(m.getKey(), e);
+            } else if (m.getValue() instanceof ServedModels.Decoder d) {
+                decoders.put(m.getKey(), d);
+            }
+        }
+        GenerationScheduler scheduler = new GenerationScheduler(options);
+        GenerationEndpoint generation = new GenerationEndpoint(decoders, scheduler, options);
+        List<String> names = models.names();
+        this.batchers = new LinkedHashMap<>();
+        AtomicInteger thread = new AtomicInteger();
+        this.responders = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()), r -> {
+            Thread t = new Thread(r, "attn4j-respond-" + thread.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        for (ServedModels.Encoder e : encoders.values()) {
+            batchers.put(e.name(), new EmbeddingBatcher(e.name(), e.embedder(), options));
+        }
+        EmbeddingsEndpoint embeddings = new EmbeddingsEndpoint(encoders, batchers, options);
+        this.app = Javalin.create(config -> {
+            config.showJavalinBanner = false;
+            config.http.disableCompression();
+            config.http.maxRequestSize = options.maxBodyBytes();
+            config.http.prefer405over404 = true;
+            config.jetty.addConnector((server, http) -> {
+                http.setSendServerVersion(false);
+                ServerConnector c = new ServerConnector(server, new HttpConnectionFactory(http));
+                c.setHost(options.host());
+                c.setPort(options.port());
+                c.setIdleTimeout(options.idleTimeout().toMillis());
+                return c;
+            });
+        });
+        app.get("/health", ctx -> json(ctx, 200, g -> {
+            g.writeStringField("status", "ok");
+            g.writeArrayFieldStart("models");
+            for (String n : names) {
+                g.writeString(n);
+            }
+            g.writeEndArray();
+            g.writeObjectFieldStart("embeddings");
+            g.writeNumberField("running", batchers.values().stream().mapToInt(EmbeddingBatcher::running).sum());
+            g.writeNumberField("waiting", batchers.values().stream().mapToInt(EmbeddingBatcher::waiting).sum());
+            g.writeEndObject();
+            g.writeObjectFieldStart("generations");
+            g.writeNumberField("running", scheduler.running());
+            g.writeNumberField("waiting", scheduler.waiting());
+            g.writeNumberField("abandoned", generation.abandoned());
+            g.writeEndObject();
+        }));
+        app.get("/v1/models", ctx -> json(ctx, 200, g -> {
+            g.writeStringField("object", "list");
+            g.writeArrayFieldStart("data");
+            for (Map.Entry<String, Object> m : models.all().entrySet()) {
+                g.writeStartObject();
+                model(g, m.getKey(), m.getValue());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+        }));
+        app.get("/v1/models/{model}", ctx -> {
+            String name = ctx.pathParam("model");
+            Object m = models.all().get(name);
+            if (m == null) {
+                throw ApiException.of(404, "invalid_request_error", "model_not_found", "The model '" + name
+                        + "' does not exist; models here: " + String.join(", ", names));
+            }
+            json(ctx, 200, g -> model(g, name, m));
+        });
+        app.post("/v1/embeddings", ctx -> {
+            long deadline = System.nanoTime() + options.requestTimeout().toNanos();
+            EmbeddingsEndpoint.Pending pending = embeddings.submit(JsonRequest.parse(body(ctx)), deadline);
+            ctx.future(() -> pending.vectors()
+                    .orTimeout(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+                    .handleAsync((vectors, failure) -> {
+                        if (failure == null) {
+                            ctx.status(200).contentType("application/json")
+                                    .result(EmbeddingsEndpoint.respond(pending, vectors));
+                        } else {
+                            pending.vectors().cancel(false);
+                            error(ctx, failure);
+                        }
+                        return null;
+                    }, responders));
+        });
+        app.post("/v1/completions", ctx -> generation.handle(ctx, JsonRequest.parse(body(ctx)),
+                GenerationEndpoint.Kind.COMPLETION, System.nanoTime() + options.requestTimeout().toNanos()));
+        app.post("/v1/chat/completions", ctx -> generation.handle(ctx, JsonRequest.parse(body(ctx)),
+                GenerationEndpoint.Kind.CHAT, System.nanoTime() + options.requestTimeout().toNanos()));
+        app.exception(Exception.class, (e, ctx) -> error(ctx, e));
+        app.error(404, ctx -> unmatched(ctx, 404, "invalid_request_error", "Invalid URL (" + ctx.method() + " "
+                + ctx.path() + ")"));
+        app.error(405, ctx -> unmatched(ctx, 405, "invalid_request_error", "Method " + ctx.method()
+                + " is not allowed on " + ctx.path()));
+    }
+
+    /**
+     * Starts a server; it answers until {@link #close()}.
+     *
+     * @param models what to serve (at least one model); the server uses them, the caller still owns them
+     * @param options where to listen and the limits
+     * @return the running server
+     * @throws IllegalArgumentException if there is no model
+     * @throws IllegalStateException if the address cannot be bound (the message says which and why)
+     */
+    public static OpenAiServer start(ServedModels models, ServerOptions options) {
+        Objects.requireNonNull(models, "OpenAiServer.start: argument models is null");
+        Objects.requireNonNull(options, "OpenAiServer.start: argument options is null");
+        if (models.isEmpty()) {
+            throw new IllegalArgumentException("OpenAiServer.start: there is no model to serve");
+        }
+        OpenAiServer server = new OpenAiServer(models, options);
+        try {
+            server.app.start();
+        } catch (RuntimeException e) {
+            server.close();
+            throw new IllegalStateException("OpenAiServer.start: cannot listen on " + options.host() + ":"
+                    + options.port() + ": " + rootMessage(e), e);
+        }
+        return server;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    }
+
+    /** @return the port it listens on (the one chosen when the options asked for 0) */
+    public int port() {
+        return app.port();
+    }
+
+    /** @return the address it is bound to */
+    public String host() {
+        return options.host();
+    }
+
+    /** @return the base URL clients are given, {@code http://HOST:PORT/v1} */
+    public URI baseUri() {
+        String h = options.host().contains(":") ? "[" + options.host() + "]" : options.host();
+        return URI.create("http://" + h + ":" + port() + "/v1");
+    }
+
+    /** Stops listening, ends the requests in flight and stops the batchers; the models stay open. */
+    @Override
+    public void close() {
+        try {
+            app.stop();
+        } finally {
+            for (EmbeddingBatcher b : batchers.values()) {
+                b.close();
+            }
+            responders.shutdownNow();
+        }
+    }
+
+    private void model(JsonGenerator g, String name, Object m) throws IOException {
+        g.writeStringField("id", name);
+        g.writeStringField("object", "model");
+        g.writeNumberField("created", created);
+        g.writeStringField("owned_by", "attn4j");
+        if (m instanceof ServedModels.Encoder e) {
+            g.writeStringField("kind", "embeddings");
+            g.writeNumberField("dimensions", e.embedder().dimension());
+            g.writeNumberField("max_input_tokens", e.embedder().maxLength());
+        } else if (m instanceof ServedModels.Decoder d) {
+            g.writeStringField("kind", d.chat() != null ? "chat" : "completions");
+            g.writeNumberField("context_length", d.model().config().maxPositions());
+        }
+    }
+
+    /** Reads the body, at most {@link ServerOptions#maxBodyBytes()}; 413 past it. */
+    private byte[] body(Context ctx) throws IOException {
+        long max = options.maxBodyBytes();
+        long declared = ctx.req().getContentLengthLong();
+        if (declared > max) {
+            throw tooLarge(declared + " bytes");
+        }
+        byte[] bytes;
+        try (InputStream in = ctx.req().getInputStream()) {
+            bytes = in.readNBytes((int) max + 1);
+        } catch (IOException e) {
+            throw ApiException.of(408, "invalid_request_error", "request_timeout", "The request body could not be "
+                    + "read to its end: " + rootMessage(e));
+        }
+        if (bytes.length > max) {
+            throw tooLarge("more than " + max + " bytes");
+        }
+        if (declared >= 0 && bytes.length < declared) {
+            throw ApiException.invalid(null, "The request body ended after " + bytes.length + " of the "
+                    + declared + " bytes its Content-Length announced");
+        }
+        return bytes;
+    }
+
+    private ApiException tooLarge(String size) {
+        return ApiException.of(413, "invalid_request_error", "request_too_large", "The request body is " + size
+                + "; this server takes at most " + options.maxBodyBytes() + " bytes (see --max-body-bytes)");
+    }
+
+    /** A body written field by field into one JSON object. */
+    @FunctionalInterface
+    interface Fields {
+        void write(JsonGenerator g) throws IOException;
+    }
+
+    static byte[] object(Fields fields) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (JsonGenerator g = JsonRequest.MAPPER.getFactory().createGenerator(bytes)) {
+            g.writeStartObject();
+            fields.write(g);
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    private static void json(Context ctx, int status, Fields fields) {
+        ctx.status(status).contentType("application/json").result(object(fields));
+    }
+
+    private static void unmatched(Context ctx, int status, String type, String message) {
+        if (ctx.attribute(ERROR_WRITTEN) == null) {
+            error(ctx, ApiException.of(status, type, null, message));
+        }
+    }
+
+    /** @return the body of an OpenAI error object */
+    static byte[] errorBody(ApiException e) {
+        return object(g -> {
+            g.writeObjectFieldStart("error");
+            g.writeStringField("message", e.getMessage());
+            g.writeStringField("type", e.type());
+            g.writeStringField("param", e.param());
+            g.writeStringField("code", e.code());
+            g.writeEndObject();
+        });
+    }
+
+    /** @return the failure as the API reports it: an {@link ApiException} as it is, anything else as a 500 */
+    static ApiException asApiException(Throwable failure) {
+        Throwable t = failure;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        if (t instanceof ApiException a) {
+            return a;
+        }
+        if (t instanceof TimeoutException) {
+            return ApiException.timeout("The request ran past the server's per-request timeout");
+        }
+        LOG.log(Level.ERROR, "attn4j server: a request failed", t);
+        return ApiException.of(500, "server_error", null, "The server failed: " + t.getClass().getSimpleName()
+                + (t.getMessage() == null ? "" : ": " + t.getMessage()));
+    }
+
+    private static void error(Context ctx, Throwable failure) {
+        ApiException e = asApiException(failure);
+        ctx.attribute(ERROR_WRITTEN, Boolean.TRUE);
+        if (e.retryAfterSeconds() > 0) {
+            ctx.header("Retry-After", Long.toString(e.retryAfterSeconds()));
+        }
+        ctx.status(e.status()).contentType("application/json").result(errorBody(e));
+    }
+}

@@ -1,0 +1,264 @@
+package org.attn4j.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import org.attn4j.api.Backend;
+import org.attn4j.api.DType;
+import org.attn4j.models.decoder.CausalLM;
+import org.attn4j.models.decoder.ChatModel;
+import org.attn4j.models.decoder.DecoderConfig;
+import org.attn4j.models.decoder.GenerationConfig;
+import org.attn4j.models.decoder.GenerationOptions;
+import org.attn4j.models.embed.EmbeddingOptions;
+import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.io.Gguf;
+import org.attn4j.models.tokenize.Tokenizer;
+import org.attn4j.models.tokenize.TokenizerConfig;
+
+/**
+ * The models an {@link OpenAiServer} serves, each under a name that requests give as {@code model}: encoders for
+ * {@code /v1/embeddings}, decoders for {@code /v1/completions}, and decoders with a chat template for
+ * {@code /v1/chat/completions} too. Fill it before the server starts; closing it closes every model it holds. Not
+ * thread-safe.
+ *
+ * <pre>{@code
+ * try (ServedModels models = new ServedModels()) {
+ *     models.addEncoder("all-minilm-l6-v2", SentenceEmbedder.loadDefault(Backends.load(), EmbeddingOptions.defaults()));
+ *     try (OpenAiServer server = OpenAiServer.start(models, ServerOptions.defaults().withPort(0))) { ... }
+ * }
+ * }</pre>
+ */
+public final class ServedModels implements AutoCloseable {
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}");
+
+    private final Map<String, Object> models = new LinkedHashMap<>();
+
+    /** An encoder and the output sizes its model card allows ({@code dimensions}); none: only its own. */
+    record Encoder(String name, SentenceEmbedder embedder, int[] matryoshka) {
+        boolean allows(int dimensions) {
+            return dimensions == embedder.dimension() || Arrays.stream(matryoshka).anyMatch(d -> d == dimensions);
+        }
+    }
+
+    /**
+     * A decoder: its model, tokenizer, the checkpoint's generation defaults (stop ids among them) and, when it has a
+     * chat template, its chat model.
+     */
+    record Decoder(String name, CausalLM model, Tokenizer tokenizer, GenerationOptions defaults, ChatModel chat) {
+    }
+
+    /**
+     * Loads a model from a path and serves it: a folder whose {@code config.json} names a decoder family
+     * ({@code model_type} gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, phi3) or a {@code .gguf} file is a
+     * decoder (chat too when its {@code tokenizer_config.json} has a chat template), anything else is read as a
+     * sentence encoder ({@link SentenceEmbedder#load}).
+     *
+     * @param name the model name clients send
+     * @param path a model folder or file
+     * @param backend where its weights go
+     * @param matryoshkaDimensions for an encoder, the sizes its model card allows (see {@link #addEncoder}); none
+     *     for a decoder
+     * @return this registry
+     * @throws IOException if a file is missing or unreadable, or describes a model attn4j does not load (the
+     *     message says which)
+     * @throws IllegalArgumentException if a configuration or the weights are refused, the name is taken, or sizes
+     *     are given for a decoder
+     */
+    public ServedModels load(String name, Path path, Backend backend, int... matryoshkaDimensions)
+            throws IOException {
+        Objects.requireNonNull(path, "ServedModels.load: argument path is null");
+        Objects.requireNonNull(backend, "ServedModels.load: argument backend is null");
+        checkName(name);
+        if (!Files.exists(path)) {
+            throw new NoSuchFileException(path.toString(), null, "no model there");
+        }
+        if (!isDecoder(path)) {
+            SentenceEmbedder e = SentenceEmbedder.load(path, backend, EmbeddingOptions.defaults());
+            try {
+                return addEncoder(name, e, matryoshkaDimensions);
+            } catch (RuntimeException failure) {
+                e.close();
+                throw failure;
+            }
+        }
+        if (matryoshkaDimensions.length > 0) {
+            throw new IllegalArgumentException("ServedModels.load: " + path + " is a decoder; Matryoshka sizes "
+                    + "apply to encoders only");
+        }
+        if (Files.isRegularFile(path)) {
+            Gguf.Contents gguf = Gguf.read(path);
+            if (!gguf.has("tokenizer.ggml.model")) {
+                throw new IOException(path + " has no tokenizer (no tokenizer.ggml.* metadata); the server needs one"
+                        + " to read prompts and write text");
+            }
+            Tokenizer tokenizer = Tokenizer.fromGguf(gguf);
+            return addDecoder(name, CausalLM.load(gguf, backend, DType.F32, null), tokenizer,
+                    GenerationOptions.defaults());
+        }
+        if (TokenizerConfig.read(path).chatTemplate().isPresent()) {
+            return addChatModel(name, ChatModel.load(path, backend, DType.F32));
+        }
+        Tokenizer tokenizer;
+        if (Files.isRegularFile(path.resolve("tokenizer.json"))) {
+            tokenizer = Tokenizer.fromFolder(path);
+        } else if (Files.isRegularFile(path.resolve("vocab.json")) && Files.isRegularFile(path.resolve("merges.txt"))) {
+            tokenizer = Tokenizer.fromGpt2Files(path.resolve("vocab.json"), path.resolve("merges.txt"));
+        } else {
+            throw new NoSuchFileException(path.resolve("tokenizer.json").toString(), null, "the server needs a "
+                    + "tokenizer: tokenizer.json, or vocab.json and merges.txt");
+        }
+        GenerationOptions defaults = GenerationConfig.read(path).options();
+        return addDecoder(name, CausalLM.load(path, backend, DType.F32), tokenizer, defaults);
+    }
+
+    /** @return whether the path holds a decoder: a .gguf file, or a folder whose config names a decoder family */
+    private static boolean isDecoder(Path path) throws IOException {
+        if (Files.isRegularFile(path)) {
+            return path.getFileName().toString().endsWith(".gguf");
+        }
+        Path config = path.resolve("config.json");
+        if (!Files.isRegularFile(config)) {
+            return false;
+        }
+        JsonNode type;
+        try {
+            type = JsonRequest.MAPPER.readTree(config.toFile()).get("model_type");
+        } catch (com.fasterxml.jackson.core.JacksonException e) {
+            throw new IOException(config + " is not valid JSON: " + e.getOriginalMessage(), e);
+        }
+        if (type == null || !type.isTextual()) {
+            return false;
+        }
+        return Arrays.stream(DecoderConfig.Type.values()).anyMatch(t -> t.modelType().equals(type.textValue()));
+    }
+
+    /**
+     * Serves a chat checkpoint: {@code /v1/chat/completions} through its chat template, and
+     * {@code /v1/completions}, both with its generation defaults and stop ids.
+     *
+     * @param name the model name clients send
+     * @param chat the chat model; closed with this registry
+     * @return this registry
+     * @throws IllegalArgumentException if the name is taken or malformed
+     */
+    public ServedModels addChatModel(String name, ChatModel chat) {
+        Objects.requireNonNull(chat, "ServedModels.addChatModel: argument chat is null");
+        put(name, new Decoder(name, chat.model(), chat.tokenizer(), chat.defaults(), chat));
+        return this;
+    }
+
+    /**
+     * Serves a decoder without a chat template: {@code /v1/completions} only.
+     *
+     * @param name the model name clients send
+     * @param model the decoder; closed with this registry
+     * @param tokenizer its tokenizer, which encodes prompts (with the special tokens it adds) and decodes replies
+     * @param defaults what a request leaves unsaid: sampling, stop ids ({@link GenerationConfig#options()} of the
+     *     checkpoint, or {@link GenerationOptions#defaults()})
+     * @return this registry
+     * @throws IllegalArgumentException if the name is taken or malformed
+     */
+    public ServedModels addDecoder(String name, CausalLM model, Tokenizer tokenizer, GenerationOptions defaults) {
+        Objects.requireNonNull(model, "ServedModels.addDecoder: argument model is null");
+        Objects.requireNonNull(tokenizer, "ServedModels.addDecoder: argument tokenizer is null");
+        Objects.requireNonNull(defaults, "ServedModels.addDecoder: argument defaults is null");
+        put(name, new Decoder(name, model, tokenizer, defaults, null));
+        return this;
+    }
+
+    /**
+     * Serves a sentence encoder's embeddings.
+     *
+     * @param name the model name clients send
+     * @param embedder the encoder; closed with this registry
+     * @param matryoshkaDimensions the sizes its model card says its vectors may be cut to (a model trained with a
+     *     Matryoshka loss); a request's {@code dimensions} must be one of them or the full size. Cut vectors keep
+     *     their first {@code dimensions} numbers and, if the encoder normalises, are normalised again. None for a
+     *     model not trained so: then {@code dimensions} may only be the full size.
+     * @return this registry
+     * @throws IllegalArgumentException if the name is taken or malformed, or a size is out of {@code [1, d)}
+     */
+    public ServedModels addEncoder(String name, SentenceEmbedder embedder, int... matryoshkaDimensions) {
+        Objects.requireNonNull(embedder, "ServedModels.addEncoder: argument embedder is null");
+        for (int d : matryoshkaDimensions) {
+            if (d < 1 || d >= embedder.dimension()) {
+                throw new IllegalArgumentException("ServedModels.addEncoder: Matryoshka size " + d + " of model "
+                        + name + " must lie in [1, " + embedder.dimension() + ")");
+            }
+        }
+        put(name, new Encoder(name, embedder, matryoshkaDimensions.clone()));
+        return this;
+    }
+
+    private void put(String name, Object model) {
+        checkName(name);
+        models.put(name, model);
+    }
+
+    private void checkName(String name) {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("ServedModels: model name '" + name + "' must be 1 to 128 letters, "
+                    + "digits or . _ : / @ + -, starting with a letter or digit");
+        }
+        if (models.containsKey(name)) {
+            throw new IllegalArgumentException("ServedModels: the name '" + name + "' is already taken");
+        }
+    }
+
+    /** @return the names, in the order they were added */
+    public List<String> names() {
+        return List.copyOf(models.keySet());
+    }
+
+    /** @return whether no model was added */
+    public boolean isEmpty() {
+        return models.isEmpty();
+    }
+
+    /** @return the models by name, in the order they were added (read-only) */
+    Map<String, Object> all() {
+        return Collections.unmodifiableMap(models);
+    }
+
+    /** Closes every model, the last added first; the registry is empty afterwards. */
+    @Override
+    public void close() {
+        List<Object> held = new ArrayList<>(models.values());
+        Collections.reverse(held);
+        models.clear();
+        RuntimeException failure = null;
+        for (Object m : held) {
+            try {
+                if (m instanceof Encoder e) {
+                    e.embedder().close();
+                } else if (m instanceof Decoder d) {
+                    if (d.chat() != null) {
+                        d.chat().close();
+                    } else {
+                        d.model().close();
+                    }
+                }
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

@@ -1,0 +1,315 @@
+package org.attn4j.server;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Where an {@link OpenAiServer} listens and the limits it keeps. Start from {@link #defaults()} and change what you
+ * need with the {@code with…} methods; each returns a new value and refuses a value out of range with an
+ * {@link IllegalArgumentException} naming it.
+ *
+ * <table>
+ *   <caption>The limits and what a request past each gets</caption>
+ *   <tr><th>limit</th><th>default</th><th>past it</th></tr>
+ *   <tr><td>{@link #maxBodyBytes()}</td><td>4 MiB</td><td>413</td></tr>
+ *   <tr><td>{@link #maxInputs()}: texts in one embeddings request</td><td>2048</td><td>400</td></tr>
+ *   <tr><td>{@link #maxBatchTexts()}: texts the encoder runs at once, gathered across requests</td><td>64</td>
+ *       <td>the next batch</td></tr>
+ *   <tr><td>{@link #batchWindow()}: how long a lone request waits for others to join its batch</td><td>2 ms</td>
+ *       <td>—</td></tr>
+ *   <tr><td>{@link #maxQueuedEmbeddings()}: embeddings requests waiting for the encoder</td><td>256</td>
+ *       <td>429 with {@code Retry-After}</td></tr>
+ *   <tr><td>{@link #maxActiveGenerations()}: generations interleaved token by token</td><td>4</td>
+ *       <td>wait in the queue</td></tr>
+ *   <tr><td>{@link #maxQueuedGenerations()}: generations waiting for a slot</td><td>16</td>
+ *       <td>429 with {@code Retry-After}</td></tr>
+ *   <tr><td>{@link #maxTokens()}: new tokens one generation may ask for</td><td>4096</td><td>400</td></tr>
+ *   <tr><td>{@link #requestTimeout()}: from arrival to the last byte of the answer</td><td>120 s</td>
+ *       <td>503 (or an error event on a stream)</td></tr>
+ *   <tr><td>{@link #idleTimeout()}: a connection that sends or reads nothing</td><td>30 s</td><td>closed</td></tr>
+ * </table>
+ */
+public final class ServerOptions {
+    private static final ServerOptions DEFAULTS = new ServerOptions("127.0.0.1", 8080, 4L << 20, 2048, 64,
+            Duration.ofMillis(2), 256, 4, 16, 4096, Duration.ofSeconds(120), Duration.ofSeconds(30),
+            Duration.ofSeconds(1));
+
+    private final String host;
+    private final int port;
+    private final long maxBodyBytes;
+    private final int maxInputs;
+    private final int maxBatchTexts;
+    private final Duration batchWindow;
+    private final int maxQueuedEmbeddings;
+    private final int maxActiveGenerations;
+    private final int maxQueuedGenerations;
+    private final int maxTokens;
+    private final Duration requestTimeout;
+    private final Duration idleTimeout;
+    private final Duration retryAfter;
+
+    private ServerOptions(String host, int port, long maxBodyBytes, int maxInputs, int maxBatchTexts,
+                          Duration batchWindow, int maxQueuedEmbeddings, int maxActiveGenerations,
+                          int maxQueuedGenerations, int maxTokens, Duration requestTimeout, Duration idleTimeout,
+                          Duration retryAfter) {
+        this.host = host;
+        this.port = port;
+        this.maxBodyBytes = maxBodyBytes;
+        this.maxInputs = maxInputs;
+        this.maxBatchTexts = maxBatchTexts;
+        this.batchWindow = batchWindow;
+        this.maxQueuedEmbeddings = maxQueuedEmbeddings;
+        this.maxActiveGenerations = maxActiveGenerations;
+        this.maxQueuedGenerations = maxQueuedGenerations;
+        this.maxTokens = maxTokens;
+        this.requestTimeout = requestTimeout;
+        this.idleTimeout = idleTimeout;
+        this.retryAfter = retryAfter;
+    }
+
+    /** @return 127.0.0.1:8080 and the limits in the table above */
+    public static ServerOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /**
+     * @param value the address to bind: {@code 127.0.0.1} (the default) answers this machine only; {@code 0.0.0.0}
+     *     every interface
+     * @return a copy with that host
+     */
+    public ServerOptions withHost(String value) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException("ServerOptions.withHost: argument value is null or blank");
+        }
+        return new ServerOptions(value, port, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
+                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
+                idleTimeout, retryAfter);
+    }
+
+    /**
+     * @param value the TCP port, 0 for any free one ({@link OpenAiServer#port()} then says which)
+     * @return a copy with that port
+     */
+    public ServerOptions withPort(int value) {
+        check("withPort", value, 0, 65535);
+        return new ServerOptions(host, value, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
+                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
+                idleTimeout, retryAfter);
+    }
+
+    /**
+     * @param value the largest request body in bytes, at least 1 KiB
+     * @return a copy with that limit
+     */
+    public ServerOptions withMaxBodyBytes(long value) {
+        if (value < 1024 || value > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("ServerOptions.withMaxBodyBytes: argument value is " + value
+                    + "; it must lie in [1024, " + (Integer.MAX_VALUE - 8) + "]");
+        }
+        return new ServerOptions(host, port, value, maxInputs, maxBatchTexts, batchWindow,
+                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
+                idleTimeout, retryAfter);
+    }
+
+    /**
+     * @param value the most texts one embeddings request may hold
+     * @return a copy with that limit
+     */
+    public ServerOptions withMaxInputs(int value) {
+        check("withMaxInputs", value, 1, 1 << 20);
+        return new ServerOptions(host, port, maxBodyBytes, value, maxBatchTexts, batchWindow,
+                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
+                idleTimeout, retryAfter);
+    }
+
+    /**
+     * @param value the most texts the encoder runs in one call when it gathers requests (a single larger request
+     *     runs alone)
+     * @return a copy with that limit
+     */
+    public ServerOptions withMaxBatchTexts(int value) {
+        check("withMaxBatchTexts", value, 1, 1 << 16);
+        return new ServerOptions(host, port, maxBodyBytes, maxInputs, value, batchWindow,
+                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
+                idleTimeout, retryAfter);
+    }
+
+    /**
+     * @param value how long the encoder, idle, waits after a request for others to join its batch; zero runs each
+     *     request as soon as the encoder is free
+     * @return a copy with that window
+     */
+    public ServerOptions withBatchWindow(Duration value) {
+        checkDuration("withBatchWindow", value, Duration.ZERO, Duration.ofSeconds(1));
+        return new ServerOptions(host, port, maxBodyBytes, maxInputs, maxBatchTexts, value,
+                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
+                idleTimeout, retryAfter);
+    }
+
+    /**
+     * @param value the most embeddings requests waiting for an encoder; more get 429
+     * @return a copy with that limit
+     */
+    public ServerOptions withMaxQueuedEmbeddings(int value) {
+        check("withMaxQueuedEmbeddings", value, 1, 1 << 20);
+        return new ServerOptions(host, port, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
+                value, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
+                idleTimeout, retryAfter);
+    }
+
+    /**
+     * @param value the most generations that advance at once, one token each in turn
+     * @return a copy with that limit
+     */
+    public ServerOptions withMaxActiveGenerations(int value) {
+        check("withMaxActiveGenerations", value, 1, 1024);
+        return new ServerOptions(host, port, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
+                maxQueuedEmbeddings, value, maxQueuedGenerations, maxTokens, requestTimeout,
+                idleTimeout, retryAfter);
+    }
+
+    /**
+     * @param value the most generations waiting for a slot; more get 429 (0: none waits)
+     * @return a copy with that limit
+     */
+    public ServerOptions withMaxQueuedGenerations(int value) {
+        check("withMaxQueuedGenerations", value, 0, 1 << 20);
+        return new ServerOptions(host, port, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
+                maxQueuedEmbeddings, maxActiveGenerations, value, maxTokens, requestTimeout,
+                idleTimeout, retryAfter);
+    }
+
+    /**
+     * @param value the most new tokens one generation may ask for ({@code max_tokens}); also the default of chat
+     *     completions, bounded by the room left in the model's context
+     * @return a copy with that limit
+     */
+    public ServerOptions withMaxTokens(int value) {
+        check("withMaxTokens", value, 1, 1 << 24);
+        return new ServerOptions(host, port, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
+                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, value, requestTimeout,
+                idleTimeout, retryAfter);
+    }
+
+    /**
+     * @param value the longest a request may take, waiting included
+     * @return a copy with that limit
+     */
+    public ServerOptions withRequestTimeout(Duration value) {
+        checkDuration("withRequestTimeout", value, Duration.ofMillis(1), Duration.ofDays(1));
+        return new ServerOptions(host, port, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
+                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, value,
+                idleTimeout, retryAfter);
+    }
+
+    /**
+     * @param value how long a connection may send or take nothing before it is closed (a slow or vanished client)
+     * @return a copy with that limit
+     */
+    public ServerOptions withIdleTimeout(Duration value) {
+        checkDuration("withIdleTimeout", value, Duration.ofMillis(1), Duration.ofDays(1));
+        return new ServerOptions(host, port, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
+                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
+                value, retryAfter);
+    }
+
+    /**
+     * @param value what a 429 answer's {@code Retry-After} header tells the client to wait (whole seconds, at least 1)
+     * @return a copy with that delay
+     */
+    public ServerOptions withRetryAfter(Duration value) {
+        checkDuration("withRetryAfter", value, Duration.ofSeconds(1), Duration.ofDays(1));
+        return new ServerOptions(host, port, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
+                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
+                idleTimeout, value);
+    }
+
+    /** @return the address bound */
+    public String host() {
+        return host;
+    }
+
+    /** @return the port asked for, 0 for any free one */
+    public int port() {
+        return port;
+    }
+
+    /** @return the largest request body in bytes */
+    public long maxBodyBytes() {
+        return maxBodyBytes;
+    }
+
+    /** @return the most texts in one embeddings request */
+    public int maxInputs() {
+        return maxInputs;
+    }
+
+    /** @return the most texts the encoder runs in one gathered call */
+    public int maxBatchTexts() {
+        return maxBatchTexts;
+    }
+
+    /** @return how long a lone embeddings request waits for company */
+    public Duration batchWindow() {
+        return batchWindow;
+    }
+
+    /** @return the most embeddings requests waiting per encoder */
+    public int maxQueuedEmbeddings() {
+        return maxQueuedEmbeddings;
+    }
+
+    /** @return the most generations advancing at once */
+    public int maxActiveGenerations() {
+        return maxActiveGenerations;
+    }
+
+    /** @return the most generations waiting for a slot */
+    public int maxQueuedGenerations() {
+        return maxQueuedGenerations;
+    }
+
+    /** @return the most new tokens one generation may ask for */
+    public int maxTokens() {
+        return maxTokens;
+    }
+
+    /** @return the longest a request may take */
+    public Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    /** @return how long an idle connection stays open */
+    public Duration idleTimeout() {
+        return idleTimeout;
+    }
+
+    /** @return the delay a 429 answer advises */
+    public Duration retryAfter() {
+        return retryAfter;
+    }
+
+    private static void check(String method, long value, long min, long max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException("ServerOptions." + method + ": argument value is " + value
+                    + "; it must lie in [" + min + ", " + max + "]");
+        }
+    }
+
+    private static void checkDuration(String method, Duration value, Duration min, Duration max) {
+        Objects.requireNonNull(value, "ServerOptions." + method + ": argument value is null");
+        if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+            throw new IllegalArgumentException("ServerOptions." + method + ": argument value is " + value
+                    + "; it must lie in [" + min + ", " + max + "]");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ServerOptions[" + host + ":" + port + ", maxBodyBytes=" + maxBodyBytes + ", maxInputs=" + maxInputs
+                + ", maxBatchTexts=" + maxBatchTexts + ", batchWindow=" + batchWindow + ", maxQueuedEmbeddings="
+                + maxQueuedEmbeddings + ", maxActiveGenerations=" + maxActiveGenerations + ", maxQueuedGenerations="
+                + maxQueuedGenerations + ", maxTokens=" + maxTokens + ", requestTimeout=" + requestTimeout
+                + ", idleTimeout=" + idleTimeout + ", retryAfter=" + retryAfter + "]";
+    }
+}
