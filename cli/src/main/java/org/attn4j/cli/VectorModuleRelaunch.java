@@ -85,11 +85,11 @@ final class VectorModuleRelaunch {
         command.add(ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.addAll(jvmOptions);
-        if (System.getProperty(Terminal.PROPERTY) == null) {
-            command.add("-D" + Terminal.PROPERTY + "=" + Terminal.stderrIsTerminal());
-        }
         if (jvmOptions.stream().noneMatch(VectorModuleRelaunch::choosesTheHeapLayout)) {
             command.addAll(MEMORY_OPTIONS);
+        }
+        if (System.getProperty(Terminal.PROPERTY) == null) {
+            command.add("-D" + Terminal.PROPERTY + "=" + Terminal.stderrIsTerminal());
         }
         command.add("--add-modules");
         command.add(MODULE);

@@ -48,7 +48,9 @@ class BackendJarsTest {
                 + "  public int priority() { return 0; }\n"
                 + "  public Availability availability() { " + availabilityBody + " }\n"
                 + "  public Capabilities capabilities() { return Capabilities.builder(\"none\").build(); }\n"
-                + "  public Backend create() { throw new IllegalStateException(\"never created\"); }\n"
+                + "  public Backend create(BackendOptions options) {\n"
+                + "    throw new IllegalStateException(\"never created\");\n"
+                + "  }\n"
                 + "}\n");
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         int rc = javac.run(null, null, null, "-d", classes.toString(), "-cp", System.getProperty("java.class.path"),
