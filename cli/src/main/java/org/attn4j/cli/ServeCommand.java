@@ -17,7 +17,10 @@ import org.attn4j.server.OpenAiServer;
 import org.attn4j.server.ServedModels;
 import org.attn4j.server.ServerOptions;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.IDefaultValueProvider;
+import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -31,7 +34,8 @@ import picocli.CommandLine.Spec;
                 + "/v1/chat/completions (decoders with a chat template), /v1/models, /health. Without --model it "
                 + "serves the embedded all-MiniLM-L6-v2 as all-minilm-l6-v2. Binds 127.0.0.1 unless --host says "
                 + "otherwise."},
-        footer = {"", "Exit codes: 0 stopped, 1 failure (the address cannot be bound), 2 bad input."})
+        footer = {"", "Exit codes: 0 stopped, 1 failure (the address cannot be bound), 2 bad input."},
+        defaultValueProvider = ServeCommand.Defaults.class)
 final class ServeCommand implements Callable<Integer> {
     static final String DEFAULT_MODEL = "all-minilm-l6-v2";
 
@@ -51,56 +55,58 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--backend", paramLabel = "NAME", description = "the backend to run on (default: the selected one)")
     private String backend;
 
-    @Option(names = "--host", paramLabel = "H", defaultValue = "127.0.0.1",
+    @Option(names = "--host", paramLabel = "H",
             description = "the address to bind (default: ${DEFAULT-VALUE}, this machine only; 0.0.0.0 for every "
                     + "interface)")
     private String host;
 
-    @Option(names = "--port", paramLabel = "N", defaultValue = "8080",
+    @Option(names = "--port", paramLabel = "N",
             description = "the TCP port, 0 for any free one (default: ${DEFAULT-VALUE})")
     private int port;
 
-    @Option(names = "--max-body-bytes", paramLabel = "N", description = "the largest request body (default: 4194304)")
-    private Long maxBodyBytes;
+    @Option(names = "--max-body-bytes", paramLabel = "N", description = "the largest request body "
+            + "(default: ${DEFAULT-VALUE})")
+    private long maxBodyBytes;
 
     @Option(names = "--max-inputs", paramLabel = "N", description = "the most texts in one embeddings request "
-            + "(default: 2048)")
-    private Integer maxInputs;
+            + "(default: ${DEFAULT-VALUE})")
+    private int maxInputs;
 
     @Option(names = "--max-batch-texts", paramLabel = "N", description = "the most texts an encoder runs at once, "
-            + "gathered across requests (default: 64)")
-    private Integer maxBatchTexts;
+            + "gathered across requests (default: ${DEFAULT-VALUE})")
+    private int maxBatchTexts;
 
     @Option(names = "--batch-window-ms", paramLabel = "MS", description = "how long a batch waits for more requests "
-            + "(default: 2)")
-    private Long batchWindowMillis;
+            + "(default: ${DEFAULT-VALUE})")
+    private long batchWindowMillis;
 
     @Option(names = "--max-queued-embeddings", paramLabel = "N", description = "embeddings requests that may wait; "
-            + "more get 429 (default: 256)")
-    private Integer maxQueuedEmbeddings;
+            + "more get 429 (default: ${DEFAULT-VALUE})")
+    private int maxQueuedEmbeddings;
 
     @Option(names = "--max-active-generations", paramLabel = "N", description = "generations that take turns "
-            + "token by token (default: 4)")
-    private Integer maxActiveGenerations;
+            + "token by token (default: ${DEFAULT-VALUE})")
+    private int maxActiveGenerations;
 
     @Option(names = "--max-queued-generations", paramLabel = "N", description = "generations that may wait for a "
-            + "turn; more get 429 (default: 16)")
-    private Integer maxQueuedGenerations;
+            + "turn; more get 429 (default: ${DEFAULT-VALUE})")
+    private int maxQueuedGenerations;
 
     @Option(names = "--max-tokens", paramLabel = "N", description = "the most new tokens a request may ask for "
-            + "(default: 4096)")
-    private Integer maxTokens;
+            + "(default: ${DEFAULT-VALUE})")
+    private int maxTokens;
 
     @Option(names = "--request-timeout-s", paramLabel = "S", description = "the longest a request may take, waiting "
-            + "included (default: 120)")
-    private Long requestTimeoutSeconds;
+            + "included (default: ${DEFAULT-VALUE})")
+    private long requestTimeoutSeconds;
 
     @Option(names = "--idle-timeout-s", paramLabel = "S", description = "how long a silent connection stays open "
-            + "(default: 30)")
-    private Long idleTimeoutSeconds;
+            + "(default: ${DEFAULT-VALUE})")
+    private long idleTimeoutSeconds;
 
-    @Option(names = "--retry-after-s", paramLabel = "S", description = "the Retry-After of a 429 (default: 1)")
-    private Long retryAfterSeconds;
+    @Option(names = "--retry-after-s", paramLabel = "S", description = "the Retry-After of a 429 "
+            + "(default: ${DEFAULT-VALUE})")
+    private long retryAfterSeconds;
 
     @Override
     public Integer call() throws IOException, InterruptedException {
@@ -153,43 +159,43 @@ final class ServeCommand implements Callable<Integer> {
 
     private ServerOptions options() {
         try {
-            ServerOptions o = ServerOptions.defaults().withHost(host).withPort(port);
-            if (maxBodyBytes != null) {
-                o = o.withMaxBodyBytes(maxBodyBytes);
-            }
-            if (maxInputs != null) {
-                o = o.withMaxInputs(maxInputs);
-            }
-            if (maxBatchTexts != null) {
-                o = o.withMaxBatchTexts(maxBatchTexts);
-            }
-            if (batchWindowMillis != null) {
-                o = o.withBatchWindow(Duration.ofMillis(batchWindowMillis));
-            }
-            if (maxQueuedEmbeddings != null) {
-                o = o.withMaxQueuedEmbeddings(maxQueuedEmbeddings);
-            }
-            if (maxActiveGenerations != null) {
-                o = o.withMaxActiveGenerations(maxActiveGenerations);
-            }
-            if (maxQueuedGenerations != null) {
-                o = o.withMaxQueuedGenerations(maxQueuedGenerations);
-            }
-            if (maxTokens != null) {
-                o = o.withMaxTokens(maxTokens);
-            }
-            if (requestTimeoutSeconds != null) {
-                o = o.withRequestTimeout(Duration.ofSeconds(requestTimeoutSeconds));
-            }
-            if (idleTimeoutSeconds != null) {
-                o = o.withIdleTimeout(Duration.ofSeconds(idleTimeoutSeconds));
-            }
-            if (retryAfterSeconds != null) {
-                o = o.withRetryAfter(Duration.ofSeconds(retryAfterSeconds));
-            }
-            return o;
+            return ServerOptions.defaults().withHost(host).withPort(port).withMaxBodyBytes(maxBodyBytes)
+                    .withMaxInputs(maxInputs).withMaxBatchTexts(maxBatchTexts)
+                    .withBatchWindow(Duration.ofMillis(batchWindowMillis)).withMaxQueuedEmbeddings(maxQueuedEmbeddings)
+                    .withMaxActiveGenerations(maxActiveGenerations).withMaxQueuedGenerations(maxQueuedGenerations)
+                    .withMaxTokens(maxTokens).withRequestTimeout(Duration.ofSeconds(requestTimeoutSeconds))
+                    .withIdleTimeout(Duration.ofSeconds(idleTimeoutSeconds))
+                    .withRetryAfter(Duration.ofSeconds(retryAfterSeconds));
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage().replace("ServerOptions.with", "option "));
+        }
+    }
+
+    /** The defaults of the options that set {@link ServerOptions}: {@link ServerOptions#defaults()}'s, not copies. */
+    static final class Defaults implements IDefaultValueProvider {
+        @Override
+        public String defaultValue(ArgSpec arg) {
+            if (!(arg instanceof OptionSpec option)) {
+                return null;
+            }
+            ServerOptions d = ServerOptions.defaults();
+            Object value = switch (option.longestName()) {
+                case "--host" -> d.host();
+                case "--port" -> d.port();
+                case "--max-body-bytes" -> d.maxBodyBytes();
+                case "--max-inputs" -> d.maxInputs();
+                case "--max-batch-texts" -> d.maxBatchTexts();
+                case "--batch-window-ms" -> d.batchWindow().toMillis();
+                case "--max-queued-embeddings" -> d.maxQueuedEmbeddings();
+                case "--max-active-generations" -> d.maxActiveGenerations();
+                case "--max-queued-generations" -> d.maxQueuedGenerations();
+                case "--max-tokens" -> d.maxTokens();
+                case "--request-timeout-s" -> d.requestTimeout().toSeconds();
+                case "--idle-timeout-s" -> d.idleTimeout().toSeconds();
+                case "--retry-after-s" -> d.retryAfter().toSeconds();
+                default -> null;
+            };
+            return value == null ? null : String.valueOf(value);
         }
     }
 
