@@ -23,8 +23,8 @@ import org.attn4j.models.tokenize.TokenizerConfig;
  * <p>Known differences from Jinja2: a value that is {@code None} prints as nothing where Python prints "None", and a
  * key present with the value {@code None} counts as undefined ({@code is defined} is false; {@code is iterable} is
  * true, as Jinja2's undefined iterates as empty: Gemma 3's template passes over an assistant message that only calls
- * tools). Templates use neither on purpose. A template that raises, fails as Python would fail, or needs a feature the engine lacks throws a
- * {@link ChatTemplateException} that says so. Immutable and thread-safe.
+ * tools). Templates use neither on purpose. A template that raises, fails as Python would fail, or needs a feature
+ * the engine lacks throws a {@link ChatTemplateException} that says so. Immutable and thread-safe.
  *
  * <pre>{@code
  * TokenizerConfig config = TokenizerConfig.read(Path.of("Qwen2.5-0.5B-Instruct"));
