@@ -60,9 +60,9 @@ public final class ServedModels implements AutoCloseable {
 
     /**
      * Loads a model from a path and serves it: a folder whose {@code config.json} names a decoder family
-     * ({@code model_type} gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, phi3) or a {@code .gguf} file is a
-     * decoder (chat too when its {@code tokenizer_config.json} has a chat template), anything else is read as a
-     * sentence encoder ({@link SentenceEmbedder#load}).
+     * ({@code model_type} gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3) or a
+     * {@code .gguf} file is a decoder (chat too when its {@code tokenizer_config.json} has a chat template), anything
+     * else is read as a sentence encoder ({@link SentenceEmbedder#load}).
      *
      * @param name the model name clients send
      * @param path a model folder or file
