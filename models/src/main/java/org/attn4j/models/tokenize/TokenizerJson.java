@@ -645,7 +645,7 @@ final class TokenizerJson {
             }
             case "Digits" -> {
                 boolean individual = optionalBoolean(node, "individual_digits", path + ".individual_digits", false);
-                return new SplitPreTokenizer(null, Pattern.compile("\\p{N}"), individual
+                return new SplitPreTokenizer(null, OnigRegex.compile("\\p{N}"), individual
                         ? SplitPreTokenizer.Behavior.ISOLATED : SplitPreTokenizer.Behavior.CONTIGUOUS, false);
             }
             case "Sequence" -> {
