@@ -39,7 +39,11 @@ final class UnicodeCategories {
         for (int i = 0; i < lines.size(); i++) {
             String[] run = lines.get(i).split(" ");
             STARTS[i] = Integer.parseInt(run[0], 16);
-            TYPES[i] = (byte) Arrays.asList(NAMES).indexOf(run[1]);
+            int type = Arrays.asList(NAMES).indexOf(run[1]);
+            if (type < 0) {
+                throw new IllegalStateException("unicode-categories.txt: '" + run[1] + "' is not a category");
+            }
+            TYPES[i] = (byte) type;
         }
     }
 

@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Text with characters that Unicode 14 to 16 added (emoji, digits, letters, marks), which Java 17's own tables call
  * unassigned, gets the ids of Hugging Face's Rust tokenizers (DJL, test scope) under the Split regexes of Llama 3,
  * Qwen2/Qwen3, DeepSeek-V3 and gpt-oss: the regex classes come from the carried Unicode 16 tables on every JDK.
- * DeepSeek-V3's and gpt-oss's pre-tokenizers are put in front of GPT-2's byte-level vocabulary.
+ * DeepSeek-V3's and gpt-oss's pre-tokenizers are put in front of GPT-2's byte-level vocabulary. A
+ * {@code single_word} added token is kept or dropped next to the same word characters as there.
  */
 class NewUnicodeMatchesHuggingFaceTest {
     static final List<String> LINES = List.of(
@@ -71,6 +72,32 @@ class NewUnicodeMatchesHuggingFaceTest {
             }
         }
         assertEquals(List.of(), mismatches, mismatches.size() + " mismatches over " + LINES.size() + " lines");
+    }
+
+    @org.junit.jupiter.api.Test
+    void singleWordAddedTokensSeeTheWordCharactersOfHuggingFace() throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode root = (ObjectNode) json.readTree(DecoderTokenizersMatchHuggingFaceTest.gpt2Json());
+        ((ArrayNode) root.get("added_tokens")).addObject().put("id", 50257).put("content", "zqx")
+                .put("single_word", true).put("lstrip", false).put("rstrip", false).put("normalized", false)
+                .put("special", false);
+        byte[] file = json.writeValueAsBytes(root);
+        Tokenizer ours = Tokenizer.fromJson(new ByteArrayInputStream(file));
+        List<String> mismatches = new ArrayList<>();
+        try (HuggingFaceTokenizer hf = HuggingFaceTokenizer.newInstance(new ByteArrayInputStream(file),
+                Map.of("truncation", "false", "padding", "false"))) {
+            for (String line : List.of("zqx", " zqx ", "xzqx", "zqxx", "_zqx", "zqx_", "1zqx", "zqx١", "ⅧzqxⅧ",
+                    "Ⓐzqx", "zqx🅰", "🄰zqx", "a\u0301 zqx\u0301", "\u0301zqx", "\u200Dzqx", "zqx\u200C", "zqx‿x",
+                    "🫶zqx🫶", "²zqx", "zqx½", "-zqx-", "𐵀zqx", "zqx𐵐", "\u0897zqx", "zqx\u00ADx", "zqx\u2060")) {
+                long[] want = hf.encode(line, false, false).getIds();
+                int[] got = ours.encode(line, false).ids();
+                if (!Arrays.equals(want, Arrays.stream(got).asLongStream().toArray())) {
+                    mismatches.add(WordPieceMatchesHuggingFaceTest.escape(line) + ": expected "
+                            + Arrays.toString(want) + " but got " + Arrays.toString(got));
+                }
+            }
+        }
+        assertEquals(List.of(), mismatches);
     }
 
     /** GPT-2's vocabulary and merges behind a Sequence of isolating Splits and a regex-free ByteLevel. */
