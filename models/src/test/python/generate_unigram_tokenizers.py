@@ -15,6 +15,9 @@ unigram/corpus.jsonl; the files are then laid out as the checkpoints lay theirs 
     byte-fallback    transformers' SpmConverter for a model trained with byte_fallback: Precompiled + Strip (right) +
                      Replace ' {2,}' -> '▁', Metaspace, Unigram with byte_fallback, decoder Replace/ByteFallback/Fuse
 
+unigram/precompiled.jsonl holds, for every line of unigram/corpus.jsonl and a few short clusters, the text that
+Hugging Face's Precompiled normalizer makes of it with the trained charsmap, to check that normalizer alone.
+
 Usage:
     /tmp/tokvenv/bin/python models/src/test/python/generate_unigram_tokenizers.py          write the files
     /tmp/tokvenv/bin/python models/src/test/python/generate_unigram_tokenizers.py --check  regenerate in a temporary
@@ -32,6 +35,7 @@ import sys
 import tempfile
 
 import sentencepiece as spm
+from tokenizers import normalizers
 from sentencepiece import sentencepiece_model_pb2 as model_pb2
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -199,6 +203,13 @@ def generate(out):
     with tempfile.TemporaryDirectory() as tmp:
         plain = train(lines, os.path.join(tmp, "plain"), False, 3000)
         fallback = train(lines, os.path.join(tmp, "fallback"), True, 3000)
+    precompiled = normalizers.Precompiled(plain.normalizer_spec.precompiled_charsmap)
+    short = ["Ａ\u0308", "ｶ\u3099", "e\u0301", "\u06001", "\r\n", "ﬁ\u0301", "①\u20dd", "㍿", "\u0000ａ", "Å",
+             "\u1100\u1161", "ｱ\u200d", "\u3000\u3000", "x\U000e0020", "™\x1eg"]
+    with open(os.path.join(out, "precompiled.jsonl"), "w", encoding="utf-8", newline="\n") as f:
+        for line in extra + short:
+            f.write(json.dumps({"text": line, "normalized": precompiled.normalize_str(line)}, ensure_ascii=False)
+                    + "\n")
     for name, doc in {"xlmr-roberta": xlmr_roberta(plain), "xlmr-template": xlmr_template(plain),
                       "byte-fallback": byte_fallback(fallback)}.items():
         write_json(os.path.join(out, name, "tokenizer.json"), doc)

@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
  * <p>The charsmap is a little-endian {@code uint32} byte size {@code t}, then a double-array trie of {@code t / 4}
  * {@code uint32} units over UTF-8 bytes (darts-clone's layout: a unit holds a label, an offset to its children and
  * a has-leaf bit; a leaf holds a value), then the replacement strings, each ended by a zero byte; a key's value is
- * the offset of its replacement in that block.
+ * the offset of its replacement in that block. A zero byte in the text ends the lookup, as in Hugging Face's.
  *
  * <p>The text is cut into extended grapheme clusters (see {@link #graphemeEnd}). A cluster of fewer than 6 UTF-8
  * bytes whose bytes start with a key becomes the replacement of the shortest such key (the rest of the cluster is
@@ -69,6 +69,9 @@ final class Precompiled {
         int node = offset(trie[0]);
         for (byte k : key) {
             int label = k & 0xFF;
+            if (label == 0) {
+                return null;
+            }
             node ^= label;
             if (node < 0 || node >= trie.length) {
                 return null;
