@@ -10,9 +10,11 @@ import java.util.Map;
  * Hugging Face's (and SentencePiece's) Unigram model: a word is cut into the tokens whose scores (log
  * probabilities) have the largest sum, found by Viterbi over every way of spelling it with vocabulary tokens. Where
  * no token is exactly a character, the unknown token covers that character with the score {@code min(scores) - 10};
- * consecutive unknown characters are fused into one unknown piece. Among paths of equal score the one found first
- * wins (its tokens end earlier, then start earlier). With {@code byte_fallback} an unknown piece becomes the
- * {@code <0xNN>} tokens of its UTF-8 bytes when the vocabulary has all of them, else the unknown token.
+ * consecutive unknown characters are fused into one unknown piece. Where two paths to a position score the same,
+ * the one whose last token starts first is kept, as in Hugging Face's; since exact ties are common (runs of one
+ * character), the scores must be the doubles Hugging Face reads ({@link HuggingFaceFloat}) for the ids to agree.
+ * With {@code byte_fallback} an unknown piece becomes the {@code <0xNN>} tokens of its UTF-8 bytes when the
+ * vocabulary has all of them, else the unknown token.
  *
  * <p>Cost: for every character, one vocabulary lookup per length up to the longest token's, in characters.
  */
