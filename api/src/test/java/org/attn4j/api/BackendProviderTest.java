@@ -145,17 +145,15 @@ class BackendProviderTest {
     /** A provider as the api before {@link BackendOptions} asked for: {@code create()} alone. */
     private static final class LegacyProvider extends Named {
         final List<String> calls = new ArrayList<>();
-        private final int threads;
 
         LegacyProvider(String name, int threads) {
             super(name, threads);
-            this.threads = threads;
         }
 
         @Override
         public Backend create() {
             calls.add("create()");
-            return backend(name(), threads);
+            return backend(name(), capabilities().maxThreads());
         }
     }
 }
