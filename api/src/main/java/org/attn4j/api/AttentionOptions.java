@@ -2,6 +2,7 @@ package org.attn4j.api;
 
 import java.util.Objects;
 import java.util.OptionalDouble;
+import java.util.function.Consumer;
 
 /**
  * The options of {@link Ops#attention(Tensor, Tensor, Tensor, AttentionOptions)}, an immutable value. Start from
@@ -21,8 +22,7 @@ import java.util.OptionalDouble;
  */
 public final class AttentionOptions {
 
-    private static final AttentionOptions DEFAULTS = new AttentionOptions(false, null, null, OptionalDouble.empty(),
-            0.0, 0L, false, CausalAlignment.TOP_LEFT, 0, 0, 0.0);
+    private static final AttentionOptions DEFAULTS = new AttentionOptions(new Draft());
 
     private final boolean causal;
     private final Mask mask;
@@ -36,43 +36,81 @@ public final class AttentionOptions {
     private final int keyLength;
     private final double logitSoftcap;
 
-    private AttentionOptions(boolean causal, Mask mask, Tensor additiveMask, OptionalDouble scale, double dropoutP,
-                             long dropoutSeed, boolean returnWeights, CausalAlignment causalAlignment, int window,
-                             int keyLength, double logitSoftcap) {
-        if (scale.isPresent() && !Double.isFinite(scale.getAsDouble())) {
-            throw new IllegalArgumentException("attention: argument scale is " + scale.getAsDouble()
+    /** Checks the draft's values and takes them. */
+    private AttentionOptions(Draft d) {
+        if (d.scale.isPresent() && !Double.isFinite(d.scale.getAsDouble())) {
+            throw new IllegalArgumentException("attention: argument scale is " + d.scale.getAsDouble()
                     + "; it must be finite");
         }
-        if (!(dropoutP >= 0.0 && dropoutP <= 1.0)) {
-            throw new IllegalArgumentException("attention: argument dropoutP is " + dropoutP
+        if (!(d.dropoutP >= 0.0 && d.dropoutP <= 1.0)) {
+            throw new IllegalArgumentException("attention: argument dropoutP is " + d.dropoutP
                     + "; it must lie in [0, 1]");
         }
-        if (causalAlignment == null) {
+        if (d.causalAlignment == null) {
             throw new IllegalArgumentException("attention: argument causalAlignment is null");
         }
-        if (window < 0) {
-            throw new IllegalArgumentException("attention: argument window is " + window
+        if (d.window < 0) {
+            throw new IllegalArgumentException("attention: argument window is " + d.window
                     + "; it must be at least 1, or 0 for none");
         }
-        if (keyLength < 0) {
-            throw new IllegalArgumentException("attention: argument keyLength is " + keyLength
+        if (d.keyLength < 0) {
+            throw new IllegalArgumentException("attention: argument keyLength is " + d.keyLength
                     + "; it must be at least 1, or 0 for every key");
         }
-        if (!(logitSoftcap >= 0) || Double.isInfinite(logitSoftcap)) {
-            throw new IllegalArgumentException("attention: argument logitSoftcap is " + logitSoftcap
+        if (!(d.logitSoftcap >= 0) || Double.isInfinite(d.logitSoftcap)) {
+            throw new IllegalArgumentException("attention: argument logitSoftcap is " + d.logitSoftcap
                     + "; it must be positive and finite, or 0 for none");
         }
-        this.causal = causal;
-        this.mask = mask;
-        this.additiveMask = additiveMask;
-        this.scale = scale;
-        this.dropoutP = dropoutP;
-        this.dropoutSeed = dropoutSeed;
-        this.returnWeights = returnWeights;
-        this.causalAlignment = causalAlignment;
-        this.window = window;
-        this.keyLength = keyLength;
-        this.logitSoftcap = logitSoftcap;
+        causal = d.causal;
+        mask = d.mask;
+        additiveMask = d.additiveMask;
+        scale = d.scale;
+        dropoutP = d.dropoutP;
+        dropoutSeed = d.dropoutSeed;
+        returnWeights = d.returnWeights;
+        causalAlignment = d.causalAlignment;
+        window = d.window;
+        keyLength = d.keyLength;
+        logitSoftcap = d.logitSoftcap;
+    }
+
+    /** @return these options with {@code change} applied to a copy of their values, checked again */
+    private AttentionOptions with(Consumer<Draft> change) {
+        Draft d = new Draft(this);
+        change.accept(d);
+        return new AttentionOptions(d);
+    }
+
+    /** The values of an {@link AttentionOptions} while a {@code with…} method changes one; the defaults when new. */
+    private static final class Draft {
+        boolean causal;
+        Mask mask;
+        Tensor additiveMask;
+        OptionalDouble scale = OptionalDouble.empty();
+        double dropoutP;
+        long dropoutSeed;
+        boolean returnWeights;
+        CausalAlignment causalAlignment = CausalAlignment.TOP_LEFT;
+        int window;
+        int keyLength;
+        double logitSoftcap;
+
+        Draft() {
+        }
+
+        Draft(AttentionOptions o) {
+            causal = o.causal;
+            mask = o.mask;
+            additiveMask = o.additiveMask;
+            scale = o.scale;
+            dropoutP = o.dropoutP;
+            dropoutSeed = o.dropoutSeed;
+            returnWeights = o.returnWeights;
+            causalAlignment = o.causalAlignment;
+            window = o.window;
+            keyLength = o.keyLength;
+            logitSoftcap = o.logitSoftcap;
+        }
     }
 
     /** @return no mask, not causal, scale {@code 1/sqrt(d_k)}, no dropout, no weights returned */
@@ -120,8 +158,7 @@ public final class AttentionOptions {
      * @return a copy with {@code causal} set
      */
     public AttentionOptions withCausal(boolean value) {
-        return new AttentionOptions(value, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
-                causalAlignment, window, keyLength, logitSoftcap);
+        return with(d -> d.causal = value);
     }
 
     /**
@@ -129,8 +166,7 @@ public final class AttentionOptions {
      * @return a copy with the mask set
      */
     public AttentionOptions withMask(Mask value) {
-        return new AttentionOptions(causal, value, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
-                causalAlignment, window, keyLength, logitSoftcap);
+        return with(d -> d.mask = value);
     }
 
     /**
@@ -138,8 +174,7 @@ public final class AttentionOptions {
      * @return a copy with the additive mask set
      */
     public AttentionOptions withAdditiveMask(Tensor value) {
-        return new AttentionOptions(causal, mask, value, scale, dropoutP, dropoutSeed, returnWeights,
-                causalAlignment, window, keyLength, logitSoftcap);
+        return with(d -> d.additiveMask = value);
     }
 
     /**
@@ -148,8 +183,7 @@ public final class AttentionOptions {
      * @throws IllegalArgumentException if {@code value} is not finite
      */
     public AttentionOptions withScale(double value) {
-        return new AttentionOptions(causal, mask, additiveMask, OptionalDouble.of(value), dropoutP, dropoutSeed,
-                returnWeights, causalAlignment, window, keyLength, logitSoftcap);
+        return with(d -> d.scale = OptionalDouble.of(value));
     }
 
     /**
@@ -159,8 +193,10 @@ public final class AttentionOptions {
      * @throws IllegalArgumentException if {@code p} lies outside {@code [0, 1]}
      */
     public AttentionOptions withDropout(double p, long seed) {
-        return new AttentionOptions(causal, mask, additiveMask, scale, p, seed, returnWeights, causalAlignment, window,
-                keyLength, logitSoftcap);
+        return with(d -> {
+            d.dropoutP = p;
+            d.dropoutSeed = seed;
+        });
     }
 
     /**
@@ -168,8 +204,7 @@ public final class AttentionOptions {
      * @return a copy with {@code returnWeights} set
      */
     public AttentionOptions withWeights(boolean value) {
-        return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, value, causalAlignment,
-                window, keyLength, logitSoftcap);
+        return with(d -> d.returnWeights = value);
     }
 
     /** @return where the causal diagonal sits when {@code Lq != Lk}; {@link CausalAlignment#TOP_LEFT} by default */
@@ -198,8 +233,7 @@ public final class AttentionOptions {
      * @return a copy with the alignment set (it matters only when causal)
      */
     public AttentionOptions withCausalAlignment(CausalAlignment value) {
-        return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights, value,
-                window, keyLength, logitSoftcap);
+        return with(d -> d.causalAlignment = value);
     }
 
     /**
@@ -207,8 +241,7 @@ public final class AttentionOptions {
      * @return a copy with the sliding window set (it needs causal attention)
      */
     public AttentionOptions withWindow(int value) {
-        return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
-                causalAlignment, value, keyLength, logitSoftcap);
+        return with(d -> d.window = value);
     }
 
     /**
@@ -216,8 +249,7 @@ public final class AttentionOptions {
      * @return a copy with the key length set
      */
     public AttentionOptions withKeyLength(int value) {
-        return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
-                causalAlignment, window, value, logitSoftcap);
+        return with(d -> d.keyLength = value);
     }
 
     /**
@@ -233,8 +265,7 @@ public final class AttentionOptions {
      * @return a copy with the logits soft-capped to {@code value · tanh(logit / value)} before the masks
      */
     public AttentionOptions withLogitSoftcap(double value) {
-        return new AttentionOptions(causal, mask, additiveMask, scale, dropoutP, dropoutSeed, returnWeights,
-                causalAlignment, window, keyLength, value);
+        return with(d -> d.logitSoftcap = value);
     }
 
     /**

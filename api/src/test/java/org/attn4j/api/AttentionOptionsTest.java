@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 class AttentionOptionsTest {
@@ -37,6 +41,50 @@ class AttentionOptionsTest {
         assertEquals(7, o.dropoutSeed());
         assertTrue(o.returnWeights());
         assertFalse(AttentionOptions.defaults().causal());
+    }
+
+    @Test
+    void eachWitherChangesItsOwnOptionAndKeepsEveryOther() {
+        AttentionOptions full = AttentionOptions.defaults().withCausal(true).withMask(Mask.causal(2, 2))
+                .withScale(0.5).withDropout(0.25, 7).withWeights(true)
+                .withCausalAlignment(CausalAlignment.BOTTOM_RIGHT).withWindow(3).withKeyLength(5)
+                .withLogitSoftcap(30.0);
+        Map<String, UnaryOperator<AttentionOptions>> withers = new LinkedHashMap<>();
+        withers.put("causal", o -> o.withCausal(false));
+        withers.put("mask", o -> o.withMask(null));
+        withers.put("scale", o -> o.withScale(2.0));
+        withers.put("dropout", o -> o.withDropout(0.5, 8));
+        withers.put("weights", o -> o.withWeights(false));
+        withers.put("causalAlignment", o -> o.withCausalAlignment(CausalAlignment.TOP_LEFT));
+        withers.put("window", o -> o.withWindow(4));
+        withers.put("keyLength", o -> o.withKeyLength(6));
+        withers.put("logitSoftcap", o -> o.withLogitSoftcap(40.0));
+        Map<String, Object> before = values(full);
+        withers.forEach((name, wither) -> {
+            Map<String, Object> after = values(wither.apply(full));
+            for (String option : before.keySet()) {
+                boolean own = option.equals(name) || name.equals("dropout") && option.startsWith("dropout");
+                assertEquals(!own, Objects.equals(before.get(option), after.get(option)),
+                        () -> "with " + name + ": option " + option + " was " + before.get(option) + ", is "
+                                + after.get(option));
+            }
+        });
+        assertEquals(before, values(full.withCausal(full.causal())), "a wither that sets the same value");
+    }
+
+    private static Map<String, Object> values(AttentionOptions o) {
+        Map<String, Object> v = new LinkedHashMap<>();
+        v.put("causal", o.causal());
+        v.put("mask", o.mask());
+        v.put("scale", o.scale());
+        v.put("dropoutP", o.dropoutP());
+        v.put("dropoutSeed", o.dropoutSeed());
+        v.put("weights", o.returnWeights());
+        v.put("causalAlignment", o.causalAlignment());
+        v.put("window", o.window());
+        v.put("keyLength", o.keyLength());
+        v.put("logitSoftcap", o.logitSoftcap());
+        return v;
     }
 
     @Test

@@ -23,7 +23,9 @@ import java.util.Optional;
  * code passed through. Its standard error is copied here as it comes (a progress bar's carriage returns included),
  * less the JDK's {@code WARNING: Using incubator modules} line; whether this JVM's standard error is a terminal is
  * passed on in {@link Terminal#PROPERTY}. Unless the JVM's options choose a collector or a young generation, the new
- * JVM also gets {@link #MEMORY_OPTIONS}.
+ * JVM also gets {@link #MEMORY_OPTIONS}; and, unless they set them, the access options of {@link #accessOptions} that
+ * its JDK has, so that the native libraries and {@code sun.misc.Unsafe} of the backends and their libraries (JCuda,
+ * JavaCPP, protobuf) run without the warnings JDK 24 and later print for them.
  *
  * <p>Nothing is relaunched when the module is already resolved, when the JDK has no such module, under
  * {@code -Dattn4j.relaunch=false}, under {@code -Dattn4j.ejml.simd=false} (the SIMD kernel is off anyway), or in
@@ -78,15 +80,33 @@ final class VectorModuleRelaunch {
      * @param mainClass the class whose {@code main} the new JVM runs
      * @param args its arguments
      * @return the command line: those options, {@link #MEMORY_OPTIONS} unless they choose a collector or a young
-     *     generation, the vector module, the class path, the main class and the arguments
+     *     generation, the {@link #accessOptions} they do not set, the vector module, the class path, the main class
+     *     and the arguments
      */
     static List<String> command(List<String> jvmOptions, Class<?> mainClass, String[] args) {
+        return command(jvmOptions, Runtime.version().feature(), mainClass, args);
+    }
+
+    /**
+     * @param jvmOptions this JVM's options
+     * @param feature the feature version of the JDK that runs the command
+     * @param mainClass the class whose {@code main} the new JVM runs
+     * @param args its arguments
+     * @return as {@link #command(List, Class, String[])}, with the access options of that JDK version
+     */
+    static List<String> command(List<String> jvmOptions, int feature, Class<?> mainClass, String[] args) {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.addAll(jvmOptions);
         if (jvmOptions.stream().noneMatch(VectorModuleRelaunch::choosesTheHeapLayout)) {
             command.addAll(MEMORY_OPTIONS);
+        }
+        for (String option : accessOptions(feature)) {
+            String name = option.substring(0, option.indexOf('='));
+            if (jvmOptions.stream().noneMatch(o -> o.startsWith(name))) {
+                command.add(option);
+            }
         }
         if (System.getProperty(Terminal.PROPERTY) == null) {
             command.add("-D" + Terminal.PROPERTY + "=" + Terminal.stderrIsTerminal());
@@ -98,6 +118,27 @@ final class VectorModuleRelaunch {
         command.add(mainClass.getName());
         command.addAll(List.of(args));
         return command;
+    }
+
+    /**
+     * The options that let code on the class path use what the JDK restricts, for the JDK versions that have them:
+     * {@code --enable-native-access=ALL-UNNAMED} from Java 22 (the standard option since the foreign function API;
+     * from Java 24 a JNI library loaded without it prints four lines of warning) and
+     * {@code --sun-misc-unsafe-memory-access=allow} from Java 23 (from Java 24 the first use of
+     * {@code sun.misc.Unsafe}'s memory methods prints four lines).
+     *
+     * @param feature the JDK's feature version, {@code Runtime.version().feature()}
+     * @return the options, each {@code --name=value}
+     */
+    static List<String> accessOptions(int feature) {
+        List<String> options = new ArrayList<>();
+        if (feature >= 22) {
+            options.add("--enable-native-access=ALL-UNNAMED");
+        }
+        if (feature >= 23) {
+            options.add("--sun-misc-unsafe-memory-access=allow");
+        }
+        return options;
     }
 
     /** @return whether a JVM option picks the garbage collector or sizes the young generation */

@@ -37,6 +37,34 @@ class VectorModuleRelaunchTest {
     }
 
     @Test
+    void theRelaunchedJvmEnablesNativeAccessAndUnsafeMemoryAccessWhereItsJdkHasTheOptions() {
+        assertEquals(List.of(), VectorModuleRelaunch.accessOptions(21));
+        assertEquals(List.of("--enable-native-access=ALL-UNNAMED"), VectorModuleRelaunch.accessOptions(22));
+        List<String> both = List.of("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow");
+        assertEquals(both, VectorModuleRelaunch.accessOptions(25));
+
+        String[] args = {"backends"};
+        List<String> command = VectorModuleRelaunch.command(List.of(), 25, Main.class, args);
+        List<String> options = command.subList(1, command.indexOf("--add-modules"));
+        assertTrue(options.containsAll(both), options.toString());
+        List<String> onJava17 = VectorModuleRelaunch.command(List.of(), 17, Main.class, args);
+        assertFalse(onJava17.stream().anyMatch(o -> o.startsWith("--enable-native-access")
+                || o.startsWith("--sun-misc")), onJava17.subList(0, onJava17.indexOf("-cp")).toString());
+    }
+
+    @Test
+    void anAccessOptionTheUserSetIsKeptAndNotRepeated() {
+        List<String> own = List.of("--sun-misc-unsafe-memory-access=warn", "--enable-native-access=M");
+        List<String> command = VectorModuleRelaunch.command(own, 25, Main.class, new String[] {"backends"});
+        List<String> options = command.subList(1, command.indexOf("-cp"));
+        assertEquals(1, options.stream().filter(o -> o.startsWith("--sun-misc-unsafe-memory-access")).count(),
+                options.toString());
+        assertEquals(1, options.stream().filter(o -> o.startsWith("--enable-native-access")).count(),
+                options.toString());
+        assertEquals(own, options.subList(0, 2));
+    }
+
+    @Test
     void theRelaunchedJvmRunsWithTheModuleAndItsIncubatorWarningIsDropped() throws Exception {
         String java = ProcessHandle.current().info().command().orElseThrow();
         ByteArrayOutputStream err = new ByteArrayOutputStream();

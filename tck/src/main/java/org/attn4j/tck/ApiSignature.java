@@ -34,7 +34,8 @@ import org.attn4j.api.Backend;
  * <p>Compared with a committed signature ({@value #RESOURCE}, in the kit's jar), a key that is gone is a removal and
  * a value that differs a change: both break callers or implementers, and both fail. A new key is an addition, which
  * a minor version may make. An added abstract method is still an addition, marked so in the report, since every
- * implementation outside the spi's base classes must then add it.
+ * implementation outside the spi's base classes must then add it. A method that was abstract and has a body now
+ * (a {@code default}) is reported with the additions: nothing compiled against the signature breaks.
  *
  * <p>Regenerate the committed file after an intended change of the api (see the tck README):
  * {@code mvn -B -q -pl tck -am verify -Dtest=ApiSignatureTest -Dsurefire.failIfNoSpecifiedTests=false
@@ -174,6 +175,8 @@ final class ApiSignature {
             String now = lines.get(key);
             if (now == null) {
                 removed.add(key);
+            } else if (gainedABody(key, was, now)) {
+                added.add(key + " (was abstract, now has a body: implementations may leave it out)");
             } else if (!now.equals(was)) {
                 changed.add(key + ": was '" + was + "', now '" + now + "'");
             }
@@ -185,6 +188,17 @@ final class ApiSignature {
             }
         });
         return new Difference(removed, changed, added);
+    }
+
+    /**
+     * @return whether a method that was abstract has a body now (an interface's {@code default}, or a base class's
+     *     method that is no longer abstract), and nothing else of it changed: every caller and implementation still
+     *     compiles and links
+     */
+    private static boolean gainedABody(String key, String was, String now) {
+        return key.startsWith("method ") && was.contains("abstract ")
+                && (now.equals(was.replaceFirst("abstract ", "default "))
+                        || now.equals(was.replaceFirst("abstract ", "")));
     }
 
     /**

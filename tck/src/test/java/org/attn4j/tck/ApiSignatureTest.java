@@ -75,6 +75,32 @@ class ApiSignatureTest {
     }
 
     @Test
+    void aMethodThatGainsABodyIsNotABreak() {
+        ApiSignature before = ApiSignature.parse("""
+                method org.attn4j.api.BackendProvider#create(): public abstract org.attn4j.api.Backend ()
+                method org.attn4j.api.spi.AbstractOps#computeExp(org.attn4j.api.spi.AbstractTensor): protected abstract org.attn4j.api.Tensor (T)
+                method org.attn4j.api.Ops#exp(org.attn4j.api.Tensor): public abstract org.attn4j.api.Tensor (org.attn4j.api.Tensor)
+                """);
+        ApiSignature after = ApiSignature.parse("""
+                method org.attn4j.api.BackendProvider#create(): public default org.attn4j.api.Backend ()
+                method org.attn4j.api.spi.AbstractOps#computeExp(org.attn4j.api.spi.AbstractTensor): protected org.attn4j.api.Tensor (T)
+                method org.attn4j.api.Ops#exp(org.attn4j.api.Tensor): public abstract org.attn4j.api.Tensor (java.lang.Object)
+                """);
+
+        ApiSignature.Difference d = after.since(before);
+
+        assertEquals(1, d.changed().size(), d.changed().toString());
+        assertTrue(d.changed().get(0).startsWith("method org.attn4j.api.Ops#exp"), d.changed().get(0));
+        assertEquals(List.of("method org.attn4j.api.BackendProvider#create() (was abstract, now has a body:"
+                + " implementations may leave it out)", "method org.attn4j.api.spi.AbstractOps#computeExp("
+                + "org.attn4j.api.spi.AbstractTensor) (was abstract, now has a body: implementations may leave it"
+                + " out)"), d.added());
+        assertFalse(after.since(ApiSignature.parse("""
+                method org.attn4j.api.BackendProvider#create(): public abstract org.attn4j.api.Backend ()
+                """)).breaking());
+    }
+
+    @Test
     void theSignatureIsReadFromTheApiJarAndNamesItsPublicSurfaceOnly() {
         String text = ApiSignature.of(Backend.class).toText("x");
 

@@ -694,9 +694,9 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
     }
 
     /**
-     * This default composes the primitives ({@link ReferenceOps#softcap}), in F64 when the backend has it; an
-     * F32-only backend should override it, since the composition in F32 errs by {@code cap·6e-8} absolute, far
-     * more than the TCK allows where {@code |x| ≪ cap}.
+     * This default ({@link ReferenceOps#softcap}) copies {@code x} to the host, computes {@code cap·tanh(x/cap)} in
+     * double precision and copies the result back: exact to a rounding in every dtype, F32-only backends included; a
+     * backend overrides it to keep the values where they live.
      *
      * @param x any shape
      * @param cap positive and finite
