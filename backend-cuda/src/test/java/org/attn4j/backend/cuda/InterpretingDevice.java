@@ -557,6 +557,7 @@ final class InterpretingDevice implements Device {
                 yield ((i < 16 ? n & 0xf : n >>> 4) - 8) * half(mem(scales).getShort(Math.toIntExact(2 * (at / 32))));
             }
             case F64 -> throw new AssertionError("no F64 weights on cuda");
+            default -> throw new AssertionError(type + " weights are held as F32 on cuda");
         };
     }
 

@@ -139,6 +139,39 @@ class WeightOpsHostTest {
     }
 
     @ParameterizedTest
+    @EnumSource(value = WeightType.class, mode = EnumSource.Mode.EXCLUDE,
+            names = {"F32", "F64", "F16", "BF16", "Q8_0", "Q4_0"})
+    void aGgufTypeWithoutKernelsIsDecodedOnceToF32AndReadAsItsTypeDecodesIt(WeightType type) {
+        int rows = 30;
+        int in = 512;
+        int n = 3;
+        ByteBuffer bytes = type.encode(normal(7, rows * in, 1 / Math.sqrt(in)), Shape.of(rows, in));
+        float[] w = type.decode(bytes, Shape.of(rows, in));
+        float[] x = normal(8, n * in, 1);
+        try (Scope s = BACKEND.newScope()) {
+            Weight weight = s.weight(bytes, type, Shape.of(rows, in));
+            assertEquals(type, weight.type());
+            assertEquals(4L * rows * in, weight.byteSize(), "held as F32");
+            assertArrayEquals(w, weight.toFloatArray());
+            double[] expected = new double[n * rows];
+            for (int r = 0; r < n; r++) {
+                for (int o = 0; o < rows; o++) {
+                    for (int c = 0; c < in; c++) {
+                        expected[r * rows + o] += (double) x[r * in + c] * w[o * in + c];
+                    }
+                }
+            }
+            assertClose(type + " linear", expected, s.ops().linear(s.tensor(x, Shape.of(n, in)), weight, null,
+                    Epilogue.none()).toFloatArray(), 1e-5);
+            float[] got = s.ops().embedding(weight, new int[] {29, 0}, Shape.of(2)).toFloatArray();
+            for (int c = 0; c < in; c++) {
+                assertEquals(w[29 * in + c], got[c], "row 29 column " + c);
+                assertEquals(w[c], got[in + c], "row 0 column " + c);
+            }
+        }
+    }
+
+    @ParameterizedTest
     @EnumSource(value = WeightType.class, names = {"F32", "F16", "BF16", "Q8_0", "Q4_0"})
     void embeddingGathersTheTablesRowsAsTheyDecode(WeightType type) {
         int[] ids = {9, 0, 4, 4};
