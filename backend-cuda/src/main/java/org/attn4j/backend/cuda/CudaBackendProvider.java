@@ -29,7 +29,7 @@ public final class CudaBackendProvider implements BackendProvider {
     public static final int PRIORITY = 300;
 
     /**
-     * The capabilities of every CUDA backend: F32 tensors; weights held in F32, F16, BF16, Q8_0 and Q4_0
+     * The capabilities of every CUDA backend: F32 tensors; weights held in F32, F16, BF16, Q8_0, Q4_0, Q4_K and Q6_K
      * ({@code CudaWeight.NATIVE}), the other GGUF block types decoded to F32 once, at bind.
      */
     static final Capabilities CAPABILITIES = Capabilities.builder("cuda").dtypes(DType.F32)

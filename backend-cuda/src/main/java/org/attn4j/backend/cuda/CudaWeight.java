@@ -17,12 +17,14 @@ import org.attn4j.api.spi.AbstractWeight;
  *   F16, BF16   values: unsigned short[rows·K]
  *   Q8_0        values: signed char[rows·K]                  scales: binary16[rows·K/32]
  *   Q4_0        values: 16 bytes of nibbles per block of 32  scales: binary16[rows·K/32]
+ *   Q4_K, Q6_K  values: GGUF's super-blocks as they are (144 and 210 bytes per 256 numbers), no scales
  * </pre>
  * GGUF's blocks put the binary16 scale before the quants (34 and 18 bytes), so a block's quants start at an odd
  * or merely even address; split into two arrays, the quants of any 4 (Q8_0) or 8 (Q4_0) consecutive numbers of a
  * block are one aligned 32-bit load. {@link #values()} joins them back into GGUF's bytes and decodes those. The
- * other GGUF block types (Q4_1 … IQ4_XS) have no kernels here: they are decoded once, here, a block of rows at a
- * time ({@link WeightType#decode}, ggml's numbers bit for bit), and held as F32 ({@link #held()}).
+ * other GGUF block types (Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q5_K, IQ4_NL, IQ4_XS) have no kernels here: they are
+ * decoded once, here, a block of rows at a time ({@link WeightType#decode}, ggml's numbers bit for bit), and held
+ * as F32 ({@link #held()}).
  */
 final class CudaWeight extends AbstractWeight {
     /** Rows uploaded per copy while binding: bounds the heap a bind borrows to a few MB. */
@@ -30,7 +32,7 @@ final class CudaWeight extends AbstractWeight {
 
     /** The types held as they are; {@code CudaBackendProvider}'s {@code weightTypes()}. */
     static final Set<WeightType> NATIVE = Collections.unmodifiableSet(EnumSet.of(WeightType.F32, WeightType.F16,
-            WeightType.BF16, WeightType.Q8_0, WeightType.Q4_0));
+            WeightType.BF16, WeightType.Q8_0, WeightType.Q4_0, WeightType.Q4_K, WeightType.Q6_K));
 
     private final WeightType held;
     private final Device device;
@@ -67,7 +69,7 @@ final class CudaWeight extends AbstractWeight {
         long count = shape.size();
         WeightType held = NATIVE.contains(type) ? type : WeightType.F32;
         long valueBytes = valueBytes(held, count);
-        long scaleBytes = held.isQuantized() ? count / 32 * 2 : 0;
+        long scaleBytes = split(held) ? count / 32 * 2 : 0;
         CUdeviceptr values = device.alloc("weight", valueBytes);
         CUdeviceptr scales = null;
         try {
@@ -85,7 +87,7 @@ final class CudaWeight extends AbstractWeight {
                     ByteBuffer f32 = ByteBuffer.allocate(4 * decoded.length).order(ByteOrder.LITTLE_ENDIAN);
                     f32.asFloatBuffer().put(decoded);
                     device.upload("weight", values, valueBytes(held, first), f32.array(), f32.capacity());
-                } else if (!type.isQuantized()) {
+                } else if (!split(type)) {
                     device.upload("weight", values, valueBytes(type, first), block, block.length);
                 } else {
                     Split split = split(type, block);
@@ -110,9 +112,15 @@ final class CudaWeight extends AbstractWeight {
             case F16, BF16 -> 2 * count;
             case Q8_0 -> count;
             case Q4_0 -> count / 2;
+            case Q4_K, Q6_K -> count / 256 * type.blockBytes();
             case F64 -> throw new IllegalArgumentException("weight: backend cuda holds no F64 weights");
             default -> throw new IllegalStateException(type + " is held as F32 on backend cuda");
         };
+    }
+
+    /** @return whether the type's binary16 scales are moved into an array of their own: Q8_0 and Q4_0 */
+    private static boolean split(WeightType type) {
+        return type == WeightType.Q8_0 || type == WeightType.Q4_0;
     }
 
     private record Split(byte[] quants, byte[] scales) {
@@ -157,7 +165,7 @@ final class CudaWeight extends AbstractWeight {
     protected float[] values() {
         byte[] v = device.downloadBytes("toFloatArray", values, 0, Math.toIntExact(valueBytes));
         byte[] bytes = v;
-        if (held.isQuantized()) {
+        if (split(held)) {
             byte[] s = device.downloadBytes("toFloatArray", scales, 0, Math.toIntExact(scaleBytes));
             int blockBytes = held.blockBytes();
             int quantBytes = blockBytes - 2;
