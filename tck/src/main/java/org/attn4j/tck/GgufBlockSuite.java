@@ -32,6 +32,7 @@ import org.attn4j.api.WeightType;
  *   <li>{@code linear(x, weight)} is within F32 accumulation's bound of the float64 sum over those numbers:
  *       {@code |y − Σ x·w| ≤ 2·k·2^-24·Σ|x·w|} for {@code k} columns.</li>
  * </ul>
+ * The cases run with the kit's own golden files: {@code TckOptions.withFixtures} replacing those leaves them out.
  */
 final class GgufBlockSuite {
     private static final String RESOURCE = "/org/attn4j/tck/golden/gguf_blocks.json";
