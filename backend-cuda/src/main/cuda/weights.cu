@@ -7,7 +7,10 @@
 //   Q8_0        signed char values[rows * K] and unsigned short scales[rows * K / 32] (binary16)
 //   Q4_0        unsigned char values[rows * K / 2], 16 bytes per block of 32 as in GGUF (element i < 16 is the low
 //               nibble of byte i, element i >= 16 the high nibble of byte i - 16, each offset by 8), and the scales
-// Element (r, c) is q * d for the quantized types, d = scales[(r * K + c) / 32]: K is a multiple of 32 for them.
+//   Q4_K, Q6_K  unsigned char values[rows * K / 256 * 144 or 210]: GGUF's super-blocks as they are (scales null)
+// Element (r, c) is q * d for Q8_0 and Q4_0, d = scales[(r * K + c) / 32]: K is a multiple of 32 for them. For Q4_K
+// and Q6_K (K a multiple of 256) it is ggml's dequantize_row_q4_K / _q6_K, rounded as ggml rounds: (d * sc) * q -
+// dmin * m for Q4_K, (d * sc) * (q - 32) for Q6_K, each product and the difference rounded once (never an FMA).
 #include "attn4j_common.cuh"
 
 #define ATTN4J_W_F32 0
@@ -15,6 +18,8 @@
 #define ATTN4J_W_BF16 2
 #define ATTN4J_W_Q8_0 3
 #define ATTN4J_W_Q4_0 4
+#define ATTN4J_W_Q4_K 5
+#define ATTN4J_W_Q6_K 6
 
 #define ATTN4J_LIN_BM 64
 #define ATTN4J_LIN_BN 64
@@ -22,11 +27,40 @@
 #define ATTN4J_LIN_THREADS 256
 #define ATTN4J_GEMV_MAX_ROWS 8
 
+// Element e < 256 of a Q4_K super-block b (144 bytes: d, dmin, 12 bytes of 6-bit scales and minimums, 128 of
+// nibbles): group j = e / 32 has scale sc and minimum m, the number is nibble e % 32 of the 32 bytes at
+// 16 + (e / 64) * 32, low for an even group, high for an odd one.
+__device__ __forceinline__ float attn4j_q4_k(const unsigned char* __restrict__ b, int e) {
+    const float d = attn4j_half((unsigned short) (b[0] | b[1] << 8));
+    const float dmin = attn4j_half((unsigned short) (b[2] | b[3] << 8));
+    const unsigned char* s = b + 4;
+    const int j = e >> 5;
+    const int sc = j < 4 ? s[j] & 63 : (s[j + 4] & 15) | (s[j - 4] >> 6) << 4;
+    const int m = j < 4 ? s[j + 4] & 63 : (s[j + 4] >> 4) | (s[j] >> 6) << 4;
+    const int q = (b[16 + (e >> 6) * 32 + (e & 31)] >> (4 * (j & 1))) & 15;
+    return __fadd_rn(__fmul_rn(__fmul_rn(d, (float) sc), (float) q), -__fmul_rn(dmin, (float) m));
+}
+
+// Element e < 256 of a Q6_K super-block b (210 bytes: 128 of low nibbles, 64 of 2-bit high parts, 16 int8 scales,
+// d): half h = e / 128, l = e % 128; the low 4 bits are nibble l / 64 of byte h * 64 + l % 64, the high 2 bits the
+// pair l / 32 of byte 128 + h * 32 + l % 32; the scale is group e / 16's.
+__device__ __forceinline__ float attn4j_q6_k(const unsigned char* __restrict__ b, int e) {
+    const float d = attn4j_half((unsigned short) (b[208] | b[209] << 8));
+    const int h = e >> 7;
+    const int l = e & 127;
+    const int lo = (b[h * 64 + (l & 63)] >> (4 * (l >> 6))) & 15;
+    const int hi = (b[128 + h * 32 + (l & 31)] >> (2 * (l >> 5))) & 3;
+    const float sc = (float) (signed char) b[192 + (e >> 4)];
+    return __fmul_rn(__fmul_rn(d, sc), (float) ((lo | hi << 4) - 32));
+}
+
 // Element (row, c) of a weight of K columns, as F32.
 template <int T>
 __device__ __forceinline__ float attn4j_w(const void* __restrict__ values, const unsigned short* __restrict__ scales,
                                           long long row, int c, int K) {
     const long long at = row * K + c;
+    if (T == ATTN4J_W_Q4_K) return attn4j_q4_k((const unsigned char*) values + (at >> 8) * 144, (int) (at & 255));
+    if (T == ATTN4J_W_Q6_K) return attn4j_q6_k((const unsigned char*) values + (at >> 8) * 210, (int) (at & 255));
     if (T == ATTN4J_W_F32) return ((const float*) values)[at];
     if (T == ATTN4J_W_F16) return attn4j_half(((const unsigned short*) values)[at]);
     if (T == ATTN4J_W_BF16) return attn4j_bf16(((const unsigned short*) values)[at]);
@@ -51,6 +85,9 @@ __device__ __forceinline__ void attn4j_w4(const void* __restrict__ values, const
                                      (unsigned short) (v.y & 0xffffu), (unsigned short) (v.y >> 16)};
 #pragma unroll
         for (int t = 0; t < 4; ++t) w[t] = T == ATTN4J_W_F16 ? attn4j_half(h[t]) : attn4j_bf16(h[t]);
+    } else if (T == ATTN4J_W_Q4_K || T == ATTN4J_W_Q6_K) {
+#pragma unroll
+        for (int t = 0; t < 4; ++t) w[t] = attn4j_w<T>(values, scales, row, c + t, K);
     } else if (T == ATTN4J_W_Q8_0) {
         const float d = attn4j_half(scales[at >> 5]);
         const int v = *(const int*) ((const signed char*) values + at);
@@ -243,3 +280,5 @@ ATTN4J_WEIGHT_KERNELS(f16, ATTN4J_W_F16)
 ATTN4J_WEIGHT_KERNELS(bf16, ATTN4J_W_BF16)
 ATTN4J_WEIGHT_KERNELS(q8_0, ATTN4J_W_Q8_0)
 ATTN4J_WEIGHT_KERNELS(q4_0, ATTN4J_W_Q4_0)
+ATTN4J_WEIGHT_KERNELS(q4_k, ATTN4J_W_Q4_K)
+ATTN4J_WEIGHT_KERNELS(q6_k, ATTN4J_W_Q6_K)

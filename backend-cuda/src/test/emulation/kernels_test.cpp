@@ -584,8 +584,8 @@ static double bf16_value(uint16_t b) {
     return f;
 }
 
-enum { W_F32, W_F16, W_BF16, W_Q8_0, W_Q4_0 };
-static const char* TYPE_NAMES[] = {"F32", "F16", "BF16", "Q8_0", "Q4_0"};
+enum { W_F32, W_F16, W_BF16, W_Q8_0, W_Q4_0, W_Q4_K, W_Q6_K };
+static const char* TYPE_NAMES[] = {"F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_K", "Q6_K"};
 
 // A weight in the device layout of weights.cu with random bits, and its values decoded independently in double.
 struct DeviceWeight {
@@ -621,6 +621,37 @@ static DeviceWeight random_weight(int type, int rows, int k) {
             std::memcpy(&w.values[2 * i], &h, 2);
             w.decoded[i] = type == W_F16 ? half_value(h) : bf16_value(h);
         }
+    } else if (type == W_Q4_K || type == W_Q6_K) {
+        // GGUF's super-blocks of 256 as they are: random bytes, binary16 d (and dmin) where ggml keeps them, small
+        // enough (2^-14 to 2^-12) that the up to 63 · 15 (Q4_K) or 127 · 32 (Q6_K) multiples stay near 1/sqrt(K)
+        const size_t bytes = type == W_Q4_K ? 144 : 210;
+        w.values.resize(n / 256 * bytes);
+        for (auto& b : w.values) b = (uint8_t) rng();
+        for (size_t block = 0; block < n / 256; ++block) {
+            uint8_t* b = &w.values[block * bytes];
+            const uint16_t d = random_half(1, 2), dmin = random_half(1, 2);
+            std::memcpy(b + (type == W_Q4_K ? 0 : 208), &d, 2);
+            if (type == W_Q4_K) std::memcpy(b + 2, &dmin, 2);
+            for (int e = 0; e < 256; ++e) {
+                double v;
+                if (type == W_Q4_K) {
+                    // dequantize_row_q4_K: group j of 32 has a 6-bit scale and minimum packed in b[4..15]
+                    const uint8_t* s = b + 4;
+                    const int j = e / 32;
+                    const int sc = j < 4 ? s[j] & 63 : (s[j + 4] & 15) | ((s[j - 4] >> 6) << 4);
+                    const int m = j < 4 ? s[j + 4] & 63 : (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+                    const int q = (b[16 + 32 * (e / 64) + e % 32] >> (j % 2 == 0 ? 0 : 4)) & 15;
+                    v = (float) (half_value(d) * sc * q - half_value(dmin) * m);
+                } else {
+                    // dequantize_row_q6_K: 4 low bits in b[0..127], 2 high bits in b[128..191], int8 scales per 16
+                    const int half = e / 128, l = e % 128;
+                    const int lo = (b[64 * half + l % 64] >> (l < 64 ? 0 : 4)) & 15;
+                    const int hi = (b[128 + 32 * half + l % 32] >> (2 * (l / 32))) & 3;
+                    v = (float) (half_value(d) * (int8_t) b[192 + e / 16] * ((lo | (hi << 4)) - 32));
+                }
+                w.decoded[block * 256 + e] = v;
+            }
+        }
     } else {
         w.scales.resize(n / 32);
         for (auto& d : w.scales) d = random_half(3, 6);
@@ -644,12 +675,14 @@ static DeviceWeight random_weight(int type, int rows, int k) {
 using LinearKernel = void (*)(const float*, const void*, const unsigned short*, const float*, const float*, float*,
                               int, int, int, int, int);
 static const LinearKernel GEMV[] = {attn4j_linear_gemv_f32, attn4j_linear_gemv_f16, attn4j_linear_gemv_bf16,
-                                    attn4j_linear_gemv_q8_0, attn4j_linear_gemv_q4_0};
+                                    attn4j_linear_gemv_q8_0, attn4j_linear_gemv_q4_0, attn4j_linear_gemv_q4_k,
+                                    attn4j_linear_gemv_q6_k};
 static const LinearKernel TILED[] = {attn4j_linear_tiled_f32, attn4j_linear_tiled_f16, attn4j_linear_tiled_bf16,
-                                     attn4j_linear_tiled_q8_0, attn4j_linear_tiled_q4_0};
+                                     attn4j_linear_tiled_q8_0, attn4j_linear_tiled_q4_0, attn4j_linear_tiled_q4_k,
+                                     attn4j_linear_tiled_q6_k};
 using GatherKernel = void (*)(const void*, const unsigned short*, const int*, float*, int, int);
 static const GatherKernel GATHER[] = {attn4j_gather_f32, attn4j_gather_f16, attn4j_gather_bf16, attn4j_gather_q8_0,
-                                      attn4j_gather_q4_0};
+                                      attn4j_gather_q4_0, attn4j_gather_q4_k, attn4j_gather_q6_k};
 
 static double activate(int act, double v) {
     switch (act) {
@@ -702,10 +735,13 @@ static void test_linear(int type, int M, int N, int K, bool gated, int act, bool
 }
 
 static void test_weights() {
-    for (int type = W_F32; type <= W_Q4_0; ++type) {
+    for (int type = W_F32; type <= W_Q6_K; ++type) {
         const bool quantized = type >= W_Q8_0;
-        // K = 96: lanes past K in the last 128-column step; 160: five blocks; 99 (float types): no vector loads
-        std::vector<int> ks = quantized ? std::vector<int>{96, 160} : std::vector<int>{96, 99};
+        const bool super = type >= W_Q4_K;
+        // K = 96: lanes past K in the last 128-column step; 160: five blocks; 99 (float types): no vector loads;
+        // 256 and 768: one and three super-blocks
+        std::vector<int> ks = super ? std::vector<int>{256, 768}
+                              : quantized ? std::vector<int>{96, 160} : std::vector<int>{96, 99};
         for (int k : ks) {
             test_linear(type, 1, 45, k, false, ATTN4J_ACT_GELU, true, false, false);
             test_linear(type, 3, 13, k, true, ATTN4J_ACT_SILU, false, true);
@@ -713,7 +749,7 @@ static void test_weights() {
             test_linear(type, 9, 45, k, true, ATTN4J_ACT_GELU_TANH, true, true);
             test_linear(type, 70, 67, k, false, ATTN4J_ACT_RELU, false, false);
         }
-        DeviceWeight table = random_weight(type, 11, quantized ? 64 : 36);
+        DeviceWeight table = random_weight(type, 11, super ? 256 : quantized ? 64 : 36);
         std::vector<int> ids = {10, 0, 3, 3, 7};
         std::vector<float> out(ids.size() * table.k, 7.0f);
         emu::launch({1}, {256}, [&] {

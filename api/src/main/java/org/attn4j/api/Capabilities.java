@@ -89,7 +89,8 @@ public final class Capabilities {
     /**
      * @return the {@link WeightType}s it holds as they are, in {@link WeightType} order; always contains
      *     {@link WeightType#F32}, and {@link WeightType#F64} exactly when {@link #dtypes()} does. A weight of another
-     *     type is converted to F32 once, when it is created.
+     *     type is converted once, when it is created, to a wider form (F32, or a backend's own form that reads back
+     *     the same numbers), never per call.
      */
     public Set<WeightType> weightTypes() {
         return weightTypes;

@@ -3,7 +3,8 @@
  * memory {@link org.attn4j.api.Scope}s, the op set {@link org.attn4j.api.Ops} with attention and its
  * {@link org.attn4j.api.AttentionOptions}, rotary embeddings described by {@link org.attn4j.api.RotaryEmbedding},
  * parameters bound to a backend as {@link org.attn4j.api.Weight}s of a {@link org.attn4j.api.WeightType} (F32, F16,
- * BF16, GGUF's Q8_0 and Q4_0) that {@code linear} reads with an {@link org.attn4j.api.Epilogue}, and
+ * BF16, and GGUF's block types: Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, the K-types Q2_K to Q6_K, IQ4_NL and IQ4_XS) that
+ * {@code linear} reads with an {@link org.attn4j.api.Epilogue}, and
  * {@link org.attn4j.api.Backends}, which discovers the
  * {@link org.attn4j.api.BackendProvider}s on the class path and selects a backend, reporting each one's
  * {@link org.attn4j.api.Availability} and {@link org.attn4j.api.Capabilities}, and creates it as a

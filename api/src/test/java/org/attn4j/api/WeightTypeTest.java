@@ -33,8 +33,8 @@ class WeightTypeTest {
     @ParameterizedTest
     @EnumSource(WeightType.class)
     void encodingDecodedValuesGivesTheSameBytes(WeightType type) {
-        Shape shape = Shape.of(3, 64);
-        ByteBuffer once = type.encode(gaussian(192, 7, 0.05), shape);
+        Shape shape = Shape.of(3, 256);
+        ByteBuffer once = type.encode(gaussian(768, 7, 0.05), shape);
         ByteBuffer twice = type.encode(type.decode(once, shape), shape);
         assertArrayEquals(bytes(once), bytes(twice), type.name());
     }
@@ -42,21 +42,26 @@ class WeightTypeTest {
     @ParameterizedTest
     @EnumSource(WeightType.class)
     void decodedValuesStayWithinTheTypesRoundingOfTheOriginals(WeightType type) {
-        Shape shape = Shape.of(4, 96);
-        float[] x = gaussian(384, 11, 1.0);
+        Shape shape = Shape.of(4, 512);
+        float[] x = gaussian(2048, 11, 1.0);
         float[] y = type.decode(type.encode(x, shape), shape);
-        for (int block = 0; block < x.length / 32; block++) {
+        int n = Math.max(32, type.blockSize());
+        for (int block = 0; block < x.length / n; block++) {
             float amax = 0;
-            for (int i = 0; i < 32; i++) {
-                amax = Math.max(amax, Math.abs(x[block * 32 + i]));
+            for (int i = 0; i < n; i++) {
+                amax = Math.max(amax, Math.abs(x[block * n + i]));
             }
-            for (int i = block * 32; i < block * 32 + 32; i++) {
+            for (int i = block * n; i < block * n + n; i++) {
                 double bound = switch (type) {
                     case F32, F64 -> 0;
                     case F16 -> Math.abs(x[i]) * 0x1p-11 + 0x1p-25;
                     case BF16 -> Math.abs(x[i]) * 0x1p-8;
                     case Q8_0 -> amax / 127.0 * 0.5 * (1 + 0x1p-10) + amax * 0x1p-11;
                     case Q4_0 -> amax / 8.0 * (1 + 0x1p-10) + amax * 0x1p-11;
+                    case Q5_0 -> amax / 16.0 * (1 + 0x1p-10) + amax * 0x1p-11;
+                    case Q4_1 -> amax / 15.0 * (1 + 0x1p-10) + amax * 0x1p-10;
+                    case Q5_1 -> amax / 31.0 * (1 + 0x1p-10) + amax * 0x1p-10;
+                    default -> oneStepBound(type) * amax;
                 };
                 double err = Math.abs(y[i] - x[i]);
                 if (err > bound) {
@@ -65,6 +70,55 @@ class WeightTypeTest {
                 }
             }
         }
+    }
+
+    /**
+     * The one-pass quantizers' error, as a fraction of the block's largest |x|: half a level step, plus the levels
+     * that the rounded sub-scale or the clamp to the level range (the lowest level is one further from zero than
+     * the highest, and the IQ4 table ends at -127 and 113) moves away.
+     */
+    private static double oneStepBound(WeightType type) {
+        return switch (type) {
+            case Q2_K -> 0.45;
+            case Q3_K -> 0.3;
+            case Q4_K -> 0.11;
+            case Q5_K -> 0.06;
+            case Q6_K -> 0.04;
+            case IQ4_NL -> 0.12;
+            case IQ4_XS -> 0.14;
+            default -> throw new AssertionError(type);
+        };
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = WeightType.class, mode = EnumSource.Mode.EXCLUDE, names = {"F32", "F64", "F16", "BF16"})
+    void levelsScalesAndOffsetsRecomposeTheDecodedValuesBitForBit(WeightType type) {
+        Shape shape = Shape.of(3, 512);
+        ByteBuffer bytes = type.encode(gaussian(1536, 5, 0.3), shape);
+        float[] values = type.decode(bytes, shape);
+        byte[] level = new byte[1536];
+        float[] scale = new float[1536 / type.groupSize()];
+        float[] offset = new float[scale.length];
+        type.decodeLevels(bytes, shape, level, scale, offset);
+        for (int i = 0; i < values.length; i++) {
+            float v = level[i] * scale[i / type.groupSize()] + offset[i / type.groupSize()];
+            if (Float.floatToIntBits(v) != Float.floatToIntBits(values[i])) {
+                fail(type + " index " + i + ": expected " + values[i] + ", actual " + v);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = WeightType.class, names = {"Q4_1", "Q5_1", "Q2_K", "Q4_K", "Q5_K"})
+    void aNonFiniteMinimumIsRefusedAsWellAsAScale(WeightType type) {
+        Shape shape = Shape.of(1, 256);
+        ByteBuffer b = type.encode(gaussian(256, 3, 1.0), shape).order(ByteOrder.LITTLE_ENDIAN);
+        int minimum = type == WeightType.Q2_K ? 82 : 2;
+        b.putShort(type.blockSize() == 32 ? type.blockBytes() + minimum : minimum, (short) 0xfc00);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> type.checkData("weight", b, shape));
+        assertTrue(e.getMessage().contains(type + " weight") && e.getMessage().contains("-Infinity"),
+                e.getMessage());
     }
 
     @Test
@@ -153,6 +207,10 @@ class WeightTypeTest {
                 () -> WeightType.BF16.checkData("weight", ByteBuffer.allocate(10), Shape.of(2, 3)));
         assertTrue(bytes.getMessage().contains("12 bytes") && bytes.getMessage().contains("has 10"),
                 bytes.getMessage());
+        IllegalArgumentException superBlock = assertThrows(IllegalArgumentException.class,
+                () -> WeightType.Q4_K.byteSize(Shape.of(2, 96)));
+        assertTrue(superBlock.getMessage().contains("256") && superBlock.getMessage().contains("[2, 96]"),
+                superBlock.getMessage());
         IllegalArgumentException rank = assertThrows(IllegalArgumentException.class,
                 () -> WeightType.F32.byteSize(Shape.of(2, 3, 4)));
         assertTrue(rank.getMessage().contains("[2, 3, 4]"), rank.getMessage());

@@ -239,6 +239,18 @@ final class BadInputSuite {
                     b.putShort(18, (short) 0x7c00);
                     s.weight(b, WeightType.Q4_0, Shape.of(1, 64));
                 }, List.of("block 1 of row 0", "Infinity")),
+                new Case("weight_k_block_minimum_not_finite", "weight", iae, Set.of(), (s, t) -> {
+                    ByteBuffer b = WeightType.Q4_K.encode(new float[512], Shape.of(2, 256))
+                            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                    b.putShort(144 + 2, (short) 0x7e00);
+                    s.weight(b, WeightType.Q4_K, Shape.of(2, 256));
+                }, List.of("Q4_K", "block 0 of row 1", "NaN")),
+                new Case("weight_super_block_bytes_do_not_fit_the_shape", "weight", iae, Set.of(),
+                        (s, t) -> s.weight(ByteBuffer.allocate(209), WeightType.Q6_K, Shape.of(1, 256)),
+                        List.of("Q6_K", "[1, 256]", "210", "209")),
+                new Case("weight_rows_not_whole_super_blocks", "weight", iae, Set.of(),
+                        (s, t) -> s.weight(ByteBuffer.allocate(144), WeightType.Q4_K, Shape.of(2, 128)),
+                        List.of("Q4_K", "[2, 128]", "256")),
                 nullArgument("weight", "type", (s, t) -> s.weight(ByteBuffer.allocate(4), null, Shape.of(1, 1))),
                 nullArgument("weight", "data", (s, t) -> s.weight(null, WeightType.F32, Shape.of(1, 1))),
                 new Case("linear_weight_in_differs", "linear", iae, Set.of(),

@@ -82,6 +82,11 @@ final class FusedLawSuite {
         return types;
     }
 
+    /** @return {@code columns}, or 256 for the types of 256-number super-blocks */
+    private static int columns(WeightType type, int columns) {
+        return type.blockSize() > columns ? type.blockSize() : columns;
+    }
+
     /** Values of a type's range: normal, scaled per row so that blocks have different scales. */
     private static float[] values(Random random, int rows, int columns) {
         float[] v = new float[rows * columns];
@@ -96,7 +101,7 @@ final class FusedLawSuite {
 
     private static Measurement readsBack(Scope scope, WeightType type, Random random, String backend, DType dtype) {
         int rows = 7;
-        int columns = 96;
+        int columns = columns(type, 96);
         Shape shape = Shape.of(rows, columns);
         ByteBuffer bytes = type.encode(values(random, rows, columns), shape);
         float[] expected = type.decode(bytes.duplicate(), shape);
@@ -132,7 +137,7 @@ final class FusedLawSuite {
     private static List<HostTensor[]> fusedLinear(Run run, Random random, WeightType type) {
         Ops ops = run.ops();
         List<HostTensor[]> pairs = new ArrayList<>();
-        int in = 96;
+        int in = columns(type, 96);
         int out = 70;
         for (int rows : new int[] {1, 3, 40}) {
             Tensor x = run.in(HostArrays.randn(random, 1.0, 2, rows, in));
@@ -160,7 +165,8 @@ final class FusedLawSuite {
     }
 
     private static List<HostTensor[]> embedding(Run run, Random random, WeightType type) {
-        Bound table = bind(run, type, values(random, 37, 64), Shape.of(37, 64));
+        int d = columns(type, 64);
+        Bound table = bind(run, type, values(random, 37, d), Shape.of(37, d));
         int[] ids = {0, 36, 5, 5, 17, 1};
         Shape idsShape = Shape.of(2, 3);
         return List.<HostTensor[]>of(pair(run.ops().embedding(table.weight(), ids, idsShape),

@@ -181,6 +181,9 @@ public final class TckRunner {
                 for (FixtureSource source : sources) {
                     all.addAll(GoldenSuite.plan(source, tolerances));
                 }
+                if (fixtures == GoldenFixtures.classpath()) {
+                    all.addAll(GgufBlockSuite.plan(settings.seed()));
+                }
                 notes.add("golden: " + String.join("; ", sources.stream().map(FixtureSource::description).toList())
                         + "; groups " + new TreeSet<>(GoldenSuite.GROUPS) + " (the decoders of group models run in"
                         + " the model suite)");

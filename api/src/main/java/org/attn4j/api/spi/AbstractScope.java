@@ -125,8 +125,8 @@ public abstract class AbstractScope implements Scope {
         }
         ByteBuffer bytes = data.slice().order(ByteOrder.LITTLE_ENDIAN);
         if (!backend.capabilities().supports(type) && CONVERSIONS_NOTED.add(backend.name() + " " + type)) {
-            LOG.log(System.Logger.Level.INFO, "attn4j " + backend.name() + ": " + type + " weights are converted to"
-                    + " F32 once, when bound (this backend holds " + backend.capabilities().weightTypes()
+            LOG.log(System.Logger.Level.INFO, "attn4j " + backend.name() + ": " + type + " weights are converted once,"
+                    + " when bound, to a wider form (this backend holds " + backend.capabilities().weightTypes()
                     + " as they are)");
         }
         return createWeight(bytes, type, shape);

@@ -7,7 +7,7 @@ import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
 
 /**
- * A weight {@code W [rows, columns]} held in fewer bits than F32 (BF16, F16, GGUF's Q8_0 and Q4_0), laid out once,
+ * A weight {@code W [rows, columns]} held in fewer bits than F32 (BF16, F16, GGUF's block types), laid out once,
  * when bound, in column panels of {@link #NR} rows of {@code W}, the whole inner dimension long, with the {@code NR}
  * numbers of one column side by side:
  * <pre>
@@ -253,21 +253,22 @@ abstract class NarrowPanels extends WeightStorage {
      * @return the calls made of each product
      */
     static int warm(WeightType type, int calls, long nanos) {
-        Shape shape = Shape.of(NR, WARM_COLUMNS);
-        float[] values = new float[NR * WARM_COLUMNS];
+        int columns = Math.max(WARM_COLUMNS, type.blockSize());
+        Shape shape = Shape.of(NR, columns);
+        float[] values = new float[NR * columns];
         for (int i = 0; i < values.length; i++) {
             values[i] = (float) Math.sin(i * 0.7);
         }
         WeightStorage w = WeightStorage.bind(type.encode(values, shape), type, shape);
-        float[] x = Arrays.copyOf(values, TILE_ROWS * WARM_COLUMNS);
+        float[] x = Arrays.copyOf(values, TILE_ROWS * columns);
         float[] y = new float[TILE_ROWS * NR];
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
         boolean cpu = threads.isCurrentThreadCpuTimeSupported();
         long start = cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime();
         int call = 0;
         while (call < calls && (cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - start < nanos) {
-            w.product(x, 0, WARM_COLUMNS, 1, 0, NR, y, 0, NR);
-            w.product(x, 0, WARM_COLUMNS, TILE_ROWS, 0, NR, y, 0, NR);
+            w.product(x, 0, columns, 1, 0, NR, y, 0, NR);
+            w.product(x, 0, columns, TILE_ROWS, 0, NR, y, 0, NR);
             call++;
         }
         return call;

@@ -21,6 +21,7 @@ import jdk.incubator.vector.VectorSpecies;
  *   Q8_0   byte[p·NR + j], scale[(p/32)·NR + j]             value = q · d
  *   Q4_0   byte[p·LANES + j mod LANES], low nibble for j &lt; LANES, high nibble past it, scale as Q8_0;
  *          each nibble is the two's complement 4-bit number q - 8                  value = (q - 8) · d
+ *   levels byte[p·NR + j], scale and offset[(p/g)·NR + j]   value = level · a + c   (the other GGUF block types)
  * </pre>
  * The decoding kernels accumulate {@code q·x} over each block of 32 columns and multiply by the block's scales
  * once, in four independent chains (two columns by two vectors) so that the multiply-adds do not wait on each
@@ -298,6 +299,87 @@ final class VectorNarrowPanels {
                     .convert(VectorOperators.I2F, 0)).mul(FloatVector.fromArray(F, d, s)).intoArray(dst, p * NR);
             ((FloatVector) v.lanewise(VectorOperators.ASHR, 4).convert(VectorOperators.I2F, 0))
                     .mul(FloatVector.fromArray(F, d, s + LANES)).intoArray(dst, p * NR + LANES);
+        }
+    }
+
+    /**
+     * {@code y[yAt + j] = Σ_{p<k} x[xAt + p] · W[j][p]} for the {@code NR} rows of a panel of levels
+     * ({@link PanelsLevels}), each number widened to {@code fl(fl(level · a) + c)} first, the product and the sum
+     * rounded apart as the dequantization rounds them, so that the sum is one of the dequantized weight's exact
+     * values times {@code x}, accumulated in F32.
+     *
+     * @param k the columns, a multiple of {@code g}
+     * @param g the columns per group, even
+     * @param q the panels' levels; the panel starts at {@code at}
+     * @param at where the panel starts
+     * @param a the panels' scales, {@code NR} per group
+     * @param c the panels' offsets, laid out as the scales
+     * @param sAt where the panel's scales and offsets start
+     * @param x the input row, not modified
+     * @param xAt where the row starts
+     * @param y receives {@code NR} sums at {@code yAt}
+     * @param yAt where they go
+     */
+    static void dotLevels(int k, int g, byte[] q, int at, float[] a, float[] c, int sAt, float[] x, int xAt,
+                          float[] y, int yAt) {
+        FloatVector zero = FloatVector.zero(F);
+        FloatVector acc0 = zero;
+        FloatVector acc1 = zero;
+        int lastGroup = k - g;
+        for (int group = 0; group < k; group += g) {
+            int s = sAt + (group / g) * NR;
+            FloatVector a0 = FloatVector.fromArray(F, a, s);
+            FloatVector a1 = FloatVector.fromArray(F, a, s + LANES);
+            FloatVector c0 = FloatVector.fromArray(F, c, s);
+            FloatVector c1 = FloatVector.fromArray(F, c, s + LANES);
+            FloatVector t0 = zero;
+            FloatVector t1 = zero;
+            FloatVector u0 = zero;
+            FloatVector u1 = zero;
+            for (int p = group; p < group + g; p += 2) {
+                int i = at + p * NR;
+                FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
+                FloatVector xb = FloatVector.broadcast(F, x[xAt + p + 1]);
+                t0 = ((FloatVector) ByteVector.fromArray(B, q, i).convertShape(VectorOperators.B2F, F, 0))
+                        .mul(a0).add(c0).fma(xa, t0);
+                t1 = ((FloatVector) ByteVector.fromArray(B, q, i + LANES).convertShape(VectorOperators.B2F, F, 0))
+                        .mul(a1).add(c1).fma(xa, t1);
+                u0 = ((FloatVector) ByteVector.fromArray(B, q, i + NR).convertShape(VectorOperators.B2F, F, 0))
+                        .mul(a0).add(c0).fma(xb, u0);
+                u1 = ((FloatVector) ByteVector.fromArray(B, q, i + NR + LANES)
+                        .convertShape(VectorOperators.B2F, F, 0)).mul(a1).add(c1).fma(xb, u1);
+            }
+            acc0 = t0.add(u0).add(acc0);
+            acc1 = t1.add(u1).add(acc1);
+            if (group == lastGroup) {
+                acc0.intoArray(y, yAt);
+                acc1.intoArray(y, yAt + LANES);
+            }
+        }
+    }
+
+    /**
+     * Widens a panel of levels: {@code dst[p·NR + j] = fl(fl(level[j][p] · a[j][p / g]) + c[j][p / g])}, exactly
+     * as GGUF's dequantization.
+     *
+     * @param k the columns, a multiple of {@code g}
+     * @param g the columns per group
+     * @param q the panels' levels
+     * @param at where the panel starts
+     * @param a the panels' scales
+     * @param c the panels' offsets
+     * @param sAt where the panel's scales and offsets start
+     * @param dst receives {@code k·NR} floats from 0
+     */
+    static void unpackLevels(int k, int g, byte[] q, int at, float[] a, float[] c, int sAt, float[] dst) {
+        for (int p = 0; p < k; p++) {
+            int i = at + p * NR;
+            int s = sAt + (p / g) * NR;
+            ((FloatVector) ByteVector.fromArray(B, q, i).convertShape(VectorOperators.B2F, F, 0))
+                    .mul(FloatVector.fromArray(F, a, s)).add(FloatVector.fromArray(F, c, s)).intoArray(dst, p * NR);
+            ((FloatVector) ByteVector.fromArray(B, q, i + LANES).convertShape(VectorOperators.B2F, F, 0))
+                    .mul(FloatVector.fromArray(F, a, s + LANES)).add(FloatVector.fromArray(F, c, s + LANES))
+                    .intoArray(dst, p * NR + LANES);
         }
     }
 }

@@ -19,7 +19,7 @@ import org.attn4j.api.WeightType;
  * Today: {@link PanelsF32} (F32 in the SIMD micro-kernel's column panels), {@link RowsF32} (F32 row-major, for
  * the JVMs without the Vector API), {@link RowsF64} (F64 row-major), and the types narrower than F32 in
  * {@link NarrowPanels} ({@link PanelsBF16}, {@link PanelsF16}, {@link PanelsQ8_0}, {@link PanelsQ4_0}), held as they
- * are, with and without the Vector API.
+ * are, and {@link PanelsLevels} for every other GGUF block type (Q4_1 … IQ4_XS), with and without the Vector API.
  */
 abstract class WeightStorage {
     /** {@code out}, the rows of {@code W}. */
@@ -43,8 +43,8 @@ abstract class WeightStorage {
      *     during this call
      * @param type the storage type they are in
      * @param shape {@code [rows, columns]}
-     * @return F64 row-major for an F64 weight; BF16, F16, Q8_0 and Q4_0 in their own panels; F32 in SIMD panels when
-     *     {@link Simd#enabled()}, else row-major
+     * @return F64 row-major for an F64 weight; BF16, F16, Q8_0 and Q4_0 in their own panels, the other GGUF block
+     *     types in panels of levels; F32 in SIMD panels when {@link Simd#enabled()}, else row-major
      */
     static WeightStorage bind(ByteBuffer data, WeightType type, Shape shape) {
         int rows = shape.dim(0);
@@ -72,6 +72,10 @@ abstract class WeightStorage {
                     case Q8_0 -> PanelsQ8_0.of(bytes, rows, columns);
                     default -> PanelsQ4_0.of(bytes, rows, columns);
                 };
+            }
+            default -> {
+                NarrowPanels.warmUp(type);
+                yield PanelsLevels.of(type, bytes, rows, columns);
             }
         };
     }

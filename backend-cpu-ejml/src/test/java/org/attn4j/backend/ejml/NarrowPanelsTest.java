@@ -20,7 +20,14 @@ import org.junit.jupiter.api.Test;
  * vectors, on 256-bit vectors, and without the Vector API (the scalar path).
  */
 class NarrowPanelsTest {
-    private static final WeightType[] TYPES = {WeightType.BF16, WeightType.F16, WeightType.Q8_0, WeightType.Q4_0};
+    private static final WeightType[] TYPES = {WeightType.BF16, WeightType.F16, WeightType.Q8_0, WeightType.Q4_0,
+        WeightType.Q4_1, WeightType.Q5_0, WeightType.Q5_1, WeightType.Q2_K, WeightType.Q3_K, WeightType.Q4_K,
+        WeightType.Q5_K, WeightType.Q6_K, WeightType.IQ4_NL, WeightType.IQ4_XS};
+
+    /** @return {@code c} columns, or for the types of 256-number super-blocks a multiple of 256 that grows with it */
+    private static int columns(WeightType type, int c) {
+        return type.blockSize() == 256 ? 256 * Math.max(1, c / 64) : c;
+    }
 
     static NarrowPanels bind(ByteBuffer bytes, WeightType type, int rows, int columns) {
         ByteBuffer le = bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN);
@@ -29,7 +36,7 @@ class NarrowPanelsTest {
             case F16 -> PanelsF16.of(le, rows, columns);
             case Q8_0 -> PanelsQ8_0.of(le, rows, columns);
             case Q4_0 -> PanelsQ4_0.of(le, rows, columns);
-            default -> throw new IllegalArgumentException(type.toString());
+            default -> PanelsLevels.of(type, le, rows, columns);
         };
     }
 
@@ -49,7 +56,8 @@ class NarrowPanelsTest {
     void readsBackExactlyTheNumbersItsBytesHold() {
         Random random = new Random(1);
         for (WeightType type : TYPES) {
-            for (int[] s : new int[][] {{1, 32}, {NarrowPanels.NR + 3, 64}, {70, 96}, {2 * NarrowPanels.NR, 160}}) {
+            for (int[] given : new int[][] {{1, 32}, {NarrowPanels.NR + 3, 64}, {70, 96}, {2 * NarrowPanels.NR, 160}}) {
+                int[] s = {given[0], columns(type, given[1])};
                 Shape shape = Shape.of(s[0], s[1]);
                 ByteBuffer bytes = type.encode(values(random, s[0], s[1]), shape);
                 float[] expected = type.decode(bytes.duplicate(), shape);
@@ -77,7 +85,7 @@ class NarrowPanelsTest {
         for (WeightType type : TYPES) {
             for (int[] s : new int[][] {{nr, 32}, {3 * nr + 5, 96}, {70, 256}, {2 * nr + 1, 64}}) {
                 int rows = s[0];
-                int columns = s[1];
+                int columns = columns(type, s[1]);
                 Shape shape = Shape.of(rows, columns);
                 ByteBuffer bytes = type.encode(values(random, rows, columns), shape);
                 float[] w = type.decode(bytes.duplicate(), shape);
@@ -153,8 +161,8 @@ class NarrowPanelsTest {
     void aNonFiniteInputPoisonsOnlyItsOwnRowOfOutput() {
         Random random = new Random(5);
         int rows = 40;
-        int columns = 64;
         for (WeightType type : TYPES) {
+            int columns = columns(type, 64);
             Shape shape = Shape.of(rows, columns);
             NarrowPanels w = bind(type.encode(values(random, rows, columns), shape), type, rows, columns);
             for (int n : new int[] {1, 3, 8}) {

@@ -28,9 +28,12 @@ public final class CudaBackendProvider implements BackendProvider {
     /** Above the CPU backends. */
     public static final int PRIORITY = 300;
 
-    /** The capabilities of every CUDA backend: F32 tensors; weights held in F32, F16, BF16, Q8_0 and Q4_0. */
+    /**
+     * The capabilities of every CUDA backend: F32 tensors; weights held in F32, F16, BF16, Q8_0, Q4_0, Q4_K and Q6_K
+     * ({@code CudaWeight.NATIVE}), the other GGUF block types decoded to F32 once, at bind.
+     */
     static final Capabilities CAPABILITIES = Capabilities.builder("cuda").dtypes(DType.F32)
-            .weightTypes(WeightType.F32, WeightType.F16, WeightType.BF16, WeightType.Q8_0, WeightType.Q4_0)
+            .weightTypes(CudaWeight.NATIVE.toArray(new WeightType[0]))
             .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS).build();
 
     private Availability availability;

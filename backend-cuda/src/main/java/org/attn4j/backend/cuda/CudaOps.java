@@ -202,7 +202,7 @@ final class CudaOps extends AbstractOps<CudaTensor> {
     protected Tensor computeLinear(CudaTensor x, AbstractWeight weight, CudaTensor bias, Epilogue epilogue,
                                    CudaTensor residual, Shape out) {
         CudaWeight w = (CudaWeight) weight;
-        return linear(x, w.type(), w.shape(), w.data(), w.scales(), bias, epilogue, residual, out);
+        return linear(x, w.held(), w.shape(), w.data(), w.scales(), bias, epilogue, residual, out);
     }
 
     private Tensor linear(CudaTensor x, WeightType type, Shape weight, CUdeviceptr values, CUdeviceptr scales,
@@ -229,7 +229,7 @@ final class CudaOps extends AbstractOps<CudaTensor> {
         CUdeviceptr deviceIds = device.alloc("embedding", (long) ids.length * Sizeof.INT);
         try {
             device.upload("embedding", deviceIds, ids);
-            device.launch(WeightKernels.gather(w.type()), Launches.elementwise((long) ids.length * d),
+            device.launch(WeightKernels.gather(w.held()), Launches.elementwise((long) ids.length * d),
                     new KernelArgs("embedding").pointer(w.data()).pointer(w.scales()).pointer(deviceIds)
                             .pointer(r.data()).i32(ids.length).i32(d));
         } finally {

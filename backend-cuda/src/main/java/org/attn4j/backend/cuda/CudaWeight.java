@@ -2,6 +2,9 @@ package org.attn4j.backend.cuda;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
 import jcuda.driver.CUdeviceptr;
 import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
@@ -14,24 +17,34 @@ import org.attn4j.api.spi.AbstractWeight;
  *   F16, BF16   values: unsigned short[rows·K]
  *   Q8_0        values: signed char[rows·K]                  scales: binary16[rows·K/32]
  *   Q4_0        values: 16 bytes of nibbles per block of 32  scales: binary16[rows·K/32]
+ *   Q4_K, Q6_K  values: GGUF's super-blocks as they are (144 and 210 bytes per 256 numbers), no scales
  * </pre>
  * GGUF's blocks put the binary16 scale before the quants (34 and 18 bytes), so a block's quants start at an odd
  * or merely even address; split into two arrays, the quants of any 4 (Q8_0) or 8 (Q4_0) consecutive numbers of a
- * block are one aligned 32-bit load. {@link #values()} joins them back into GGUF's bytes and decodes those.
+ * block are one aligned 32-bit load. {@link #values()} joins them back into GGUF's bytes and decodes those. The
+ * other GGUF block types (Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q5_K, IQ4_NL, IQ4_XS) have no kernels here: they are
+ * decoded once, here, a block of rows at a time ({@link WeightType#decode}, ggml's numbers bit for bit), and held
+ * as F32 ({@link #held()}).
  */
 final class CudaWeight extends AbstractWeight {
     /** Rows uploaded per copy while binding: bounds the heap a bind borrows to a few MB. */
     private static final int UPLOAD_BYTES = 1 << 22;
 
+    /** The types held as they are; {@code CudaBackendProvider}'s {@code weightTypes()}. */
+    static final Set<WeightType> NATIVE = Collections.unmodifiableSet(EnumSet.of(WeightType.F32, WeightType.F16,
+            WeightType.BF16, WeightType.Q8_0, WeightType.Q4_0, WeightType.Q4_K, WeightType.Q6_K));
+
+    private final WeightType held;
     private final Device device;
     private final CUdeviceptr values;
     private final CUdeviceptr scales;
     private final long valueBytes;
     private final long scaleBytes;
 
-    private CudaWeight(CudaScope owner, Shape shape, WeightType type, Device device, CUdeviceptr values,
-                       CUdeviceptr scales, long valueBytes, long scaleBytes) {
+    private CudaWeight(CudaScope owner, Shape shape, WeightType type, WeightType held, Device device,
+                       CUdeviceptr values, CUdeviceptr scales, long valueBytes, long scaleBytes) {
         super(owner, shape, type);
+        this.held = held;
         this.device = device;
         this.values = values;
         this.scales = scales;
@@ -40,7 +53,8 @@ final class CudaWeight extends AbstractWeight {
     }
 
     /**
-     * Allocates the weight's device memory and uploads the values, a block of rows at a time.
+     * Allocates the weight's device memory and uploads the values, a block of rows at a time, in the type itself when
+     * it is {@link #NATIVE}, else decoded to F32.
      *
      * @param owner the scope that frees it
      * @param device the device
@@ -53,8 +67,9 @@ final class CudaWeight extends AbstractWeight {
         int rows = shape.dim(0);
         int columns = shape.dim(1);
         long count = shape.size();
-        long valueBytes = valueBytes(type, count);
-        long scaleBytes = type.isQuantized() ? count / 32 * 2 : 0;
+        WeightType held = NATIVE.contains(type) ? type : WeightType.F32;
+        long valueBytes = valueBytes(held, count);
+        long scaleBytes = split(held) ? count / 32 * 2 : 0;
         CUdeviceptr values = device.alloc("weight", valueBytes);
         CUdeviceptr scales = null;
         try {
@@ -67,7 +82,12 @@ final class CudaWeight extends AbstractWeight {
                 byte[] block = new byte[Math.toIntExact(n * rowBytes)];
                 in.get(Math.toIntExact(row * rowBytes), block);
                 long first = (long) row * columns;
-                if (!type.isQuantized()) {
+                if (held != type) {
+                    float[] decoded = type.decode(ByteBuffer.wrap(block), Shape.of(n, columns));
+                    ByteBuffer f32 = ByteBuffer.allocate(4 * decoded.length).order(ByteOrder.LITTLE_ENDIAN);
+                    f32.asFloatBuffer().put(decoded);
+                    device.upload("weight", values, valueBytes(held, first), f32.array(), f32.capacity());
+                } else if (!split(type)) {
                     device.upload("weight", values, valueBytes(type, first), block, block.length);
                 } else {
                     Split split = split(type, block);
@@ -75,7 +95,7 @@ final class CudaWeight extends AbstractWeight {
                     device.upload("weight", scales, first / 32 * 2, split.scales, split.scales.length);
                 }
             }
-            return new CudaWeight(owner, shape, type, device, values, scales, valueBytes, scaleBytes);
+            return new CudaWeight(owner, shape, type, held, device, values, scales, valueBytes, scaleBytes);
         } catch (RuntimeException | Error e) {
             device.free(values);
             if (scales != null) {
@@ -92,8 +112,15 @@ final class CudaWeight extends AbstractWeight {
             case F16, BF16 -> 2 * count;
             case Q8_0 -> count;
             case Q4_0 -> count / 2;
+            case Q4_K, Q6_K -> count / 256 * type.blockBytes();
             case F64 -> throw new IllegalArgumentException("weight: backend cuda holds no F64 weights");
+            default -> throw new IllegalStateException(type + " is held as F32 on backend cuda");
         };
+    }
+
+    /** @return whether the type's binary16 scales are moved into an array of their own: Q8_0 and Q4_0 */
+    private static boolean split(WeightType type) {
+        return type == WeightType.Q8_0 || type == WeightType.Q4_0;
     }
 
     private record Split(byte[] quants, byte[] scales) {
@@ -112,6 +139,11 @@ final class CudaWeight extends AbstractWeight {
             System.arraycopy(blocks, b * blockBytes + 2, quants, b * quantBytes, quantBytes);
         }
         return new Split(quants, scales);
+    }
+
+    /** @return the type of the values in device memory: {@link #type()} when it is {@link #NATIVE}, else F32 */
+    WeightType held() {
+        return held;
     }
 
     /** @return the device pointer to the values */
@@ -133,9 +165,9 @@ final class CudaWeight extends AbstractWeight {
     protected float[] values() {
         byte[] v = device.downloadBytes("toFloatArray", values, 0, Math.toIntExact(valueBytes));
         byte[] bytes = v;
-        if (type().isQuantized()) {
+        if (split(held)) {
             byte[] s = device.downloadBytes("toFloatArray", scales, 0, Math.toIntExact(scaleBytes));
-            int blockBytes = type().blockBytes();
+            int blockBytes = held.blockBytes();
             int quantBytes = blockBytes - 2;
             int n = s.length / 2;
             bytes = new byte[n * blockBytes];
@@ -145,7 +177,7 @@ final class CudaWeight extends AbstractWeight {
                 System.arraycopy(v, b * quantBytes, bytes, b * blockBytes + 2, quantBytes);
             }
         }
-        return type().decode(ByteBuffer.wrap(bytes), shape());
+        return held.decode(ByteBuffer.wrap(bytes), shape());
     }
 
     @Override

@@ -61,16 +61,22 @@ enum Kernel {
     LINEAR_GEMV_BF16("weights", "attn4j_linear_gemv_bf16", Signatures.LINEAR),
     LINEAR_GEMV_Q8_0("weights", "attn4j_linear_gemv_q8_0", Signatures.LINEAR),
     LINEAR_GEMV_Q4_0("weights", "attn4j_linear_gemv_q4_0", Signatures.LINEAR),
+    LINEAR_GEMV_Q4_K("weights", "attn4j_linear_gemv_q4_k", Signatures.LINEAR),
+    LINEAR_GEMV_Q6_K("weights", "attn4j_linear_gemv_q6_k", Signatures.LINEAR),
     LINEAR_TILED_F32("weights", "attn4j_linear_tiled_f32", Signatures.LINEAR),
     LINEAR_TILED_F16("weights", "attn4j_linear_tiled_f16", Signatures.LINEAR),
     LINEAR_TILED_BF16("weights", "attn4j_linear_tiled_bf16", Signatures.LINEAR),
     LINEAR_TILED_Q8_0("weights", "attn4j_linear_tiled_q8_0", Signatures.LINEAR),
     LINEAR_TILED_Q4_0("weights", "attn4j_linear_tiled_q4_0", Signatures.LINEAR),
+    LINEAR_TILED_Q4_K("weights", "attn4j_linear_tiled_q4_k", Signatures.LINEAR),
+    LINEAR_TILED_Q6_K("weights", "attn4j_linear_tiled_q6_k", Signatures.LINEAR),
     GATHER_F32("weights", "attn4j_gather_f32", Signatures.GATHER),
     GATHER_F16("weights", "attn4j_gather_f16", Signatures.GATHER),
     GATHER_BF16("weights", "attn4j_gather_bf16", Signatures.GATHER),
     GATHER_Q8_0("weights", "attn4j_gather_q8_0", Signatures.GATHER),
-    GATHER_Q4_0("weights", "attn4j_gather_q4_0", Signatures.GATHER);
+    GATHER_Q4_0("weights", "attn4j_gather_q4_0", Signatures.GATHER),
+    GATHER_Q4_K("weights", "attn4j_gather_q4_k", Signatures.GATHER),
+    GATHER_Q6_K("weights", "attn4j_gather_q6_k", Signatures.GATHER);
 
     /** The parameter lists several kernels share (a holder, so the constants above can use them). */
     private static final class Signatures {

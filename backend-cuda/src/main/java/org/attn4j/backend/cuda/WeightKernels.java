@@ -9,7 +9,7 @@ final class WeightKernels {
     }
 
     /**
-     * @param type the weight's storage type, any but F64
+     * @param type the type of the weight's values in device memory ({@code CudaWeight.held()}), any but F64
      * @param gemv the kernel for a few input rows, else the tiled one
      * @return {@code attn4j_linear_gemv_<type>} or {@code attn4j_linear_tiled_<type>}
      */
@@ -20,12 +20,15 @@ final class WeightKernels {
             case BF16 -> gemv ? Kernel.LINEAR_GEMV_BF16 : Kernel.LINEAR_TILED_BF16;
             case Q8_0 -> gemv ? Kernel.LINEAR_GEMV_Q8_0 : Kernel.LINEAR_TILED_Q8_0;
             case Q4_0 -> gemv ? Kernel.LINEAR_GEMV_Q4_0 : Kernel.LINEAR_TILED_Q4_0;
+            case Q4_K -> gemv ? Kernel.LINEAR_GEMV_Q4_K : Kernel.LINEAR_TILED_Q4_K;
+            case Q6_K -> gemv ? Kernel.LINEAR_GEMV_Q6_K : Kernel.LINEAR_TILED_Q6_K;
             case F64 -> throw new IllegalArgumentException("linear: backend cuda holds no F64 weights");
+            default -> throw new IllegalStateException("linear: a " + type + " weight is held as F32");
         };
     }
 
     /**
-     * @param type the table's storage type, any but F64
+     * @param type the type of the table's values in device memory ({@code CudaWeight.held()}), any but F64
      * @return {@code attn4j_gather_<type>}
      */
     static Kernel gather(WeightType type) {
@@ -35,7 +38,10 @@ final class WeightKernels {
             case BF16 -> Kernel.GATHER_BF16;
             case Q8_0 -> Kernel.GATHER_Q8_0;
             case Q4_0 -> Kernel.GATHER_Q4_0;
+            case Q4_K -> Kernel.GATHER_Q4_K;
+            case Q6_K -> Kernel.GATHER_Q6_K;
             case F64 -> throw new IllegalArgumentException("embedding: backend cuda holds no F64 weights");
+            default -> throw new IllegalStateException("embedding: a " + type + " table is held as F32");
         };
     }
 

@@ -145,11 +145,15 @@ final class InterpretingDevice implements Device {
             case LINEAR_GEMV_BF16, LINEAR_TILED_BF16 -> linear(WeightType.BF16, a);
             case LINEAR_GEMV_Q8_0, LINEAR_TILED_Q8_0 -> linear(WeightType.Q8_0, a);
             case LINEAR_GEMV_Q4_0, LINEAR_TILED_Q4_0 -> linear(WeightType.Q4_0, a);
+            case LINEAR_GEMV_Q4_K, LINEAR_TILED_Q4_K -> linear(WeightType.Q4_K, a);
+            case LINEAR_GEMV_Q6_K, LINEAR_TILED_Q6_K -> linear(WeightType.Q6_K, a);
             case GATHER_F32 -> gather(WeightType.F32, a);
             case GATHER_F16 -> gather(WeightType.F16, a);
             case GATHER_BF16 -> gather(WeightType.BF16, a);
             case GATHER_Q8_0 -> gather(WeightType.Q8_0, a);
             case GATHER_Q4_0 -> gather(WeightType.Q4_0, a);
+            case GATHER_Q4_K -> gather(WeightType.Q4_K, a);
+            case GATHER_Q6_K -> gather(WeightType.Q6_K, a);
             case ROPE -> rope(a);
             case SILU -> map(a, (long) a.get(2), InterpretingDevice::silu);
             case SOFTCAP -> {
@@ -556,8 +560,34 @@ final class InterpretingDevice implements Device {
                 int n = v.get(Math.toIntExact(at / 32 * 16 + i % 16)) & 0xff;
                 yield ((i < 16 ? n & 0xf : n >>> 4) - 8) * half(mem(scales).getShort(Math.toIntExact(2 * (at / 32))));
             }
+            case Q4_K -> q4k(v, Math.toIntExact(at / 256 * 144), (int) (at % 256));
+            case Q6_K -> q6k(v, Math.toIntExact(at / 256 * 210), (int) (at % 256));
             case F64 -> throw new AssertionError("no F64 weights on cuda");
+            default -> throw new AssertionError(type + " weights are held as F32 on cuda");
         };
+    }
+
+    /** {@code attn4j_q4_k}: number {@code e} of the Q4_K super-block at {@code b}. */
+    private static float q4k(ByteBuffer v, int b, int e) {
+        float d = half(v.getShort(b));
+        float dmin = half(v.getShort(b + 2));
+        int s = b + 4;
+        int j = e >> 5;
+        int sc = j < 4 ? v.get(s + j) & 63 : (v.get(s + j + 4) & 15) | ((v.get(s + j - 4) & 0xff) >> 6) << 4;
+        int m = j < 4 ? v.get(s + j + 4) & 63
+                : ((v.get(s + j + 4) & 0xff) >> 4) | ((v.get(s + j) & 0xff) >> 6) << 4;
+        int q = ((v.get(b + 16 + (e >> 6) * 32 + (e & 31)) & 0xff) >> (4 * (j & 1))) & 15;
+        return (d * sc) * q - dmin * m;
+    }
+
+    /** {@code attn4j_q6_k}: number {@code e} of the Q6_K super-block at {@code b}. */
+    private static float q6k(ByteBuffer v, int b, int e) {
+        float d = half(v.getShort(b + 208));
+        int h = e >> 7;
+        int l = e & 127;
+        int lo = ((v.get(b + h * 64 + (l & 63)) & 0xff) >> (4 * (l >> 6))) & 15;
+        int hi = ((v.get(b + 128 + h * 32 + (l & 31)) & 0xff) >> (2 * (l >> 5))) & 3;
+        return (d * v.get(b + 192 + (e >> 4))) * ((lo | hi << 4) - 32);
     }
 
     /** IEEE binary16 to float, exactly. */

@@ -138,6 +138,56 @@ class WeightOpsHostTest {
         }
     }
 
+    static Stream<Object[]> ggufCases() {
+        List<Object[]> cases = new ArrayList<>();
+        for (WeightType type : WeightType.values()) {
+            if (type.isQuantized() && type != WeightType.Q8_0 && type != WeightType.Q4_0) {
+                boolean kernels = type == WeightType.Q4_K || type == WeightType.Q6_K;
+                for (int n : kernels ? new int[] {1, 9, 70} : new int[] {3}) {
+                    cases.add(new Object[] {type, n});
+                }
+            }
+        }
+        return cases.stream();
+    }
+
+    /**
+     * Q4_K and Q6_K are read by their own kernels from GGUF's super-blocks as they are; the other GGUF types are
+     * decoded once to F32. Either way the numbers are {@code WeightType.decode}'s, bit for bit.
+     */
+    @ParameterizedTest(name = "{0} rows={1}")
+    @MethodSource("ggufCases")
+    void aGgufTypeIsReadAsItsTypeDecodesItByItsKernelsOrAsF32(WeightType type, int n) {
+        int rows = 30;
+        int in = 512;
+        ByteBuffer bytes = type.encode(normal(7, rows * in, 1 / Math.sqrt(in)), Shape.of(rows, in));
+        float[] w = type.decode(bytes, Shape.of(rows, in));
+        float[] x = normal(8, n * in, 1);
+        try (Scope s = BACKEND.newScope()) {
+            Weight weight = s.weight(bytes, type, Shape.of(rows, in));
+            assertEquals(type, weight.type());
+            boolean own = type == WeightType.Q4_K || type == WeightType.Q6_K;
+            assertEquals(own ? type.byteSize(Shape.of(rows, in)) : 4L * rows * in, weight.byteSize(),
+                    own ? "held in its own blocks" : "held as F32");
+            assertArrayEquals(w, weight.toFloatArray());
+            double[] expected = new double[n * rows];
+            for (int r = 0; r < n; r++) {
+                for (int o = 0; o < rows; o++) {
+                    for (int c = 0; c < in; c++) {
+                        expected[r * rows + o] += (double) x[r * in + c] * w[o * in + c];
+                    }
+                }
+            }
+            assertClose(type + " linear", expected, s.ops().linear(s.tensor(x, Shape.of(n, in)), weight, null,
+                    Epilogue.none()).toFloatArray(), 1e-5);
+            float[] got = s.ops().embedding(weight, new int[] {29, 0}, Shape.of(2)).toFloatArray();
+            for (int c = 0; c < in; c++) {
+                assertEquals(w[29 * in + c], got[c], "row 29 column " + c);
+                assertEquals(w[c], got[in + c], "row 0 column " + c);
+            }
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(value = WeightType.class, names = {"F32", "F16", "BF16", "Q8_0", "Q4_0"})
     void embeddingGathersTheTablesRowsAsTheyDecode(WeightType type) {

@@ -19,7 +19,8 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * copies rows out of it. A transposed copy would make neither product faster (OpenBLAS packs both operands of a GEMM
  * on every call, and OpenBLAS 0.3.19 has no API to keep a packed operand) and would double a tied embedding.
  *
- * <p>F16, BF16, Q8_0 and Q4_0 are converted to F32 once, here, a block of rows at a time straight into the native
+ * <p>F16, BF16 and every GGUF block type (Q8_0 … IQ4_XS, as {@link WeightType#decode} reads them, ggml's numbers bit
+ * for bit) are converted to F32 once, here, a block of rows at a time straight into the native
  * array (no second full copy on the heap): libnd4j 1.0.0-M2.1's matmul refuses a BF16 or F16 operand beside an F32
  * one ({@code Op [matmul] execution failed}), and with both operands in BF16 or F16 it rounds the activations and
  * returns the low-precision type, so it cannot multiply such a weight with F32 accumulation.

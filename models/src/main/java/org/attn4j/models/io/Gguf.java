@@ -36,8 +36,10 @@ import org.attn4j.models.StateDict;
  * </pre>
  * {@code ne[0]} is the fastest-varying axis, so a tensor's row-major shape is {@code ne} reversed: a matrix
  * {@code ne = [in, out]} is {@code [out, in]}, {@code nn.Linear}'s layout. Tensors of ggml types F32, F16, BF16,
- * F64, Q8_0 and Q4_0 become {@link HostTensor}s that view their bytes in the file's own type through a memory map
- * ({@link HostTensor#wrap}), copied nowhere; any other type is refused by name.
+ * F64 and of every block type a {@link WeightType} names (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K,
+ * Q6_K, IQ4_NL, IQ4_XS: every type of llama.cpp's common mixes such as {@code Q4_K_M}, which keep each tensor in
+ * its own type) become {@link HostTensor}s that view their bytes in the file's own type through a memory map
+ * ({@link HostTensor#wrap}), copied nowhere; any other type is refused naming the type and the tensor.
  *
  * <p>Everything is validated against the real size before anything is allocated: counts of entries, array elements
  * and string bytes cannot exceed the bytes left, keys and tensor names are unique UTF-8, dims are 1 to 4 positive
@@ -309,11 +311,25 @@ public final class Gguf {
             case F32 -> 0;
             case F16 -> 1;
             case Q4_0 -> 2;
+            case Q4_1 -> 3;
+            case Q5_0 -> 6;
+            case Q5_1 -> 7;
             case Q8_0 -> 8;
+            case Q2_K -> 10;
+            case Q3_K -> 11;
+            case Q4_K -> 12;
+            case Q5_K -> 13;
+            case Q6_K -> 14;
+            case IQ4_NL -> 20;
+            case IQ4_XS -> 23;
             case F64 -> 28;
             case BF16 -> 30;
         };
     }
+
+    /** The ggml names of the types attn4j loads, for messages. */
+    private static final String SUPPORTED = java.util.Arrays.stream(WeightType.values()).map(Enum::name)
+            .collect(java.util.stream.Collectors.joining(", "));
 
     private static WeightType weightType(long code, String where) throws FormatException {
         for (WeightType t : WeightType.values()) {
@@ -324,7 +340,7 @@ public final class Gguf {
         String name = code >= 0 && code < GGML_TYPES.length ? GGML_TYPES[(int) code] : null;
         throw new FormatException(where + " has ggml type " + (name != null ? name : "number " + code)
                 + ", which " + (name != null ? "attn4j does not load" : "ggml does not define")
-                + "; supported: F32, F16, BF16, F64, Q8_0, Q4_0");
+                + "; supported: " + SUPPORTED);
     }
 
     /**

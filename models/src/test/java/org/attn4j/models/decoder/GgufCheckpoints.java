@@ -464,13 +464,23 @@ public final class GgufCheckpoints {
         };
     }
 
-    /** llama.cpp's {@code LlamaFileType}: ALL_F32 0, MOSTLY_F16 1, MOSTLY_Q4_0 2, MOSTLY_Q8_0 7, MOSTLY_BF16 32. */
+    /** llama.cpp's {@code LlamaFileType} of a file whose matrices are all of one type (the K-types' _M mixes). */
     private static int fileType(WeightType t) {
         return switch (t) {
             case F32, F64 -> 0;
             case F16 -> 1;
             case Q4_0 -> 2;
+            case Q4_1 -> 3;
             case Q8_0 -> 7;
+            case Q5_0 -> 8;
+            case Q5_1 -> 9;
+            case Q2_K -> 10;
+            case Q3_K -> 12;
+            case Q4_K -> 15;
+            case Q5_K -> 17;
+            case Q6_K -> 18;
+            case IQ4_NL -> 25;
+            case IQ4_XS -> 30;
             case BF16 -> 32;
         };
     }

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -245,6 +247,23 @@ class GgufDecoderTest {
     void aKeyThatIsNotHonouredIsRefusedByName(String arch, String key) throws IOException {
         String message = refusal(tiny(arch).uint32(key, 2));
         assertTrue(message.contains(key) && message.contains("refused"), message);
+    }
+
+    @Test
+    void aMalformedBlockIsRefusedWithTheTensorsName() throws IOException {
+        String json = TINY.get("llama");
+        DecoderConfig config = config(json);
+        Map<String, HostTensor> state = new LinkedHashMap<>(
+                GgufCheckpoints.randomDecoder(config, WeightType.Q4_1, 3).asMap());
+        String name = "model.layers.1.mlp.down_proj.weight";
+        HostTensor down = state.get(name);
+        ByteBuffer bytes = WeightType.Q4_1.encode(down.toFloatArray(), down.shape())
+                .order(ByteOrder.LITTLE_ENDIAN);
+        bytes.putShort(20 + 2, (short) 0x7e00);
+        state.put(name, HostTensor.wrap(down.shape(), WeightType.Q4_1, bytes));
+        String message = refusal(GgufCheckpoints.fromHuggingFace(map(json), StateDict.of(state), WeightType.Q4_1));
+        assertTrue(message.contains(name) && message.contains("Q4_1")
+                && message.contains("block 1 of row 0") && message.contains("NaN"), message);
     }
 
     @ParameterizedTest

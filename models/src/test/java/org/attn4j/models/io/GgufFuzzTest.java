@@ -106,8 +106,8 @@ class GgufFuzzTest {
         seeds.add(all.toBytes());
         GgufWriter typed = new GgufWriter().alignment(64).string("general.architecture", "llama");
         for (WeightType t : WeightType.values()) {
-            Shape s = Shape.of(2, 32);
-            typed.tensor("w." + t, HostTensor.wrap(s, t, t.encode(floats(r, 64), s)));
+            Shape s = Shape.of(2, Math.max(32, t.blockSize()));
+            typed.tensor("w." + t, HostTensor.wrap(s, t, t.encode(floats(r, 2 * s.dim(1)), s)));
         }
         typed.tensor("cube", HostTensor.of(floats(r, 24), 2, 3, 4));
         seeds.add(typed.toBytes());
