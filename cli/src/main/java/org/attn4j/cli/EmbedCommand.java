@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.attn4j.cli.TextTable.Align;
-import org.attn4j.models.embed.Embedding;
+import org.attn4j.models.embed.SentenceEmbedding;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.EncoderSource;
 import org.attn4j.models.embed.LongTexts;
@@ -187,7 +187,7 @@ final class EmbedCommand implements Callable<Integer> {
         boolean report = !"-".equals(target);
         Progress progress = new Progress(err, source != null && Terminal.stderrIsTerminal(), inputBytes,
                 System::nanoTime);
-        List<Embedding> kept = new ArrayList<>();
+        List<SentenceEmbedding> kept = new ArrayList<>();
         long count = 0;
         long atLimit = 0;
         long bytesRead = 0;
@@ -215,8 +215,8 @@ final class EmbedCommand implements Callable<Integer> {
                 if (texts.isEmpty()) {
                     break;
                 }
-                List<Embedding> done = embedder.embed(texts);
-                for (Embedding e : done) {
+                List<SentenceEmbedding> done = embedder.embed(texts);
+                for (SentenceEmbedding e : done) {
                     count++;
                     if (longTexts == LongTexts.TRUNCATE && e.ids().length >= embedder.maxLength()) {
                         atLimit++;
@@ -363,7 +363,7 @@ final class EmbedCommand implements Callable<Integer> {
         return String.valueOf(message).strip().replaceAll("\\s*\\R\\s*", "; ");
     }
 
-    private void print(PrintWriter o, BackendChoice choice, SentenceEmbedder embedder, List<Embedding> kept,
+    private void print(PrintWriter o, BackendChoice choice, SentenceEmbedder embedder, List<SentenceEmbedding> kept,
                        long count) {
         o.println("attn4j embed: " + embedder.description() + ", " + embedder.dimension() + " dimensions, "
                 + embedder.pooling().name().toLowerCase(Locale.ROOT) + " pooling, "
@@ -378,7 +378,7 @@ final class EmbedCommand implements Callable<Integer> {
             TextTable list = new TextTable(List.of("#", "tokens", "text"),
                     List.of(Align.RIGHT, Align.RIGHT, Align.LEFT));
             for (int i = 0; i < kept.size(); i++) {
-                Embedding e = kept.get(i);
+                SentenceEmbedding e = kept.get(i);
                 list.row(List.of(Integer.toString(i + 1), Integer.toString(e.ids().length), shown(e.text())));
             }
             list.lines("").forEach(o::println);
@@ -398,7 +398,7 @@ final class EmbedCommand implements Callable<Integer> {
         o.flush();
     }
 
-    private static TextTable similarityTable(List<Embedding> embeddings) {
+    private static TextTable similarityTable(List<SentenceEmbedding> embeddings) {
         List<String> headers = new ArrayList<>();
         List<Align> aligns = new ArrayList<>();
         headers.add("#");
@@ -411,7 +411,7 @@ final class EmbedCommand implements Callable<Integer> {
         for (int i = 0; i < embeddings.size(); i++) {
             List<String> cells = new ArrayList<>();
             cells.add(Integer.toString(i + 1));
-            for (Embedding other : embeddings) {
+            for (SentenceEmbedding other : embeddings) {
                 cells.add(String.format(Locale.ROOT, "%.3f", embeddings.get(i).cosine(other)));
             }
             cosines.row(cells);

@@ -26,7 +26,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.attn4j.api.Backends;
-import org.attn4j.models.embed.Embedding;
+import org.attn4j.models.embed.SentenceEmbedding;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
 import org.junit.jupiter.api.BeforeAll;
@@ -91,7 +91,7 @@ class EmbedCommandTest {
         assertEquals(0, r.exitCode(), r.transcript());
         assertEquals("", r.err(), r.transcript());
         List<String> texts = List.of("Hello", CAT, KITTEN, MARKETS);
-        List<Embedding> expected = new ArrayList<>();
+        List<SentenceEmbedding> expected = new ArrayList<>();
         try (SentenceEmbedder embedder = SentenceEmbedder.loadDefault(Backends.load("ejml"),
                 EmbeddingOptions.defaults())) {
             expected.addAll(embedder.embed(texts.subList(0, 1)));
@@ -112,7 +112,7 @@ class EmbedCommandTest {
     void everyFormatHoldsTheSameEmbeddings() throws IOException {
         String tricky = "a \"quoted\", comma text";
         Path input = Files.writeString(dir.resolve("in.txt"), CAT + "\n" + tricky + "\nÜber café\n");
-        List<Embedding> expected;
+        List<SentenceEmbedding> expected;
         try (SentenceEmbedder embedder = SentenceEmbedder.load(tiny, Backends.load("ejml"),
                 EmbeddingOptions.defaults())) {
             expected = embedder.embed(List.of(CAT, tricky, "Über café"));

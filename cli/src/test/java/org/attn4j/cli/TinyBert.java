@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.attn4j.api.DType;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 import org.attn4j.models.io.SafeTensors;
 
 /**

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.attn4j.api.Backends;
-import org.attn4j.models.embed.Embedding;
+import org.attn4j.models.embed.SentenceEmbedding;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -119,7 +119,7 @@ public class MiniLmBench {
     @Benchmark
     public Object forward() throws OrtException {
         if (embedder != null) {
-            List<Embedding> out = embedder.embed(texts);
+            List<SentenceEmbedding> out = embedder.embed(texts);
             return new ArrayList<>(out);
         }
         try (OrtSession.Result r = session.run(inputs)) {

@@ -14,8 +14,8 @@ import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.WeightType;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 import org.attn4j.models.io.Gguf;
 import org.attn4j.models.io.SafeTensors;
 
@@ -23,7 +23,7 @@ import org.attn4j.models.io.SafeTensors;
  * A decoder-only language model of one of the families of {@link DecoderConfig.Type} (GPT-2, Llama 2 and 3.x,
  * Mistral, Qwen2 and 2.5, Qwen3, Gemma, Gemma 2, Phi-3) whose weights live on one backend from {@link #load} until
  * {@link #close()}. {@link #forward} runs new tokens through the blocks against a
- * {@link KvCache} and returns their logits; {@link Generator} loops it.
+ * {@link KvCache} and returns their logits; {@code org.attn4j.models.generate.Generator} loops it.
  *
  * <pre>{@code
  * try (CausalLM model = CausalLM.load(folder, Backends.load(), DType.F32);

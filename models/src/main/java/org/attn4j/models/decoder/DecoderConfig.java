@@ -53,10 +53,10 @@ public final class DecoderConfig {
 
         private final String modelType;
         private final Function<ConfigJson, DecoderConfig> reader;
-        private final BiFunction<DecoderConfig, Weights, Decoder> binder;
+        private final BiFunction<DecoderConfig, Weights, DecoderStack> binder;
 
         Type(String modelType, Function<ConfigJson, DecoderConfig> reader,
-             BiFunction<DecoderConfig, Weights, Decoder> binder) {
+             BiFunction<DecoderConfig, Weights, DecoderStack> binder) {
             this.modelType = modelType;
             this.reader = reader;
             this.binder = binder;
@@ -67,7 +67,7 @@ public final class DecoderConfig {
             return modelType;
         }
 
-        Decoder bind(DecoderConfig config, Weights weights) {
+        DecoderStack bind(DecoderConfig config, Weights weights) {
             return binder.apply(config, weights);
         }
     }
@@ -309,7 +309,7 @@ public final class DecoderConfig {
         return recomputeBeyond;
     }
 
-    Decoder bind(Weights weights) {
+    DecoderStack bind(Weights weights) {
         return type.bind(this, weights);
     }
 

@@ -90,29 +90,29 @@ final class Gemma2 {
      * @param w the state_dict
      * @return the decoder
      */
-    static Decoder bind(DecoderConfig c, Weights w) {
+    static DecoderStack bind(DecoderConfig c, Weights w) {
         int e = c.hidden();
         int q = c.heads() * c.headDim();
         int kv = c.kvHeads() * c.headDim();
         int inner = c.intermediate();
         double eps = c.eps();
         TokenTable embed = w.table("model.embed_tokens.weight", c.vocabSize(), e);
-        Decoder.Block[] blocks = new Decoder.Block[c.layers()];
+        DecoderStack.Block[] blocks = new DecoderStack.Block[c.layers()];
         for (int l = 0; l < blocks.length; l++) {
             String p = "model.layers." + l + ".";
-            SelfAttention attention = SelfAttention.separate(w.projection(p + "self_attn.q_proj", q, e, c.qkvBias()),
+            DecoderAttention attention = DecoderAttention.separate(w.projection(p + "self_attn.q_proj", q, e, c.qkvBias()),
                     w.projection(p + "self_attn.k_proj", kv, e, c.qkvBias()),
                     w.projection(p + "self_attn.v_proj", kv, e, c.qkvBias()), Norm.NONE, Norm.NONE,
                     w.projection(p + "self_attn.o_proj", e, q, c.outputBias()), c, l);
             FeedForward mlp = FeedForward.gated(w.stacked(p + "mlp.gate_proj", p + "mlp.up_proj", inner, e, false),
                     w.projection(p + "mlp.down_proj", e, inner, false), c.activation());
-            blocks[l] = new Decoder.Block(w.rms(p + "input_layernorm.weight", e, eps, true), attention,
+            blocks[l] = new DecoderStack.Block(w.rms(p + "input_layernorm.weight", e, eps, true), attention,
                     w.rms(p + "post_attention_layernorm.weight", e, eps, true),
                     w.rms(p + "pre_feedforward_layernorm.weight", e, eps, true), mlp,
                     w.rms(p + "post_feedforward_layernorm.weight", e, eps, true), c.rope(l));
         }
         Norm norm = w.rms("model.norm.weight", e, eps, true);
-        return new Decoder(embed, null, Decoder.sqrtHidden(e, w.dtype()), blocks, norm, Llama.head(c, w, embed),
+        return new DecoderStack(embed, null, DecoderStack.sqrtHidden(e, w.dtype()), blocks, norm, Llama.head(c, w, embed),
                 c.finalSoftcap());
     }
 }

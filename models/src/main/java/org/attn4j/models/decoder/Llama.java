@@ -66,7 +66,7 @@ final class Llama {
      * @param w the state_dict
      * @return the decoder
      */
-    static Decoder bind(DecoderConfig c, Weights w) {
+    static DecoderStack bind(DecoderConfig c, Weights w) {
         DecoderConfig.Type type = c.type();
         boolean gemma = type == DecoderConfig.Type.GEMMA;
         boolean fused = type == DecoderConfig.Type.PHI3;
@@ -76,20 +76,20 @@ final class Llama {
         int inner = c.intermediate();
         double eps = c.eps();
         TokenTable embed = w.table("model.embed_tokens.weight", c.vocabSize(), e);
-        Decoder.Block[] blocks = new Decoder.Block[c.layers()];
+        DecoderStack.Block[] blocks = new DecoderStack.Block[c.layers()];
         for (int l = 0; l < blocks.length; l++) {
             String p = "model.layers." + l + ".";
             w.ignore(p + "self_attn.rotary_emb.inv_freq");
-            SelfAttention attention;
+            DecoderAttention attention;
             FeedForward mlp;
             if (fused) {
-                attention = SelfAttention.fused(w.projection(p + "self_attn.qkv_proj", q + 2 * kv, e, false),
+                attention = DecoderAttention.fused(w.projection(p + "self_attn.qkv_proj", q + 2 * kv, e, false),
                         w.projection(p + "self_attn.o_proj", e, q, false), c, l);
                 mlp = FeedForward.gated(w.projection(p + "mlp.gate_up_proj", 2 * inner, e, false),
                         w.projection(p + "mlp.down_proj", e, inner, false), c.activation());
             } else {
                 boolean qk = type == DecoderConfig.Type.QWEN3;
-                attention = SelfAttention.separate(w.projection(p + "self_attn.q_proj", q, e, c.qkvBias()),
+                attention = DecoderAttention.separate(w.projection(p + "self_attn.q_proj", q, e, c.qkvBias()),
                         w.projection(p + "self_attn.k_proj", kv, e, c.qkvBias()),
                         w.projection(p + "self_attn.v_proj", kv, e, c.qkvBias()),
                         qk ? w.rms(p + "self_attn.q_norm.weight", c.headDim(), eps, false) : Norm.NONE,
@@ -98,11 +98,11 @@ final class Llama {
                 mlp = FeedForward.gated(w.stacked(p + "mlp.gate_proj", p + "mlp.up_proj", inner, e, c.mlpBias()),
                         w.projection(p + "mlp.down_proj", e, inner, c.mlpBias()), c.activation());
             }
-            blocks[l] = new Decoder.Block(w.rms(p + "input_layernorm.weight", e, eps, gemma), attention, Norm.NONE,
+            blocks[l] = new DecoderStack.Block(w.rms(p + "input_layernorm.weight", e, eps, gemma), attention, Norm.NONE,
                     w.rms(p + "post_attention_layernorm.weight", e, eps, gemma), mlp, Norm.NONE, c.rope(l));
         }
         Norm norm = w.rms("model.norm.weight", e, eps, gemma);
-        return new Decoder(embed, null, gemma ? Decoder.sqrtHidden(e, w.dtype()) : 1.0, blocks, norm,
+        return new DecoderStack(embed, null, gemma ? DecoderStack.sqrtHidden(e, w.dtype()) : 1.0, blocks, norm,
                 head(c, w, embed), c.finalSoftcap());
     }
 

@@ -19,7 +19,7 @@ import org.attn4j.api.Backend;
 import org.attn4j.api.Backends;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
-import org.attn4j.models.Parameters;
+import org.attn4j.models.parameters.Parameters;
 import org.attn4j.models.bert.BertConfig;
 import org.attn4j.models.bert.BertGraph;
 import org.attn4j.models.bert.BertInput;
