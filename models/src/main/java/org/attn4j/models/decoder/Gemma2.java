@@ -1,6 +1,5 @@
 package org.attn4j.models.decoder;
 
-import org.attn4j.api.RopeLayout;
 import org.attn4j.models.decoder.DecoderConfig.Builder;
 import org.attn4j.models.decoder.DecoderConfig.LineageDefaults;
 
@@ -39,8 +38,17 @@ final class Gemma2 {
 
     static DecoderConfig read(ConfigJson c) {
         Builder b = new Builder(DecoderConfig.Type.GEMMA2, c);
-        LineageDefaults d = new LineageDefaults(256000, 2304, 9216, 26, 8, 4, 256, 1e-6, 8192, true, 10000.0, null,
-                RopeLayout.HALF_SPLIT, false);
+        LineageDefaults d = LineageDefaults.of(x -> {
+            x.vocabSize = 256000;
+            x.hidden = 2304;
+            x.intermediate = 9216;
+            x.layers = 26;
+            x.heads = 8;
+            x.kvHeads = 4;
+            x.headDim = 256;
+            x.maxPositions = 8192;
+            x.tied = true;
+        });
         DecoderConfig.readLlamaLineage(b, c, d);
         b.activation = Gemma.activation(c);
         boolean bias = c.bool("attention_bias", false);

@@ -38,8 +38,7 @@ final class Llama {
     static DecoderConfig read(ConfigJson c) {
         Builder b = new Builder(DecoderConfig.Type.LLAMA, c);
         RopeLayout layout = c.bool("rope_interleaved", false) ? RopeLayout.INTERLEAVED : RopeLayout.HALF_SPLIT;
-        LineageDefaults d = new LineageDefaults(32000, 4096, 11008, 32, 32, 0, 0, 1e-6, 2048, false, 10000.0,
-                null, layout, false);
+        LineageDefaults d = LineageDefaults.of(x -> x.layout = layout);
         DecoderConfig.readLlamaLineage(b, c, d);
         DecoderConfig.readRope(b, c, d, DecoderConfig.fullAttention(b.layers));
         b.activation = DecoderConfig.activation(c, "hidden_act", "silu",

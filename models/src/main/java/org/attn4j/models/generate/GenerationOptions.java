@@ -1,6 +1,7 @@
 package org.attn4j.models.generate;
 
 import java.util.Arrays;
+import java.util.function.Consumer;
 
 /**
  * How {@link Generator} picks tokens and when it stops. Start from {@link #defaults()} (greedy, 64 new tokens, no
@@ -18,58 +19,67 @@ import java.util.Arrays;
  * prompt included, reaches {@code maxLength} (0: no such limit).
  */
 public final class GenerationOptions {
-    private static final GenerationOptions DEFAULTS = new GenerationOptions(64, 0.0, 0, 1.0, 0.0, 1.0, 0, 0, 0L,
-            new int[0]);
+    private static final GenerationOptions DEFAULTS = new GenerationOptions(new Values());
 
-    private final int maxNewTokens;
-    private final double temperature;
-    private final int topK;
-    private final double topP;
-    private final double minP;
-    private final double repetitionPenalty;
-    private final int maxLength;
-    private final int minNewTokens;
-    private final long seed;
-    private final int[] stopTokens;
+    /** Every option, in one place: the defaults are its initial values, a copy is one call. */
+    private static final class Values implements Cloneable {
+        int maxNewTokens = 64;
+        double temperature;
+        int topK;
+        double topP = 1.0;
+        double minP;
+        double repetitionPenalty = 1.0;
+        int maxLength;
+        int minNewTokens;
+        long seed;
+        int[] stopTokens = new int[0];
 
-    private GenerationOptions(int maxNewTokens, double temperature, int topK, double topP, double minP,
-                              double repetitionPenalty, int maxLength, int minNewTokens, long seed,
-                              int[] stopTokens) {
-        if (maxNewTokens < 0) {
-            throw new IllegalArgumentException("generate: argument maxNewTokens is " + maxNewTokens
+        Values copy() {
+            try {
+                Values c = (Values) clone();
+                c.stopTokens = stopTokens.clone();
+                return c;
+            } catch (CloneNotSupportedException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    private final Values v;
+
+    private GenerationOptions(Values v) {
+        if (v.maxNewTokens < 0) {
+            throw new IllegalArgumentException("generate: argument maxNewTokens is " + v.maxNewTokens
                     + "; it must be at least 0");
         }
-        if (!(temperature >= 0) || Double.isInfinite(temperature)) {
-            throw new IllegalArgumentException("generate: argument temperature is " + temperature
+        if (!(v.temperature >= 0) || Double.isInfinite(v.temperature)) {
+            throw new IllegalArgumentException("generate: argument temperature is " + v.temperature
                     + "; it must be finite and at least 0");
         }
-        if (topK < 0) {
-            throw new IllegalArgumentException("generate: argument topK is " + topK + "; it must be at least 0");
+        if (v.topK < 0) {
+            throw new IllegalArgumentException("generate: argument topK is " + v.topK + "; it must be at least 0");
         }
-        if (!(topP > 0 && topP <= 1)) {
-            throw new IllegalArgumentException("generate: argument topP is " + topP + "; it must lie in (0, 1]");
+        if (!(v.topP > 0 && v.topP <= 1)) {
+            throw new IllegalArgumentException("generate: argument topP is " + v.topP + "; it must lie in (0, 1]");
         }
-        if (!(minP >= 0 && minP <= 1)) {
-            throw new IllegalArgumentException("generate: argument minP is " + minP + "; it must lie in [0, 1]");
+        if (!(v.minP >= 0 && v.minP <= 1)) {
+            throw new IllegalArgumentException("generate: argument minP is " + v.minP + "; it must lie in [0, 1]");
         }
-        if (!(repetitionPenalty > 0) || Double.isInfinite(repetitionPenalty)) {
-            throw new IllegalArgumentException("generate: argument repetitionPenalty is " + repetitionPenalty
+        if (!(v.repetitionPenalty > 0) || Double.isInfinite(v.repetitionPenalty)) {
+            throw new IllegalArgumentException("generate: argument repetitionPenalty is " + v.repetitionPenalty
                     + "; it must be finite and above 0 (1 for none)");
         }
-        if (maxLength < 0 || minNewTokens < 0) {
-            throw new IllegalArgumentException("generate: argument " + (maxLength < 0 ? "maxLength is " + maxLength
-                    : "minNewTokens is " + minNewTokens) + "; it must be at least 0");
+        if (v.maxLength < 0 || v.minNewTokens < 0) {
+            throw new IllegalArgumentException("generate: argument " + (v.maxLength < 0
+                    ? "maxLength is " + v.maxLength : "minNewTokens is " + v.minNewTokens) + "; it must be at least 0");
         }
-        this.maxNewTokens = maxNewTokens;
-        this.temperature = temperature;
-        this.topK = topK;
-        this.topP = topP;
-        this.minP = minP;
-        this.repetitionPenalty = repetitionPenalty;
-        this.maxLength = maxLength;
-        this.minNewTokens = minNewTokens;
-        this.seed = seed;
-        this.stopTokens = stopTokens.clone();
+        this.v = v;
+    }
+
+    private GenerationOptions with(Consumer<Values> change) {
+        Values next = v.copy();
+        change.accept(next);
+        return new GenerationOptions(next);
     }
 
     /** @return greedy decoding of at most 64 new tokens without stop tokens */
@@ -82,17 +92,15 @@ public final class GenerationOptions {
      * @return a copy with that limit
      */
     public GenerationOptions withMaxNewTokens(int value) {
-        return new GenerationOptions(value, temperature, topK, topP, minP, repetitionPenalty, maxLength, minNewTokens,
-                seed, stopTokens);
+        return with(o -> o.maxNewTokens = value);
     }
 
     /**
-     * @param value 0 for greedy decoding, else the softmax temperature
-     * @return a copy with that temperature
+     * @param value 0 for greedy decoding, else the softmax v.temperature
+     * @return a copy with that v.temperature
      */
     public GenerationOptions withTemperature(double value) {
-        return new GenerationOptions(maxNewTokens, value, topK, topP, minP, repetitionPenalty, maxLength, minNewTokens,
-                seed, stopTokens);
+        return with(o -> o.temperature = value);
     }
 
     /**
@@ -100,8 +108,7 @@ public final class GenerationOptions {
      * @return a copy with top-k filtering
      */
     public GenerationOptions withTopK(int value) {
-        return new GenerationOptions(maxNewTokens, temperature, value, topP, minP, repetitionPenalty, maxLength,
-                minNewTokens, seed, stopTokens);
+        return with(o -> o.topK = value);
     }
 
     /**
@@ -109,8 +116,7 @@ public final class GenerationOptions {
      * @return a copy with nucleus (top-p) filtering
      */
     public GenerationOptions withTopP(double value) {
-        return new GenerationOptions(maxNewTokens, temperature, topK, value, minP, repetitionPenalty, maxLength,
-                minNewTokens, seed, stopTokens);
+        return with(o -> o.topP = value);
     }
 
     /**
@@ -119,8 +125,7 @@ public final class GenerationOptions {
      * @return a copy with min-p filtering
      */
     public GenerationOptions withMinP(double value) {
-        return new GenerationOptions(maxNewTokens, temperature, topK, topP, value, repetitionPenalty, maxLength,
-                minNewTokens, seed, stopTokens);
+        return with(o -> o.minP = value);
     }
 
     /**
@@ -128,8 +133,7 @@ public final class GenerationOptions {
      * @return a copy with that penalty
      */
     public GenerationOptions withRepetitionPenalty(double value) {
-        return new GenerationOptions(maxNewTokens, temperature, topK, topP, minP, value, maxLength, minNewTokens,
-                seed, stopTokens);
+        return with(o -> o.repetitionPenalty = value);
     }
 
     /**
@@ -138,8 +142,7 @@ public final class GenerationOptions {
      * @return a copy with that limit
      */
     public GenerationOptions withMaxLength(int value) {
-        return new GenerationOptions(maxNewTokens, temperature, topK, topP, minP, repetitionPenalty, value,
-                minNewTokens, seed, stopTokens);
+        return with(o -> o.maxLength = value);
     }
 
     /**
@@ -147,17 +150,15 @@ public final class GenerationOptions {
      * @return a copy with that floor
      */
     public GenerationOptions withMinNewTokens(int value) {
-        return new GenerationOptions(maxNewTokens, temperature, topK, topP, minP, repetitionPenalty, maxLength, value,
-                seed, stopTokens);
+        return with(o -> o.minNewTokens = value);
     }
 
     /**
-     * @param value the seed of the sampler
-     * @return a copy with that seed
+     * @param value the v.seed of the sampler
+     * @return a copy with that v.seed
      */
     public GenerationOptions withSeed(long value) {
-        return new GenerationOptions(maxNewTokens, temperature, topK, topP, minP, repetitionPenalty, maxLength,
-                minNewTokens, value, stopTokens);
+        return with(o -> o.seed = value);
     }
 
     /**
@@ -165,58 +166,57 @@ public final class GenerationOptions {
      * @return a copy with those stop tokens
      */
     public GenerationOptions withStopTokens(int... values) {
-        return new GenerationOptions(maxNewTokens, temperature, topK, topP, minP, repetitionPenalty, maxLength,
-                minNewTokens, seed, values);
+        return with(o -> o.stopTokens = values.clone());
     }
 
     /** @return the most tokens to generate */
     public int maxNewTokens() {
-        return maxNewTokens;
+        return v.maxNewTokens;
     }
 
-    /** @return the temperature, 0 for greedy */
+    /** @return the v.temperature, 0 for greedy */
     public double temperature() {
-        return temperature;
+        return v.temperature;
     }
 
     /** @return the top-k limit, 0 for none */
     public int topK() {
-        return topK;
+        return v.topK;
     }
 
     /** @return the top-p mass, 1 for none */
     public double topP() {
-        return topP;
+        return v.topP;
     }
 
     /** @return the min-p ratio, 0 for none */
     public double minP() {
-        return minP;
+        return v.minP;
     }
 
     /** @return the repetition penalty, 1 for none */
     public double repetitionPenalty() {
-        return repetitionPenalty;
+        return v.repetitionPenalty;
     }
 
     /** @return the most tokens of the whole sequence, 0 for no such limit */
     public int maxLength() {
-        return maxLength;
+        return v.maxLength;
     }
 
     /** @return how many tokens come before a stop token may */
     public int minNewTokens() {
-        return minNewTokens;
+        return v.minNewTokens;
     }
 
-    /** @return the sampler's seed */
+    /** @return the sampler's v.seed */
     public long seed() {
-        return seed;
+        return v.seed;
     }
 
     /** @return the stop tokens (a copy) */
     public int[] stopTokens() {
-        return stopTokens.clone();
+        return v.stopTokens.clone();
     }
 
     /**
@@ -224,7 +224,7 @@ public final class GenerationOptions {
      * @return whether it ends generation
      */
     boolean stops(int token) {
-        for (int s : stopTokens) {
+        for (int s : v.stopTokens) {
             if (s == token) {
                 return true;
             }
@@ -234,9 +234,9 @@ public final class GenerationOptions {
 
     @Override
     public String toString() {
-        return "GenerationOptions[maxNewTokens=" + maxNewTokens + ", temperature=" + temperature + ", topK=" + topK
-                + ", topP=" + topP + ", minP=" + minP + ", repetitionPenalty=" + repetitionPenalty + ", maxLength="
-                + maxLength + ", minNewTokens=" + minNewTokens + ", seed=" + seed + ", stopTokens="
-                + Arrays.toString(stopTokens) + "]";
+        return "GenerationOptions[maxNewTokens=" + v.maxNewTokens + ", temperature=" + v.temperature + ", topK="
+                + v.topK + ", topP=" + v.topP + ", minP=" + v.minP + ", repetitionPenalty=" + v.repetitionPenalty
+                + ", maxLength=" + v.maxLength + ", minNewTokens=" + v.minNewTokens + ", seed=" + v.seed + ", stopTokens="
+                + Arrays.toString(v.stopTokens) + "]";
     }
 }
