@@ -11,12 +11,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.attn4j.cli.TextTable.Align;
-import org.attn4j.models.embed.SentenceEmbedding;
+import org.attn4j.models.Checkpoint;
 import org.attn4j.models.embed.EmbeddingOptions;
-import org.attn4j.models.embed.EncoderSource;
 import org.attn4j.models.embed.LongTexts;
 import org.attn4j.models.embed.Pooling;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -137,6 +137,7 @@ final class EmbedCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         checkArguments();
         checkOutput();
+        Checkpoint checkpoint = model == null ? null : CheckpointOption.open(model, Checkpoint.Kind.ENCODER, spec);
         checkModelPaths();
         if (batchSize < 1) {
             throw bad("--batch-size " + batchSize + " must be at least 1");
@@ -162,7 +163,7 @@ final class EmbedCommand implements Callable<Integer> {
                 }
             }
             BackendChoice choice = BackendChoice.resolve(backend, spec);
-            try (SentenceEmbedder embedder = load(choice, options)) {
+            try (SentenceEmbedder embedder = load(checkpoint, choice, options)) {
                 run(choice, embedder, source, firstChunk, chunk, inputBytes);
             }
         } finally {
@@ -310,9 +311,6 @@ final class EmbedCommand implements Callable<Integer> {
     }
 
     private void checkModelPaths() {
-        if (model != null && !Files.exists(model)) {
-            throw bad("--model " + model + " does not exist");
-        }
         if (tokenizer != null && !Files.isRegularFile(tokenizer)) {
             throw bad("--tokenizer " + tokenizer + (Files.exists(tokenizer) ? " is not a file" : " does not exist"));
         }
@@ -341,16 +339,14 @@ final class EmbedCommand implements Callable<Integer> {
     }
 
     /** Loads the model; what is wrong with its files is bad input, on one line. */
-    private SentenceEmbedder load(BackendChoice choice, EmbeddingOptions options) throws IOException {
-        if (model == null) {
+    private SentenceEmbedder load(Checkpoint checkpoint, BackendChoice choice, EmbeddingOptions options)
+            throws IOException {
+        if (checkpoint == null) {
             return SentenceEmbedder.loadDefault(choice.backend(), options);
         }
-        EncoderSource source = EncoderSource.of(model);
-        if (tokenizer != null) {
-            source = source.withTokenizer(tokenizer);
-        }
         try {
-            return SentenceEmbedder.load(source, choice.backend(), options);
+            return tokenizer == null ? checkpoint.sentenceEmbedder(choice.backend(), options)
+                    : checkpoint.sentenceEmbedder(choice.backend(), options, tokenizer);
         } catch (NoSuchFileException e) {
             throw bad("--model " + model + ": " + oneLine(e.getFile() + (e.getReason() == null ? " is missing"
                     : " " + e.getReason())));

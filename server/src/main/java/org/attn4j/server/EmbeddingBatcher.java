@@ -6,8 +6,8 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.attn4j.models.embed.SentenceEmbedding;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 
 /**
  * Gathers the texts of concurrent embeddings requests into one encoder call. One worker thread per encoder takes

@@ -14,8 +14,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
-import org.attn4j.models.embed.SentenceEmbedding;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 
 /**
  * {@code POST /v1/embeddings}, as OpenAI's API defines it:

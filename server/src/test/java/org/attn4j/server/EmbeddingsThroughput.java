@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Locale;
 import org.attn4j.api.Backend;
 import org.attn4j.api.Backends;
-import org.attn4j.models.embed.SentenceEmbedding;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 
 /**
  * The README's measurement: embeddings requests/s and latency of the server under a bounded loopback load, against

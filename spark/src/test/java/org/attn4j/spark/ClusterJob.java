@@ -27,9 +27,9 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.attn4j.api.Backends;
-import org.attn4j.models.embed.SentenceEmbedding;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**

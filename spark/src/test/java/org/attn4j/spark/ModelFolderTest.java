@@ -11,9 +11,9 @@ import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.attn4j.api.Backends;
-import org.attn4j.models.embed.SentenceEmbedding;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 import org.junit.jupiter.api.Test;
 
 /** A model folder named by {@code modelPath}: read in place when local, copied to the executor otherwise. */

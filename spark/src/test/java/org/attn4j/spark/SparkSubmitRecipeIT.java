@@ -24,9 +24,9 @@ import java.util.stream.Stream;
 import javax.tools.ToolProvider;
 import org.apache.spark.sql.Row;
 import org.attn4j.api.Backends;
-import org.attn4j.models.embed.SentenceEmbedding;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -22,16 +22,16 @@ import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
-import org.attn4j.models.parameters.HostTensor;
-import org.attn4j.models.parameters.StateDict;
 import org.attn4j.models.decoder.CausalLM;
-import org.attn4j.models.generate.GenerationOptions;
-import org.attn4j.models.generate.Generator;
 import org.attn4j.models.decoder.KvCache;
-import org.attn4j.models.embed.SentenceEmbedding;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
+import org.attn4j.models.generate.GenerationOptions;
+import org.attn4j.models.generate.Generator;
 import org.attn4j.models.io.SafeTensors;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * Whole models of the {@code models} module run on the backend under test, against committed references:

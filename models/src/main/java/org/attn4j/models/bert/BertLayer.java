@@ -8,9 +8,9 @@ import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
-import org.attn4j.models.parameters.HostTensor;
 import org.attn4j.models.layers.LayerNorm;
 import org.attn4j.models.layers.Linear;
+import org.attn4j.models.parameters.HostTensor;
 import org.attn4j.models.parameters.Parameters;
 import org.attn4j.models.parameters.StateDict;
 

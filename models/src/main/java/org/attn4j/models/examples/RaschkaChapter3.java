@@ -11,12 +11,12 @@ import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 import org.attn4j.models.tutorial.MultiHeadAttention;
 import org.attn4j.models.tutorial.PerHeadMultiHeadAttention;
 import org.attn4j.models.tutorial.RunMode;
 import org.attn4j.models.tutorial.SelfAttention;
 import org.attn4j.models.tutorial.SimplifiedSelfAttention;
-import org.attn4j.models.parameters.StateDict;
 
 /**
  * The walk-through of Raschka's <i>Build a Large Language Model (From Scratch)</i>, chapter 3, on its six-token

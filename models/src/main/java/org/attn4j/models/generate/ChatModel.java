@@ -144,14 +144,17 @@ public final class ChatModel implements AutoCloseable {
      * @param tokenizer its tokenizer
      * @param template its chat template
      * @param generation its generation config
-     * @return the chat model, stopping at the generation config's {@code eos_token_id}s
+     * @param extraStops stop ids beyond the generation config's, for example the id of
+     *     {@code tokenizer_config.json}'s {@code eos_token}
+     * @return the chat model, stopping at the generation config's {@code eos_token_id}s and {@code extraStops}
      */
     public static ChatModel of(CausalLM model, Tokenizer tokenizer, ChatTemplate template,
-                               GenerationConfig generation) {
+                               GenerationConfig generation, int... extraStops) {
         return new ChatModel(Objects.requireNonNull(model, "ChatModel.of: argument model is null"),
                 Objects.requireNonNull(tokenizer, "ChatModel.of: argument tokenizer is null"),
                 Objects.requireNonNull(template, "ChatModel.of: argument template is null"),
-                Objects.requireNonNull(generation, "ChatModel.of: argument generation is null"), new int[0]);
+                Objects.requireNonNull(generation, "ChatModel.of: argument generation is null"),
+                Objects.requireNonNull(extraStops, "ChatModel.of: argument extraStops is null").clone());
     }
 
     /** @return the generation options the checkpoint intends, with every stop token of the checkpoint */
