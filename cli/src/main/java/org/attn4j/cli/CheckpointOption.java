@@ -9,9 +9,9 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
 /**
- * Opens a command's {@code --model} with {@link Checkpoint#open}: a path attn4j cannot read, a configuration it
- * refuses or a file not as its format says is bad input (exit code 2, one line naming {@code --model}); a file that
- * cannot be read at all stays an I/O failure.
+ * Opens a command's {@code --model} with {@link Checkpoint#open(Path, Checkpoint.Kind)}: a path attn4j cannot read, a
+ * model of the other kind, a configuration it refuses or a file not as its format says is bad input (exit code 2,
+ * one line naming {@code --model}); a file that cannot be read at all stays an I/O failure.
  */
 final class CheckpointOption {
 
@@ -26,18 +26,11 @@ final class CheckpointOption {
      * @throws IOException if a file cannot be read
      */
     static Checkpoint open(Path model, Checkpoint.Kind kind, CommandSpec spec) throws IOException {
-        Checkpoint c;
         try {
-            c = Checkpoint.open(model);
+            return Checkpoint.open(model, kind);
         } catch (Checkpoint.UnreadablePathException | Gguf.FormatException | Tokenizer.FormatException
                  | IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--model " + e.getMessage());
+            throw new ParameterException(spec.commandLine(), "--model " + EmbedCommand.oneLine(e.getMessage()));
         }
-        if (c.kind() != kind) {
-            throw new ParameterException(spec.commandLine(), "--model " + model + " holds "
-                    + (c.kind() == Checkpoint.Kind.ENCODER ? "an encoder" : "a decoder") + "; "
-                    + spec.qualifiedName() + " runs " + (kind == Checkpoint.Kind.ENCODER ? "an encoder" : "a decoder"));
-        }
-        return c;
     }
 }

@@ -113,14 +113,14 @@ public final class Checkpoint {
     private final Gguf.Contents gguf;
     private final Tokenizer tokenizer;
     private final GenerationConfig generation;
-    private final ChatTemplate chatTemplate;
+    private final TokenizerConfig tokenizerConfig;
     private final String noChatTemplate;
     private final int[] templateStops;
     private final List<String> notes;
 
     private Checkpoint(Path path, Format format, Kind kind, Path folder, DecoderConfig decoderConfig,
-                       Gguf.Contents gguf, Tokenizer tokenizer, GenerationConfig generation, ChatTemplate chatTemplate,
-                       String noChatTemplate, int[] templateStops, List<String> notes) {
+                       Gguf.Contents gguf, Tokenizer tokenizer, GenerationConfig generation,
+                       TokenizerConfig tokenizerConfig, String noChatTemplate, int[] templateStops, List<String> notes) {
         this.path = path;
         this.format = format;
         this.kind = kind;
@@ -129,7 +129,7 @@ public final class Checkpoint {
         this.gguf = gguf;
         this.tokenizer = tokenizer;
         this.generation = generation;
-        this.chatTemplate = chatTemplate;
+        this.tokenizerConfig = tokenizerConfig;
         this.noChatTemplate = noChatTemplate;
         this.templateStops = templateStops;
         this.notes = List.copyOf(notes);
@@ -148,40 +148,59 @@ public final class Checkpoint {
      * @throws IllegalArgumentException if a configuration is refused (an unknown key, an unsupported value)
      */
     public static Checkpoint open(Path path) throws IOException {
+        return open(path, null);
+    }
+
+    /**
+     * Recognises a path and, if it holds the kind of model asked for, reads a decoder's files; a path that holds the
+     * other kind is refused before any of its files is read.
+     *
+     * @param path as for {@link #open(Path)}
+     * @param expected the kind the caller runs, or null for either
+     * @return what the path holds
+     * @throws UnreadablePathException as {@link #open(Path)}
+     * @throws IOException as {@link #open(Path)}
+     * @throws IllegalArgumentException if the path holds the other kind (the message names what it holds), or a
+     *     configuration is refused
+     */
+    public static Checkpoint open(Path path, Kind expected) throws IOException {
         Objects.requireNonNull(path, "Checkpoint.open: argument path is null");
         if (!Files.exists(path)) {
             throw new UnreadablePathException(path + ": no such file or folder; " + WHAT_IS_READ);
         }
         if (Files.isDirectory(path)) {
-            return folder(path, Format.FOLDER, path);
+            return folder(path, Format.FOLDER, path, expected);
         }
         String name = path.getFileName().toString().toLowerCase(Locale.ROOT);
         if (name.endsWith(".gguf")) {
-            return gguf(path);
+            return gguf(path, expected);
         }
         if (name.endsWith(".safetensors")) {
             Path dir = path.toAbsolutePath().getParent();
-            return folder(path, Format.SAFETENSORS, dir);
+            return folder(path, Format.SAFETENSORS, dir, expected);
         }
         if (name.endsWith(".onnx")) {
-            return encoder(path, Format.ONNX, List.of());
+            return encoder(path, Format.ONNX, "an ONNX file", expected);
         }
         if (name.endsWith(".jar") || name.endsWith(".zip")) {
-            return encoder(path, Format.JAR, List.of());
+            return encoder(path, Format.JAR, "a model jar", expected);
         }
         throw new UnreadablePathException(path + ": not a model file; " + WHAT_IS_READ);
     }
 
-    private static Checkpoint encoder(Path path, Format format, List<String> notes) {
+    private static Checkpoint encoder(Path path, Format format, String why, Kind expected) {
+        if (expected == Kind.DECODER) {
+            throw new IllegalArgumentException(path + ": an encoder (" + why + "), not a decoder");
+        }
         return new Checkpoint(path, format, Kind.ENCODER, null, null, null, null, null, null, null, new int[0],
-                notes);
+                List.of("an encoder: " + why));
     }
 
-    private static Checkpoint folder(Path path, Format format, Path dir) throws IOException {
+    private static Checkpoint folder(Path path, Format format, Path dir, Kind expected) throws IOException {
         Path configFile = dir.resolve("config.json");
         if (!Files.isRegularFile(configFile)) {
             if (hasOnnx(dir) || Files.isRegularFile(dir.resolve("modules.json"))) {
-                return encoder(path, format, List.of());
+                return encoder(path, format, "an ONNX export or a sentence-transformers folder", expected);
             }
             throw new UnreadablePathException(path + ": a folder with no model in it (no config.json, no ONNX"
                     + " export); " + WHAT_IS_READ);
@@ -189,8 +208,12 @@ public final class Checkpoint {
         String modelType = modelType(configFile);
         boolean decoder = Arrays.stream(DecoderConfig.Type.values()).anyMatch(t -> t.modelType().equals(modelType));
         if (!decoder) {
-            return encoder(format == Format.SAFETENSORS ? dir : path, format,
-                    List.of("an encoder: config.json's model_type is " + modelType));
+            return encoder(format == Format.SAFETENSORS ? dir : path, format, "config.json's model_type "
+                    + modelType, expected);
+        }
+        if (expected == Kind.ENCODER) {
+            throw new IllegalArgumentException(path + ": a decoder (config.json's model_type " + modelType
+                    + "), not an encoder");
         }
         List<String> notes = new ArrayList<>();
         DecoderConfig config = DecoderConfig.read(dir);
@@ -207,7 +230,6 @@ public final class Checkpoint {
         GenerationConfig generation = GenerationConfig.read(dir);
         notes.add("generation config: " + (Files.isRegularFile(dir.resolve("generation_config.json"))
                 ? dir.resolve("generation_config.json") : "none (transformers' defaults)"));
-        ChatTemplate template = null;
         String noTemplate = null;
         int[] stops = new int[0];
         TokenizerConfig tokenizerConfig = TokenizerConfig.read(dir);
@@ -216,17 +238,19 @@ public final class Checkpoint {
         } else if (tokenizerConfig.chatTemplate().isEmpty()) {
             noTemplate = path + " has no chat template (tokenizer_config.json's chat_template)";
         } else {
-            template = ChatTemplate.of(tokenizerConfig);
             Tokenizer t = tokenizer;
             stops = tokenizerConfig.specialToken("eos_token").stream().mapToInt(s -> t.id(s).orElse(-1))
                     .filter(id -> id >= 0).toArray();
             notes.add("chat template: " + dir.resolve("tokenizer_config.json"));
         }
-        return new Checkpoint(path, format, Kind.DECODER, dir, config, null, tokenizer, generation, template,
-                noTemplate, stops, notes);
+        return new Checkpoint(path, format, Kind.DECODER, dir, config, null, tokenizer, generation,
+                tokenizerConfig, noTemplate, stops, notes);
     }
 
-    private static Checkpoint gguf(Path path) throws IOException {
+    private static Checkpoint gguf(Path path, Kind expected) throws IOException {
+        if (expected == Kind.ENCODER) {
+            throw new IllegalArgumentException(path + ": a decoder (a GGUF file), not an encoder");
+        }
         Gguf.Contents contents = Gguf.read(path);
         List<String> notes = new ArrayList<>();
         notes.add("configuration, weights, tokenizer, generation config and chat template: " + path
@@ -340,7 +364,8 @@ public final class Checkpoint {
      *     every stop id the checkpoint names
      * @throws IOException if a weight file cannot be read
      * @throws IllegalStateException for an encoder, or a folder without a tokenizer or a chat template
-     * @throws IllegalArgumentException for a GGUF file without a chat template, or one that does not parse
+     * @throws IllegalArgumentException for a GGUF file without a chat template
+     * @throws org.attn4j.models.chat.ChatTemplateException if the template does not parse
      * @throws org.attn4j.models.tokenize.Tokenizer.FormatException for a GGUF file whose tokenizer attn4j does not
      *     read
      */
@@ -356,7 +381,8 @@ public final class Checkpoint {
         if (noChatTemplate != null) {
             throw new IllegalStateException("chat: " + noChatTemplate);
         }
-        return ChatModel.of(causalLM(backend, dtype, null), tokenizer, chatTemplate, generation, templateStops);
+        ChatTemplate template = ChatTemplate.of(tokenizerConfig);
+        return ChatModel.of(causalLM(backend, dtype, null), tokenizer, template, generation, templateStops);
     }
 
     /**

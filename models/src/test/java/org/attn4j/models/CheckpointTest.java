@@ -57,6 +57,19 @@ class CheckpointTest {
     }
 
     @Test
+    void openingForOneKindRefusesTheOtherBeforeReadingItsFiles() throws Exception {
+        Path folder = Files.createDirectories(dir.resolve("gpt"));
+        Files.writeString(folder.resolve("config.json"), "{\"model_type\": \"gpt2\"}");
+        Files.writeString(folder.resolve("tokenizer.json"), "{}");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Checkpoint.open(folder, Checkpoint.Kind.ENCODER));
+        assertEquals(folder + ": a decoder (config.json's model_type gpt2), not an encoder", e.getMessage());
+        Path onnx = resource("embed/tiny-onnx/model.onnx");
+        e = assertThrows(IllegalArgumentException.class, () -> Checkpoint.open(onnx, Checkpoint.Kind.DECODER));
+        assertEquals(onnx + ": an encoder (an ONNX file), not a decoder", e.getMessage());
+    }
+
+    @Test
     void eachFormatIsRecognisedAsWhatItHolds() throws Exception {
         Path decoder = resource("decoder/llama3_chat_tiny");
         Path gguf = dir.resolve("chat.gguf");

@@ -96,7 +96,8 @@ final class ExecutorModels {
                     copy = ModelFiles.copyToLocal(key.modelPath(), ModelFiles.deserialize(hadoopConf));
                     folder = copy;
                 }
-                loaded = new Loaded(Checkpoint.open(folder).sentenceEmbedder(backend, key.options()), copy);
+                loaded = new Loaded(Checkpoint.open(folder, Checkpoint.Kind.ENCODER).sentenceEmbedder(backend,
+                        key.options()), copy);
             }
             LOG.info(loadLine(key, loaded.embedder(), (System.nanoTime() - start) / 1_000_000));
             return loaded;

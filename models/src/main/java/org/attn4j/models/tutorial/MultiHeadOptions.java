@@ -1,6 +1,7 @@
 package org.attn4j.models.tutorial;
 
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * The options of {@link MultiHeadAttention#forward(org.attn4j.api.Scope, org.attn4j.api.Tensor,
@@ -10,25 +11,40 @@ import java.util.Objects;
  * the {@code with…} methods; each returns a new value, so an option added later changes no caller.
  */
 public final class MultiHeadOptions {
-    private static final MultiHeadOptions DEFAULTS =
-            new MultiHeadOptions(AttentionMasks.NONE, true, true, RunMode.INFERENCE);
+    private static final MultiHeadOptions DEFAULTS = new MultiHeadOptions(new Values());
 
-    private final AttentionMasks masks;
-    private final boolean needWeights;
-    private final boolean averageAttnWeights;
-    private final RunMode mode;
+    /** Every option, in one place: the defaults are its initial values, a copy is one call. */
+    private static final class Values implements Cloneable {
+        AttentionMasks masks = AttentionMasks.NONE;
+        boolean needWeights = true;
+        boolean averageAttnWeights = true;
+        RunMode mode = RunMode.INFERENCE;
 
-    private MultiHeadOptions(AttentionMasks masks, boolean needWeights, boolean averageAttnWeights, RunMode mode) {
-        if (masks == null) {
+        Values copy() {
+            try {
+                return (Values) clone();
+            } catch (CloneNotSupportedException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    private final Values v;
+
+    private MultiHeadOptions(Values v) {
+        if (v.masks == null) {
             throw new IllegalArgumentException("MultiHeadAttention: argument masks is null; use AttentionMasks.NONE");
         }
-        if (mode == null) {
+        if (v.mode == null) {
             throw new IllegalArgumentException("MultiHeadAttention: argument mode is null; use RunMode.INFERENCE");
         }
-        this.masks = masks;
-        this.needWeights = needWeights;
-        this.averageAttnWeights = averageAttnWeights;
-        this.mode = mode;
+        this.v = v;
+    }
+
+    private MultiHeadOptions with(Consumer<Values> change) {
+        Values next = v.copy();
+        change.accept(next);
+        return new MultiHeadOptions(next);
     }
 
     /** @return no masks, weights returned and averaged over heads, inference */
@@ -38,12 +54,12 @@ public final class MultiHeadOptions {
 
     /** @return key padding, attention and additive masks and the causal flag */
     public AttentionMasks masks() {
-        return masks;
+        return v.masks;
     }
 
     /** @return whether the attention weights are returned */
     public boolean needWeights() {
-        return needWeights;
+        return v.needWeights;
     }
 
     /**
@@ -51,12 +67,12 @@ public final class MultiHeadOptions {
      *     ({@code [B, H, L, S]})
      */
     public boolean averageAttnWeights() {
-        return averageAttnWeights;
+        return v.averageAttnWeights;
     }
 
     /** @return training (dropout on the weights, seeded) or inference */
     public RunMode mode() {
-        return mode;
+        return v.mode;
     }
 
     /**
@@ -64,7 +80,7 @@ public final class MultiHeadOptions {
      * @return a copy with those masks
      */
     public MultiHeadOptions withMasks(AttentionMasks value) {
-        return new MultiHeadOptions(value, needWeights, averageAttnWeights, mode);
+        return with(o -> o.masks = value);
     }
 
     /**
@@ -72,7 +88,7 @@ public final class MultiHeadOptions {
      * @return a copy with {@code needWeights} set
      */
     public MultiHeadOptions withNeedWeights(boolean value) {
-        return new MultiHeadOptions(masks, value, averageAttnWeights, mode);
+        return with(o -> o.needWeights = value);
     }
 
     /**
@@ -80,7 +96,7 @@ public final class MultiHeadOptions {
      * @return a copy with {@code averageAttnWeights} set
      */
     public MultiHeadOptions withAverageAttnWeights(boolean value) {
-        return new MultiHeadOptions(masks, needWeights, value, mode);
+        return with(o -> o.averageAttnWeights = value);
     }
 
     /**
@@ -88,23 +104,23 @@ public final class MultiHeadOptions {
      * @return a copy with that mode
      */
     public MultiHeadOptions withMode(RunMode value) {
-        return new MultiHeadOptions(masks, needWeights, averageAttnWeights, value);
+        return with(o -> o.mode = value);
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof MultiHeadOptions m && masks.equals(m.masks) && needWeights == m.needWeights
-                && averageAttnWeights == m.averageAttnWeights && mode.equals(m.mode);
+        return o instanceof MultiHeadOptions m && v.masks.equals(m.v.masks) && v.needWeights == m.v.needWeights
+                && v.averageAttnWeights == m.v.averageAttnWeights && v.mode.equals(m.v.mode);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(masks, needWeights, averageAttnWeights, mode);
+        return Objects.hash(v.masks, v.needWeights, v.averageAttnWeights, v.mode);
     }
 
     @Override
     public String toString() {
-        return "MultiHeadOptions[masks=" + masks + ", needWeights=" + needWeights + ", averageAttnWeights="
-                + averageAttnWeights + ", mode=" + mode + "]";
+        return "MultiHeadOptions[masks=" + v.masks + ", needWeights=" + v.needWeights + ", averageAttnWeights="
+                + v.averageAttnWeights + ", mode=" + v.mode + "]";
     }
 }
