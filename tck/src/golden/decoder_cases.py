@@ -231,6 +231,26 @@ GEMMA2 = dict(META, architectures=["Gemma2ForCausalLM"], model_type="gemma2", vo
               rms_norm_eps=1e-6, rope_theta=10000.0, attention_bias=False, query_pre_attn_scalar=24,
               sliding_window=4, attn_logit_softcapping=2.0, final_logit_softcapping=8.0,
               cache_implementation="hybrid", pad_token_id=0)
+# gemma-3-1b-it's keys: five local layers (window 4 here) to one global, two rotary bases, no soft-capping
+GEMMA3 = dict(META, architectures=["Gemma3ForCausalLM"], model_type="gemma3_text", vocab_size=97, hidden_size=32,
+              intermediate_size=64, num_hidden_layers=6, num_attention_heads=4, num_key_value_heads=1, head_dim=16,
+              hidden_activation="gelu_pytorch_tanh", max_position_embeddings=32768, rms_norm_eps=1e-6,
+              rope_theta=1000000, rope_local_base_freq=10000, rope_scaling=None, attention_bias=False,
+              query_pre_attn_scalar=16, sliding_window=4, sliding_window_pattern=6, attn_logit_softcapping=None,
+              final_logit_softcapping=None, cache_implementation="hybrid", pad_token_id=0, eos_token_id=[1, 106])
+# gemma-3-4b-it's image-text wrapper: a sparse text_config (Gemma3TextConfig's defaults for the rest: rope_theta 1e6,
+# rope_local_base_freq 10000, query_pre_attn_scalar 256, pattern 6), linear rope scaling on the global layers only,
+# and a vision tower and projector that the text decoder does not use
+GEMMA3_IMAGE_TEXT = {
+    "architectures": ["Gemma3ForConditionalGeneration"], "boi_token_index": 255999, "eoi_token_index": 256000,
+    "eos_token_id": [1, 106], "image_token_index": 262144, "initializer_range": 0.02, "mm_tokens_per_image": 256,
+    "model_type": "gemma3", "torch_dtype": "bfloat16", "transformers_version": "4.50.0.dev0",
+    "text_config": {"hidden_size": 32, "intermediate_size": 64, "model_type": "gemma3_text", "num_hidden_layers": 6,
+                    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 97,
+                    "rope_scaling": {"factor": 8.0, "rope_type": "linear"}, "sliding_window": 3},
+    "vision_config": {"hidden_size": 8, "image_size": 896, "intermediate_size": 4304,
+                      "model_type": "siglip_vision_model", "num_attention_heads": 16, "num_hidden_layers": 27,
+                      "patch_size": 14, "vision_use_head": False}}
 PHI3 = dict(META, architectures=["Phi3ForCausalLM"], model_type="phi3", vocab_size=97, hidden_size=32,
             intermediate_size=48, num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
             hidden_act="silu", max_position_embeddings=48, original_max_position_embeddings=12,
@@ -261,6 +281,8 @@ DECODERS = (
     ("phi3_longrope_tiny", PHI3),
     ("gpt2_inner_untied_tiny", dict(GPT2_CONFIG, n_inner=40, activation_function="gelu", tie_word_embeddings=False,
                                     scale_attn_by_inverse_layer_idx=True)),
+    ("gemma3_interleaved_tiny", GEMMA3),
+    ("gemma3_image_text_linear_tiny", GEMMA3_IMAGE_TEXT),
 )
 NEW_TOKENS = 16
 MIN_MARGIN = 5e-3
@@ -270,7 +292,7 @@ def decoder(name, cfg, gen):
     """The case's state_dict, prompt, prompt logits, greedy continuation, step logits and top-1 margins."""
     g = gen(name)
     state = random_state(cfg, g)
-    prompt = torch.randint(0, cfg["vocab_size"], (7,), generator=g).tolist()
+    prompt = torch.randint(0, cfg.get("text_config", cfg)["vocab_size"], (7,), generator=g).tolist()
     logits, generated, steps, margins = generate(cfg, state, prompt, NEW_TOKENS)
     assert min(margins) > MIN_MARGIN, f"{name}: near tie ({min(margins)}); change the case"
     return state, prompt, logits, generated, steps, margins

@@ -1,10 +1,11 @@
 """Reference forwards of the decoder families in plain torch float64, written from transformers' modeling_*.py.
 
 No transformers library is used: each family's forward is spelled out below from its modeling file (LlamaModel,
-MistralModel, Qwen2Model, Qwen3Model, GemmaModel, Gemma2Model, Phi3Model, GPT2Model) with the config keys those
-files read and transformers' defaults, and the rotary embeddings of rope_scaling.py. A forward runs new tokens
+MistralModel, Qwen2Model, Qwen3Model, GemmaModel, Gemma2Model, Gemma3TextModel, Phi3Model, GPT2Model) with the
+config keys those files read and transformers' defaults, and the rotary embeddings of rope_scaling.py. A forward runs new tokens
 after a key/value cache, as transformers' generate does, so that rotary embeddings that depend on the sequence
-length (dynamic NTK) rotate each key once, when it is computed; Phi-3 drops its cache and runs the whole sequence
+length (dynamic NTK) rotate each key once, when it is computed; Gemma 3's image-text wrapper (model_type gemma3)
+runs the decoder of its text_config on the weights under language_model.model.; Phi-3 drops its cache and runs the whole sequence
 again the first time the sequence passes original_max_position_embeddings (Phi3ForCausalLM.
 prepare_inputs_for_generation).
 
@@ -20,14 +21,16 @@ import torch.nn.functional as F
 
 from rope_scaling import apply_rope, inverse_frequencies, rope_parameters
 
-LINEAGE = ("llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3")
+LINEAGE = ("llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text", "phi3")
+GEMMAS = ("gemma", "gemma2", "gemma3_text")
+SANDWICHED = ("gemma2", "gemma3_text")
 GELUS = {"gelu_pytorch_tanh": "tanh", "gelu_new": "tanh", "gelu": "none"}
 
 
 def head_dim(cfg):
     if cfg["model_type"] == "gpt2":
         return cfg["n_embd"] // cfg["n_head"]
-    default = {"qwen3": 128, "gemma": 256, "gemma2": 256}.get(cfg["model_type"])
+    default = {"qwen3": 128, "gemma": 256, "gemma2": 256, "gemma3_text": 256}.get(cfg["model_type"])
     return cfg.get("head_dim") or default or cfg["hidden_size"] // cfg["num_attention_heads"]
 
 
@@ -42,6 +45,9 @@ def layer_types(cfg):
     mt = cfg["model_type"]
     if mt == "gemma2":
         return ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(n)]
+    if mt == "gemma3_text":
+        pattern = cfg.get("sliding_window_pattern", 6)
+        return ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(n)]
     if mt in ("qwen2", "qwen3"):
         window = cfg.get("sliding_window", 4096) if cfg.get("use_sliding_window", False) else None
         return ["sliding_attention" if window is not None and i >= cfg.get("max_window_layers", 28)
@@ -59,7 +65,7 @@ def windows(cfg):
     if mt in ("qwen2", "qwen3"):
         w = cfg.get("sliding_window", 4096) if cfg.get("use_sliding_window", False) else None
         return [(w or 0) if t == "sliding_attention" else 0 for t in types]
-    if mt == "gemma2":
+    if mt in SANDWICHED:
         w = cfg.get("sliding_window", 4096)
         return [(w or 0) if t == "sliding_attention" else 0 for t in types]
     return [0 for _ in types]
@@ -74,9 +80,11 @@ def random_state(cfg, g):
     mt = cfg["model_type"]
     if mt == "gpt2":
         return _gpt2_state(cfg, g)
+    if mt == "gemma3":
+        return _gemma3_image_text_state(cfg, g)
     E, V, n, I = cfg["hidden_size"], cfg["vocab_size"], cfg["num_hidden_layers"], cfg["intermediate_size"]
     H, Hkv, d = cfg["num_attention_heads"], kv_heads(cfg), head_dim(cfg)
-    gemma = mt in ("gemma", "gemma2")
+    gemma = mt in GEMMAS
     tied = cfg.get("tie_word_embeddings", gemma)
     bias = mt == "qwen2" or cfg.get("attention_bias", False)
     mlp_bias = cfg.get("mlp_bias", False) and mt == "llama"
@@ -113,7 +121,10 @@ def random_state(cfg, g):
         if mt == "qwen3":
             s[p + "self_attn.q_norm.weight"] = 1.0 + 0.2 * torch.randn(d, generator=g)
             s[p + "self_attn.k_norm.weight"] = 1.0 + 0.2 * torch.randn(d, generator=g)
-        if mt == "gemma2":
+        if mt == "gemma3_text":
+            s[p + "self_attn.q_norm.weight"] = norm(d)
+            s[p + "self_attn.k_norm.weight"] = norm(d)
+        if mt in SANDWICHED:
             s[p + "pre_feedforward_layernorm.weight"] = norm(E)
             s[p + "post_feedforward_layernorm.weight"] = norm(E)
     s["model.norm.weight"] = norm(E)
@@ -128,6 +139,17 @@ def random_state(cfg, g):
             if name.endswith("o_proj.weight") or name.endswith("down_proj.weight"):
                 s[name] *= 3.0
         s["model.norm.weight"] = (4.0 + 5 * s["model.norm.weight"]) if gemma else 2 * s["model.norm.weight"]
+    return s
+
+
+def _gemma3_image_text_state(cfg, g):
+    """The text decoder's parameters under language_model., then a vision tower and projector in miniature."""
+    s = {"language_model." + k: v for k, v in random_state(cfg["text_config"], g).items()}
+    vision = cfg["vision_config"]["hidden_size"]
+    s["vision_tower.vision_model.embeddings.patch_embedding.weight"] = torch.randn(vision, 3, 2, 2, generator=g)
+    s["multi_modal_projector.mm_soft_emb_norm.weight"] = torch.randn(vision, generator=g)
+    s["multi_modal_projector.mm_input_projection_weight"] = torch.randn(vision, cfg["text_config"]["hidden_size"],
+                                                                        generator=g)
     return s
 
 
@@ -168,7 +190,7 @@ def mlp_activation(cfg):
     mt = cfg["model_type"]
     if mt == "gpt2":
         return cfg.get("activation_function", "gelu_new")
-    if mt in ("gemma", "gemma2"):
+    if mt in GEMMAS:
         return cfg.get("hidden_activation") or "gelu_pytorch_tanh"
     return cfg.get("hidden_act", "silu")
 
@@ -216,7 +238,7 @@ def forward(cfg, s, ids, cache):
     else:
         head = s["lm_head.weight"] if "lm_head.weight" in s else s["model.embed_tokens.weight"]
     logits = (x @ head.t()).reshape(1, L, -1)
-    cap = cfg.get("final_logit_softcapping", 30.0) if mt == "gemma2" else None
+    cap = cfg.get("final_logit_softcapping", 30.0) if mt == "gemma2" else cfg.get("final_logit_softcapping")
     if cap:
         logits = cap * torch.tanh(logits / cap)
     return logits
@@ -256,7 +278,7 @@ def _lineage_blocks(cfg, s, ids, start, cache):
     mt = cfg["model_type"]
     E, H, Hkv, d = cfg["hidden_size"], cfg["num_attention_heads"], kv_heads(cfg), head_dim(cfg)
     eps = cfg.get("rms_norm_eps", 1e-5 if mt == "phi3" else 1e-6)
-    gemma = mt in ("gemma", "gemma2")
+    gemma = mt in GEMMAS
     L = ids.shape[0]
     x = s["model.embed_tokens.weight"][ids]
     if gemma:
@@ -265,15 +287,15 @@ def _lineage_blocks(cfg, s, ids, start, cache):
     wins = windows(cfg)
     layout = "INTERLEAVED" if cfg.get("rope_interleaved", False) else "HALF_SPLIT"
     positions = torch.arange(start, start + L)
-    scale = cfg.get("query_pre_attn_scalar", 256) ** -0.5 if mt == "gemma2" else 1.0 / d ** 0.5
-    softcap = cfg.get("attn_logit_softcapping", 50.0) if mt == "gemma2" else None
+    scale = cfg.get("query_pre_attn_scalar", 256) ** -0.5 if mt in SANDWICHED else 1.0 / d ** 0.5
+    softcap = cfg.get("attn_logit_softcapping", 50.0) if mt == "gemma2" else cfg.get("attn_logit_softcapping")
 
     def bias(name):
         return s.get(name, 0.0)
 
     for layer in range(cfg["num_hidden_layers"]):
         p = f"model.layers.{layer}."
-        inv, scaling = inverse_frequencies(cfg, rope_parameters(cfg, types[layer]), start + L)
+        inv, scaling = layer_rope(cfg, types[layer], start + L)
         h = rms_norm(x, s[p + "input_layernorm.weight"], eps, gemma)
         if mt == "phi3":
             qkv = h @ s[p + "self_attn.qkv_proj.weight"].t()
@@ -283,9 +305,9 @@ def _lineage_blocks(cfg, s, ids, start, cache):
             k = h @ s[p + "self_attn.k_proj.weight"].t() + bias(p + "self_attn.k_proj.bias")
             v = h @ s[p + "self_attn.v_proj.weight"].t() + bias(p + "self_attn.v_proj.bias")
         q, k, v = q.reshape(L, H, d), k.reshape(L, Hkv, d), v.reshape(L, Hkv, d)
-        if mt == "qwen3":
-            q = rms_norm(q, s[p + "self_attn.q_norm.weight"], eps)
-            k = rms_norm(k, s[p + "self_attn.k_norm.weight"], eps)
+        if mt in ("qwen3", "gemma3_text"):
+            q = rms_norm(q, s[p + "self_attn.q_norm.weight"], eps, gemma)
+            k = rms_norm(k, s[p + "self_attn.k_norm.weight"], eps, gemma)
         q, k, v = q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)
         q = apply_rope(q, inv, scaling, positions, layout)
         k = apply_rope(k, inv, scaling, positions, layout)
@@ -293,7 +315,7 @@ def _lineage_blocks(cfg, s, ids, start, cache):
         k, v = k.repeat_interleave(H // Hkv, dim=0), v.repeat_interleave(H // Hkv, dim=0)
         a = attend(q, k, v, start, scale, wins[layer], softcap).transpose(0, 1).reshape(L, H * d)
         a = a @ s[p + "self_attn.o_proj.weight"].t() + bias(p + "self_attn.o_proj.bias")
-        if mt == "gemma2":
+        if mt in SANDWICHED:
             x = x + rms_norm(a, s[p + "post_attention_layernorm.weight"], eps, True)
             h = rms_norm(x, s[p + "pre_feedforward_layernorm.weight"], eps, True)
         else:
@@ -308,10 +330,30 @@ def _lineage_blocks(cfg, s, ids, start, cache):
             up = h @ s[p + "mlp.up_proj.weight"].t() + bias(p + "mlp.up_proj.bias")
             m = (activation(mlp_activation(cfg), gate) * up) @ s[p + "mlp.down_proj.weight"].t() \
                 + bias(p + "mlp.down_proj.bias")
-        if mt == "gemma2":
+        if mt in SANDWICHED:
             m = rms_norm(m, s[p + "post_feedforward_layernorm.weight"], eps, True)
         x = x + m
     return rms_norm(x, s["model.norm.weight"], eps, gemma)
+
+
+def layer_rope(cfg, layer_type, seq_len):
+    """The rotary embedding of a layer type. Gemma3TextModel keeps two: the local layers' is the default embedding
+    of base rope_local_base_freq (10000), unscaled; the global layers' has base rope_theta (1e6) and rope_scaling."""
+    if cfg["model_type"] != "gemma3_text":
+        return inverse_frequencies(cfg, rope_parameters(cfg, layer_type), seq_len)
+    if layer_type == "sliding_attention":
+        local = {"rope_type": "default", "rope_theta": cfg.get("rope_local_base_freq", 10000.0)}
+        return inverse_frequencies(cfg, local, seq_len)
+    return inverse_frequencies(cfg, rope_parameters(dict(cfg, rope_theta=cfg.get("rope_theta", 1e6))), seq_len)
+
+
+def text_decoder(cfg, s):
+    """The decoder's config and state_dict: Gemma 3's image-text wrapper (model_type gemma3) holds them under
+    text_config and language_model.model. (language_model.lm_head.), beside a vision tower the text never uses."""
+    if cfg["model_type"] != "gemma3":
+        return cfg, s
+    text = {k: v for k, v in s.items() if k.startswith("language_model.")}
+    return cfg["text_config"], {k[len("language_model."):]: v for k, v in text.items()}
 
 
 def phi3_recomputes(cfg, cached, new):
@@ -326,6 +368,7 @@ def phi3_recomputes(cfg, cached, new):
 def generate(cfg, s, prompt, steps):
     """Greedy decoding as transformers' generate runs it: the prompt once, then each new token after the cache.
     Returns the prompt's logits, the generated ids, each step's logits [steps, V] and top-1 margin."""
+    cfg, s = text_decoder(cfg, s)
     cache = Cache(cfg)
     logits = forward(cfg, s, list(prompt), cache)
     prompt_logits = logits

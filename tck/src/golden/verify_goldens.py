@@ -239,7 +239,7 @@ def np_rope_parameters(cfg, layer_type="full_attention"):
 
 
 def np_head_dim(cfg):
-    default = {"qwen3": 128, "gemma": 256, "gemma2": 256}.get(cfg["model_type"])
+    default = {"qwen3": 128, "gemma": 256, "gemma2": 256, "gemma3_text": 256}.get(cfg["model_type"])
     return cfg.get("head_dim") or default or cfg["hidden_size"] // cfg["num_attention_heads"]
 
 
@@ -302,6 +302,11 @@ def np_windows(cfg, n):
             else ("sliding_attention" if w is not None and i >= cfg.get("max_window_layers", 28) else "full_attention")
             for i in range(n)]
         return [(w or 0) if t == "sliding_attention" else 0 for t in types]
+    if mt == "gemma3_text":
+        every = cfg.get("sliding_window_pattern", 6)
+        types = cfg.get("layer_types") or ["full_attention" if (i + 1) % every == 0 else "sliding_attention"
+                                           for i in range(n)]
+        return [cfg.get("sliding_window", 4096) or 0 if t == "sliding_attention" else 0 for t in types]
     return [0] * n
 
 
@@ -317,7 +322,8 @@ def causal_lm_run(cfg, P, ids, cache):
     """Logits [L, V] of ids after the cache (lists of per-layer keys and values, and the tokens), as
     decoder_families.py's forward: a second implementation in numpy."""
     mt, start, L = cfg["model_type"], len(cache["tokens"]), len(ids)
-    gemma = mt in ("gemma", "gemma2")
+    gemma = mt in ("gemma", "gemma2", "gemma3_text")
+    sandwich = mt in ("gemma2", "gemma3_text")
     if mt == "gpt2":
         E, H, eps = cfg["n_embd"], cfg["n_head"], cfg.get("layer_norm_epsilon", 1e-5)
         n, d, Hkv = cfg["n_layer"], E // H, H
@@ -373,21 +379,27 @@ def causal_lm_run(cfg, P, ids, cache):
         else:
             q, k, v = (h @ P[pre + f"self_attn.{c}_proj.weight"].T + b(f"self_attn.{c}_proj.bias") for c in "qkv")
         q, k, v = q.reshape(L, H, d), k.reshape(L, Hkv, d), v.reshape(L, Hkv, d)
-        if mt == "qwen3":
-            q, k = rms_norm(q, P[pre + "self_attn.q_norm.weight"], eps), rms_norm(k, P[pre + "self_attn.k_norm.weight"],
-                                                                                   eps)
+        if mt in ("qwen3", "gemma3_text"):
+            q, k = norm(q, P[pre + "self_attn.q_norm.weight"]), norm(k, P[pre + "self_attn.k_norm.weight"])
         layer_type = "sliding_attention" if wins[layer] else "full_attention"
         if mt == "gemma2" and cfg.get("layer_types"):
             layer_type = cfg["layer_types"][layer]
-        inv, scaling = np_inverse_frequencies(cfg, np_rope_parameters(cfg, layer_type), start + L)
+        if mt == "gemma3_text" and layer_type == "sliding_attention":
+            local = {"rope_type": "default", "rope_theta": cfg.get("rope_local_base_freq", 10000.0)}
+            inv, scaling = np_inverse_frequencies(cfg, local, start + L)
+        elif mt == "gemma3_text":
+            inv, scaling = np_inverse_frequencies(
+                cfg, np_rope_parameters(dict(cfg, rope_theta=cfg.get("rope_theta", 1e6))), start + L)
+        else:
+            inv, scaling = np_inverse_frequencies(cfg, np_rope_parameters(cfg, layer_type), start + L)
         layout = "INTERLEAVED" if cfg.get("rope_interleaved") else "HALF_SPLIT"
         q = rope_frequencies(q.transpose(1, 0, 2), inv, scaling, layout, start)
         k = rope_frequencies(k.transpose(1, 0, 2), inv, scaling, layout, start)
         k, v = keep(layer, k, v.transpose(1, 0, 2))
-        scale = cfg.get("query_pre_attn_scalar", 256) ** -0.5 if mt == "gemma2" else 1 / math.sqrt(d)
-        cap = cfg.get("attn_logit_softcapping", 50.0) if mt == "gemma2" else None
+        scale = cfg.get("query_pre_attn_scalar", 256) ** -0.5 if sandwich else 1 / math.sqrt(d)
+        cap = cfg.get("attn_logit_softcapping", 50.0) if mt == "gemma2" else cfg.get("attn_logit_softcapping")
         a = attend(q, k, v, layer, scale, cap) @ P[pre + "self_attn.o_proj.weight"].T + b("self_attn.o_proj.bias")
-        if mt == "gemma2":
+        if sandwich:
             x = x + norm(a, P[pre + "post_attention_layernorm.weight"])
             h = norm(x, P[pre + "pre_feedforward_layernorm.weight"])
         else:
@@ -401,7 +413,7 @@ def causal_lm_run(cfg, P, ids, cache):
             m = (np_activation(act, h @ P[pre + "mlp.gate_proj.weight"].T + b("mlp.gate_proj.bias"))
                  * (h @ P[pre + "mlp.up_proj.weight"].T + b("mlp.up_proj.bias"))) @ P[pre + "mlp.down_proj.weight"].T \
                 + b("mlp.down_proj.bias")
-        x = x + (norm(m, P[pre + "post_feedforward_layernorm.weight"]) if mt == "gemma2" else m)
+        x = x + (norm(m, P[pre + "post_feedforward_layernorm.weight"]) if sandwich else m)
     cache["tokens"].extend(ids)
     if mt == "gpt2":
         x = layer_norm(x, P["ln_f.weight"], P["ln_f.bias"], eps)
@@ -409,12 +421,16 @@ def causal_lm_run(cfg, P, ids, cache):
     else:
         x = norm(x, P["model.norm.weight"])
         logits = x @ P.get("lm_head.weight", P["model.embed_tokens.weight"]).T
-    cap = cfg.get("final_logit_softcapping", 30.0) if mt == "gemma2" else None
+    cap = cfg.get("final_logit_softcapping", 30.0) if mt == "gemma2" else cfg.get("final_logit_softcapping")
     return cap * np.tanh(logits / cap) if cap else logits
 
 
 def causal_lm(cfg, P, prompt, steps):
     """Prompt logits, greedy ids, step logits and margins as transformers' generate gives them."""
+    if cfg["model_type"] == "gemma3":
+        cfg = dict({"max_position_embeddings": 131072}, **cfg["text_config"])  # Gemma3TextConfig's default
+        P = {k[len("language_model."):]: v for k, v in P.items() if k.startswith("language_model.")}
+
     def empty():
         layers = cfg.get("num_hidden_layers") or cfg["n_layer"]
         return {"keys": [None] * layers, "values": [None] * layers, "tokens": []}

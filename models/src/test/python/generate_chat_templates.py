@@ -205,6 +205,8 @@ FEATURES = {
     "tests": "{{ 'a' is string }}{{ 1 is string }}{{ messages[0] is mapping }}{{ 'a' is iterable }}"
              "{{ messages is iterable }}{{ 1 is iterable }}{{ 1 is number }}{{ 'a' is number }}{{ none is none }}"
              "{{ missing is defined }}{{ messages is defined }}{{ missing is undefined }}",
+    "iterable_undefined": "{{ missing is iterable }}{{ messages[0]['tool_calls'] is iterable }}"
+                          "{% for x in messages[0]['tool_calls'] %}never{% endfor %}",
     "tests_in_if": "{% if messages[0].content is string %}s{% endif %}{% if messages is not string %}n{% endif %}"
                    "{% if messages[0] is mapping and messages is iterable %}m{% endif %}",
     "not_is_defined": "{% if not tools_x is defined %}undefined{% endif %}{% if not messages is defined %}bad{% endif %}",

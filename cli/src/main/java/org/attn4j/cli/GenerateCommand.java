@@ -27,10 +27,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code attn4j generate}: decodes with a key/value cache from a Hugging Face folder ({@code config.json} of a
- * family {@code CausalLM} loads: gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, phi3; safetensors; an optional
- * tokenizer) or a GGUF file (architecture llama, qwen2, qwen3, gemma, gemma2, phi3 or gpt2, its tokenizer in its
- * metadata, weights kept in the file's types) and prints each new token as soon as it exists, then a newline: as
- * text when there is a tokenizer
+ * family {@code CausalLM} loads: gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3;
+ * safetensors; an optional tokenizer) or a GGUF file (architecture llama, qwen2, qwen3, gemma, gemma2, gemma3, phi3
+ * or gpt2, its tokenizer in its metadata, weights kept in the file's types) and prints each new token as soon as it
+ * exists, then a newline: as text when there is a tokenizer
  * ({@code tokenizer.json} with {@code tokenizer_config.json}, or GPT-2's {@code vocab.json} + {@code merges.txt}, or
  * the GGUF's) and no {@code --print-ids}, else as ids separated by spaces. {@code --prompt} needs the tokenizer,
  * which adds the BOS the checkpoint wants. A folder's {@code generation_config.json} (a GGUF file's metadata: its
@@ -55,7 +55,7 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Option(names = "--model", paramLabel = "DIR|FILE.gguf", required = true,
             description = "a folder with config.json, *.safetensors and optionally tokenizer.json or vocab.json + "
-                    + "merges.txt; or a .gguf file (llama, qwen2, qwen3, gemma, gemma2, phi3 or gpt2)")
+                    + "merges.txt; or a .gguf file (llama, qwen2, qwen3, gemma, gemma2, gemma3, phi3 or gpt2)")
     private Path model;
 
     @ArgGroup(exclusive = true, multiplicity = "1")

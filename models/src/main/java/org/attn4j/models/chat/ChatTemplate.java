@@ -17,13 +17,14 @@ import org.attn4j.models.tokenize.TokenizerConfig;
  * the special tokens ({@code bos_token}, {@code eos_token} …) and any extra variables, the globals
  * {@code raise_exception} and {@code strftime_now}, transformers' {@code tojson}, and {@code continue_final_message}.
  * The engine is Jinjava (HubSpot's Jinja for Java), set up to behave as Jinja2 where chat templates depend on it
- * (see {@link Jinja}); the real templates of Llama 3.x, Qwen2.5, Gemma 2, Mistral, Phi-3 and TinyLlama/Zephyr render
- * exactly as in Python.
+ * (see {@link Jinja}); the real templates of Llama 3.x, Qwen2.5, Gemma 2, Gemma 3, Mistral, Phi-3 and
+ * TinyLlama/Zephyr render exactly as in Python.
  *
  * <p>Known differences from Jinja2: a value that is {@code None} prints as nothing where Python prints "None", and a
- * key present with the value {@code None} counts as undefined ({@code is defined} is false). Templates use neither
- * on purpose. A template that raises, fails as Python would fail, or needs a feature the engine lacks throws a
- * {@link ChatTemplateException} that says so. Immutable and thread-safe.
+ * key present with the value {@code None} counts as undefined ({@code is defined} is false; {@code is iterable} is
+ * true, as Jinja2's undefined iterates as empty: Gemma 3's template passes over an assistant message that only calls
+ * tools). Templates use neither on purpose. A template that raises, fails as Python would fail, or needs a feature
+ * the engine lacks throws a {@link ChatTemplateException} that says so. Immutable and thread-safe.
  *
  * <pre>{@code
  * TokenizerConfig config = TokenizerConfig.read(Path.of("Qwen2.5-0.5B-Instruct"));

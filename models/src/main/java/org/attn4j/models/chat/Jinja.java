@@ -51,7 +51,7 @@ import jinjava.javax.el.ExpressionFactory;
  *       bind before arithmetic, and a keyword argument's value is a whole expression ({@code n=x|length - 1});</li>
  *   <li>values print as Python's {@code str} ({@code True}, {@code ['a', 1]}), {@code None} as nothing;</li>
  *   <li>string, dict and list methods ({@link PythonMethods}); the tests {@code string}, {@code mapping},
- *       {@code iterable} (strings included), {@code sequence}, {@code number}, {@code integer}, {@code float},
+ *       {@code iterable} (strings included; undefined too, which iterates as empty), {@code sequence}, {@code number}, {@code integer}, {@code float},
  *       {@code boolean}; the filters {@code trim}, {@code length}/{@code count} (code points), {@code string},
  *       {@code items}, {@code join}, {@code capitalize}, {@code title} and {@code tojson} as Jinja2 has them;</li>
  *   <li>text inside a value is never rendered again (Jinjava's nested interpretation is off), includes and imports
@@ -121,8 +121,8 @@ final class Jinja {
         }));
         jinjava.registerExpTest(test("string", (v, a) -> Python.isString(v)));
         jinjava.registerExpTest(test("mapping", (v, a) -> v instanceof Map));
-        jinjava.registerExpTest(test("iterable", (v, a) -> Python.isString(v) || v instanceof Collection
-                || v instanceof Map || (v != null && v.getClass().isArray())));
+        jinjava.registerExpTest(test("iterable", (v, a) -> v == null || Python.isString(v)
+                || v instanceof Collection || v instanceof Map || v.getClass().isArray()));
         jinjava.registerExpTest(test("sequence", (v, a) -> Python.isString(v) || v instanceof Collection
                 || v instanceof Map || (v != null && v.getClass().isArray())));
         jinjava.registerExpTest(test("number", (v, a) -> Python.isNumber(v)));

@@ -21,8 +21,8 @@ import org.attn4j.models.parameters.StateDict;
 
 /**
  * A decoder-only language model of one of the families of {@link DecoderConfig.Type} (GPT-2, Llama 2 and 3.x,
- * Mistral, Qwen2 and 2.5, Qwen3, Gemma, Gemma 2, Phi-3) whose weights live on one backend from {@link #load} until
- * {@link #close()}. {@link #forward} runs new tokens through the blocks against a
+ * Mistral, Qwen2 and 2.5, Qwen3, Gemma, Gemma 2, Gemma 3, Phi-3) whose weights live on one backend from
+ * {@link #load} until {@link #close()}. {@link #forward} runs new tokens through the blocks against a
  * {@link KvCache} and returns their logits; {@code org.attn4j.models.generate.Generator} loops it.
  *
  * <pre>{@code
@@ -135,8 +135,8 @@ public final class CausalLM implements AutoCloseable {
 
     /**
      * A decoder from a GGUF file as llama.cpp's converter writes it ({@code general.architecture} {@code llama},
-     * {@code qwen2}, {@code qwen3}, {@code gemma}, {@code gemma2}, {@code phi3} or {@code gpt2}, read into the
-     * family's {@link DecoderConfig} with the converter's changes to the tensors undone); its tensors stay
+     * {@code qwen2}, {@code qwen3}, {@code gemma}, {@code gemma2}, {@code gemma3}, {@code phi3} or {@code gpt2}, read
+     * into the family's {@link DecoderConfig} with the converter's changes to the tensors undone); its tensors stay
      * memory-mapped in their file types (F32, F16, BF16, Q8_0, Q4_0) until each is bound, once. Every
      * {@code <arch>.*} key is honoured or refused by name, and so is every tensor name.
      *

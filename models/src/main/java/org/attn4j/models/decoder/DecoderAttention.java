@@ -14,12 +14,12 @@ import org.attn4j.api.Tensor;
  * The self-attention of one decoder block against its layer of the cache, for every family:
  * <pre>
  *   q, k, v = the projections of x (separate, or one fused projection split into [H·d, H_kv·d, H_kv·d])
- *   q, k    = rmsNorm per head (Qwen3), then rotary embeddings at each token's position (not GPT-2)
+ *   q, k    = rmsNorm per head (Qwen3; Gemma 3's 1 + w), then rotary embeddings at each token's position (not GPT-2)
  *   a       = softmax(cap(q·kᵀ·scale) + causal, window and padding masks over the cache)·v
  *   out     = o(a)
  * </pre>
  * with {@code k} and {@code v} of {@code H_kv} heads written into the cache first, and {@code cap} Gemma 2's
- * logit soft-cap where it has one.
+ * logit soft-cap where it has one (Gemma 3's when its config sets one).
  */
 final class DecoderAttention {
     private final Projection q;

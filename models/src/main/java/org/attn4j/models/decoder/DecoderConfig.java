@@ -23,7 +23,7 @@ import org.attn4j.api.RopeLayout;
  * keys that change nothing are named and ignored; any other key or an unsupported value is refused in one
  * {@link IllegalArgumentException} that names the key, the value and the file. Which keys each family honours and
  * ignores is written in its reader's javadoc ({@link Gpt2}, {@link Llama}, {@link Mistral}, {@link Qwen2},
- * {@link Qwen3}, {@link Gemma}, {@link Gemma2}, {@link Phi3}).
+ * {@link Qwen3}, {@link Gemma}, {@link Gemma2}, {@link Gemma3}, {@link Phi3}).
  *
  * <pre>{@code
  * DecoderConfig config = DecoderConfig.read(Path.of("Llama-3.2-1B"));   // rope_scaling llama3, tied embeddings
@@ -50,6 +50,16 @@ public final class DecoderConfig {
         GEMMA("gemma", Gemma::read, Llama::bind),
         /** Gemma 2: Gemma with soft-capping, alternating local and global layers, and norms around both halves. */
         GEMMA2("gemma2", Gemma2::read, Gemma2::bind),
+        /**
+         * Gemma 3 ({@code gemma3_text}): Gemma 2's blocks with per-head q/k norms, five local layers to each global
+         * one, a rotary base per kind of layer, and no soft-capping.
+         */
+        GEMMA3("gemma3_text", Gemma3::read, Gemma3::bind),
+        /**
+         * Gemma 3's image-text checkpoints ({@code gemma3}): the decoder of {@code text_config} run on text alone,
+         * the vision tower not loaded.
+         */
+        GEMMA3_IMAGE_TEXT("gemma3", Gemma3::readImageText, Gemma3::bindTextOfImageText),
         /** Phi-3 (and Phi-3.5, Phi-4-mini): Llama's blocks with fused qkv and gate-up projections, LongRoPE. */
         PHI3("phi3", Phi3::read, Llama::bind);
 
@@ -284,12 +294,12 @@ public final class DecoderConfig {
         return scaleByInverseLayer ? scale / (layer + 1) : scale;
     }
 
-    /** @return Gemma 2's soft-cap of the attention logits; 0 for none */
+    /** @return the soft-cap of the attention logits (Gemma 2's; Gemma 3's when set); 0 for none */
     double attentionSoftcap() {
         return attentionSoftcap;
     }
 
-    /** @return Gemma 2's soft-cap of the final logits; 0 for none */
+    /** @return the soft-cap of the final logits (Gemma 2's; Gemma 3's when set); 0 for none */
     double finalSoftcap() {
         return finalSoftcap;
     }
@@ -359,7 +369,7 @@ public final class DecoderConfig {
 
     /**
      * The sizes, norm epsilon and tying that the Llama lineage (Llama, Mistral, Qwen2, Qwen3, Gemma, Gemma 2,
-     * Phi-3) spells alike: {@code vocab_size}, {@code hidden_size}, {@code intermediate_size},
+     * Gemma 3, Phi-3) spells alike: {@code vocab_size}, {@code hidden_size}, {@code intermediate_size},
      * {@code num_hidden_layers}, {@code num_attention_heads}, {@code num_key_value_heads} (default: the attention
      * heads), {@code head_dim} (default {@code hidden_size / num_attention_heads}), {@code rms_norm_eps},
      * {@code max_position_embeddings}, {@code tie_word_embeddings}, each with the family's transformers default.
@@ -508,7 +518,7 @@ public final class DecoderConfig {
     }
 
     /**
-     * Reads {@code layer_types} (Qwen2, Qwen3, Gemma 2), checking each entry.
+     * Reads {@code layer_types} (Qwen2, Qwen3, Gemma 2, Gemma 3), checking each entry.
      *
      * @param c the config
      * @param layers the number of layers

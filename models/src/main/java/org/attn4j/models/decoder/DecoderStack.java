@@ -10,13 +10,13 @@ import org.attn4j.api.Tensor;
 
 /**
  * The forward pass every family shares, over weights already on the backend; each family's reader decides the
- * pieces ({@link Llama#bind}, {@link Gemma2#bind}, {@link Gpt2#bind}):
+ * pieces ({@link Llama#bind}, {@link Gemma2#bind}, {@link Gemma3#bind}, {@link Gpt2#bind}):
  * <pre>
  *   x = embed(ids) (+ wpe(positions), GPT-2) (· sqrt(E) rounded to the dtype, Gemma)
  *   per block:
- *     x += postAttentionNorm(attention(inputNorm(x)))      postAttentionNorm: Gemma 2's, else none
- *     x += postMlpNorm(mlp(preMlpNorm(x)))                 postMlpNorm: Gemma 2's, else none
- *   logits = cap(head(finalNorm(x)))                       cap: Gemma 2's final soft-cap, else none
+ *     x += postAttentionNorm(attention(inputNorm(x)))      postAttentionNorm: Gemma 2's and 3's, else none
+ *     x += postMlpNorm(mlp(preMlpNorm(x)))                 postMlpNorm: Gemma 2's and 3's, else none
+ *   logits = cap(head(finalNorm(x)))                       cap: Gemma 2's final soft-cap (3's if set), else none
  * </pre>
  * Each block's rotary embedding is computed once per forward from its {@link RopeScaling} at the forward's
  * sequence length (which only dynamic NTK and LongRoPE depend on). Without a post-norm, the skip connection is

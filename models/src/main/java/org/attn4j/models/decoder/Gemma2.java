@@ -99,6 +99,17 @@ final class Gemma2 {
      * @return the decoder
      */
     static DecoderStack bind(DecoderConfig c, Weights w) {
+        return bind(c, w, false);
+    }
+
+    /**
+     * @param c the config
+     * @param w the state_dict
+     * @param perHeadNorms whether the blocks norm each head of the queries and keys ({@code self_attn.q_norm},
+     *     {@code self_attn.k_norm}, {@code 1 + w}: {@link Gemma3})
+     * @return the decoder
+     */
+    static DecoderStack bind(DecoderConfig c, Weights w, boolean perHeadNorms) {
         int e = c.hidden();
         int q = c.heads() * c.headDim();
         int kv = c.kvHeads() * c.headDim();
@@ -110,7 +121,9 @@ final class Gemma2 {
             String p = "model.layers." + l + ".";
             DecoderAttention attention = DecoderAttention.separate(w.projection(p + "self_attn.q_proj", q, e, c.qkvBias()),
                     w.projection(p + "self_attn.k_proj", kv, e, c.qkvBias()),
-                    w.projection(p + "self_attn.v_proj", kv, e, c.qkvBias()), Norm.NONE, Norm.NONE,
+                    w.projection(p + "self_attn.v_proj", kv, e, c.qkvBias()),
+                    perHeadNorms ? w.rms(p + "self_attn.q_norm.weight", c.headDim(), eps, true) : Norm.NONE,
+                    perHeadNorms ? w.rms(p + "self_attn.k_norm.weight", c.headDim(), eps, true) : Norm.NONE,
                     w.projection(p + "self_attn.o_proj", e, q, c.outputBias()), c, l);
             FeedForward mlp = FeedForward.gated(w.stacked(p + "mlp.gate_proj", p + "mlp.up_proj", inner, e, false),
                     w.projection(p + "mlp.down_proj", e, inner, false), c.activation());

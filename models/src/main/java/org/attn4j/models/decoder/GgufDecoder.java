@@ -15,7 +15,7 @@ import org.attn4j.models.parameters.StateDict;
 /**
  * A decoder's config and parameters from a GGUF file as llama.cpp's converter ({@code convert_hf_to_gguf.py})
  * writes it: the architecture from {@code general.architecture} ({@code llama}, {@code qwen2}, {@code qwen3},
- * {@code gemma}, {@code gemma2}, {@code phi3}, {@code gpt2}), its hyper-parameters from {@code <arch>.*} keys turned
+ * {@code gemma}, {@code gemma2}, {@code gemma3}, {@code phi3}, {@code gpt2}), its hyper-parameters from {@code <arch>.*} keys turned
  * into the Hugging Face {@code config.json} keys of the family's reader ({@link DecoderConfig#of}), and llama.cpp's
  * tensor names mapped back to Hugging Face's with the converter's changes undone, so that the families' own readers
  * and forward run them.
@@ -56,6 +56,16 @@ import org.attn4j.models.parameters.StateDict;
  *       {@code post_attention_norm}, {@code ffn_norm} (before the MLP) and {@code post_ffw_norm}, and its query
  *       scaling as llama.cpp computes it: {@code query_pre_attn_scalar} the head size, or
  *       {@code embedding_length / head_count} for a model of 46 blocks (Gemma 2 27B).</li>
+ *   <li>{@code gemma3} (model_type {@code gemma3_text}; an image-text model's GGUF file holds its text decoder, the
+ *       vision tower living in a separate projector file): Gemma's tying, GELU and {@code + 1} undone on every norm,
+ *       the per-head {@code attn_q_norm} and {@code attn_k_norm} included; Gemma 2's four norms a block;
+ *       {@code attention.sliding_window} (required by llama.cpp's loader; 0 or absent for no local layers) on five
+ *       layers of every six, as llama.cpp fixes the pattern; the local layers' rotary base 10000, unscaled, as
+ *       llama.cpp fixes it, and {@code rope.freq_base} with {@code rope.scaling.*} (Gemma 3 4B and larger:
+ *       {@code linear}, factor 8) on the global layers; {@code final_logit_softcapping} (0 or absent: none) and no
+ *       attention soft-cap; queries scaled by the head size, or {@code embedding_length / head_count} for a model
+ *       of 62 blocks (Gemma 3 27B), as llama.cpp computes it. {@code attention.sliding_window_pattern} and
+ *       {@code rope.freq_base_swa}, which llama.cpp's {@code gemma3} does not read, are refused.</li>
  *   <li>{@code phi3}: the fused {@code attn_qkv} (or {@code attn_q}, {@code attn_k}, {@code attn_v} stacked) and
  *       the fused {@code ffn_up} holding the gate's rows then the up projection's; {@code attention.sliding_window}
  *       (0 for none; transformers honours it where llama.cpp currently runs without); and
@@ -69,7 +79,8 @@ import org.attn4j.models.parameters.StateDict;
  * A fused {@code attn_qkv} in a file of another architecture is split into its q, k and v rows.
  */
 final class GgufDecoder {
-    private static final List<String> LINEAGE = List.of("llama", "qwen2", "qwen3", "gemma", "gemma2", "phi3");
+    private static final List<String> LINEAGE = List.of("llama", "qwen2", "qwen3", "gemma", "gemma2", "gemma3",
+            "phi3");
     private static final String ROPE_FREQS = "rope_freqs.weight";
     private static final String LONG_FACTORS = "rope_factors_long.weight";
     private static final String SHORT_FACTORS = "rope_factors_short.weight";
@@ -115,7 +126,7 @@ final class GgufDecoder {
         int context = m.count("context_length");
         Set<String> consumed = new HashSet<>();
         Map<String, Object> json = new LinkedHashMap<>();
-        json.put("model_type", arch);
+        json.put("model_type", arch.equals("gemma3") ? "gemma3_text" : arch);
         json.put("vocab_size", vocab(m, tensors));
         json.put("hidden_size", hidden);
         json.put("num_hidden_layers", layers);
@@ -166,6 +177,7 @@ final class GgufDecoder {
                 json.put("attention_bias", attentionBias);
             }
             case "gemma2" -> gemma2(m, json, layers, hidden, heads, headDim, rope, attentionBias);
+            case "gemma3" -> gemma3(m, json, layers, hidden, heads, headDim, attentionBias);
             case "phi3" -> {
                 long window = m.natural("attention.sliding_window", 0);
                 json.put("sliding_window", window == 0 ? null : window);
@@ -209,6 +221,34 @@ final class GgufDecoder {
             sliding.put("rope_theta", local);
             json.put("rope_scaling", Map.of("full_attention", full, "sliding_attention", sliding));
         }
+    }
+
+    /**
+     * Gemma 3 as llama.cpp's {@code gemma3} graph runs it: five local layers to one global when
+     * {@code attention.sliding_window} is above 0 (none local otherwise), the local layers rotated with base 10000
+     * unscaled and the global ones with {@code rope.freq_base} and the file's scaling, queries scaled by the head
+     * size (by {@code embedding_length / head_count} for a model of 62 blocks, Gemma 3 27B), and the final
+     * soft-cap of {@code final_logit_softcapping} when above 0.
+     */
+    private static void gemma3(GgufMetadata m, Map<String, Object> json, int layers, int hidden, int heads,
+                               int headDim, boolean attentionBias) {
+        json.put("hidden_activation", "gelu_pytorch_tanh");
+        json.put("attention_bias", attentionBias);
+        json.put("query_pre_attn_scalar", layers == 62 ? hidden / heads : headDim);
+        long window = m.natural("attention.sliding_window", 0);
+        List<String> types = new ArrayList<>();
+        for (int i = 0; i < layers; i++) {
+            types.add(window > 0 && (i + 1) % 6 != 0 ? "sliding_attention" : "full_attention");
+        }
+        json.put("sliding_window", window > 0 ? window : null);
+        json.put("layer_types", types);
+        json.put("rope_local_base_freq", 10000.0);
+        double cap = m.number("final_logit_softcapping", 0.0);
+        if (cap < 0) {
+            throw new IllegalArgumentException("gguf: " + m.name("final_logit_softcapping") + " is " + cap
+                    + "; it must be positive, or 0 for none");
+        }
+        json.put("final_logit_softcapping", cap > 0 ? cap : null);
     }
 
     private static double softcap(GgufMetadata m, String key, double fallback) {
@@ -511,13 +551,18 @@ final class GgufDecoder {
     private static String norm(String arch, String module) {
         return switch (module) {
             case "attn_norm" -> "input_layernorm";
-            case "ffn_norm" -> arch.equals("gemma2") ? "pre_feedforward_layernorm" : "post_attention_layernorm";
-            case "post_attention_norm" -> arch.equals("gemma2") ? "post_attention_layernorm" : null;
-            case "post_ffw_norm" -> arch.equals("gemma2") ? "post_feedforward_layernorm" : null;
-            case "attn_q_norm" -> arch.equals("qwen3") ? "self_attn.q_norm" : null;
-            case "attn_k_norm" -> arch.equals("qwen3") ? "self_attn.k_norm" : null;
+            case "ffn_norm" -> sandwich(arch) ? "pre_feedforward_layernorm" : "post_attention_layernorm";
+            case "post_attention_norm" -> sandwich(arch) ? "post_attention_layernorm" : null;
+            case "post_ffw_norm" -> sandwich(arch) ? "post_feedforward_layernorm" : null;
+            case "attn_q_norm" -> arch.equals("qwen3") || arch.equals("gemma3") ? "self_attn.q_norm" : null;
+            case "attn_k_norm" -> arch.equals("qwen3") || arch.equals("gemma3") ? "self_attn.k_norm" : null;
             default -> null;
         };
+    }
+
+    /** @return whether {@code arch} norms both halves of a block before and after (Gemma 2 and 3) */
+    private static boolean sandwich(String arch) {
+        return arch.equals("gemma2") || arch.equals("gemma3");
     }
 
     /** @return whether the Hugging Face family of {@code arch} can have a bias on {@code module} */

@@ -206,6 +206,18 @@ final class RopeScaling {
         return new RopeScaling(kind, d.layout(), theta, dim, d.maxPositions(), factor, original, fixed, longer);
     }
 
+    /**
+     * @param layout which features form a pair
+     * @param theta the base, positive
+     * @param dim the rotated features of a head, even
+     * @param maxPositions {@code max_position_embeddings}
+     * @return the {@code default} embedding of base {@code theta}, unscaled (Gemma 3's local layers)
+     */
+    static RopeScaling unscaled(RopeLayout layout, double theta, int dim, int maxPositions) {
+        return new RopeScaling("default", layout, theta, dim, maxPositions, 1.0, maxPositions,
+                RotaryEmbedding.of(layout, theta, dim), null);
+    }
+
     private static int original(ConfigJson p, Defaults d) {
         if (d.original() != null) {
             p.ignore("original_max_position_embeddings");

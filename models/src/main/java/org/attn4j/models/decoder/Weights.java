@@ -54,6 +54,34 @@ final class Weights {
         remaining.remove(name);
     }
 
+    /**
+     * Drops every name under a module that the model does not load (the vision tower of an image-text checkpoint
+     * run as a text decoder).
+     *
+     * @param prefix the module's prefix, for example {@code vision_tower.}
+     */
+    void ignoreUnder(String prefix) {
+        remaining.keySet().removeIf(name -> name.startsWith(prefix));
+    }
+
+    /**
+     * Reads every name under {@code from} as under {@code to} (a decoder nested in a bigger checkpoint).
+     *
+     * @param from the prefix in the state_dict
+     * @param to the prefix the decoder's names have
+     * @throws IllegalArgumentException if a renamed name is already present
+     */
+    void rename(String from, String to) {
+        List<String> names = remaining.keySet().stream().filter(name -> name.startsWith(from)).toList();
+        for (String name : names) {
+            String renamed = to + name.substring(from.length());
+            if (remaining.containsKey(renamed)) {
+                throw new IllegalArgumentException("decoder: the state_dict has both " + name + " and " + renamed);
+            }
+            remaining.put(renamed, remaining.remove(name));
+        }
+    }
+
     /** @return whether the state_dict has {@code name} (not yet taken) */
     boolean has(String name) {
         return remaining.containsKey(name);

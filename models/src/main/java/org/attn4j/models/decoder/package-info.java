@@ -1,15 +1,16 @@
 /**
  * Decoder-only language model families and their one forward pass with a key/value cache: the families of
  * {@link org.attn4j.models.decoder.DecoderConfig.Type} (GPT-2, Llama 2 and 3.x, Mistral, Qwen2 and 2.5, Qwen3, Gemma,
- * Gemma 2, Phi-3) read strictly from a Hugging Face folder ({@code config.json} and safetensors) under their
- * {@code state_dict} names or from a GGUF file as llama.cpp's converter writes it, into a
- * {@link org.attn4j.models.decoder.CausalLM} with a {@link org.attn4j.models.decoder.KvCache} preallocated per
- * layer. Sampling, generation and chat live one layer up, in {@code org.attn4j.models.generate}.
+ * Gemma 2, Gemma 3 and the text decoder of its image-text checkpoints, Phi-3) read strictly from a Hugging Face
+ * folder ({@code config.json} and safetensors) under their {@code state_dict} names or from a GGUF file as
+ * llama.cpp's converter writes it, into a {@link org.attn4j.models.decoder.CausalLM} with a
+ * {@link org.attn4j.models.decoder.KvCache} preallocated per layer. Sampling, generation and chat live one layer up,
+ * in {@code org.attn4j.models.generate}.
  *
  * <p>What lives where: {@code DecoderConfig} and {@code ConfigJson} read a config strictly, one reader per family
  * ({@code Gpt2}, {@code Llama}, {@code Mistral}, {@code Qwen2}, {@code Qwen3}, {@code Gemma}, {@code Gemma2},
- * {@code Phi3}) whose javadoc lists the keys it honours and ignores; {@code GgufDecoder} turns a GGUF file's
- * {@code <arch>.*} metadata ({@code GgufMetadata}, as strict) into those readers' keys and its tensors into their
+ * {@code Gemma3}, {@code Phi3}) whose javadoc lists the keys it honours and ignores; {@code GgufDecoder} turns a GGUF
+ * file's {@code <arch>.*} metadata ({@code GgufMetadata}, as strict) into those readers' keys and its tensors into their
  * names; {@code RopeScaling} computes rotary embeddings as transformers does; {@code Weights} binds every parameter
  * (the only place that takes tensors out of a state_dict) into {@code Projection}s, {@code TokenTable}s and
  * {@code Norm}s, the only places that call {@code linear} and {@code embedding}; {@code DecoderAttention} and

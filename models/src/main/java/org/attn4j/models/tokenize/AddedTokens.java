@@ -10,8 +10,10 @@ import java.util.function.UnaryOperator;
  * before the model runs, as Hugging Face's added vocabulary finds them: matches are leftmost-longest and do not
  * overlap; tokens with {@code normalized: false} are found in the raw text, the others in the normalized text (their
  * content normalized too). {@code lstrip} and {@code rstrip} let a match swallow the white space on that side (not
- * past an earlier match); a {@code single_word} match touching a word character (letter, digit, {@code _}) is
- * dropped, and the search goes on after it.
+ * past an earlier match); a {@code single_word} match touching a word character is dropped, and the search goes on
+ * after it. A word character is what Rust's regex calls {@code \w}: Alphabetic (letters, Nl, and the circled and
+ * squared Latin letters), marks, Nd, Pc and the join controls ZWNJ and ZWJ, by the Unicode 16 categories of
+ * {@link UnicodeCategories}, the same on every JDK.
  */
 final class AddedTokens {
 
@@ -117,6 +119,13 @@ final class AddedTokens {
     }
 
     private static boolean isWordChar(int c) {
-        return Character.isLetterOrDigit(c) || c == '_';
+        return switch (UnicodeCategories.type(c)) {
+            case Character.UPPERCASE_LETTER, Character.LOWERCASE_LETTER, Character.TITLECASE_LETTER,
+                    Character.MODIFIER_LETTER, Character.OTHER_LETTER, Character.LETTER_NUMBER,
+                    Character.NON_SPACING_MARK, Character.COMBINING_SPACING_MARK, Character.ENCLOSING_MARK,
+                    Character.DECIMAL_DIGIT_NUMBER, Character.CONNECTOR_PUNCTUATION -> true;
+            default -> c == 0x200C || c == 0x200D || (c >= 0x24B6 && c <= 0x24E9) || (c >= 0x1F130 && c <= 0x1F149)
+                    || (c >= 0x1F150 && c <= 0x1F169) || (c >= 0x1F170 && c <= 0x1F189);
+        };
     }
 }

@@ -23,6 +23,23 @@ interface PreTokenizer {
     /** The pre-tokenizer that keeps each piece whole. */
     PreTokenizer WHOLE = (piece, out) -> out.add(piece);
 
+    /** Hugging Face's {@code WhitespaceSplit}: the runs between white space (Unicode White_Space), which goes. */
+    PreTokenizer WHITESPACE_SPLIT = (piece, out) -> {
+        String text = piece.text();
+        int start = -1;
+        for (int at = 0; at <= text.length(); ) {
+            int c = at < text.length() ? text.codePointAt(at) : ' ';
+            boolean space = UnicodeTables.isWhitespace(c);
+            if (!space && start < 0) {
+                start = at;
+            } else if (space && start >= 0) {
+                out.add(new Split(text.substring(start, at), piece.atStart() && start == 0));
+                start = -1;
+            }
+            at += at < text.length() ? Character.charCount(c) : 1;
+        }
+    };
+
     /**
      * @param stages pre-tokenizers applied one after the other, each to every piece of the one before
      * @return Hugging Face's {@code Sequence} pre-tokenizer

@@ -3,6 +3,7 @@ package org.attn4j.models.tokenize;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.nio.file.Files;
@@ -23,11 +24,13 @@ import java.util.regex.Pattern;
  * component, its type. The components read:
  * <ul>
  *   <li>model: {@code BPE} (unk_token, fuse_unk, byte_fallback, ignore_merges; merges as {@code "a b"} or
- *       {@code ["a", "b"]}) and {@code WordPiece};</li>
+ *       {@code ["a", "b"]}), {@code WordPiece} and {@code Unigram} (vocab as {@code [token, score]}, unk_id,
+ *       byte_fallback; scores read as Hugging Face reads them, see {@link HuggingFaceFloat});</li>
  *   <li>normalizer: {@code BertNormalizer}, {@code Lowercase}, {@code NFD}/{@code NFC}/{@code NFKD}/{@code NFKC},
- *       {@code Prepend}, {@code Replace}, {@code Strip}, {@code StripAccents}, {@code Sequence};</li>
+ *       {@code Precompiled}, {@code Prepend}, {@code Replace}, {@code Strip}, {@code StripAccents},
+ *       {@code Sequence};</li>
  *   <li>pre_tokenizer: {@code BertPreTokenizer}, {@code ByteLevel}, {@code Split}, {@code Metaspace},
- *       {@code Digits}, {@code Sequence};</li>
+ *       {@code WhitespaceSplit}, {@code Digits}, {@code Sequence};</li>
  *   <li>post_processor: {@code TemplateProcessing}, {@code BertProcessing}, {@code RobertaProcessing},
  *       {@code ByteLevel} (offsets only), and a {@code Sequence} of them holding at most one template;</li>
  *   <li>decoder: {@code ByteLevel}, {@code WordPiece}, {@code Metaspace}, {@code Replace}, {@code ByteFallback},
@@ -37,8 +40,11 @@ import java.util.regex.Pattern;
  * </ul>
  */
 final class TokenizerJson {
+    /** Numbers with a fraction or exponent are read as written (see {@link HuggingFaceFloat}). */
     private static final ObjectMapper JSON = JsonMapper.builder()
-            .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY).build();
+            .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES).build();
 
     private final String source;
 
@@ -240,7 +246,33 @@ final class TokenizerJson {
         JsonNode model = object(root, "model", "model");
         String type = model.has("type") ? text(model, "type", "model.type")
                 : model.has("merges") ? "BPE" : "WordPiece";
-        Map<String, Integer> vocab = vocab(object(model, "vocab", "model.vocab"), "model.vocab");
+        double[] scores = null;
+        Map<String, Integer> vocab;
+        if (type.equals("Unigram")) {
+            JsonNode list = model.get("vocab");
+            if (list == null || !list.isArray() || list.isEmpty()) {
+                throw error("model.vocab", "is not a non-empty array of [token, score]");
+            }
+            scores = new double[list.size()];
+            Map<String, Integer> pieces = new HashMap<>(list.size() * 2);
+            for (int i = 0; i < list.size(); i++) {
+                JsonNode e = list.get(i);
+                if (!e.isArray() || e.size() != 2 || !e.get(0).isTextual() || !e.get(1).isNumber()) {
+                    throw error("model.vocab[" + i + "]", "is not [token, score]");
+                }
+                try {
+                    scores[i] = HuggingFaceFloat.of(e.get(1).decimalValue());
+                } catch (IllegalArgumentException x) {
+                    throw error("model.vocab[" + i + "][1]", x.getMessage());
+                }
+                if (pieces.put(e.get(0).asText(), i) != null) {
+                    throw error("model.vocab[" + i + "]", "repeats the token '" + e.get(0).asText() + "'");
+                }
+            }
+            vocab = Map.copyOf(pieces);
+        } else {
+            vocab = vocab(object(model, "vocab", "model.vocab"), "model.vocab");
+        }
         UnaryOperator<String> normalizer = normalizer(root.get("normalizer"), "normalizer");
         List<AddedTokens.Token> added = addedTokens(root.get("added_tokens"), vocab);
         int maxLength = truncation(root.get("truncation"));
@@ -251,7 +283,9 @@ final class TokenizerJson {
         Model m = switch (type) {
             case "WordPiece" -> wordPiece(model, vocab);
             case "BPE" -> bpe(model, vocab);
-            default -> throw error("model.type", "'" + type + "' is not supported; attn4j reads BPE and WordPiece");
+            case "Unigram" -> unigram(model, vocab, scores);
+            default -> throw error("model.type", "'" + type + "' is not supported; attn4j reads BPE, WordPiece and"
+                    + " Unigram");
         };
         return new PipelineTokenizer(new PipelineTokenizer.Parts(vocab, inverse(vocab, added),
                 new AddedTokens(added, normalizer), normalizer, preTokenizer, m, template, decoder, false),
@@ -266,6 +300,23 @@ final class TokenizerJson {
         String prefix = optionalText(model, "continuing_subword_prefix", "model.continuing_subword_prefix", "##");
         int maxChars = optionalInt(model, "max_input_chars_per_word", "model.max_input_chars_per_word", 100);
         return new WordPiece(vocab, unk, prefix, maxChars);
+    }
+
+    private Model unigram(JsonNode model, Map<String, Integer> vocab, double[] scores)
+            throws Tokenizer.FormatException {
+        JsonNode unk = model.get("unk_id");
+        int unknown = unk == null || unk.isNull() ? -1 : id(unk, "model.unk_id");
+        if (unknown >= scores.length) {
+            throw error("model.unk_id", "is " + unknown + ", past the vocabulary's " + scores.length + " tokens");
+        }
+        for (Map.Entry<String, JsonNode> field : model.properties()) {
+            if (!List.of("type", "unk_id", "vocab", "byte_fallback").contains(field.getKey())) {
+                throw error("model." + field.getKey(), "is not a Unigram field attn4j reads (type, unk_id, vocab,"
+                        + " byte_fallback)");
+            }
+        }
+        return new Unigram(vocab, scores, unknown, optionalBoolean(model, "byte_fallback", "model.byte_fallback",
+                false));
     }
 
     private Model bpe(JsonNode model, Map<String, Integer> vocab) throws Tokenizer.FormatException {
@@ -409,7 +460,7 @@ final class TokenizerJson {
         if (node != null && node.isObject() && node.has("pad_id")) {
             return id(node.get("pad_id"), "padding.pad_id");
         }
-        return vocab.getOrDefault("[PAD]", 0);
+        return vocab.getOrDefault("[PAD]", vocab.getOrDefault("<pad>", 0));
     }
 
     private Template postProcessor(JsonNode node, String path) throws Tokenizer.FormatException {
@@ -542,6 +593,14 @@ final class TokenizerJson {
                         strip, lowercase);
                 return n::normalize;
             }
+            case "Precompiled" -> {
+                String base64 = text(node, "precompiled_charsmap", path + ".precompiled_charsmap");
+                try {
+                    return new Precompiled(java.util.Base64.getDecoder().decode(base64))::normalize;
+                } catch (IllegalArgumentException e) {
+                    throw error(path + ".precompiled_charsmap", "is not a charsmap: " + e.getMessage());
+                }
+            }
             case "Lowercase" -> {
                 return BertNormalizer::lowercase;
             }
@@ -643,9 +702,12 @@ final class TokenizerJson {
             case "Metaspace" -> {
                 return metaspace(node, path);
             }
+            case "WhitespaceSplit" -> {
+                return PreTokenizer.WHITESPACE_SPLIT;
+            }
             case "Digits" -> {
                 boolean individual = optionalBoolean(node, "individual_digits", path + ".individual_digits", false);
-                return new SplitPreTokenizer(null, Pattern.compile("\\p{N}"), individual
+                return new SplitPreTokenizer(null, OnigRegex.compile("\\p{N}"), individual
                         ? SplitPreTokenizer.Behavior.ISOLATED : SplitPreTokenizer.Behavior.CONTIGUOUS, false);
             }
             case "Sequence" -> {

@@ -24,8 +24,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Every chat template rendering of {@code chat/expected.json}, written by
  * {@code src/test/python/generate_chat_templates.py} with Jinja2 set up exactly as transformers'
- * {@code apply_chat_template}: the real chat templates of Llama 3, 3.1 and 3.2, Qwen2.5, Gemma 2, Mistral v0.1 to
- * v0.3, Phi-3 and Phi-3.5 and TinyLlama (Zephyr), each on eight conversations (tool calls, continue_final_message,
+ * {@code apply_chat_template}: the real chat templates of Llama 3, 3.1 and 3.2, Qwen2.5, Gemma 2, Gemma 3, Mistral
+ * v0.1 to v0.3, Phi-3 and Phi-3.5 and TinyLlama (Zephyr), each on eight conversations (tool calls, continue_final_message,
  * Unicode and Jinja-like text included), and one small template per Jinja behaviour. attn4j renders the same text,
  * or fails where Python fails (with the template's own words when it calls {@code raise_exception}).
  */

@@ -60,6 +60,12 @@ class DecoderConfigTest {
                 new Expected("gemma-2-2b-it", DecoderConfig.Type.GEMMA2, 256, 26, 4, true, "default", 4096, 0),
                 new Expected("gemma-2-9b", DecoderConfig.Type.GEMMA2, 256, 42, 8, true, "default", 4096, 0),
                 new Expected("gemma-2-27b", DecoderConfig.Type.GEMMA2, 128, 46, 16, true, "default", 4096, 0),
+                new Expected("gemma-3-1b-it", DecoderConfig.Type.GEMMA3, 256, 26, 1, true, "default", 512, 512),
+                new Expected("gemma-3-270m", DecoderConfig.Type.GEMMA3, 256, 18, 1, true, "default", 512, 0),
+                new Expected("gemma-3-4b-it", DecoderConfig.Type.GEMMA3_IMAGE_TEXT, 256, 34, 4, true, "default",
+                        1024, 1024),
+                new Expected("gemma-3-27b-it", DecoderConfig.Type.GEMMA3_IMAGE_TEXT, 128, 62, 16, true, "default",
+                        1024, 1024),
                 new Expected("phi-3-mini-4k-instruct", DecoderConfig.Type.PHI3, 96, 32, 32, false, "default", 2047,
                         2047),
                 new Expected("phi-3-mini-128k-instruct-su", DecoderConfig.Type.PHI3, 96, 32, 32, false, "longrope",
@@ -135,6 +141,9 @@ class DecoderConfigTest {
                 Arguments.of(with(lineage, "model_type", "qwen3"), "rope_scaling", Map.of("rope_type", "mrope")),
                 Arguments.of(with(lineage, "model_type", "gemma"), "hidden_activation", "silu"),
                 Arguments.of(with(lineage, "model_type", "gemma2"), "attn_logit_softcapping", -1),
+                Arguments.of(with(lineage, "model_type", "gemma3_text"), "use_bidirectional_attention", true),
+                Arguments.of(with(lineage, "model_type", "gemma3_text"), "sliding_window_pattern", 0),
+                Arguments.of(Map.of("model_type", "gemma3", "text_config", lineage), "vision_use_head", false),
                 Arguments.of(with(lineage, "model_type", "phi3"), "full_attn_mod", 2),
                 Arguments.of(with(lineage, "model_type", "phi3"), "partial_rotary_factor", 0.1),
                 Arguments.of(with(lineage, "model_type", "llama"), "quantization_config",
@@ -208,6 +217,74 @@ class DecoderConfigTest {
     }
 
     @Test
+    void gemma3AlternatesFiveLocalLayersWithOneGlobalLayerEachWithItsOwnRotaryBase() throws Exception {
+        DecoderConfig c = DecoderConfig.read(folderOf("gemma-3-1b-it"));
+        for (int layer = 0; layer < c.layers(); layer++) {
+            boolean global = (layer + 1) % 6 == 0;
+            assertEquals(global ? 0 : 512, c.window(layer), "window of layer " + layer);
+            assertEquals(global ? 1e6 : 1e4, c.rope(layer).base(), "rotary base of layer " + layer);
+            assertEquals("default", c.rope(layer).kind());
+        }
+        assertEquals(1 / Math.sqrt(256), c.attentionScale(0), 1e-15);
+        assertEquals(0.0, c.attentionSoftcap());
+        assertEquals(0.0, c.finalSoftcap());
+        assertEquals(262144, c.vocabSize());
+    }
+
+    @Test
+    void gemma3ImageTextCheckpointsScaleOnlyTheGlobalLayersRotaryEmbedding() throws Exception {
+        DecoderConfig c = DecoderConfig.read(folderOf("gemma-3-4b-it"));
+        assertEquals("default", c.rope(4).kind());
+        assertEquals(1e4, c.rope(4).base());
+        assertEquals("linear", c.rope(5).kind());
+        assertEquals(1e6, c.rope(5).base());
+        assertEquals(Math.pow(1e6, -2.0 * 7 / 256) / 8, c.rope(5).at(1).inverseFrequency(7), 1e-18);
+        assertEquals(Math.pow(1e4, -2.0 * 7 / 256), c.rope(4).at(1).inverseFrequency(7), 1e-18);
+        assertEquals(262208, c.vocabSize(), "Gemma3TextConfig's vocab_size, which the text_config leaves out");
+        assertEquals(8, c.heads());
+        DecoderConfig big = DecoderConfig.read(folderOf("gemma-3-27b-it"));
+        assertEquals(Math.pow(168, -0.5), big.attentionScale(0), 1e-15);
+    }
+
+    @Test
+    void gemma3TakesItsTransformersDefaultsAndPerLayerTypeRotaryParameters() {
+        DecoderConfig c = DecoderConfig.of(Map.of("model_type", "gemma3_text", "num_hidden_layers", 12), "defaults");
+        assertEquals(4096, c.window(0));
+        assertEquals(0, c.window(11));
+        assertEquals(1e6, c.rope(11).base());
+        assertEquals(1e4, c.rope(10).base());
+        assertEquals(131072, c.maxPositions());
+        Map<String, Object> perType = new HashMap<>(Map.of("model_type", "gemma3_text", "num_hidden_layers", 6,
+                "head_dim", 16, "rope_parameters", Map.of(
+                        "sliding_attention", Map.of("rope_type", "default", "rope_theta", 10000.0),
+                        "full_attention", Map.of("rope_type", "linear", "factor", 8.0, "rope_theta", 1e6))));
+        DecoderConfig v5 = DecoderConfig.of(perType, "per layer type");
+        assertEquals(1e4, v5.rope(0).base());
+        assertEquals("linear", v5.rope(5).kind());
+        perType.put("rope_local_base_freq", 20000.0);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DecoderConfig.of(perType, "contradiction.json"));
+        assertTrue(e.getMessage().contains("\"rope_local_base_freq\" = 20000.0"), e.getMessage());
+        Map<String, Object> legacy = new HashMap<>(Map.of("model_type", "gemma3_text", "num_hidden_layers", 6,
+                "sliding_window_pattern", 3, "_sliding_window_pattern", 6));
+        e = assertThrows(IllegalArgumentException.class, () -> DecoderConfig.of(legacy, "pattern.json"));
+        assertTrue(e.getMessage().contains("_sliding_window_pattern"), e.getMessage());
+    }
+
+    @Test
+    void gemma3ImageTextWrapperNeedsATextConfigOfGemma3Text() {
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+                () -> DecoderConfig.of(Map.of("model_type", "gemma3"), "wrapper.json"));
+        assertTrue(none.getMessage().contains("text_config") && none.getMessage().contains("wrapper.json"),
+                none.getMessage());
+        IllegalArgumentException other = assertThrows(IllegalArgumentException.class, () -> DecoderConfig.of(
+                Map.of("model_type", "gemma3", "text_config", Map.of("model_type", "gemma2", "head_dim", 8,
+                        "rope_typo", 1)), "wrapper.json"));
+        assertTrue(other.getMessage().contains("\"text_config.model_type\" = \"gemma2\""), other.getMessage());
+        assertTrue(other.getMessage().contains("\"text_config.rope_typo\" = 1"), other.getMessage());
+    }
+
+    @Test
     void ropeScalingBesideRopeParametersIsRefused() {
         Map<String, Object> json = new HashMap<>(Map.of("model_type", "llama", "num_hidden_layers", 1,
                 "rope_scaling", Map.of("rope_type", "linear", "factor", 2.0),
@@ -221,7 +298,8 @@ class DecoderConfigTest {
     void anUnknownModelTypeNamesEveryFamily() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> DecoderConfig.of(Map.of("model_type", "mixtral"), "x.json"));
-        for (String family : List.of("gpt2", "llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3")) {
+        for (String family : List.of("gpt2", "llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text",
+                "gemma3", "phi3")) {
             assertTrue(e.getMessage().contains(family), e.getMessage());
         }
     }

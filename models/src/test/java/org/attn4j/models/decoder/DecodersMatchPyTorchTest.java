@@ -21,7 +21,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Every family (GPT-2, Llama 3.x tied and untied with llama3 RoPE, a dynamic-NTK Llama with biases, Mistral with a
  * window, Qwen2.5 with yarn and windowed upper layers, Qwen3 with per-head norms and an explicit head size, Gemma,
- * Gemma 2 with soft-caps and local/global layers, Phi-3 with fused projections, partial LongRoPE and a window)
+ * Gemma 2 with soft-caps and local/global layers, Gemma 3 with per-head norms, five local layers to a global one and
+ * a rotary base for each, also as the text decoder of an image-text checkpoint with linear scaling on its global
+ * layers, Phi-3 with fused projections, partial LongRoPE and a window)
  * against its PyTorch float64 reference (tck/src/golden/decoder_families.py) with random weights, on every backend
  * of the test class path: the prompt's logits in one forward, the same logits token by token through the cache,
  * 16 greedy steps with the logits of each, a truncated cache and a left-padded batch.
@@ -141,7 +143,8 @@ class DecodersMatchPyTorchTest {
         for (Decoder d : DecoderGoldens.all()) {
             Map<String, Object> config = d.config();
             DecoderConfig c = DecoderConfig.of(config, d.name());
-            assertEquals(((Number) config.get("vocab_size")).intValue(), c.vocabSize());
+            Object text = config.getOrDefault("text_config", config);
+            assertEquals(((Number) ((Map<?, ?>) text).get("vocab_size")).intValue(), c.vocabSize());
         }
     }
 }

@@ -26,9 +26,9 @@ import org.attn4j.models.parameters.StateDict;
  * Turns a Hugging Face checkpoint ({@code config.json} keys and a state_dict) into a GGUF file the way llama.cpp's
  * {@code convert_hf_to_gguf.py} does for each architecture attn4j loads: the model class's metadata keys
  * ({@code TextModel.set_gguf_parameters} for llama, qwen2 and qwen3, with llama's {@code vocab_size} and
- * {@code rope.dimension_count}; Gemma's, Gemma 2's and Phi-3's own), its tensor names, matrices in the chosen type
+ * {@code rope.dimension_count}; Gemma's, Gemma 2's, Gemma 3's and Phi-3's own), its tensor names, matrices in the chosen type
  * and vectors in F32, and its changes to the tensors: llama's {@code permute} of q and k rows (and biases), Llama
- * 3.x's {@code rope_freqs} divisors, Gemma's {@code 1 + w} norms and dropped LM head, Phi-3's fused
+ * 3.x's {@code rope_freqs} divisors, Gemma's {@code 1 + w} norms (Gemma 3's per-head ones too) and dropped LM head, Phi-3's fused
  * {@code attn_qkv} and {@code ffn_up} and its LongRoPE factor tensors and attention factor, GPT-2's Conv1D matrices
  * transposed to {@code [out, in]}. What the converter would lose (a window it does not write, a RoPE scaling it
  * drops, a query scaling llama.cpp derives otherwise) makes {@link #fromHuggingFace} throw, naming it
@@ -97,6 +97,7 @@ public final class GgufCheckpoints {
                             .uint32(a + "attention.sliding_window", c.window(0));
                 }
             }
+            case "gemma3" -> gemma3(w, a, c, rope);
             case "phi3" -> phi3(w, a, c, rope, matrices);
             default -> throw new IllegalStateException(arch);
         }
@@ -143,6 +144,25 @@ public final class GgufCheckpoints {
     private static void floatIfPresent(GgufWriter w, String key, Object value) {
         if (value != null) {
             w.float32(key, ((Number) value).floatValue());
+        }
+    }
+
+    /**
+     * {@code Gemma3Model.set_gguf_parameters}: the sizes with Gemma3TextConfig's defaults filled in, the global
+     * layers' {@code rope_theta}, the window, and a linear {@code rope_scaling} (the only kind it accepts).
+     */
+    private static void gemma3(GgufWriter w, String a, DecoderConfig c, Map<String, Object> rope) {
+        w.uint32(a + "context_length", c.maxPositions()).uint32(a + "embedding_length", c.hidden())
+                .uint32(a + "block_count", c.layers()).uint32(a + "feed_forward_length", c.intermediate())
+                .uint32(a + "attention.head_count", c.heads())
+                .float32(a + "attention.layer_norm_rms_epsilon", (float) c.eps())
+                .uint32(a + "attention.key_length", c.headDim()).uint32(a + "attention.value_length", c.headDim())
+                .float32(a + "rope.freq_base", ((Number) rope.getOrDefault("rope_theta", 1e6)).floatValue())
+                .uint32(a + "attention.sliding_window", c.window(0))
+                .uint32(a + "attention.head_count_kv", c.kvHeads());
+        if ("linear".equals(rope.get("rope_type"))) {
+            w.string(a + "rope.scaling.type", "linear").float32(a + "rope.scaling.factor",
+                    ((Number) rope.get("factor")).floatValue());
         }
     }
 
@@ -292,6 +312,36 @@ public final class GgufCheckpoints {
                     }
                 }
             }
+            case GEMMA3, GEMMA3_IMAGE_TEXT -> {
+                if (c.activation() != Activation.GELU_TANH || !c.tiedEmbeddings()) {
+                    lost.add("an activation other than the tanh GELU, or an untied head");
+                }
+                double scalar = c.layers() == 62 ? c.hidden() / c.heads() : c.headDim();
+                if (Math.abs(c.attentionScale(0) - Math.pow(scalar, -0.5)) > 1e-15) {
+                    lost.add("query_pre_attn_scalar (llama.cpp scales by the head size, or hidden/heads for 62"
+                            + " layers)");
+                }
+                for (int l = 0; l < c.layers(); l++) {
+                    boolean local = (l + 1) % 6 != 0;
+                    RopeScaling r = c.rope(l);
+                    if ((c.window(l) > 0) != local || local && c.window(l) != c.window(0)) {
+                        lost.add("layer_types other than five local layers to one global, or windows that differ");
+                        break;
+                    }
+                    if (local ? !r.kind().equals("default") || r.base() != 10000.0
+                            : !List.of("default", "linear").contains(r.kind())) {
+                        lost.add("the local layers' rope other than base 10000 unscaled, or a global rope_type "
+                                + r.kind() + " (the converter accepts linear only)");
+                        break;
+                    }
+                }
+                if (c.attentionSoftcap() != 0 || c.finalSoftcap() != 0) {
+                    lost.add("a soft-cap (the converter asserts none)");
+                }
+                if (c.type() == DecoderConfig.Type.GEMMA3_IMAGE_TEXT) {
+                    lost.add("the image-text wrapper's names (this converter writes text checkpoints)");
+                }
+            }
             case PHI3 -> {
                 if (!kind.equals("default") && !kind.equals("longrope")) {
                     lost.add("rope_type " + kind);
@@ -354,7 +404,8 @@ public final class GgufCheckpoints {
             names.put("self_attn.o_proj", "attn_output");
             names.put("self_attn.q_norm", "attn_q_norm");
             names.put("self_attn.k_norm", "attn_k_norm");
-            names.put("post_attention_layernorm", arch.equals("gemma2") ? "post_attention_norm" : "ffn_norm");
+            names.put("post_attention_layernorm", arch.equals("gemma2") || arch.equals("gemma3")
+                    ? "post_attention_norm" : "ffn_norm");
             names.put("pre_feedforward_layernorm", "ffn_norm");
             names.put("post_feedforward_layernorm", "post_ffw_norm");
             names.put("mlp.gate_proj", "ffn_gate");
@@ -408,6 +459,7 @@ public final class GgufCheckpoints {
         return switch (config.type()) {
             case GPT2 -> "gpt2";
             case LLAMA, MISTRAL -> "llama";
+            case GEMMA3, GEMMA3_IMAGE_TEXT -> "gemma3";
             default -> config.type().modelType();
         };
     }
@@ -482,10 +534,11 @@ public final class GgufCheckpoints {
     }
 
     /**
-     * A seeded random decoder of the llama lineage (Llama, Mistral, Qwen2, Qwen3, Gemma, Gemma 2, Phi-3) under its
-     * family's Hugging Face names, F32, every matrix's rows already rounded through {@code type} (quantized and
-     * dequantized), so that a GGUF file of that type holds exactly these values; biases where the config has them,
-     * Qwen3's per-head norms, Gemma 2's four norms a block, Phi-3's fused projections.
+     * A seeded random decoder of the llama lineage (Llama, Mistral, Qwen2, Qwen3, Gemma, Gemma 2, Gemma 3, Phi-3)
+     * under its family's Hugging Face names, F32, every matrix's rows already rounded through {@code type} (quantized
+     * and dequantized), so that a GGUF file of that type holds exactly these values; biases where the config has
+     * them, Qwen3's and Gemma 3's per-head norms, Gemma 2's and Gemma 3's four norms a block, Phi-3's fused
+     * projections.
      */
     public static StateDict randomDecoder(DecoderConfig c, WeightType type, long seed) {
         SplittableRandom r = new SplittableRandom(seed);
@@ -494,7 +547,8 @@ public final class GgufCheckpoints {
         int q = c.heads() * c.headDim();
         int kv = c.kvHeads() * c.headDim();
         int inner = c.intermediate();
-        double gemma = family == DecoderConfig.Type.GEMMA || family == DecoderConfig.Type.GEMMA2 ? 1.0 : 0.0;
+        boolean sandwich = family == DecoderConfig.Type.GEMMA2 || family == DecoderConfig.Type.GEMMA3;
+        double gemma = family == DecoderConfig.Type.GEMMA || sandwich ? 1.0 : 0.0;
         Map<String, HostTensor> m = new LinkedHashMap<>();
         m.put("model.embed_tokens.weight", matrix(r, c.vocabSize(), e, 1.0, type));
         for (int l = 0; l < c.layers(); l++) {
@@ -512,16 +566,16 @@ public final class GgufCheckpoints {
                 m.put(p + "self_attn.k_proj.bias", vector(r, kv, -1));
                 m.put(p + "self_attn.v_proj.bias", vector(r, kv, -1));
             }
-            if (family == DecoderConfig.Type.QWEN3) {
-                m.put(p + "self_attn.q_norm.weight", vector(r, c.headDim(), 0));
-                m.put(p + "self_attn.k_norm.weight", vector(r, c.headDim(), 0));
+            if (family == DecoderConfig.Type.QWEN3 || family == DecoderConfig.Type.GEMMA3) {
+                m.put(p + "self_attn.q_norm.weight", vector(r, c.headDim(), -gemma));
+                m.put(p + "self_attn.k_norm.weight", vector(r, c.headDim(), -gemma));
             }
             m.put(p + "self_attn.o_proj.weight", matrix(r, e, q, 1 / Math.sqrt(q), type));
             if (c.outputBias()) {
                 m.put(p + "self_attn.o_proj.bias", vector(r, e, -1));
             }
             m.put(p + "post_attention_layernorm.weight", vector(r, e, -gemma));
-            if (family == DecoderConfig.Type.GEMMA2) {
+            if (sandwich) {
                 m.put(p + "pre_feedforward_layernorm.weight", vector(r, e, -1));
                 m.put(p + "post_feedforward_layernorm.weight", vector(r, e, -1));
             }

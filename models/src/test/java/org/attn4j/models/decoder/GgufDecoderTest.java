@@ -42,14 +42,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Decoders read from GGUF files written as llama.cpp's converter writes them ({@link GgufCheckpoints}): the PyTorch
  * goldens of every architecture (llama with Llama 3.x's {@code rope_freqs}, qwen2 with yarn, qwen3, gemma, gemma2,
- * phi3 with LongRoPE, gpt2) give the torch logits and greedy ids; random decoders of each family in every storage
+ * gemma3, phi3 with LongRoPE, gpt2) give the torch logits and greedy ids; random decoders of each family in every storage
  * type give the logits and greedy ids of their Hugging Face folders holding the dequantized values; each kind of RoPE
  * scaling a file carries becomes the family's; keys and tensors attn4j does not honour are refused by name.
  */
 class GgufDecoderTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int[] PROMPT = {5, 17, 3, 42, 8, 1, 60, 33};
-    private static final String[] ARCHITECTURES = {"llama", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "gpt2"};
+    private static final String[] ARCHITECTURES = {"llama", "qwen2", "qwen3", "gemma", "gemma2", "gemma3", "phi3",
+        "gpt2"};
 
     @TempDir
     Path dir;
@@ -72,7 +73,7 @@ class GgufDecoderTest {
 
     private static String arch(Map<String, ?> config) {
         Object type = config.get("model_type");
-        return type.equals("mistral") ? "llama" : type.toString();
+        return type.equals("mistral") ? "llama" : type.toString().startsWith("gemma3") ? "gemma3" : type.toString();
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -123,6 +124,13 @@ class GgufDecoderTest {
                     + "\"intermediate_size\":96,\"rms_norm_eps\":1e-6,\"max_position_embeddings\":64,"
                     + "\"query_pre_attn_scalar\":32,\"sliding_window\":4,\"attn_logit_softcapping\":5.0,"
                     + "\"final_logit_softcapping\":3.0,\"hidden_activation\":\"gelu_pytorch_tanh\"}"),
+            Map.entry("gemma3", "{\"model_type\":\"gemma3_text\",\"vocab_size\":96,\"hidden_size\":64,"
+                    + "\"num_hidden_layers\":7,\"num_attention_heads\":4,\"num_key_value_heads\":1,\"head_dim\":32,"
+                    + "\"intermediate_size\":96,\"rms_norm_eps\":1e-6,\"max_position_embeddings\":64,"
+                    + "\"query_pre_attn_scalar\":32,\"sliding_window\":3,\"sliding_window_pattern\":6,"
+                    + "\"rope_theta\":1000000.0,\"rope_local_base_freq\":10000.0,"
+                    + "\"rope_scaling\":{\"rope_type\":\"linear\",\"factor\":8.0},"
+                    + "\"hidden_activation\":\"gelu_pytorch_tanh\"}"),
             Map.entry("phi3", "{\"model_type\":\"phi3\",\"vocab_size\":96,\"hidden_size\":64,\"num_hidden_layers\":2,"
                     + "\"num_attention_heads\":4,\"num_key_value_heads\":4,\"intermediate_size\":96,"
                     + "\"rms_norm_eps\":1e-5,\"max_position_embeddings\":64,\"original_max_position_embeddings\":8,"
@@ -137,6 +145,7 @@ class GgufDecoderTest {
         return Stream.concat(all, Stream.of(Arguments.of("llama_biases", WeightType.Q8_0),
                 Arguments.of("qwen2", WeightType.BF16), Arguments.of("qwen3", WeightType.Q4_0),
                 Arguments.of("gemma", WeightType.F16), Arguments.of("gemma2", WeightType.Q8_0),
+                Arguments.of("gemma3", WeightType.Q4_0),
                 Arguments.of("phi3", WeightType.Q8_0)));
     }
 
@@ -232,6 +241,8 @@ class GgufDecoderTest {
         "llama, custom.key", "llama, llama.attention.layer_norm_epsilon", "qwen2, qwen2.attention.sliding_window",
         "qwen2, qwen2.pooling_type", "qwen3, qwen3.attention.scale", "gemma, gemma.attn_logit_softcapping",
         "gemma2, gemma2.attention.scale", "gemma2, gemma2.rope.dimension_count_swa",
+        "gemma3, gemma3.attention.sliding_window_pattern", "gemma3, gemma3.rope.freq_base_swa",
+        "gemma3, gemma3.attn_logit_softcapping",
         "phi3, phi3.rope.scaling.alpha", "phi3, phi3.attention.key_length_swa", "gpt2, gpt2.rope.freq_base"})
     void aKeyThatIsNotHonouredIsRefusedByName(String arch, String key) throws IOException {
         String message = refusal(tiny(arch).uint32(key, 2));
@@ -239,7 +250,7 @@ class GgufDecoderTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"llama", "qwen2", "qwen3", "gemma", "gemma2", "phi3"})
+    @ValueSource(strings = {"llama", "qwen2", "qwen3", "gemma", "gemma2", "gemma3", "phi3"})
     void anUnknownTensorIsRefusedByName(String arch) throws IOException {
         String message = refusal(tiny(arch).tensor("blk.0.attn_gate.weight", HostTensor.of(new float[64 * 64], 64,
                 64)));
@@ -249,7 +260,8 @@ class GgufDecoderTest {
     @ParameterizedTest
     @CsvSource({"qwen2, rope_freqs.weight", "gemma, output.weight", "gemma2, blk.0.attn_q_norm.weight",
         "qwen2, blk.1.attn_output.bias", "phi3, blk.0.attn_qkv.bias", "phi3, blk.1.ffn_gate.weight",
-        "qwen3, blk.0.ffn_up.bias", "gemma, blk.0.post_ffw_norm.weight", "llama, blk.0.attn_norm.bias"})
+        "qwen3, blk.0.ffn_up.bias", "gemma, blk.0.post_ffw_norm.weight", "llama, blk.0.attn_norm.bias",
+        "gemma3, output.weight", "gemma3, blk.0.attn_q_norm.bias"})
     void aTensorTheArchitectureDoesNotHaveIsRefusedByName(String arch, String tensor) throws IOException {
         HostTensor t = tensor.endsWith(".weight") && !tensor.contains("norm") && !tensor.startsWith("rope")
                 ? HostTensor.of(new float[96 * 64], 96, 64) : HostTensor.of(new float[64], 64);
@@ -354,6 +366,52 @@ class GgufDecoderTest {
         assertEquals(10000.0, read(tiny("gemma2").float32("gemma2.rope.freq_base_swa", 100f)).rope(1).base());
         assertTrue(refusal(tiny("gemma2").float32("gemma2.final_logit_softcapping", 0f))
                 .contains("gemma2.final_logit_softcapping is 0.0"));
+    }
+
+    @Test
+    void gemma3DerivesFiveLocalLayersToOneGlobalAndTheirRotaryBasesAsLlamaCppDoes() throws IOException {
+        Gguf.Contents g = Gguf.read(tiny("gemma3").toBytes());
+        StateDict state = GgufDecoder.read(g).state();
+        assertEquals(g.tensors().get("blk.1.attn_q_norm.weight").get(3) - 1.0,
+                state.get("model.layers.1.self_attn.q_norm.weight").get(3), 0.0, "per-head norms lose the + 1 too");
+        assertEquals(g.tensors().get("blk.1.post_ffw_norm.weight").get(2) - 1.0,
+                state.get("model.layers.1.post_feedforward_layernorm.weight").get(2), 0.0);
+        DecoderConfig c = read(tiny("gemma3"));
+        assertEquals(DecoderConfig.Type.GEMMA3, c.type());
+        for (int layer = 0; layer < c.layers(); layer++) {
+            boolean global = layer == 5;
+            assertEquals(global ? 0 : 3, c.window(layer), "window of layer " + layer);
+            assertEquals(global ? 1e6 : 1e4, c.rope(layer).base(), 1e-9, "rotary base of layer " + layer);
+            assertEquals(global ? "linear" : "default", c.rope(layer).kind(), "rope of layer " + layer);
+        }
+        assertEquals(Math.pow(32, -0.5), c.attentionScale(0), 0.0);
+        assertEquals(0.0, c.finalSoftcap());
+        assertEquals(0.0, c.attentionSoftcap());
+        assertEquals(7.5, read(tiny("gemma3").float32("gemma3.final_logit_softcapping", 7.5f)).finalSoftcap());
+        DecoderConfig noWindow = read(tiny("gemma3").uint32("gemma3.attention.sliding_window", 0));
+        for (int layer = 0; layer < noWindow.layers(); layer++) {
+            assertEquals(0, noWindow.window(layer));
+            assertEquals("linear", noWindow.rope(layer).kind(), "without a window every layer is global");
+        }
+        assertTrue(refusal(tiny("gemma3").float32("gemma3.final_logit_softcapping", -1f))
+                .contains("gemma3.final_logit_softcapping is -1.0"));
+    }
+
+    @Test
+    void gemma3Of62BlocksScalesQueriesByHiddenOverHeadsAsLlamaCppDoes() throws IOException {
+        Map<String, Object> hf = new LinkedHashMap<>(map(TINY.get("gemma3")));
+        hf.put("num_hidden_layers", 62);
+        hf.put("hidden_size", 32);
+        hf.put("intermediate_size", 32);
+        hf.put("head_dim", 16);
+        hf.put("num_attention_heads", 4);
+        hf.put("query_pre_attn_scalar", 8);
+        DecoderConfig c = DecoderConfig.of(hf, "hf");
+        assertTrue(GgufCheckpoints.lost(hf).isEmpty(), GgufCheckpoints.lost(hf).toString());
+        DecoderConfig fromGguf = read(GgufCheckpoints.fromHuggingFace(hf, GgufCheckpoints.randomDecoder(c,
+                WeightType.F32, 5), WeightType.F32));
+        assertEquals(c.attentionScale(0), fromGguf.attentionScale(0), 0.0);
+        assertEquals(Math.pow(8, -0.5), fromGguf.attentionScale(0), 0.0);
     }
 
     @Test
@@ -468,11 +526,11 @@ class GgufDecoderTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"gemma3", "falcon", "mistral3", "qwen2moe"})
+    @ValueSource(strings = {"gemma3n", "falcon", "mistral3", "qwen2moe"})
     void otherArchitecturesAreRefusedByName(String arch) throws IOException {
         String message = refusal(new GgufWriter().string("general.architecture", arch));
         assertTrue(message.contains("general.architecture " + arch) && message.contains("supported: llama, qwen2,"
-                + " qwen3, gemma, gemma2, phi3, gpt2"), message);
+                + " qwen3, gemma, gemma2, gemma3, phi3, gpt2"), message);
     }
 
     @Test

@@ -22,9 +22,10 @@ class UnsupportedTokenizerComponentsTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "model.type 'Unigram'|{\"type\": \"Unigram\", \"vocab\": " + VOCAB + "}|null|null|null|null",
+        "model.vocab is not a non-empty array of [token, score]|{\"type\": \"Unigram\", \"vocab\": " + VOCAB
+            + "}|null|null|null|null",
         "model.type 'WordLevel'|{\"type\": \"WordLevel\", \"vocab\": " + VOCAB + "}|null|null|null|null",
-        "normalizer.type 'Precompiled'|BPE|{\"type\": \"Precompiled\", \"precompiled_charsmap\": \"\"}|null|null|null",
+        "normalizer.precompiled_charsmap is not a charsmap|BPE|{\"type\": \"Precompiled\", \"precompiled_charsmap\": \"\"}|null|null|null",
         "normalizer.normalizers[1].type 'ByteLevel'|BPE|{\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"NFC\"},"
             + " {\"type\": \"ByteLevel\"}]}|null|null|null",
         "pre_tokenizer.type 'Whitespace'|BPE|null|{\"type\": \"Whitespace\"}|null|null",
