@@ -1,12 +1,112 @@
 package org.attn4j.archrules;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
-/** Rules for the {@code models} module. Apply with {@code ArchTests.in(ModelsRules.class)}. */
+/**
+ * Rules for the {@code models} module. Apply with {@code ArchTests.in(ModelsRules.class)}.
+ *
+ * <p>The module's packages form layers, each using only those below it:
+ * <pre>
+ *   org.attn4j.models             Checkpoint: opens a path, builds the models        (top)
+ *   embed, generate               models a user runs: sentence embeddings, reranking; generation and chat
+ *   bert, decoder                 model families: configuration, blocks, forward
+ *   tutorial                      the classic texts' attention layers and encoder blocks
+ *   layers                        building blocks: Linear, LayerNorm, Embedding
+ *   io, onnx, tokenize, chat, text  readers of files, tokenizers, chat templates
+ *   parameters                    host tensors, state dicts, parameters on a backend  (bottom)
+ * </pre>
+ * {@code examples} sits beside the top and nothing uses it.
+ */
 public final class ModelsRules {
+    private static final String ROOT = "org.attn4j.models";
+    private static final String[] READERS = {ROOT + ".io..", ROOT + ".onnx..", ROOT + ".tokenize..",
+        ROOT + ".chat..", ROOT + ".text.."};
+    private static final String[] FAMILIES = {ROOT + ".bert..", ROOT + ".decoder.."};
+    private static final String[] MODELS = {ROOT + ".embed..", ROOT + ".generate.."};
+
+    private static String[] packages(String[]... groups) {
+        return Arrays.stream(groups).flatMap(Arrays::stream).toArray(String[]::new);
+    }
+
+    /** The foundation points at nothing else in {@code models}. */
+    @ArchTest
+    public static final ArchRule PARAMETERS_ARE_THE_FOUNDATION = noClasses()
+            .that().resideInAPackage(ROOT + ".parameters..")
+            .should().dependOnClassesThat().resideInAnyPackage(packages(new String[] {ROOT, ROOT + ".layers..",
+                ROOT + ".tutorial..", ROOT + ".examples.."}, READERS, FAMILIES, MODELS))
+            .because("host tensors, state dicts and parameters are what every other package builds on; an arrow"
+                    + " back up would tie the foundation to one of its users");
+
+    /** File readers, tokenizers and chat templates know no layer, family or model. */
+    @ArchTest
+    public static final ArchRule READERS_KNOW_NO_MODEL = noClasses()
+            .that().resideInAnyPackage(READERS)
+            .should().dependOnClassesThat().resideInAnyPackage(packages(new String[] {ROOT, ROOT + ".layers..",
+                ROOT + ".tutorial..", ROOT + ".examples.."}, FAMILIES, MODELS))
+            .because("a format or a tokenizer is read the same whichever model uses it");
+
+    /** The building blocks use the foundation only. */
+    @ArchTest
+    public static final ArchRule BUILDING_BLOCKS_USE_ONLY_THE_FOUNDATION = noClasses()
+            .that().resideInAPackage(ROOT + ".layers..")
+            .should().dependOnClassesThat().resideInAnyPackage(packages(new String[] {ROOT, ROOT + ".tutorial..",
+                ROOT + ".examples.."}, READERS, FAMILIES, MODELS))
+            .because("Linear, LayerNorm and Embedding serve every family and take their parameters from a state"
+                    + " dict, whatever file it came from");
+
+    /** The tutorials' layers are a leaf: built on the blocks, used by no family. */
+    @ArchTest
+    public static final ArchRule TUTORIAL_LAYERS_STAND_APART = noClasses()
+            .that().resideInAPackage(ROOT + ".tutorial..")
+            .should().dependOnClassesThat().resideInAnyPackage(packages(new String[] {ROOT, ROOT + ".examples.."},
+                READERS, FAMILIES, MODELS))
+            .because("the classic texts' forms teach attention; a real model's family must not depend on them");
+
+    /** A family is built from the blocks, the foundation and the readers, never from the tutorials' layers. */
+    @ArchTest
+    public static final ArchRule FAMILIES_STAND_ON_BLOCKS_AND_READERS = noClasses()
+            .that().resideInAnyPackage(FAMILIES)
+            .should().dependOnClassesThat().resideInAnyPackage(packages(new String[] {ROOT, ROOT + ".tutorial..",
+                ROOT + ".examples.."},
+                MODELS))
+            .because("a family's configuration and forward are what the models above run; they do not know how"
+                    + " they are run");
+
+    /** Encoder families and decoder families do not share code except through the layers below them. */
+    @ArchTest
+    public static final ArchRule ENCODERS_AND_DECODERS_ARE_INDEPENDENT = noClasses()
+            .that().resideInAPackage(ROOT + ".bert..")
+            .should().dependOnClassesThat().resideInAPackage(ROOT + ".decoder..")
+            .orShould().dependOnClassesThat().resideInAPackage(ROOT + ".generate..")
+            .because("what encoders and decoders share belongs in layers or parameters");
+
+    /** The models a user runs are built from families and readers, and never open a checkpoint themselves. */
+    @ArchTest
+    public static final ArchRule MODELS_DO_NOT_OPEN_CHECKPOINTS = noClasses()
+            .that().resideInAnyPackage(MODELS)
+            .should().dependOnClassesThat().resideInAnyPackage(ROOT, ROOT + ".tutorial..", ROOT + ".examples..")
+            .because("Checkpoint is the one place that looks at a path; the models take what it read");
+
+    /** Sentence embedding and generation know nothing of each other. */
+    @ArchTest
+    public static final ArchRule EMBEDDING_AND_GENERATION_ARE_INDEPENDENT = noClasses()
+            .that().resideInAPackage(ROOT + ".embed..")
+            .should().dependOnClassesThat().resideInAPackage(ROOT + ".generate..")
+            .because("what they share belongs in a layer below both");
 
     /** Models run on whatever backend they are given. */
     @ArchTest
@@ -22,6 +122,33 @@ public final class ModelsRules {
             .that().resideInAPackage("org.attn4j.models..")
             .should().dependOnClassesThat().resideInAPackage("org.attn4j.api.spi..")
             .because("org.attn4j.api.spi holds what backend authors reuse; a user of the api never needs it");
+
+    /** A reader meets each class name once: no two top-level classes of {@code models} share a simple name. */
+    @ArchTest
+    public static final ArchRule EACH_CLASS_NAME_ONCE = classes()
+            .that().resideInAPackage(ROOT + "..").and().areTopLevelClasses()
+            .and().doNotHaveSimpleName("package-info")
+            .should(new ArchCondition<JavaClass>("have a simple name no other class of models has") {
+                private final Map<String, List<String>> byName = new HashMap<>();
+
+                @Override
+                public void init(Collection<JavaClass> all) {
+                    byName.clear();
+                    for (JavaClass c : all) {
+                        byName.computeIfAbsent(c.getSimpleName(), n -> new ArrayList<>()).add(c.getName());
+                    }
+                }
+
+                @Override
+                public void check(JavaClass c, ConditionEvents events) {
+                    List<String> same = byName.getOrDefault(c.getSimpleName(), List.of());
+                    if (same.size() > 1) {
+                        events.add(SimpleConditionEvent.violated(c, c.getName() + " shares its simple name with "
+                                + same.stream().filter(n -> !n.equals(c.getName())).toList()));
+                    }
+                }
+            })
+            .because("a name that means two things makes every import a question; one concept, one name");
 
     private ModelsRules() {
     }

@@ -5,18 +5,17 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.attn4j.api.DType;
+import org.attn4j.models.Checkpoint;
 import org.attn4j.models.chat.ChatTemplateException;
 import org.attn4j.models.chat.Message;
-import org.attn4j.models.decoder.ChatModel;
-import org.attn4j.models.decoder.ChatResponse;
-import org.attn4j.models.decoder.ChatSession;
-import org.attn4j.models.decoder.GenerationOptions;
-import org.attn4j.models.decoder.StopReason;
-import org.attn4j.models.io.Gguf;
+import org.attn4j.models.generate.ChatModel;
+import org.attn4j.models.generate.ChatResponse;
+import org.attn4j.models.generate.ChatSession;
+import org.attn4j.models.generate.GenerationOptions;
+import org.attn4j.models.generate.StopReason;
 import org.attn4j.models.tokenize.Tokenizer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -69,19 +68,15 @@ final class ChatCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        boolean gguf = Files.isRegularFile(model) && model.getFileName().toString().endsWith(".gguf");
-        if (!gguf && (!Files.isDirectory(model) || !Files.isRegularFile(model.resolve("config.json")))) {
-            throw new ParameterException(spec.commandLine(), "--model " + model + " is not a model folder (no "
-                    + "config.json) nor a .gguf file");
-        }
+        Checkpoint checkpoint = CheckpointOption.open(model, Checkpoint.Kind.DECODER, spec);
         if (message != null && message.isBlank()) {
             throw new ParameterException(spec.commandLine(), "--message is empty; give some text");
         }
         BackendChoice choice = BackendChoice.resolve(backend, spec);
         ChatModel chat;
         try {
-            chat = ChatModel.load(model, choice.backend(), DType.F32);
-        } catch (IllegalArgumentException | Tokenizer.FormatException | Gguf.FormatException e) {
+            chat = checkpoint.chatModel(choice.backend(), DType.F32);
+        } catch (IllegalArgumentException | IllegalStateException | Tokenizer.FormatException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         try (chat; ChatSession session = start(chat)) {

@@ -11,12 +11,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.attn4j.cli.TextTable.Align;
-import org.attn4j.models.embed.Embedding;
+import org.attn4j.models.Checkpoint;
 import org.attn4j.models.embed.EmbeddingOptions;
-import org.attn4j.models.embed.EncoderSource;
 import org.attn4j.models.embed.LongTexts;
 import org.attn4j.models.embed.Pooling;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -137,6 +137,7 @@ final class EmbedCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         checkArguments();
         checkOutput();
+        Checkpoint checkpoint = model == null ? null : CheckpointOption.open(model, Checkpoint.Kind.ENCODER, spec);
         checkModelPaths();
         if (batchSize < 1) {
             throw bad("--batch-size " + batchSize + " must be at least 1");
@@ -162,7 +163,7 @@ final class EmbedCommand implements Callable<Integer> {
                 }
             }
             BackendChoice choice = BackendChoice.resolve(backend, spec);
-            try (SentenceEmbedder embedder = load(choice, options)) {
+            try (SentenceEmbedder embedder = load(checkpoint, choice, options)) {
                 run(choice, embedder, source, firstChunk, chunk, inputBytes);
             }
         } finally {
@@ -187,7 +188,7 @@ final class EmbedCommand implements Callable<Integer> {
         boolean report = !"-".equals(target);
         Progress progress = new Progress(err, source != null && Terminal.stderrIsTerminal(), inputBytes,
                 System::nanoTime);
-        List<Embedding> kept = new ArrayList<>();
+        List<SentenceEmbedding> kept = new ArrayList<>();
         long count = 0;
         long atLimit = 0;
         long bytesRead = 0;
@@ -215,8 +216,8 @@ final class EmbedCommand implements Callable<Integer> {
                 if (texts.isEmpty()) {
                     break;
                 }
-                List<Embedding> done = embedder.embed(texts);
-                for (Embedding e : done) {
+                List<SentenceEmbedding> done = embedder.embed(texts);
+                for (SentenceEmbedding e : done) {
                     count++;
                     if (longTexts == LongTexts.TRUNCATE && e.ids().length >= embedder.maxLength()) {
                         atLimit++;
@@ -310,9 +311,6 @@ final class EmbedCommand implements Callable<Integer> {
     }
 
     private void checkModelPaths() {
-        if (model != null && !Files.exists(model)) {
-            throw bad("--model " + model + " does not exist");
-        }
         if (tokenizer != null && !Files.isRegularFile(tokenizer)) {
             throw bad("--tokenizer " + tokenizer + (Files.exists(tokenizer) ? " is not a file" : " does not exist"));
         }
@@ -341,16 +339,14 @@ final class EmbedCommand implements Callable<Integer> {
     }
 
     /** Loads the model; what is wrong with its files is bad input, on one line. */
-    private SentenceEmbedder load(BackendChoice choice, EmbeddingOptions options) throws IOException {
-        if (model == null) {
+    private SentenceEmbedder load(Checkpoint checkpoint, BackendChoice choice, EmbeddingOptions options)
+            throws IOException {
+        if (checkpoint == null) {
             return SentenceEmbedder.loadDefault(choice.backend(), options);
         }
-        EncoderSource source = EncoderSource.of(model);
-        if (tokenizer != null) {
-            source = source.withTokenizer(tokenizer);
-        }
         try {
-            return SentenceEmbedder.load(source, choice.backend(), options);
+            return tokenizer == null ? checkpoint.sentenceEmbedder(choice.backend(), options)
+                    : checkpoint.sentenceEmbedder(choice.backend(), options, tokenizer);
         } catch (NoSuchFileException e) {
             throw bad("--model " + model + ": " + oneLine(e.getFile() + (e.getReason() == null ? " is missing"
                     : " " + e.getReason())));
@@ -363,7 +359,7 @@ final class EmbedCommand implements Callable<Integer> {
         return String.valueOf(message).strip().replaceAll("\\s*\\R\\s*", "; ");
     }
 
-    private void print(PrintWriter o, BackendChoice choice, SentenceEmbedder embedder, List<Embedding> kept,
+    private void print(PrintWriter o, BackendChoice choice, SentenceEmbedder embedder, List<SentenceEmbedding> kept,
                        long count) {
         o.println("attn4j embed: " + embedder.description() + ", " + embedder.dimension() + " dimensions, "
                 + embedder.pooling().name().toLowerCase(Locale.ROOT) + " pooling, "
@@ -378,7 +374,7 @@ final class EmbedCommand implements Callable<Integer> {
             TextTable list = new TextTable(List.of("#", "tokens", "text"),
                     List.of(Align.RIGHT, Align.RIGHT, Align.LEFT));
             for (int i = 0; i < kept.size(); i++) {
-                Embedding e = kept.get(i);
+                SentenceEmbedding e = kept.get(i);
                 list.row(List.of(Integer.toString(i + 1), Integer.toString(e.ids().length), shown(e.text())));
             }
             list.lines("").forEach(o::println);
@@ -398,7 +394,7 @@ final class EmbedCommand implements Callable<Integer> {
         o.flush();
     }
 
-    private static TextTable similarityTable(List<Embedding> embeddings) {
+    private static TextTable similarityTable(List<SentenceEmbedding> embeddings) {
         List<String> headers = new ArrayList<>();
         List<Align> aligns = new ArrayList<>();
         headers.add("#");
@@ -411,7 +407,7 @@ final class EmbedCommand implements Callable<Integer> {
         for (int i = 0; i < embeddings.size(); i++) {
             List<String> cells = new ArrayList<>();
             cells.add(Integer.toString(i + 1));
-            for (Embedding other : embeddings) {
+            for (SentenceEmbedding other : embeddings) {
                 cells.add(String.format(Locale.ROOT, "%.3f", embeddings.get(i).cosine(other)));
             }
             cosines.row(cells);

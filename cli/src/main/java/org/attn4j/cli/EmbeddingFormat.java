@@ -10,7 +10,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
-import org.attn4j.models.embed.Embedding;
+import org.attn4j.models.embed.SentenceEmbedding;
 
 /**
  * How {@code attn4j embed} writes embeddings, one text after the other in input order, as they are computed.
@@ -33,7 +33,7 @@ enum EmbeddingFormat {
 
     /** Receives the embeddings in order. */
     interface Sink {
-        void write(Embedding e) throws IOException;
+        void write(SentenceEmbedding e) throws IOException;
 
         /** Makes what was written so far visible to a reader of the stream. */
         void flush() throws IOException;
@@ -94,7 +94,7 @@ enum EmbeddingFormat {
         }
 
         @Override
-        public void write(Embedding e) throws IOException {
+        public void write(SentenceEmbedding e) throws IOException {
             if (array) {
                 g.writeRaw(count == 0 ? "[\n" : ",\n");
             }
@@ -146,7 +146,7 @@ enum EmbeddingFormat {
         }
 
         @Override
-        public void write(Embedding e) throws IOException {
+        public void write(SentenceEmbedding e) throws IOException {
             float[] v = e.vector();
             StringBuilder line = new StringBuilder();
             if (!header) {
@@ -205,7 +205,7 @@ enum EmbeddingFormat {
         }
 
         @Override
-        public void write(Embedding e) throws IOException {
+        public void write(SentenceEmbedding e) throws IOException {
             float[] v = e.vector();
             if (dim < 0) {
                 dim = v.length;

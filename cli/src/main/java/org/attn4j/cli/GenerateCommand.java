@@ -2,7 +2,6 @@ package org.attn4j.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;
@@ -10,12 +9,12 @@ import java.util.concurrent.Callable;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.WeightType;
+import org.attn4j.models.Checkpoint;
 import org.attn4j.models.decoder.CausalLM;
-import org.attn4j.models.decoder.GenerationConfig;
-import org.attn4j.models.decoder.GenerationOptions;
-import org.attn4j.models.decoder.Generator;
 import org.attn4j.models.decoder.KvCache;
-import org.attn4j.models.io.Gguf;
+import org.attn4j.models.generate.GenerationConfig;
+import org.attn4j.models.generate.GenerationOptions;
+import org.attn4j.models.generate.Generator;
 import org.attn4j.models.tokenize.DecodeStream;
 import org.attn4j.models.tokenize.Tokenizer;
 import picocli.CommandLine.ArgGroup;
@@ -93,30 +92,16 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Gguf.Contents gguf = null;
-        if (Files.isRegularFile(model) && model.getFileName().toString().endsWith(".gguf")) {
-            try {
-                gguf = Gguf.read(model);
-            } catch (Gguf.FormatException e) {
-                throw new ParameterException(spec.commandLine(), e.getMessage());
-            }
-        } else if (!Files.isDirectory(model)) {
-            throw new ParameterException(spec.commandLine(), "--model " + model + " is not a folder or a .gguf file");
-        }
-        GenerationConfig generation;
-        try {
-            generation = gguf != null ? GenerationConfig.fromGguf(gguf) : GenerationConfig.read(model);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
+        Checkpoint checkpoint = CheckpointOption.open(model, Checkpoint.Kind.DECODER, spec);
+        GenerationConfig generation = checkpoint.generationConfig();
         sampling.apply(generation.options(), 32, generation.maxNewTokens().isPresent(), spec);
-        Tokenizer tokenizer = gguf != null ? ggufTokenizer(gguf) : tokenizer();
+        Tokenizer tokenizer = checkpoint.tokenizer().orElse(null);
         int[] ids;
         if (prompt.text != null) {
             if (tokenizer == null) {
                 throw new ParameterException(spec.commandLine(), "--prompt needs a tokenizer, and " + model
-                        + (gguf != null ? " has no tokenizer.ggml.model" : " has no tokenizer.json and no vocab.json"
-                        + " + merges.txt") + "; give the prompt as --ids");
+                        + (checkpoint.format() == Checkpoint.Format.GGUF ? " has no tokenizer.ggml.model"
+                        : " has no tokenizer.json and no vocab.json + merges.txt") + "; give the prompt as --ids");
             }
             try {
                 ids = tokenizer.encode(prompt.text).ids();
@@ -137,8 +122,7 @@ final class GenerateCommand implements Callable<Integer> {
         BackendChoice choice = BackendChoice.resolve(backend, spec);
         CausalLM lm;
         try {
-            gguf = null;
-            lm = CausalLM.load(model, choice.backend(), DType.F32, storage);
+            lm = checkpoint.causalLM(choice.backend(), DType.F32, storage);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -219,30 +203,5 @@ final class GenerateCommand implements Callable<Integer> {
         }
         throw new ParameterException(spec.commandLine(), "--weights " + weights + " is not one of as-file, f32, f16,"
                 + " bf16, q8_0, q4_0");
-    }
-
-    /** @return the GGUF's tokenizer, or null if it has no {@code tokenizer.ggml.model} */
-    private Tokenizer ggufTokenizer(Gguf.Contents gguf) {
-        if (!gguf.has("tokenizer.ggml.model")) {
-            return null;
-        }
-        try {
-            return Tokenizer.fromGguf(gguf);
-        } catch (Tokenizer.FormatException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
-    }
-
-    private Tokenizer tokenizer() throws IOException {
-        boolean present = Files.isRegularFile(model.resolve("tokenizer.json"))
-                || (Files.isRegularFile(model.resolve("vocab.json")) && Files.isRegularFile(model.resolve("merges.txt")));
-        if (!present) {
-            return null;
-        }
-        try {
-            return Tokenizer.fromFolder(model);
-        } catch (Tokenizer.FormatException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
     }
 }

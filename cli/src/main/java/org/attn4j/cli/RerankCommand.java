@@ -17,8 +17,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.attn4j.cli.TextTable.Align;
+import org.attn4j.models.Checkpoint;
 import org.attn4j.models.embed.CrossEncoder;
-import org.attn4j.models.embed.EncoderSource;
 import org.attn4j.models.embed.RerankOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -96,9 +96,7 @@ final class RerankCommand implements Callable<Integer> {
         if (batchSize < 1) {
             throw bad("--batch-size " + batchSize + " must be at least 1");
         }
-        if (!Files.exists(model)) {
-            throw bad("--model " + model + " does not exist");
-        }
+        Checkpoint checkpoint = CheckpointOption.open(model, Checkpoint.Kind.ENCODER, spec);
         if (tokenizer != null && !Files.isRegularFile(tokenizer)) {
             throw bad("--tokenizer " + tokenizer + (Files.exists(tokenizer) ? " is not a file" : " does not exist"));
         }
@@ -116,7 +114,7 @@ final class RerankCommand implements Callable<Integer> {
         if (sigmoid) {
             options = options.withSigmoid(true);
         }
-        try (CrossEncoder encoder = load(choice, options)) {
+        try (CrossEncoder encoder = load(checkpoint, choice, options)) {
             List<CrossEncoder.Ranked> ranked = encoder.rank(query, passages);
             if (top != null && ranked.size() > top) {
                 ranked = ranked.subList(0, top);
@@ -176,13 +174,10 @@ final class RerankCommand implements Callable<Integer> {
         return passages;
     }
 
-    private CrossEncoder load(BackendChoice choice, RerankOptions options) throws IOException {
-        EncoderSource source = EncoderSource.of(model);
-        if (tokenizer != null) {
-            source = source.withTokenizer(tokenizer);
-        }
+    private CrossEncoder load(Checkpoint checkpoint, BackendChoice choice, RerankOptions options)
+            throws IOException {
         try {
-            return CrossEncoder.load(source, choice.backend(), options);
+            return checkpoint.crossEncoder(choice.backend(), options, tokenizer);
         } catch (NoSuchFileException e) {
             throw bad("--model " + model + ": " + EmbedCommand.oneLine(e.getFile() + (e.getReason() == null
                     ? " is missing" : " " + e.getReason())));

@@ -1,13 +1,13 @@
 package org.attn4j.cli;
 
-import org.attn4j.models.decoder.GenerationOptions;
+import org.attn4j.models.generate.GenerationOptions;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
 /**
  * The generation options {@code generate} and {@code chat} share. Each one left out keeps the checkpoint's value
- * (its {@code generation_config.json}, read by {@link org.attn4j.models.decoder.GenerationConfig}); given, it wins.
+ * (its {@code generation_config.json}, read by {@link org.attn4j.models.generate.GenerationConfig}); given, it wins.
  */
 final class SamplingOptions {
 

@@ -13,18 +13,18 @@ import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
-import org.attn4j.models.AttentionMasks;
-import org.attn4j.models.Embedding;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.MultiHeadAttention;
-import org.attn4j.models.MultiHeadOptions;
-import org.attn4j.models.RunMode;
-import org.attn4j.models.SelfAttention;
-import org.attn4j.models.SimplifiedSelfAttention;
-import org.attn4j.models.SinusoidalPositionalEncoding;
-import org.attn4j.models.StateDict;
-import org.attn4j.models.TransformerEncoderLayer;
+import org.attn4j.models.layers.Embedding;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 import org.attn4j.models.text.Vocabulary;
+import org.attn4j.models.tutorial.AttentionMasks;
+import org.attn4j.models.tutorial.MultiHeadAttention;
+import org.attn4j.models.tutorial.MultiHeadOptions;
+import org.attn4j.models.tutorial.RunMode;
+import org.attn4j.models.tutorial.SelfAttention;
+import org.attn4j.models.tutorial.SimplifiedSelfAttention;
+import org.attn4j.models.tutorial.SinusoidalPositionalEncoding;
+import org.attn4j.models.tutorial.TransformerEncoderLayer;
 
 /**
  * The demo's computation, on any backend, in F32 inference, for one sentence of {@code L} words:

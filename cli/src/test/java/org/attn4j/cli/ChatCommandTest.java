@@ -137,7 +137,7 @@ class ChatCommandTest {
                 + " 'system' %}{{ raise_exception('System role not supported') }}{% endif %}"), Map.of());
         for (Object[] c : List.of(
                 new Object[] {new String[] {"--model", tmp.resolve("missing").toString(), "--message", "hi"},
-                    "not a model folder"},
+                    "no such file or folder"},
                 new Object[] {new String[] {"--model", folder("llama3_chat_tiny").toString(), "--message", " "},
                     "--message is empty"},
                 new Object[] {new String[] {"--model", noTemplate.toString(), "--message", "hi"}, "chat template"},

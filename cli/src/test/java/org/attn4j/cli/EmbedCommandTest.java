@@ -26,9 +26,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.attn4j.api.Backends;
-import org.attn4j.models.embed.Embedding;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -91,7 +91,7 @@ class EmbedCommandTest {
         assertEquals(0, r.exitCode(), r.transcript());
         assertEquals("", r.err(), r.transcript());
         List<String> texts = List.of("Hello", CAT, KITTEN, MARKETS);
-        List<Embedding> expected = new ArrayList<>();
+        List<SentenceEmbedding> expected = new ArrayList<>();
         try (SentenceEmbedder embedder = SentenceEmbedder.loadDefault(Backends.load("ejml"),
                 EmbeddingOptions.defaults())) {
             expected.addAll(embedder.embed(texts.subList(0, 1)));
@@ -112,7 +112,7 @@ class EmbedCommandTest {
     void everyFormatHoldsTheSameEmbeddings() throws IOException {
         String tricky = "a \"quoted\", comma text";
         Path input = Files.writeString(dir.resolve("in.txt"), CAT + "\n" + tricky + "\nÜber café\n");
-        List<Embedding> expected;
+        List<SentenceEmbedding> expected;
         try (SentenceEmbedder embedder = SentenceEmbedder.load(tiny, Backends.load("ejml"),
                 EmbeddingOptions.defaults())) {
             expected = embedder.embed(List.of(CAT, tricky, "Über café"));
@@ -299,7 +299,9 @@ class EmbedCommandTest {
     @Test
     void badInputIsOneLineAndExitTwoBeforeAnyWork() throws IOException {
         Path missing = dir.resolve("no-model");
-        assertBadInput("attn4j embed: --model " + missing + " does not exist", "--model", missing.toString(), CAT);
+        assertBadInput("attn4j embed: --model " + missing + ": no such file or folder; attn4j reads a Hugging Face or"
+                + " sentence-transformers folder, a .safetensors, .onnx or .gguf file, or a model jar (.jar, .zip)",
+                "--model", missing.toString(), CAT);
         Path empty = Files.writeString(dir.resolve("empty.txt"), "\n \n");
         assertBadInput("attn4j embed: --input " + empty + " holds no text", "--input", empty.toString());
         assertBadInput("attn4j embed: no text to embed: give TEXT arguments or --input FILE");

@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.attn4j.api.DType;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
 import org.attn4j.models.io.SafeTensors;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * Small random-weight BERT folders for the command-line tests, written the way users hold them: config.json,

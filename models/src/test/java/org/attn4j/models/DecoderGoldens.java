@@ -5,6 +5,8 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 import org.junit.jupiter.params.provider.Arguments;
 
 /**

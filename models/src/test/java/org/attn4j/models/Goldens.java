@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.attn4j.models.io.SafeTensors;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * The PyTorch float64 golden cases of the layers: the TCK's {@code models} group (read from the tck source tree,

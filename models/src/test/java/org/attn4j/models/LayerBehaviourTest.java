@@ -26,6 +26,19 @@ import org.attn4j.api.Tensor;
 import org.attn4j.models.Goldens.Case;
 import org.attn4j.models.Numerics.Target;
 import org.attn4j.models.io.SafeTensors;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
+import org.attn4j.models.tutorial.AttentionMasks;
+import org.attn4j.models.tutorial.MultiHeadAttention;
+import org.attn4j.models.tutorial.MultiHeadOptions;
+import org.attn4j.models.tutorial.PerHeadMultiHeadAttention;
+import org.attn4j.models.tutorial.RunMode;
+import org.attn4j.models.tutorial.SelfAttention;
+import org.attn4j.models.tutorial.SimplifiedSelfAttention;
+import org.attn4j.models.tutorial.TorchMasks;
+import org.attn4j.models.tutorial.TransformerEncoder;
+import org.attn4j.models.tutorial.TransformerEncoderLayer;
+import org.attn4j.models.tutorial.WideSelfAttention;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -204,15 +217,6 @@ class LayerBehaviourTest {
         assertArrayEquals(new boolean[] {true, false, true, true}, inv.toArray());
         Mask perHead = TorchMasks.perHead(HostTensor.of(new double[8], 4, 1, 2), 2);
         assertEquals(Shape.of(2, 2, 1, 2), perHead.shape());
-    }
-
-    @Test
-    void booleanMasksCombineByBroadcastAnd() {
-        Mask causal = Mask.causal(2, 2);
-        Mask padding = Mask.keyPadding(new int[] {2, 1}, 2);
-        Mask both = AttentionMasks.and(causal, padding);
-        assertEquals(Shape.of(2, 1, 2, 2), both.shape());
-        assertArrayEquals(new boolean[] {true, false, true, true, true, false, true, false}, both.toArray());
     }
 
     @Test

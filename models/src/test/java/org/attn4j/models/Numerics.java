@@ -11,6 +11,7 @@ import org.attn4j.api.Backends;
 import org.attn4j.api.DType;
 import org.attn4j.api.ProviderReport;
 import org.attn4j.api.Tensor;
+import org.attn4j.models.parameters.HostTensor;
 import org.junit.jupiter.params.provider.Arguments;
 
 /**

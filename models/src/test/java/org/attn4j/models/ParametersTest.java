@@ -16,6 +16,15 @@ import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.WeightType;
 import org.attn4j.models.Numerics.Target;
+import org.attn4j.models.layers.Embedding;
+import org.attn4j.models.layers.LayerNorm;
+import org.attn4j.models.layers.Linear;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.Parameters;
+import org.attn4j.models.tutorial.AttentionMasks;
+import org.attn4j.models.tutorial.RunMode;
+import org.attn4j.models.tutorial.TransformerEncoder;
+import org.attn4j.models.tutorial.TransformerEncoderLayer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 

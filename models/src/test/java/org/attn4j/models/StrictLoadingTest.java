@@ -7,6 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import org.attn4j.api.Activation;
 import org.attn4j.api.Shape;
+import org.attn4j.models.layers.Linear;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
+import org.attn4j.models.parameters.StateDictException;
+import org.attn4j.models.tutorial.MultiHeadAttention;
+import org.attn4j.models.tutorial.SelfAttention;
+import org.attn4j.models.tutorial.TransformerEncoder;
+import org.attn4j.models.tutorial.TransformerEncoderLayer;
 import org.junit.jupiter.api.Test;
 
 /** load_state_dict(strict=True): every problem at once, under full dotted names, and configs that cannot work. */

@@ -6,8 +6,8 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.attn4j.models.embed.Embedding;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 
 /**
  * Gathers the texts of concurrent embeddings requests into one encoder call. One worker thread per encoder takes
@@ -40,7 +40,7 @@ final class EmbeddingBatcher implements AutoCloseable {
     private volatile boolean closed;
 
     /** One request's texts and where their vectors go. */
-    record Job(List<String> texts, CompletableFuture<List<Embedding>> result, long deadlineNanos) {
+    record Job(List<String> texts, CompletableFuture<List<SentenceEmbedding>> result, long deadlineNanos) {
     }
 
     EmbeddingBatcher(String name, SentenceEmbedder embedder, ServerOptions options) {
@@ -60,7 +60,7 @@ final class EmbeddingBatcher implements AutoCloseable {
      * @return their embeddings, in order, once their batch has run
      * @throws ApiException 429 if the queue is full, 503 if the server is closing
      */
-    CompletableFuture<List<Embedding>> submit(List<String> texts, long deadlineNanos) {
+    CompletableFuture<List<SentenceEmbedding>> submit(List<String> texts, long deadlineNanos) {
         if (closed) {
             throw ApiException.of(503, "server_error", "shutting_down", "The server is shutting down");
         }
@@ -150,7 +150,7 @@ final class EmbeddingBatcher implements AutoCloseable {
         for (Job job : batch) {
             all.addAll(job.texts());
         }
-        List<Embedding> vectors;
+        List<SentenceEmbedding> vectors;
         running = all.size();
         try {
             vectors = embedder.embed(all);

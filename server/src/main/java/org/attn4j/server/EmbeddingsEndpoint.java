@@ -14,8 +14,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
-import org.attn4j.models.embed.Embedding;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 
 /**
  * {@code POST /v1/embeddings}, as OpenAI's API defines it:
@@ -47,7 +47,7 @@ final class EmbeddingsEndpoint {
     }
 
     /** One request checked and queued: its answer is written once its batch has run. */
-    record Pending(CompletableFuture<List<Embedding>> vectors, ServedModels.Encoder encoder, boolean base64,
+    record Pending(CompletableFuture<List<SentenceEmbedding>> vectors, ServedModels.Encoder encoder, boolean base64,
                    int dimensions) {
     }
 
@@ -96,7 +96,7 @@ final class EmbeddingsEndpoint {
                 }
             }
         }
-        CompletableFuture<List<Embedding>> vectors = batchers.get(model).submit(texts, deadlineNanos);
+        CompletableFuture<List<SentenceEmbedding>> vectors = batchers.get(model).submit(texts, deadlineNanos);
         return new Pending(vectors, encoder, format.equals("base64"), dimensions);
     }
 
@@ -154,7 +154,7 @@ final class EmbeddingsEndpoint {
      * @param vectors its vectors, in input order
      * @return the response body
      */
-    static byte[] respond(Pending pending, List<Embedding> vectors) {
+    static byte[] respond(Pending pending, List<SentenceEmbedding> vectors) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(256 + vectors.size() * pending.dimensions() * 12);
         boolean normalize = pending.encoder().embedder().normalizes();
         int usage = 0;
@@ -163,7 +163,7 @@ final class EmbeddingsEndpoint {
             g.writeStringField("object", "list");
             g.writeArrayFieldStart("data");
             for (int i = 0; i < vectors.size(); i++) {
-                Embedding e = vectors.get(i);
+                SentenceEmbedding e = vectors.get(i);
                 usage += e.ids().length;
                 float[] v = cut(e.vector(), pending.dimensions(), normalize);
                 g.writeStartObject();

@@ -17,11 +17,11 @@ import org.attn4j.models.chat.ChatTemplateException;
 import org.attn4j.models.chat.ChatTemplateOptions;
 import org.attn4j.models.chat.Message;
 import org.attn4j.models.decoder.CausalLM;
-import org.attn4j.models.decoder.Generation;
-import org.attn4j.models.decoder.GenerationOptions;
-import org.attn4j.models.decoder.Generator;
 import org.attn4j.models.decoder.KvCache;
-import org.attn4j.models.decoder.StopReason;
+import org.attn4j.models.generate.Generation;
+import org.attn4j.models.generate.GenerationOptions;
+import org.attn4j.models.generate.Generator;
+import org.attn4j.models.generate.StopReason;
 import org.attn4j.models.tokenize.DecodeStream;
 import org.attn4j.models.tokenize.Tokenizer;
 

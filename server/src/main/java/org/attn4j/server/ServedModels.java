@@ -1,9 +1,6 @@
 package org.attn4j.server;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,16 +12,14 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
+import org.attn4j.models.Checkpoint;
 import org.attn4j.models.decoder.CausalLM;
-import org.attn4j.models.decoder.ChatModel;
-import org.attn4j.models.decoder.DecoderConfig;
-import org.attn4j.models.decoder.GenerationConfig;
-import org.attn4j.models.decoder.GenerationOptions;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
-import org.attn4j.models.io.Gguf;
+import org.attn4j.models.generate.ChatModel;
+import org.attn4j.models.generate.GenerationConfig;
+import org.attn4j.models.generate.GenerationOptions;
 import org.attn4j.models.tokenize.Tokenizer;
-import org.attn4j.models.tokenize.TokenizerConfig;
 
 /**
  * The models an {@link OpenAiServer} serves, each under a name that requests give as {@code model}: encoders for
@@ -59,10 +54,9 @@ public final class ServedModels implements AutoCloseable {
     }
 
     /**
-     * Loads a model from a path and serves it: a folder whose {@code config.json} names a decoder family
-     * ({@code model_type} gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3) or a
-     * {@code .gguf} file is a decoder (chat too when its {@code tokenizer_config.json} has a chat template), anything
-     * else is read as a sentence encoder ({@link SentenceEmbedder#load}).
+     * Loads a model from a path and serves it: what the path holds is decided by {@link Checkpoint#open}. A decoder
+     * (a folder whose {@code config.json} names a decoder family, or a {@code .gguf} file) needs a tokenizer and is
+     * served for chat too when its folder has a chat template; an encoder is served for embeddings.
      *
      * @param name the model name clients send
      * @param path a model folder or file
@@ -70,8 +64,8 @@ public final class ServedModels implements AutoCloseable {
      * @param matryoshkaDimensions for an encoder, the sizes its model card allows (see {@link #addEncoder}); none
      *     for a decoder
      * @return this registry
-     * @throws IOException if a file is missing or unreadable, or describes a model attn4j does not load (the
-     *     message says which)
+     * @throws IOException if nothing attn4j reads is at the path ({@link Checkpoint.UnreadablePathException}), a
+     *     file is unreadable, or a decoder has no tokenizer (the message says which)
      * @throws IllegalArgumentException if a configuration or the weights are refused, the name is taken, or sizes
      *     are given for a decoder
      */
@@ -80,11 +74,9 @@ public final class ServedModels implements AutoCloseable {
         Objects.requireNonNull(path, "ServedModels.load: argument path is null");
         Objects.requireNonNull(backend, "ServedModels.load: argument backend is null");
         checkName(name);
-        if (!Files.exists(path)) {
-            throw new NoSuchFileException(path.toString(), null, "no model there");
-        }
-        if (!isDecoder(path)) {
-            SentenceEmbedder e = SentenceEmbedder.load(path, backend, EmbeddingOptions.defaults());
+        Checkpoint checkpoint = Checkpoint.open(path);
+        if (checkpoint.kind() == Checkpoint.Kind.ENCODER) {
+            SentenceEmbedder e = checkpoint.sentenceEmbedder(backend, EmbeddingOptions.defaults());
             try {
                 return addEncoder(name, e, matryoshkaDimensions);
             } catch (RuntimeException failure) {
@@ -96,51 +88,19 @@ public final class ServedModels implements AutoCloseable {
             throw new IllegalArgumentException("ServedModels.load: " + path + " is a decoder; Matryoshka sizes "
                     + "apply to encoders only");
         }
-        if (Files.isRegularFile(path)) {
-            Gguf.Contents gguf = Gguf.read(path);
-            if (!gguf.has("tokenizer.ggml.model")) {
-                throw new IOException(path + " has no tokenizer (no tokenizer.ggml.* metadata); the server needs one"
-                        + " to read prompts and write text");
-            }
-            Tokenizer tokenizer = Tokenizer.fromGguf(gguf);
-            return addDecoder(name, CausalLM.load(gguf, backend, DType.F32, null), tokenizer,
+        Tokenizer tokenizer = checkpoint.tokenizer().orElseThrow(() -> new IOException(path + " has no tokenizer ("
+                + (checkpoint.format() == Checkpoint.Format.GGUF ? "no tokenizer.ggml.* metadata"
+                : "no tokenizer.json, no vocab.json and merges.txt") + "); the server needs one to read prompts and"
+                + " write text"));
+        if (checkpoint.format() == Checkpoint.Format.GGUF) {
+            return addDecoder(name, checkpoint.causalLM(backend, DType.F32, null), tokenizer,
                     GenerationOptions.defaults());
         }
-        if (TokenizerConfig.read(path).chatTemplate().isPresent()) {
-            return addChatModel(name, ChatModel.load(path, backend, DType.F32));
+        if (checkpoint.hasChatTemplate()) {
+            return addChatModel(name, checkpoint.chatModel(backend, DType.F32));
         }
-        Tokenizer tokenizer;
-        if (Files.isRegularFile(path.resolve("tokenizer.json"))) {
-            tokenizer = Tokenizer.fromFolder(path);
-        } else if (Files.isRegularFile(path.resolve("vocab.json")) && Files.isRegularFile(path.resolve("merges.txt"))) {
-            tokenizer = Tokenizer.fromGpt2Files(path.resolve("vocab.json"), path.resolve("merges.txt"));
-        } else {
-            throw new NoSuchFileException(path.resolve("tokenizer.json").toString(), null, "the server needs a "
-                    + "tokenizer: tokenizer.json, or vocab.json and merges.txt");
-        }
-        GenerationOptions defaults = GenerationConfig.read(path).options();
-        return addDecoder(name, CausalLM.load(path, backend, DType.F32), tokenizer, defaults);
-    }
-
-    /** @return whether the path holds a decoder: a .gguf file, or a folder whose config names a decoder family */
-    private static boolean isDecoder(Path path) throws IOException {
-        if (Files.isRegularFile(path)) {
-            return path.getFileName().toString().endsWith(".gguf");
-        }
-        Path config = path.resolve("config.json");
-        if (!Files.isRegularFile(config)) {
-            return false;
-        }
-        JsonNode type;
-        try {
-            type = JsonRequest.MAPPER.readTree(config.toFile()).get("model_type");
-        } catch (com.fasterxml.jackson.core.JacksonException e) {
-            throw new IOException(config + " is not valid JSON: " + e.getOriginalMessage(), e);
-        }
-        if (type == null || !type.isTextual()) {
-            return false;
-        }
-        return Arrays.stream(DecoderConfig.Type.values()).anyMatch(t -> t.modelType().equals(type.textValue()));
+        return addDecoder(name, checkpoint.causalLM(backend, DType.F32, null), tokenizer,
+                checkpoint.generationConfig().options());
     }
 
     /**

@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Locale;
 import org.attn4j.api.Backend;
 import org.attn4j.api.Backends;
-import org.attn4j.models.embed.Embedding;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 
 /**
  * The README's measurement: embeddings requests/s and latency of the server under a bounded loopback load, against
@@ -33,7 +33,7 @@ public final class EmbeddingsThroughput {
             double inProcess = 0;
             for (int round = 0; round < rounds; round++) {
                 long start = System.nanoTime();
-                List<Embedding> all = embedder.embed(texts);
+                List<SentenceEmbedding> all = embedder.embed(texts);
                 inProcess = Math.max(inProcess, texts.size() / ((System.nanoTime() - start) / 1e9));
                 if (expected.isEmpty()) {
                     all.forEach(e -> expected.add(e.vector()));

@@ -15,8 +15,8 @@ import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.model.openai.OpenAiEmbeddingModel;
 import java.util.List;
 import java.util.stream.Collectors;
-import org.attn4j.models.embed.Embedding;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -61,7 +61,7 @@ class EmbeddingsWithClientsTest {
         for (String text : TEXTS) {
             CreateEmbeddingResponse r = openai.embeddings().create(EmbeddingCreateParams.builder()
                     .model(Fixtures.MINILM).input(text).build());
-            Embedding expected = local.embed(List.of(text)).get(0);
+            SentenceEmbedding expected = local.embed(List.of(text)).get(0);
             assertEquals(1, r.data().size());
             assertArrayEquals(expected.vector(), floats(r.data().get(0).embedding()), text);
             assertEquals(expected.ids().length, r.usage().promptTokens());
@@ -72,7 +72,7 @@ class EmbeddingsWithClientsTest {
 
     @Test
     void theOfficialSdkGetsTheInProcessVectorsOfAListInOrder() {
-        List<Embedding> expected = local.embed(TEXTS);
+        List<SentenceEmbedding> expected = local.embed(TEXTS);
         for (EmbeddingCreateParams.EncodingFormat format : List.of(EmbeddingCreateParams.EncodingFormat.FLOAT,
                 EmbeddingCreateParams.EncodingFormat.BASE64)) {
             CreateEmbeddingResponse r = openai.embeddings().create(EmbeddingCreateParams.builder()
@@ -128,7 +128,7 @@ class EmbeddingsWithClientsTest {
     void langchain4jGetsTheInProcessVectors() {
         OpenAiEmbeddingModel model = OpenAiEmbeddingModel.builder().baseUrl(server.baseUri().toString())
                 .apiKey("unused").modelName(Fixtures.MINILM).maxRetries(0).build();
-        List<Embedding> expected = local.embed(TEXTS);
+        List<SentenceEmbedding> expected = local.embed(TEXTS);
         List<dev.langchain4j.data.embedding.Embedding> got = model.embedAll(TEXTS.stream().map(TextSegment::from)
                 .collect(Collectors.toList())).content();
         for (int i = 0; i < TEXTS.size(); i++) {

@@ -7,11 +7,11 @@ import java.nio.file.Path;
 import org.attn4j.api.Backends;
 import org.attn4j.api.DType;
 import org.attn4j.models.decoder.CausalLM;
-import org.attn4j.models.decoder.ChatModel;
-import org.attn4j.models.decoder.GenerationConfig;
-import org.attn4j.models.tokenize.Tokenizer;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.generate.ChatModel;
+import org.attn4j.models.generate.GenerationConfig;
+import org.attn4j.models.tokenize.Tokenizer;
 
 /** Models the tests share, loaded once per JVM on the EJML backend. */
 final class Fixtures {

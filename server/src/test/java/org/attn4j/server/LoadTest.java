@@ -9,8 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.attn4j.models.embed.Embedding;
-import org.attn4j.models.decoder.Generator;
+import org.attn4j.models.embed.SentenceEmbedding;
+import org.attn4j.models.generate.Generator;
 import org.attn4j.models.tokenize.Tokenizer;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +28,7 @@ class LoadTest {
     void everyEmbeddingsRequestUnderLoadGetsItsOwnTextsVector() throws Exception {
         List<String> texts = EmbeddingsLoad.texts(256);
         List<float[]> expected = new ArrayList<>();
-        for (Embedding e : Fixtures.minilm().embed(texts)) {
+        for (SentenceEmbedding e : Fixtures.minilm().embed(texts)) {
             expected.add(e.vector());
         }
         try (OpenAiServer server = OpenAiServer.start(Fixtures.encoders(), ServerOptions.defaults().withPort(0))) {

@@ -8,7 +8,7 @@ import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.ml.linalg.Vectors;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
-import org.attn4j.models.embed.Embedding;
+import org.attn4j.models.embed.SentenceEmbedding;
 
 /**
  * Embeds the text column of one partition: the rows come in a window of {@value #WINDOW_BATCHES} batches at a
@@ -82,7 +82,7 @@ final class PartitionEmbedder implements MapPartitionsFunction<Row, Row> {
             }
         }
         if (!texts.isEmpty()) {
-            List<Embedding> embeddings = ExecutorModels.get(key, hadoopConf).embed(texts);
+            List<SentenceEmbedding> embeddings = ExecutorModels.get(key, hadoopConf).embed(texts);
             for (int i = 0; i < rows.size(); i++) {
                 float[] v = embeddings.get(i).vector();
                 vectors[rows.get(i)] = vectorOutput ? Vectors.dense(widen(v)) : v;

@@ -27,9 +27,9 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.attn4j.api.Backends;
-import org.attn4j.models.embed.Embedding;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
@@ -97,7 +97,7 @@ public final class ClusterJob {
         Map<String, float[]> driver = new HashMap<>();
         List<String> distinct = texts.stream().filter(t -> t != null).distinct().toList();
         try (SentenceEmbedder embedder = SentenceEmbedder.loadDefault(Backends.load(), EmbeddingOptions.defaults())) {
-            List<Embedding> embeddings = embedder.embed(distinct);
+            List<SentenceEmbedding> embeddings = embedder.embed(distinct);
             for (int i = 0; i < distinct.size(); i++) {
                 driver.put(distinct.get(i), embeddings.get(i).vector());
             }

@@ -11,9 +11,9 @@ import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.attn4j.api.Backends;
-import org.attn4j.models.embed.Embedding;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 import org.junit.jupiter.api.Test;
 
 /** A model folder named by {@code modelPath}: read in place when local, copied to the executor otherwise. */
@@ -29,7 +29,7 @@ class ModelFolderTest {
         List<String> texts = Corpus.texts(300, 5);
         Dataset<Row> frame = Corpus.frame(LocalSpark.session(), texts, 4, List.of(2));
         List<String> present = texts.stream().filter(t -> t != null).toList();
-        List<Embedding> expected;
+        List<SentenceEmbedding> expected;
         try (SentenceEmbedder embedder = SentenceEmbedder.load(TINY, Backends.load("ejml"),
                 EmbeddingOptions.defaults())) {
             expected = embedder.embed(present);

@@ -24,9 +24,9 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.attn4j.api.Backends;
-import org.attn4j.models.embed.Embedding;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,7 +55,7 @@ class SentenceEmbeddingsTest {
         singleJvm = new HashMap<>();
         try (SentenceEmbedder embedder = SentenceEmbedder.loadDefault(Backends.load("ejml"),
                 EmbeddingOptions.defaults())) {
-            List<Embedding> embeddings = embedder.embed(distinct);
+            List<SentenceEmbedding> embeddings = embedder.embed(distinct);
             for (int i = 0; i < distinct.size(); i++) {
                 singleJvm.put(distinct.get(i), embeddings.get(i).vector());
             }

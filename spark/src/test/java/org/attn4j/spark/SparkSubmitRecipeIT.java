@@ -24,9 +24,9 @@ import java.util.stream.Stream;
 import javax.tools.ToolProvider;
 import org.apache.spark.sql.Row;
 import org.attn4j.api.Backends;
-import org.attn4j.models.embed.Embedding;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -99,7 +99,7 @@ class SparkSubmitRecipeIT {
         Map<String, Integer> counts = new HashMap<>();
         try (SentenceEmbedder embedder = SentenceEmbedder.loadDefault(Backends.load("ejml"),
                 EmbeddingOptions.defaults())) {
-            List<Embedding> expected = embedder.embed(texts);
+            List<SentenceEmbedding> expected = embedder.embed(texts);
             Map<String, float[]> byText = new HashMap<>();
             for (int i = 0; i < texts.size(); i++) {
                 byText.put(texts.get(i), expected.get(i).vector());

@@ -3,7 +3,7 @@ package org.attn4j.tck;
 import java.util.Arrays;
 import org.attn4j.api.DType;
 import org.attn4j.api.Shape;
-import org.attn4j.models.HostTensor;
+import org.attn4j.models.parameters.HostTensor;
 
 /** Element-by-element comparison of an actual array with the expected one under a {@link Tolerance}. */
 final class Comparison {

@@ -14,7 +14,7 @@ import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.VisibleKeys;
-import org.attn4j.models.HostTensor;
+import org.attn4j.models.parameters.HostTensor;
 
 /**
  * Laws of the decoder primitives the checkpoints of today need, checked on the backend alone with seeded inputs:

@@ -20,7 +20,7 @@ import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.ReferenceAttention;
-import org.attn4j.models.HostTensor;
+import org.attn4j.models.parameters.HostTensor;
 
 /**
  * Agreement on seeded random inputs of many shapes, where no golden number exists: the backend under test against

@@ -1,7 +1,7 @@
 package org.attn4j.tck;
 
 import java.util.List;
-import org.attn4j.models.HostTensor;
+import org.attn4j.models.parameters.HostTensor;
 
 /**
  * Where the golden cases come from. The kit binds {@link GoldenFixtures#classpath()} (the files committed with

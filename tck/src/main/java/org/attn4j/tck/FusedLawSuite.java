@@ -19,7 +19,7 @@ import org.attn4j.api.Tensor;
 import org.attn4j.api.Weight;
 import org.attn4j.api.WeightType;
 import org.attn4j.api.spi.ReferenceOps;
-import org.attn4j.models.HostTensor;
+import org.attn4j.models.parameters.HostTensor;
 
 /**
  * Laws of weights and of the fused ops, checked on the backend alone with seeded inputs at shapes past the goldens'

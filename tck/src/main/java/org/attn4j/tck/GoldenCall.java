@@ -17,7 +17,7 @@ import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.Weight;
 import org.attn4j.api.WeightType;
-import org.attn4j.models.HostTensor;
+import org.attn4j.models.parameters.HostTensor;
 
 /**
  * Runs one golden case of group {@code ops} or {@code attention} through the api, following the manifest's

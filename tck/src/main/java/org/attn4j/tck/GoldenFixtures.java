@@ -21,9 +21,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
 import org.attn4j.models.io.SafeTensors;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 
 /** Golden cases read from a {@code manifest.json} and the safetensors files beside it. */
 public final class GoldenFixtures implements FixtureSource {

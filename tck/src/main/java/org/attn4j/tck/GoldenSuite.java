@@ -7,7 +7,7 @@ import java.util.Set;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
-import org.attn4j.models.HostTensor;
+import org.attn4j.models.parameters.HostTensor;
 
 /**
  * The backend against PyTorch float64: every case of groups {@code ops} and {@code attention}, in F32 (required)

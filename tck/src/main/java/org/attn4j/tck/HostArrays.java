@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.attn4j.api.Shape;
-import org.attn4j.models.HostTensor;
+import org.attn4j.models.parameters.HostTensor;
 
 /** Host-side inputs and rearrangements for the laws and the differential checks. */
 final class HostArrays {

@@ -18,7 +18,7 @@ import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
-import org.attn4j.models.HostTensor;
+import org.attn4j.models.parameters.HostTensor;
 
 /**
  * Properties every correct attention has, checked on the backend alone with seeded random inputs: both sides of

@@ -22,16 +22,16 @@ import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
 import org.attn4j.models.decoder.CausalLM;
-import org.attn4j.models.decoder.GenerationOptions;
-import org.attn4j.models.decoder.Generator;
 import org.attn4j.models.decoder.KvCache;
-import org.attn4j.models.embed.Embedding;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
+import org.attn4j.models.generate.GenerationOptions;
+import org.attn4j.models.generate.Generator;
 import org.attn4j.models.io.SafeTensors;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * Whole models of the {@code models} module run on the backend under test, against committed references:
@@ -105,7 +105,7 @@ final class ModelSuite {
         }
         String what = MINILM_OP + " case model_all_minilm_l6_v2_sentence_embeddings [" + dtype + "] on "
                 + backend.name();
-        List<Embedding> out;
+        List<SentenceEmbedding> out;
         try (SentenceEmbedder embedder = SentenceEmbedder.loadDefault(backend, EmbeddingOptions.defaults()
                 .withDType(dtype).withBatchSize(reference.texts().size()))) {
             out = embedder.embed(reference.texts());

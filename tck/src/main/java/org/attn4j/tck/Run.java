@@ -5,7 +5,7 @@ import org.attn4j.api.DType;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
-import org.attn4j.models.HostTensor;
+import org.attn4j.models.parameters.HostTensor;
 
 /**
  * A scope and the dtype a check creates its inputs in.

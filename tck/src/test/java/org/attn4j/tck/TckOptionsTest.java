@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.attn4j.api.DType;
-import org.attn4j.models.HostTensor;
+import org.attn4j.models.parameters.HostTensor;
 import org.junit.jupiter.api.Test;
 
 class TckOptionsTest {

@@ -13,11 +13,11 @@ import java.util.Random;
 import org.attn4j.api.Backends;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
 import org.attn4j.models.decoder.CausalLM;
 import org.attn4j.models.decoder.DecoderConfig;
 import org.attn4j.models.decoder.KvCache;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * Whether a generated token costs the same early and late: a small GPT-2 and a small Llama-style decoder (random

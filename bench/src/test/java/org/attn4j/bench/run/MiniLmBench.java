@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.attn4j.api.Backends;
-import org.attn4j.models.embed.Embedding;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
+import org.attn4j.models.embed.SentenceEmbedding;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -119,7 +119,7 @@ public class MiniLmBench {
     @Benchmark
     public Object forward() throws OrtException {
         if (embedder != null) {
-            List<Embedding> out = embedder.embed(texts);
+            List<SentenceEmbedding> out = embedder.embed(texts);
             return new ArrayList<>(out);
         }
         try (OrtSession.Result r = session.run(inputs)) {

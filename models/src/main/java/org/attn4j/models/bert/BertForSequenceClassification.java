@@ -4,9 +4,9 @@ import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
-import org.attn4j.models.Linear;
-import org.attn4j.models.Parameters;
-import org.attn4j.models.StateDict;
+import org.attn4j.models.layers.Linear;
+import org.attn4j.models.parameters.Parameters;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * Hugging Face's {@code BertForSequenceClassification}, the shape of cross-encoders such as
@@ -33,7 +33,7 @@ public final class BertForSequenceClassification {
      * @param config the encoder's hyper-parameters
      * @param numLabels the classifier's outputs, at least 1
      * @return the model on the host
-     * @throws org.attn4j.models.StateDictException listing every missing, unexpected, mis-shaped or non-finite
+     * @throws org.attn4j.models.parameters.StateDictException listing every missing, unexpected, mis-shaped or non-finite
      *     parameter
      */
     public static BertForSequenceClassification load(StateDict params, BertConfig config, int numLabels) {

@@ -8,11 +8,11 @@ import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.LayerNorm;
-import org.attn4j.models.Linear;
-import org.attn4j.models.Parameters;
-import org.attn4j.models.StateDict;
+import org.attn4j.models.layers.LayerNorm;
+import org.attn4j.models.layers.Linear;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.Parameters;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * One post-norm BERT layer ({@code encoder.layer.<i>.}):

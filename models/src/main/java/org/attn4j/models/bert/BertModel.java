@@ -9,11 +9,11 @@ import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
-import org.attn4j.models.Embedding;
-import org.attn4j.models.LayerNorm;
-import org.attn4j.models.Linear;
-import org.attn4j.models.Parameters;
-import org.attn4j.models.StateDict;
+import org.attn4j.models.layers.Embedding;
+import org.attn4j.models.layers.LayerNorm;
+import org.attn4j.models.layers.Linear;
+import org.attn4j.models.parameters.Parameters;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * Hugging Face's {@code BertModel}: the encoder of BERT, MiniLM and the other {@code model_type: bert} checkpoints.
@@ -25,7 +25,7 @@ import org.attn4j.models.StateDict;
  * State_dict names as Hugging Face's ({@code embeddings.word_embeddings.weight},
  * {@code encoder.layer.3.attention.self.query.weight}, …), with or without the {@code bert.} prefix of the
  * pre-training checkpoints (whose {@code cls.*} heads are then ignored); the pooler is optional. Loading is strict:
- * every other problem comes in one {@link org.attn4j.models.StateDictException}.
+ * every other problem comes in one {@link org.attn4j.models.parameters.StateDictException}.
  *
  * <p>A loaded model holds its parameters on the host; {@link #bind(Parameters)} gives the same model with every
  * parameter uploaded once to a backend, which is how it should run: a forward call then allocates only activations.
@@ -56,7 +56,7 @@ public final class BertModel {
      * @param params Hugging Face names, optionally under {@code bert.}
      * @param config the hyper-parameters
      * @return the model on the host
-     * @throws org.attn4j.models.StateDictException listing every missing, unexpected, mis-shaped or non-finite
+     * @throws org.attn4j.models.parameters.StateDictException listing every missing, unexpected, mis-shaped or non-finite
      *     parameter
      */
     public static BertModel load(StateDict params, BertConfig config) {

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * The arguments of one rendering besides the messages, as transformers' {@code apply_chat_template} takes them:
@@ -16,24 +17,36 @@ import java.util.Objects;
  * prompt, no tools, the system clock) and change what you need; each {@code with…} returns a new value.
  */
 public final class ChatTemplateOptions {
-    private static final ChatTemplateOptions DEFAULTS = new ChatTemplateOptions(false, false, null, null, Map.of(),
-            Clock.systemDefaultZone());
+    private static final ChatTemplateOptions DEFAULTS = new ChatTemplateOptions(new Values());
 
-    private final boolean addGenerationPrompt;
-    private final boolean continueFinalMessage;
-    private final List<Object> tools;
-    private final List<Object> documents;
-    private final Map<String, Object> variables;
-    private final Clock clock;
+    /** Every option, in one place: the defaults are its initial values, a copy is one call. */
+    private static final class Values implements Cloneable {
+        boolean addGenerationPrompt;
+        boolean continueFinalMessage;
+        List<Object> tools;
+        List<Object> documents;
+        Map<String, Object> variables = Map.of();
+        Clock clock = Clock.systemDefaultZone();
 
-    private ChatTemplateOptions(boolean addGenerationPrompt, boolean continueFinalMessage, List<Object> tools,
-                                List<Object> documents, Map<String, Object> variables, Clock clock) {
-        this.addGenerationPrompt = addGenerationPrompt;
-        this.continueFinalMessage = continueFinalMessage;
-        this.tools = tools;
-        this.documents = documents;
-        this.variables = variables;
-        this.clock = clock;
+        Values copy() {
+            try {
+                return (Values) clone();
+            } catch (CloneNotSupportedException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    private final Values v;
+
+    private ChatTemplateOptions(Values v) {
+        this.v = v;
+    }
+
+    private ChatTemplateOptions with(Consumer<Values> change) {
+        Values next = v.copy();
+        change.accept(next);
+        return new ChatTemplateOptions(next);
     }
 
     /** @return no generation prompt, no tools or documents, no variables, the system clock */
@@ -46,7 +59,7 @@ public final class ChatTemplateOptions {
      * @return a copy with that setting
      */
     public ChatTemplateOptions withAddGenerationPrompt(boolean value) {
-        return new ChatTemplateOptions(value, continueFinalMessage, tools, documents, variables, clock);
+        return with(o -> o.addGenerationPrompt = value);
     }
 
     /**
@@ -55,7 +68,7 @@ public final class ChatTemplateOptions {
      * @return a copy with that setting
      */
     public ChatTemplateOptions withContinueFinalMessage(boolean value) {
-        return new ChatTemplateOptions(addGenerationPrompt, value, tools, documents, variables, clock);
+        return with(o -> o.continueFinalMessage = value);
     }
 
     /**
@@ -64,8 +77,7 @@ public final class ChatTemplateOptions {
      * @return a copy with those tools
      */
     public ChatTemplateOptions withTools(List<?> value) {
-        return new ChatTemplateOptions(addGenerationPrompt, continueFinalMessage, frozen(value, "tools"), documents,
-                variables, clock);
+        return with(o -> o.tools = frozen(value, "tools"));
     }
 
     /**
@@ -73,8 +85,7 @@ public final class ChatTemplateOptions {
      * @return a copy with those documents
      */
     public ChatTemplateOptions withDocuments(List<?> value) {
-        return new ChatTemplateOptions(addGenerationPrompt, continueFinalMessage, tools, frozen(value, "documents"),
-                variables, clock);
+        return with(o -> o.documents = frozen(value, "documents"));
     }
 
     /**
@@ -90,10 +101,9 @@ public final class ChatTemplateOptions {
             throw new IllegalArgumentException("ChatTemplateOptions.withVariable: '" + name
                     + "' is set by the renderer; use the option for it");
         }
-        Map<String, Object> v = new LinkedHashMap<>(variables);
-        v.put(name, Message.freeze(value, name));
-        return new ChatTemplateOptions(addGenerationPrompt, continueFinalMessage, tools, documents,
-                Collections.unmodifiableMap(v), clock);
+        Map<String, Object> vars = new LinkedHashMap<>(v.variables);
+        vars.put(name, Message.freeze(value, name));
+        return with(o -> o.variables = Collections.unmodifiableMap(vars));
     }
 
     /**
@@ -101,8 +111,8 @@ public final class ChatTemplateOptions {
      * @return a copy with that clock
      */
     public ChatTemplateOptions withClock(Clock value) {
-        return new ChatTemplateOptions(addGenerationPrompt, continueFinalMessage, tools, documents, variables,
-                Objects.requireNonNull(value, "ChatTemplateOptions.withClock: argument value is null"));
+        Objects.requireNonNull(value, "ChatTemplateOptions.withClock: argument value is null");
+        return with(o -> o.clock = value);
     }
 
     @SuppressWarnings("unchecked")
@@ -112,31 +122,31 @@ public final class ChatTemplateOptions {
 
     /** @return whether a generation prompt is added */
     public boolean addGenerationPrompt() {
-        return addGenerationPrompt;
+        return v.addGenerationPrompt;
     }
 
     /** @return whether the final message is continued */
     public boolean continueFinalMessage() {
-        return continueFinalMessage;
+        return v.continueFinalMessage;
     }
 
     /** @return the tools, or {@code null} */
     public List<Object> tools() {
-        return tools;
+        return v.tools;
     }
 
     /** @return the documents, or {@code null} */
     public List<Object> documents() {
-        return documents;
+        return v.documents;
     }
 
     /** @return the extra variables */
     public Map<String, Object> variables() {
-        return variables;
+        return v.variables;
     }
 
     /** @return the clock of {@code strftime_now} */
     public Clock clock() {
-        return clock;
+        return v.clock;
     }
 }

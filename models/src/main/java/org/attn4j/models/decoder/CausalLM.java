@@ -14,16 +14,16 @@ import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.WeightType;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
 import org.attn4j.models.io.Gguf;
 import org.attn4j.models.io.SafeTensors;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * A decoder-only language model of one of the families of {@link DecoderConfig.Type} (GPT-2, Llama 2 and 3.x,
  * Mistral, Qwen2 and 2.5, Qwen3, Gemma, Gemma 2, Gemma 3, Phi-3) whose weights live on one backend from
  * {@link #load} until {@link #close()}. {@link #forward} runs new tokens through the blocks against a
- * {@link KvCache} and returns their logits; {@link Generator} loops it.
+ * {@link KvCache} and returns their logits; {@code org.attn4j.models.generate.Generator} loops it.
  *
  * <pre>{@code
  * try (CausalLM model = CausalLM.load(folder, Backends.load(), DType.F32);
@@ -87,7 +87,25 @@ public final class CausalLM implements AutoCloseable {
                 gguf.tensors().asMap().values().forEach(HostTensor::release);
             }
         }
-        DecoderConfig config = DecoderConfig.read(folder);
+        return load(DecoderConfig.read(folder), folder, backend, dtype, storage);
+    }
+
+    /**
+     * The weights of a Hugging Face folder whose configuration is already read: {@code model.safetensors}, the
+     * shards of {@code model.safetensors.index.json}, else every {@code *.safetensors}, each tensor's memory map
+     * given back as soon as the tensor is bound.
+     *
+     * @param config the folder's configuration
+     * @param folder the folder
+     * @param backend where the weights go
+     * @param dtype the element type of activations and cache: F32, or F64 (every weight then F64)
+     * @param storage every matrix's storage type, converted once here, or null to keep the file's
+     * @return the model, its weights bound
+     * @throws IOException if a file cannot be read
+     * @throws IllegalArgumentException if the tensors do not describe the configured model
+     */
+    public static CausalLM load(DecoderConfig config, Path folder, Backend backend, DType dtype, WeightType storage)
+            throws IOException {
         if (Files.exists(folder.resolve("model.safetensors"))
                 || Files.exists(folder.resolve("model.safetensors.index.json"))) {
             StateDict state = SafeTensors.readCheckpoint(folder).tensors();
@@ -138,6 +156,15 @@ public final class CausalLM implements AutoCloseable {
     public static CausalLM load(Gguf.Contents gguf, Backend backend, DType dtype, WeightType storage) {
         GgufDecoder.Checkpoint c = GgufDecoder.read(gguf);
         return build(c.config(), c.state(), backend, dtype, storage, true, false);
+    }
+
+    /**
+     * @param gguf a GGUF file's contents ({@link Gguf#read})
+     * @return the family's configuration its {@code <arch>.*} metadata states
+     * @throws IllegalArgumentException if the file does not describe a decoder attn4j runs as written
+     */
+    public static DecoderConfig config(Gguf.Contents gguf) {
+        return GgufDecoder.read(gguf).config();
     }
 
     /**

@@ -11,9 +11,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.attn4j.api.Activation;
+import org.attn4j.api.RopeLayout;
 
 /**
  * The hyper-parameters of a decoder, read strictly from a Hugging Face {@code config.json} by its family's reader
@@ -63,10 +65,10 @@ public final class DecoderConfig {
 
         private final String modelType;
         private final Function<ConfigJson, DecoderConfig> reader;
-        private final BiFunction<DecoderConfig, Weights, Decoder> binder;
+        private final BiFunction<DecoderConfig, Weights, DecoderStack> binder;
 
         Type(String modelType, Function<ConfigJson, DecoderConfig> reader,
-             BiFunction<DecoderConfig, Weights, Decoder> binder) {
+             BiFunction<DecoderConfig, Weights, DecoderStack> binder) {
             this.modelType = modelType;
             this.reader = reader;
             this.binder = binder;
@@ -77,7 +79,7 @@ public final class DecoderConfig {
             return modelType;
         }
 
-        Decoder bind(DecoderConfig config, Weights weights) {
+        DecoderStack bind(DecoderConfig config, Weights weights) {
             return binder.apply(config, weights);
         }
     }
@@ -319,7 +321,7 @@ public final class DecoderConfig {
         return recomputeBeyond;
     }
 
-    Decoder bind(Weights weights) {
+    DecoderStack bind(Weights weights) {
         return type.bind(this, weights);
     }
 
@@ -377,22 +379,22 @@ public final class DecoderConfig {
      * @param d the family's defaults
      */
     static void readLlamaLineage(Builder b, ConfigJson c, LineageDefaults d) {
-        b.vocabSize = c.integer("vocab_size", d.vocabSize());
-        b.hidden = c.integer("hidden_size", d.hidden());
-        b.intermediate = c.integer("intermediate_size", d.intermediate());
-        b.layers = c.integer("num_hidden_layers", d.layers());
-        b.heads = c.integer("num_attention_heads", d.heads());
-        b.kvHeads = c.integer("num_key_value_heads", d.kvHeads() > 0 ? d.kvHeads() : b.heads);
+        b.vocabSize = c.integer("vocab_size", d.vocabSize);
+        b.hidden = c.integer("hidden_size", d.hidden);
+        b.intermediate = c.integer("intermediate_size", d.intermediate);
+        b.layers = c.integer("num_hidden_layers", d.layers);
+        b.heads = c.integer("num_attention_heads", d.heads);
+        b.kvHeads = c.integer("num_key_value_heads", d.kvHeads > 0 ? d.kvHeads : b.heads);
         Integer headDim = c.optionalInteger("head_dim");
-        b.headDim = headDim != null ? headDim : d.headDim() > 0 ? d.headDim()
+        b.headDim = headDim != null ? headDim : d.headDim > 0 ? d.headDim
                 : b.heads > 0 ? b.hidden / b.heads : 0;
-        if (headDim == null && d.headDim() == 0 && b.heads > 0 && b.hidden % b.heads != 0) {
+        if (headDim == null && d.headDim == 0 && b.heads > 0 && b.hidden % b.heads != 0) {
             c.problem("hidden_size", b.hidden, "is not a multiple of num_attention_heads " + b.heads
                     + " and head_dim is not given");
         }
-        b.eps = c.number("rms_norm_eps", d.eps());
-        b.maxPositions = c.integer("max_position_embeddings", d.maxPositions());
-        b.tiedEmbeddings = c.bool("tie_word_embeddings", d.tied());
+        b.eps = c.number("rms_norm_eps", d.eps);
+        b.maxPositions = c.integer("max_position_embeddings", d.maxPositions);
+        b.tiedEmbeddings = c.bool("tie_word_embeddings", d.tied);
         b.windows = new int[Math.max(0, b.layers)];
     }
 
@@ -406,15 +408,15 @@ public final class DecoderConfig {
      * @param layerTypes each layer's type, for parameters given per type
      */
     static void readRope(Builder b, ConfigJson c, LineageDefaults d, String[] layerTypes) {
-        double theta = c.number("rope_theta", d.theta());
+        double theta = c.number("rope_theta", d.theta);
         double partial = 1.0;
-        if (d.partialAllowed()) {
+        if (d.partialAllowed) {
             partial = c.number("partial_rotary_factor", 1.0);
         } else {
             c.neutral("partial_rotary_factor", 1.0);
         }
         b.rope = RopeScaling.read(c, new RopeScaling.Defaults(theta, partial, Math.max(2, b.headDim),
-                Math.max(1, b.maxPositions), d.original(), d.layout(), d.partialAllowed()), layerTypes);
+                Math.max(1, b.maxPositions), d.original, d.layout, d.partialAllowed), layerTypes);
     }
 
     /**
@@ -428,26 +430,58 @@ public final class DecoderConfig {
     }
 
     /**
-     * A family's transformers defaults for the keys {@link #readLlamaLineage} and {@link #readRope} read.
-     *
-     * @param vocabSize {@code vocab_size}
-     * @param hidden {@code hidden_size}
-     * @param intermediate {@code intermediate_size}
-     * @param layers {@code num_hidden_layers}
-     * @param heads {@code num_attention_heads}
-     * @param kvHeads {@code num_key_value_heads}, or 0 for the attention heads
-     * @param headDim {@code head_dim}, or 0 for {@code hidden / heads}
-     * @param eps {@code rms_norm_eps}
-     * @param maxPositions {@code max_position_embeddings}
-     * @param tied {@code tie_word_embeddings}
-     * @param theta {@code rope_theta}
-     * @param original a top-level {@code original_max_position_embeddings} that wins (Phi-3), or null
-     * @param layout the rotary pair layout
-     * @param partialAllowed whether the family rotates part of a head ({@code partial_rotary_factor})
+     * A family's transformers defaults for the keys {@link #readLlamaLineage} and {@link #readRope} read, by name:
+     * {@link #of} starts from transformers' {@code LlamaConfig} defaults and a family changes those that differ.
+     * <pre>{@code
+     * LineageDefaults d = LineageDefaults.of(x -> {
+     *     x.intermediate = 14336;           // Mistral's
+     *     x.kvHeads = 8;
+     * });
+     * }</pre>
+     * A value is filled once, inside {@link #of}, and only read afterwards.
      */
-    record LineageDefaults(int vocabSize, int hidden, int intermediate, int layers, int heads, int kvHeads,
-                           int headDim, double eps, int maxPositions, boolean tied, double theta, Integer original,
-                           org.attn4j.api.RopeLayout layout, boolean partialAllowed) {
+    static final class LineageDefaults {
+        /** {@code vocab_size} */
+        int vocabSize = 32000;
+        /** {@code hidden_size} */
+        int hidden = 4096;
+        /** {@code intermediate_size} */
+        int intermediate = 11008;
+        /** {@code num_hidden_layers} */
+        int layers = 32;
+        /** {@code num_attention_heads} */
+        int heads = 32;
+        /** {@code num_key_value_heads}, or 0 for the attention heads */
+        int kvHeads;
+        /** {@code head_dim}, or 0 for {@code hidden / heads} */
+        int headDim;
+        /** {@code rms_norm_eps} */
+        double eps = 1e-6;
+        /** {@code max_position_embeddings} */
+        int maxPositions = 2048;
+        /** {@code tie_word_embeddings} */
+        boolean tied;
+        /** {@code rope_theta} */
+        double theta = 10000.0;
+        /** a top-level {@code original_max_position_embeddings} that wins (Phi-3), or null */
+        Integer original;
+        /** the rotary pair layout */
+        RopeLayout layout = RopeLayout.HALF_SPLIT;
+        /** whether the family rotates part of a head ({@code partial_rotary_factor}) */
+        boolean partialAllowed;
+
+        private LineageDefaults() {
+        }
+
+        /**
+         * @param family sets the values in which the family differs from Llama
+         * @return the family's defaults
+         */
+        static LineageDefaults of(Consumer<LineageDefaults> family) {
+            LineageDefaults d = new LineageDefaults();
+            family.accept(d);
+            return d;
+        }
     }
 
     /**

@@ -2,7 +2,6 @@ package org.attn4j.models.decoder;
 
 import java.util.List;
 import org.attn4j.api.Activation;
-import org.attn4j.api.RopeLayout;
 import org.attn4j.models.decoder.DecoderConfig.Builder;
 import org.attn4j.models.decoder.DecoderConfig.LineageDefaults;
 
@@ -34,8 +33,17 @@ final class Gemma {
 
     static DecoderConfig read(ConfigJson c) {
         Builder b = new Builder(DecoderConfig.Type.GEMMA, c);
-        LineageDefaults d = new LineageDefaults(256000, 3072, 24576, 28, 16, 16, 256, 1e-6, 8192, true, 10000.0,
-                null, RopeLayout.HALF_SPLIT, false);
+        LineageDefaults d = LineageDefaults.of(x -> {
+            x.vocabSize = 256000;
+            x.hidden = 3072;
+            x.intermediate = 24576;
+            x.layers = 28;
+            x.heads = 16;
+            x.kvHeads = 16;
+            x.headDim = 256;
+            x.maxPositions = 8192;
+            x.tied = true;
+        });
         DecoderConfig.readLlamaLineage(b, c, d);
         DecoderConfig.readRope(b, c, d, DecoderConfig.fullAttention(b.layers));
         b.activation = activation(c);

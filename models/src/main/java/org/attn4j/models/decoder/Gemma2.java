@@ -1,6 +1,5 @@
 package org.attn4j.models.decoder;
 
-import org.attn4j.api.RopeLayout;
 import org.attn4j.models.decoder.DecoderConfig.Builder;
 import org.attn4j.models.decoder.DecoderConfig.LineageDefaults;
 
@@ -39,8 +38,17 @@ final class Gemma2 {
 
     static DecoderConfig read(ConfigJson c) {
         Builder b = new Builder(DecoderConfig.Type.GEMMA2, c);
-        LineageDefaults d = new LineageDefaults(256000, 2304, 9216, 26, 8, 4, 256, 1e-6, 8192, true, 10000.0, null,
-                RopeLayout.HALF_SPLIT, false);
+        LineageDefaults d = LineageDefaults.of(x -> {
+            x.vocabSize = 256000;
+            x.hidden = 2304;
+            x.intermediate = 9216;
+            x.layers = 26;
+            x.heads = 8;
+            x.kvHeads = 4;
+            x.headDim = 256;
+            x.maxPositions = 8192;
+            x.tied = true;
+        });
         DecoderConfig.readLlamaLineage(b, c, d);
         b.activation = Gemma.activation(c);
         boolean bias = c.bool("attention_bias", false);
@@ -90,7 +98,7 @@ final class Gemma2 {
      * @param w the state_dict
      * @return the decoder
      */
-    static Decoder bind(DecoderConfig c, Weights w) {
+    static DecoderStack bind(DecoderConfig c, Weights w) {
         return bind(c, w, false);
     }
 
@@ -101,17 +109,17 @@ final class Gemma2 {
      *     {@code self_attn.k_norm}, {@code 1 + w}: {@link Gemma3})
      * @return the decoder
      */
-    static Decoder bind(DecoderConfig c, Weights w, boolean perHeadNorms) {
+    static DecoderStack bind(DecoderConfig c, Weights w, boolean perHeadNorms) {
         int e = c.hidden();
         int q = c.heads() * c.headDim();
         int kv = c.kvHeads() * c.headDim();
         int inner = c.intermediate();
         double eps = c.eps();
         TokenTable embed = w.table("model.embed_tokens.weight", c.vocabSize(), e);
-        Decoder.Block[] blocks = new Decoder.Block[c.layers()];
+        DecoderStack.Block[] blocks = new DecoderStack.Block[c.layers()];
         for (int l = 0; l < blocks.length; l++) {
             String p = "model.layers." + l + ".";
-            SelfAttention attention = SelfAttention.separate(w.projection(p + "self_attn.q_proj", q, e, c.qkvBias()),
+            DecoderAttention attention = DecoderAttention.separate(w.projection(p + "self_attn.q_proj", q, e, c.qkvBias()),
                     w.projection(p + "self_attn.k_proj", kv, e, c.qkvBias()),
                     w.projection(p + "self_attn.v_proj", kv, e, c.qkvBias()),
                     perHeadNorms ? w.rms(p + "self_attn.q_norm.weight", c.headDim(), eps, true) : Norm.NONE,
@@ -119,13 +127,13 @@ final class Gemma2 {
                     w.projection(p + "self_attn.o_proj", e, q, c.outputBias()), c, l);
             FeedForward mlp = FeedForward.gated(w.stacked(p + "mlp.gate_proj", p + "mlp.up_proj", inner, e, false),
                     w.projection(p + "mlp.down_proj", e, inner, false), c.activation());
-            blocks[l] = new Decoder.Block(w.rms(p + "input_layernorm.weight", e, eps, true), attention,
+            blocks[l] = new DecoderStack.Block(w.rms(p + "input_layernorm.weight", e, eps, true), attention,
                     w.rms(p + "post_attention_layernorm.weight", e, eps, true),
                     w.rms(p + "pre_feedforward_layernorm.weight", e, eps, true), mlp,
                     w.rms(p + "post_feedforward_layernorm.weight", e, eps, true), c.rope(l));
         }
         Norm norm = w.rms("model.norm.weight", e, eps, true);
-        return new Decoder(embed, null, Decoder.sqrtHidden(e, w.dtype()), blocks, norm, Llama.head(c, w, embed),
+        return new DecoderStack(embed, null, DecoderStack.sqrtHidden(e, w.dtype()), blocks, norm, Llama.head(c, w, embed),
                 c.finalSoftcap());
     }
 }

@@ -2,7 +2,6 @@ package org.attn4j.models.decoder;
 
 import java.util.List;
 import java.util.Map;
-import org.attn4j.api.RopeLayout;
 import org.attn4j.models.decoder.DecoderConfig.Builder;
 import org.attn4j.models.decoder.DecoderConfig.LineageDefaults;
 
@@ -87,8 +86,18 @@ final class Gemma3 {
 
     private static DecoderConfig text(ConfigJson c, DecoderConfig.Type type) {
         Builder b = new Builder(type, c);
-        LineageDefaults d = new LineageDefaults(262208, 2304, 9216, 26, 8, 4, 256, 1e-6, 131072, true, 1e6, null,
-                RopeLayout.HALF_SPLIT, false);
+        LineageDefaults d = LineageDefaults.of(x -> {
+            x.vocabSize = 262208;
+            x.hidden = 2304;
+            x.intermediate = 9216;
+            x.layers = 26;
+            x.heads = 8;
+            x.kvHeads = 4;
+            x.headDim = 256;
+            x.maxPositions = 131072;
+            x.tied = true;
+            x.theta = 1e6;
+        });
         DecoderConfig.readLlamaLineage(b, c, d);
         b.activation = Gemma.activation(c);
         boolean bias = c.bool("attention_bias", false);
@@ -155,7 +164,7 @@ final class Gemma3 {
             c.problem("rope_local_base_freq", local, "must be positive");
             return;
         }
-        RopeScaling localRope = RopeScaling.unscaled(d.layout(), local, Math.max(2, b.headDim - b.headDim % 2),
+        RopeScaling localRope = RopeScaling.unscaled(d.layout, local, Math.max(2, b.headDim - b.headDim % 2),
                 Math.max(1, b.maxPositions));
         for (int i = 0; i < types.length; i++) {
             if (types[i].equals("sliding_attention")) {
@@ -189,7 +198,7 @@ final class Gemma3 {
      * @param w the state_dict
      * @return the decoder
      */
-    static Decoder bind(DecoderConfig c, Weights w) {
+    static DecoderStack bind(DecoderConfig c, Weights w) {
         return Gemma2.bind(c, w, true);
     }
 
@@ -202,7 +211,7 @@ final class Gemma3 {
      * @param w the state_dict
      * @return the decoder
      */
-    static Decoder bindTextOfImageText(DecoderConfig c, Weights w) {
+    static DecoderStack bindTextOfImageText(DecoderConfig c, Weights w) {
         for (String module : IMAGE_MODULES) {
             w.ignoreUnder(module);
         }

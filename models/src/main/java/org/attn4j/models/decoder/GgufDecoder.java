@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
 import org.attn4j.models.io.Gguf;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * A decoder's config and parameters from a GGUF file as llama.cpp's converter ({@code convert_hf_to_gguf.py})

@@ -66,25 +66,25 @@ final class Gpt2 {
         return b.build();
     }
 
-    static Decoder bind(DecoderConfig c, Weights w) {
+    static DecoderStack bind(DecoderConfig c, Weights w) {
         int e = c.hidden();
         int inner = c.intermediate();
         double eps = c.eps();
         TokenTable wte = w.table("wte.weight", c.vocabSize(), e);
         TokenTable wpe = w.table("wpe.weight", c.maxPositions(), e);
-        Decoder.Block[] blocks = new Decoder.Block[c.layers()];
+        DecoderStack.Block[] blocks = new DecoderStack.Block[c.layers()];
         for (int l = 0; l < blocks.length; l++) {
             String p = "h." + l + ".";
             w.ignore(p + "attn.bias");
             w.ignore(p + "attn.masked_bias");
-            SelfAttention attention = SelfAttention.fused(w.conv1d(p + "attn.c_attn", e, 3 * e),
+            DecoderAttention attention = DecoderAttention.fused(w.conv1d(p + "attn.c_attn", e, 3 * e),
                     w.conv1d(p + "attn.c_proj", e, e), c, l);
             FeedForward mlp = FeedForward.plain(w.conv1d(p + "mlp.c_fc", e, inner), w.conv1d(p + "mlp.c_proj", inner, e),
                     c.activation());
-            blocks[l] = new Decoder.Block(w.layerNorm(p + "ln_1", e, eps), attention, Norm.NONE,
+            blocks[l] = new DecoderStack.Block(w.layerNorm(p + "ln_1", e, eps), attention, Norm.NONE,
                     w.layerNorm(p + "ln_2", e, eps), mlp, Norm.NONE, null);
         }
         Norm norm = w.layerNorm("ln_f", e, eps);
-        return new Decoder(wte, wpe, 1.0, blocks, norm, Llama.head(c, w, wte), 0);
+        return new DecoderStack(wte, wpe, 1.0, blocks, norm, Llama.head(c, w, wte), 0);
     }
 }

@@ -38,8 +38,7 @@ final class Llama {
     static DecoderConfig read(ConfigJson c) {
         Builder b = new Builder(DecoderConfig.Type.LLAMA, c);
         RopeLayout layout = c.bool("rope_interleaved", false) ? RopeLayout.INTERLEAVED : RopeLayout.HALF_SPLIT;
-        LineageDefaults d = new LineageDefaults(32000, 4096, 11008, 32, 32, 0, 0, 1e-6, 2048, false, 10000.0,
-                null, layout, false);
+        LineageDefaults d = LineageDefaults.of(x -> x.layout = layout);
         DecoderConfig.readLlamaLineage(b, c, d);
         DecoderConfig.readRope(b, c, d, DecoderConfig.fullAttention(b.layers));
         b.activation = DecoderConfig.activation(c, "hidden_act", "silu",
@@ -66,7 +65,7 @@ final class Llama {
      * @param w the state_dict
      * @return the decoder
      */
-    static Decoder bind(DecoderConfig c, Weights w) {
+    static DecoderStack bind(DecoderConfig c, Weights w) {
         DecoderConfig.Type type = c.type();
         boolean gemma = type == DecoderConfig.Type.GEMMA;
         boolean fused = type == DecoderConfig.Type.PHI3;
@@ -76,20 +75,20 @@ final class Llama {
         int inner = c.intermediate();
         double eps = c.eps();
         TokenTable embed = w.table("model.embed_tokens.weight", c.vocabSize(), e);
-        Decoder.Block[] blocks = new Decoder.Block[c.layers()];
+        DecoderStack.Block[] blocks = new DecoderStack.Block[c.layers()];
         for (int l = 0; l < blocks.length; l++) {
             String p = "model.layers." + l + ".";
             w.ignore(p + "self_attn.rotary_emb.inv_freq");
-            SelfAttention attention;
+            DecoderAttention attention;
             FeedForward mlp;
             if (fused) {
-                attention = SelfAttention.fused(w.projection(p + "self_attn.qkv_proj", q + 2 * kv, e, false),
+                attention = DecoderAttention.fused(w.projection(p + "self_attn.qkv_proj", q + 2 * kv, e, false),
                         w.projection(p + "self_attn.o_proj", e, q, false), c, l);
                 mlp = FeedForward.gated(w.projection(p + "mlp.gate_up_proj", 2 * inner, e, false),
                         w.projection(p + "mlp.down_proj", e, inner, false), c.activation());
             } else {
                 boolean qk = type == DecoderConfig.Type.QWEN3;
-                attention = SelfAttention.separate(w.projection(p + "self_attn.q_proj", q, e, c.qkvBias()),
+                attention = DecoderAttention.separate(w.projection(p + "self_attn.q_proj", q, e, c.qkvBias()),
                         w.projection(p + "self_attn.k_proj", kv, e, c.qkvBias()),
                         w.projection(p + "self_attn.v_proj", kv, e, c.qkvBias()),
                         qk ? w.rms(p + "self_attn.q_norm.weight", c.headDim(), eps, false) : Norm.NONE,
@@ -98,11 +97,11 @@ final class Llama {
                 mlp = FeedForward.gated(w.stacked(p + "mlp.gate_proj", p + "mlp.up_proj", inner, e, c.mlpBias()),
                         w.projection(p + "mlp.down_proj", e, inner, c.mlpBias()), c.activation());
             }
-            blocks[l] = new Decoder.Block(w.rms(p + "input_layernorm.weight", e, eps, gemma), attention, Norm.NONE,
+            blocks[l] = new DecoderStack.Block(w.rms(p + "input_layernorm.weight", e, eps, gemma), attention, Norm.NONE,
                     w.rms(p + "post_attention_layernorm.weight", e, eps, gemma), mlp, Norm.NONE, c.rope(l));
         }
         Norm norm = w.rms("model.norm.weight", e, eps, gemma);
-        return new Decoder(embed, null, gemma ? Decoder.sqrtHidden(e, w.dtype()) : 1.0, blocks, norm,
+        return new DecoderStack(embed, null, gemma ? DecoderStack.sqrtHidden(e, w.dtype()) : 1.0, blocks, norm,
                 head(c, w, embed), c.finalSoftcap());
     }
 

@@ -2,7 +2,6 @@ package org.attn4j.models.decoder;
 
 import java.util.Arrays;
 import java.util.List;
-import org.attn4j.api.RopeLayout;
 import org.attn4j.models.decoder.DecoderConfig.Builder;
 import org.attn4j.models.decoder.DecoderConfig.LineageDefaults;
 
@@ -30,8 +29,11 @@ final class Mistral {
 
     static DecoderConfig read(ConfigJson c) {
         Builder b = new Builder(DecoderConfig.Type.MISTRAL, c);
-        LineageDefaults d = new LineageDefaults(32000, 4096, 14336, 32, 32, 8, 0, 1e-6, 4096 * 32, false, 10000.0,
-                null, RopeLayout.HALF_SPLIT, false);
+        LineageDefaults d = LineageDefaults.of(x -> {
+            x.intermediate = 14336;
+            x.kvHeads = 8;
+            x.maxPositions = 4096 * 32;
+        });
         DecoderConfig.readLlamaLineage(b, c, d);
         DecoderConfig.readRope(b, c, d, DecoderConfig.fullAttention(b.layers));
         b.activation = DecoderConfig.activation(c, "hidden_act", "silu",

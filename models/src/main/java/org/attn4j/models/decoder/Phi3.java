@@ -2,7 +2,6 @@ package org.attn4j.models.decoder;
 
 import java.util.Arrays;
 import java.util.List;
-import org.attn4j.api.RopeLayout;
 import org.attn4j.models.decoder.DecoderConfig.Builder;
 import org.attn4j.models.decoder.DecoderConfig.LineageDefaults;
 
@@ -37,8 +36,15 @@ final class Phi3 {
     static DecoderConfig read(ConfigJson c) {
         Builder b = new Builder(DecoderConfig.Type.PHI3, c);
         int original = c.integer("original_max_position_embeddings", 4096);
-        LineageDefaults d = new LineageDefaults(32064, 3072, 8192, 32, 32, 0, 0, 1e-5, 4096, false, 10000.0,
-                original, RopeLayout.HALF_SPLIT, true);
+        LineageDefaults d = LineageDefaults.of(x -> {
+            x.vocabSize = 32064;
+            x.hidden = 3072;
+            x.intermediate = 8192;
+            x.eps = 1e-5;
+            x.maxPositions = 4096;
+            x.original = original;
+            x.partialAllowed = true;
+        });
         DecoderConfig.readLlamaLineage(b, c, d);
         DecoderConfig.readRope(b, c, d, DecoderConfig.fullAttention(b.layers));
         b.activation = DecoderConfig.activation(c, "hidden_act", "silu",

@@ -1,7 +1,6 @@
 package org.attn4j.models.decoder;
 
 import java.util.List;
-import org.attn4j.api.RopeLayout;
 import org.attn4j.models.decoder.DecoderConfig.Builder;
 import org.attn4j.models.decoder.DecoderConfig.LineageDefaults;
 
@@ -29,8 +28,13 @@ final class Qwen3 {
 
     static DecoderConfig read(ConfigJson c) {
         Builder b = new Builder(DecoderConfig.Type.QWEN3, c);
-        LineageDefaults d = new LineageDefaults(151936, 4096, 22016, 32, 32, 32, 128, 1e-6, 32768, false, 10000.0,
-                null, RopeLayout.HALF_SPLIT, false);
+        LineageDefaults d = LineageDefaults.of(x -> {
+            x.vocabSize = 151936;
+            x.intermediate = 22016;
+            x.kvHeads = 32;
+            x.headDim = 128;
+            x.maxPositions = 32768;
+        });
         DecoderConfig.readLlamaLineage(b, c, d);
         Qwen2.readWindows(b, c, d);
         b.activation = DecoderConfig.activation(c, "hidden_act", "silu",

@@ -10,8 +10,8 @@ import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.Weight;
 import org.attn4j.api.WeightType;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * Takes a decoder's parameters out of a state_dict by name and shape, binding each once into the model's scope

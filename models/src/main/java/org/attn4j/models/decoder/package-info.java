@@ -1,18 +1,11 @@
 /**
- * Decoder-only language models and text generation with a key/value cache: the families of
+ * Decoder-only language model families and their one forward pass with a key/value cache: the families of
  * {@link org.attn4j.models.decoder.DecoderConfig.Type} (GPT-2, Llama 2 and 3.x, Mistral, Qwen2 and 2.5, Qwen3, Gemma,
  * Gemma 2, Gemma 3 and the text decoder of its image-text checkpoints, Phi-3) read strictly from a Hugging Face
  * folder ({@code config.json} and safetensors) under their {@code state_dict} names or from a GGUF file as
- * llama.cpp's converter writes it, a
- * {@link org.attn4j.models.decoder.KvCache} preallocated per layer, and a {@link org.attn4j.models.decoder.Generator}
- * with greedy, temperature, top-k, top-p and min-p sampling and a repetition penalty, streaming each token to a
- * listener and saying why it stopped.
- *
- * <p>A checkpoint's intent is read, not assumed: {@link org.attn4j.models.decoder.GenerationConfig} reads
- * {@code generation_config.json} (or a GGUF file's metadata) into the default options (refusing the keys that would
- * change the tokens and are not implemented), and {@link org.attn4j.models.decoder.ChatModel} answers a list of
- * {@link org.attn4j.models.chat.Message}s through the checkpoint's chat template and tokenizer, streaming text and
- * stopping at its end-of-turn ids; {@link org.attn4j.models.decoder.ChatSession} keeps one conversation's cache.
+ * llama.cpp's converter writes it, into a {@link org.attn4j.models.decoder.CausalLM} with a
+ * {@link org.attn4j.models.decoder.KvCache} preallocated per layer. Sampling, generation and chat live one layer up,
+ * in {@code org.attn4j.models.generate}.
  *
  * <p>What lives where: {@code DecoderConfig} and {@code ConfigJson} read a config strictly, one reader per family
  * ({@code Gpt2}, {@code Llama}, {@code Mistral}, {@code Qwen2}, {@code Qwen3}, {@code Gemma}, {@code Gemma2},
@@ -20,8 +13,8 @@
  * file's {@code <arch>.*} metadata ({@code GgufMetadata}, as strict) into those readers' keys and its tensors into their
  * names; {@code RopeScaling} computes rotary embeddings as transformers does; {@code Weights} binds every parameter
  * (the only place that takes tensors out of a state_dict) into {@code Projection}s, {@code TokenTable}s and
- * {@code Norm}s, the only places that call {@code linear} and {@code embedding}; {@code SelfAttention} and
- * {@code FeedForward} are the blocks' halves and {@code Decoder} the one forward every family runs.
+ * {@code Norm}s, the only places that call {@code linear} and {@code embedding}; {@code DecoderAttention} and
+ * {@code FeedForward} are the blocks' halves and {@code DecoderStack} the one forward every family runs.
  *
  * <p>A loaded {@link org.attn4j.models.decoder.CausalLM} keeps its weights on its backend for its lifetime; a decoding
  * step uploads nothing but the new token ids and writes its keys and values into the cache in place

@@ -10,9 +10,9 @@ import java.util.List;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
-import org.attn4j.models.Parameters;
 import org.attn4j.models.bert.BertForSequenceClassification;
 import org.attn4j.models.bert.BertInput;
+import org.attn4j.models.parameters.Parameters;
 import org.attn4j.models.tokenize.Encoding;
 import org.attn4j.models.tokenize.Tokenizer;
 

@@ -2,6 +2,7 @@ package org.attn4j.models.embed;
 
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.Consumer;
 import org.attn4j.api.DType;
 
 /**
@@ -11,24 +12,36 @@ import org.attn4j.api.DType;
  * the model's {@code max_position_embeddings}.
  */
 public final class EmbeddingOptions {
-    private static final EmbeddingOptions DEFAULTS = new EmbeddingOptions(null, null, 0, 32, DType.F32,
-            LongTexts.TRUNCATE);
+    private static final EmbeddingOptions DEFAULTS = new EmbeddingOptions(new Values());
 
-    private final Pooling pooling;
-    private final Boolean normalize;
-    private final int maxLength;
-    private final int batchSize;
-    private final DType dtype;
-    private final LongTexts longTexts;
+    /** Every option, in one place: the defaults are its initial values, a copy is one call. */
+    private static final class Values implements Cloneable {
+        Pooling pooling;
+        Boolean normalize;
+        int maxLength;
+        int batchSize = 32;
+        DType dtype = DType.F32;
+        LongTexts longTexts = LongTexts.TRUNCATE;
 
-    private EmbeddingOptions(Pooling pooling, Boolean normalize, int maxLength, int batchSize, DType dtype,
-                             LongTexts longTexts) {
-        this.pooling = pooling;
-        this.normalize = normalize;
-        this.maxLength = maxLength;
-        this.batchSize = batchSize;
-        this.dtype = dtype;
-        this.longTexts = longTexts;
+        Values copy() {
+            try {
+                return (Values) clone();
+            } catch (CloneNotSupportedException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    private final Values v;
+
+    private EmbeddingOptions(Values v) {
+        this.v = v;
+    }
+
+    private EmbeddingOptions with(Consumer<Values> change) {
+        Values next = v.copy();
+        change.accept(next);
+        return new EmbeddingOptions(next);
     }
 
     /** @return pooling and normalisation from the model, its length, batches of 32 texts, F32, long texts truncated */
@@ -44,7 +57,7 @@ public final class EmbeddingOptions {
         if (value == null) {
             throw new IllegalArgumentException("EmbeddingOptions.withPooling: argument value is null");
         }
-        return new EmbeddingOptions(value, normalize, maxLength, batchSize, dtype, longTexts);
+        return with(o -> o.pooling = value);
     }
 
     /**
@@ -52,7 +65,7 @@ public final class EmbeddingOptions {
      * @return a copy with normalisation set
      */
     public EmbeddingOptions withNormalize(boolean value) {
-        return new EmbeddingOptions(pooling, value, maxLength, batchSize, dtype, longTexts);
+        return with(o -> o.normalize = value);
     }
 
     /**
@@ -65,7 +78,7 @@ public final class EmbeddingOptions {
             throw new IllegalArgumentException("EmbeddingOptions.withMaxLength: argument tokens is " + tokens
                     + "; it must be at least 2 ([CLS] and [SEP])");
         }
-        return new EmbeddingOptions(pooling, normalize, tokens, batchSize, dtype, longTexts);
+        return with(o -> o.maxLength = tokens);
     }
 
     /**
@@ -77,7 +90,7 @@ public final class EmbeddingOptions {
             throw new IllegalArgumentException("EmbeddingOptions.withBatchSize: argument texts is " + texts
                     + "; it must be at least 1");
         }
-        return new EmbeddingOptions(pooling, normalize, maxLength, texts, dtype, longTexts);
+        return with(o -> o.batchSize = texts);
     }
 
     /**
@@ -88,7 +101,7 @@ public final class EmbeddingOptions {
         if (value == null) {
             throw new IllegalArgumentException("EmbeddingOptions.withDType: argument value is null");
         }
-        return new EmbeddingOptions(pooling, normalize, maxLength, batchSize, value, longTexts);
+        return with(o -> o.dtype = value);
     }
 
     /**
@@ -100,43 +113,44 @@ public final class EmbeddingOptions {
         if (value == null) {
             throw new IllegalArgumentException("EmbeddingOptions.withLongTexts: argument value is null");
         }
-        return new EmbeddingOptions(pooling, normalize, maxLength, batchSize, dtype, value);
+        return with(o -> o.longTexts = value);
     }
 
     /** @return what happens to a text longer than the maximum length */
     public LongTexts longTexts() {
-        return longTexts;
+        return v.longTexts;
     }
 
     /** @return the pooling asked for, empty to follow the model */
     public Optional<Pooling> pooling() {
-        return Optional.ofNullable(pooling);
+        return Optional.ofNullable(v.pooling);
     }
 
     /** @return whether to normalise, empty to follow the model */
     public Optional<Boolean> normalize() {
-        return Optional.ofNullable(normalize);
+        return Optional.ofNullable(v.normalize);
     }
 
     /** @return the token limit asked for, empty to follow the model */
     public OptionalInt maxLength() {
-        return maxLength == 0 ? OptionalInt.empty() : OptionalInt.of(maxLength);
+        return v.maxLength == 0 ? OptionalInt.empty() : OptionalInt.of(v.maxLength);
     }
 
     /** @return texts per forward call */
     public int batchSize() {
-        return batchSize;
+        return v.batchSize;
     }
 
     /** @return the compute dtype */
     public DType dtype() {
-        return dtype;
+        return v.dtype;
     }
 
     @Override
     public String toString() {
-        return "EmbeddingOptions[pooling=" + (pooling == null ? "model" : pooling) + ", normalize="
-                + (normalize == null ? "model" : normalize) + ", maxLength=" + (maxLength == 0 ? "model" : maxLength)
-                + ", batchSize=" + batchSize + ", dtype=" + dtype + ", longTexts=" + longTexts + "]";
+        return "EmbeddingOptions[pooling=" + (v.pooling == null ? "model" : v.pooling) + ", normalize="
+                + (v.normalize == null ? "model" : v.normalize) + ", maxLength="
+                + (v.maxLength == 0 ? "model" : v.maxLength) + ", batchSize=" + v.batchSize + ", dtype=" + v.dtype
+                + ", longTexts=" + v.longTexts + "]";
     }
 }

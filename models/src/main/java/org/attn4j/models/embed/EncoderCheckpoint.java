@@ -19,8 +19,6 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
 import org.attn4j.models.bert.BertConfig;
 import org.attn4j.models.bert.BertGraph;
 import org.attn4j.models.io.SafeTensors;
@@ -28,6 +26,8 @@ import org.attn4j.models.onnx.OnnxModel;
 import org.attn4j.models.onnx.OnnxNode;
 import org.attn4j.models.onnx.OnnxStateDict;
 import org.attn4j.models.onnx.OnnxTensor;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 import org.attn4j.models.tokenize.Tokenizer;
 
 /**

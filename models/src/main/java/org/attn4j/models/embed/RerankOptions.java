@@ -2,6 +2,7 @@ package org.attn4j.models.embed;
 
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.Consumer;
 import org.attn4j.api.DType;
 
 /**
@@ -10,18 +11,34 @@ import org.attn4j.api.DType;
  * logit; its {@code max_position_embeddings} as the length.
  */
 public final class RerankOptions {
-    private static final RerankOptions DEFAULTS = new RerankOptions(null, 0, 32, DType.F32);
+    private static final RerankOptions DEFAULTS = new RerankOptions(new Values());
 
-    private final Boolean sigmoid;
-    private final int maxLength;
-    private final int batchSize;
-    private final DType dtype;
+    /** Every option, in one place: the defaults are its initial values, a copy is one call. */
+    private static final class Values implements Cloneable {
+        Boolean sigmoid;
+        int maxLength;
+        int batchSize = 32;
+        DType dtype = DType.F32;
 
-    private RerankOptions(Boolean sigmoid, int maxLength, int batchSize, DType dtype) {
-        this.sigmoid = sigmoid;
-        this.maxLength = maxLength;
-        this.batchSize = batchSize;
-        this.dtype = dtype;
+        Values copy() {
+            try {
+                return (Values) clone();
+            } catch (CloneNotSupportedException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    private final Values v;
+
+    private RerankOptions(Values v) {
+        this.v = v;
+    }
+
+    private RerankOptions with(Consumer<Values> change) {
+        Values next = v.copy();
+        change.accept(next);
+        return new RerankOptions(next);
     }
 
     /** @return the model's activation and length, batches of 32 pairs, F32 */
@@ -34,7 +51,7 @@ public final class RerankOptions {
      * @return a copy with the activation set
      */
     public RerankOptions withSigmoid(boolean value) {
-        return new RerankOptions(value, maxLength, batchSize, dtype);
+        return with(o -> o.sigmoid = value);
     }
 
     /**
@@ -47,7 +64,7 @@ public final class RerankOptions {
             throw new IllegalArgumentException("RerankOptions.withMaxLength: argument tokens is " + tokens
                     + "; it must be at least 3 ([CLS] and two [SEP])");
         }
-        return new RerankOptions(sigmoid, tokens, batchSize, dtype);
+        return with(o -> o.maxLength = tokens);
     }
 
     /**
@@ -59,7 +76,7 @@ public final class RerankOptions {
             throw new IllegalArgumentException("RerankOptions.withBatchSize: argument pairs is " + pairs
                     + "; it must be at least 1");
         }
-        return new RerankOptions(sigmoid, maxLength, pairs, dtype);
+        return with(o -> o.batchSize = pairs);
     }
 
     /**
@@ -70,32 +87,33 @@ public final class RerankOptions {
         if (value == null) {
             throw new IllegalArgumentException("RerankOptions.withDType: argument value is null");
         }
-        return new RerankOptions(sigmoid, maxLength, batchSize, value);
+        return with(o -> o.dtype = value);
     }
 
     /** @return whether scores go through a sigmoid, empty to follow the model */
     public Optional<Boolean> sigmoid() {
-        return Optional.ofNullable(sigmoid);
+        return Optional.ofNullable(v.sigmoid);
     }
 
     /** @return the token limit asked for, empty to follow the model */
     public OptionalInt maxLength() {
-        return maxLength == 0 ? OptionalInt.empty() : OptionalInt.of(maxLength);
+        return v.maxLength == 0 ? OptionalInt.empty() : OptionalInt.of(v.maxLength);
     }
 
     /** @return pairs per forward call */
     public int batchSize() {
-        return batchSize;
+        return v.batchSize;
     }
 
     /** @return the compute dtype */
     public DType dtype() {
-        return dtype;
+        return v.dtype;
     }
 
     @Override
     public String toString() {
-        return "RerankOptions[sigmoid=" + (sigmoid == null ? "model" : sigmoid) + ", maxLength="
-                + (maxLength == 0 ? "model" : maxLength) + ", batchSize=" + batchSize + ", dtype=" + dtype + "]";
+        return "RerankOptions[sigmoid=" + (v.sigmoid == null ? "model" : v.sigmoid) + ", maxLength="
+                + (v.maxLength == 0 ? "model" : v.maxLength) + ", batchSize=" + v.batchSize + ", dtype=" + v.dtype
+                + "]";
     }
 }

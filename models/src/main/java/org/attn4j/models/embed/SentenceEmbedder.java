@@ -10,9 +10,9 @@ import java.util.Optional;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
-import org.attn4j.models.Parameters;
 import org.attn4j.models.bert.BertInput;
 import org.attn4j.models.bert.BertModel;
+import org.attn4j.models.parameters.Parameters;
 import org.attn4j.models.tokenize.Encoding;
 import org.attn4j.models.tokenize.Tokenizer;
 
@@ -30,7 +30,7 @@ import org.attn4j.models.tokenize.Tokenizer;
  *
  * <pre>
  *   try (SentenceEmbedder e = SentenceEmbedder.loadDefault(Backends.load(), EmbeddingOptions.defaults())) {
- *       List&lt;Embedding&gt; v = e.embed(List.of("A man is eating food.", "A man is eating pasta."));
+ *       List&lt;SentenceEmbedding&gt; v = e.embed(List.of("A man is eating food.", "A man is eating pasta."));
  *       double similarity = v.get(0).cosine(v.get(1));
  *   }
  * </pre>
@@ -146,7 +146,7 @@ public final class SentenceEmbedder implements AutoCloseable {
      * @return one embedding per text, in the same order
      * @throws IllegalStateException if closed
      */
-    public List<Embedding> embed(List<String> texts) {
+    public List<SentenceEmbedding> embed(List<String> texts) {
         if (texts == null || texts.stream().anyMatch(t -> t == null)) {
             throw new IllegalArgumentException("SentenceEmbedder.embed: argument texts is null or holds null");
         }
@@ -198,7 +198,7 @@ public final class SentenceEmbedder implements AutoCloseable {
             }
             totals[i] += weight.get(s);
         }
-        Embedding[] out = new Embedding[n];
+        SentenceEmbedding[] out = new SentenceEmbedding[n];
         for (int i = 0; i < n; i++) {
             float[] v = single[i];
             if (sums[i] != null) {
@@ -210,7 +210,7 @@ public final class SentenceEmbedder implements AutoCloseable {
             if (normalize) {
                 normalizeInPlace(v);
             }
-            out[i] = new Embedding(texts.get(i), textIds[i], v);
+            out[i] = new SentenceEmbedding(texts.get(i), textIds[i], v);
         }
         return List.of(out);
     }
@@ -248,7 +248,7 @@ public final class SentenceEmbedder implements AutoCloseable {
      * @param text a text
      * @return its embedding
      */
-    public Embedding embed(String text) {
+    public SentenceEmbedding embed(String text) {
         return embed(List.of(text)).get(0);
     }
 

@@ -10,13 +10,13 @@ import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.MultiHeadAttention;
-import org.attn4j.models.PerHeadMultiHeadAttention;
-import org.attn4j.models.RunMode;
-import org.attn4j.models.SelfAttention;
-import org.attn4j.models.SimplifiedSelfAttention;
-import org.attn4j.models.StateDict;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
+import org.attn4j.models.tutorial.MultiHeadAttention;
+import org.attn4j.models.tutorial.PerHeadMultiHeadAttention;
+import org.attn4j.models.tutorial.RunMode;
+import org.attn4j.models.tutorial.SelfAttention;
+import org.attn4j.models.tutorial.SimplifiedSelfAttention;
 
 /**
  * The walk-through of Raschka's <i>Build a Large Language Model (From Scratch)</i>, chapter 3, on its six-token

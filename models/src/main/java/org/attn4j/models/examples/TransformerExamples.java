@@ -12,15 +12,15 @@ import org.attn4j.api.Mask;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
-import org.attn4j.models.AttentionMasks;
-import org.attn4j.models.Embedding;
-import org.attn4j.models.MultiHeadAttention;
-import org.attn4j.models.MultiHeadOptions;
-import org.attn4j.models.RunMode;
-import org.attn4j.models.SinusoidalPositionalEncoding;
-import org.attn4j.models.TransformerEncoder;
-import org.attn4j.models.TransformerEncoderLayer;
+import org.attn4j.models.layers.Embedding;
 import org.attn4j.models.text.Vocabulary;
+import org.attn4j.models.tutorial.AttentionMasks;
+import org.attn4j.models.tutorial.MultiHeadAttention;
+import org.attn4j.models.tutorial.MultiHeadOptions;
+import org.attn4j.models.tutorial.RunMode;
+import org.attn4j.models.tutorial.SinusoidalPositionalEncoding;
+import org.attn4j.models.tutorial.TransformerEncoder;
+import org.attn4j.models.tutorial.TransformerEncoderLayer;
 
 /**
  * Runnable examples: Raschka's chapter-3 walk-through ({@link RaschkaChapter3}), then a sentence taken through a

@@ -21,8 +21,8 @@ import java.util.List;
 import java.util.Map;
 import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * Reads the <a href="https://github.com/ggml-org/ggml/blob/master/docs/gguf.md">GGUF</a> format, versions 2 and 3,

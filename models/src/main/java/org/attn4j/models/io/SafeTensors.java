@@ -26,8 +26,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.attn4j.api.DType;
 import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * Reads and writes the <a href="https://github.com/huggingface/safetensors">safetensors</a> format:

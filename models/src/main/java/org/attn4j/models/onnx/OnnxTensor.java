@@ -6,7 +6,7 @@ import java.nio.FloatBuffer;
 import java.util.Arrays;
 import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
-import org.attn4j.models.HostTensor;
+import org.attn4j.models.parameters.HostTensor;
 
 /**
  * One tensor of an ONNX file (an initializer or a constant): its name, element type, dims and row-major values.

@@ -12,6 +12,8 @@ import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
 import org.attn4j.models.DecoderGoldens;
 import org.attn4j.models.DecoderGoldens.Decoder;
+import org.attn4j.models.generate.GenerationOptions;
+import org.attn4j.models.generate.Generator;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;

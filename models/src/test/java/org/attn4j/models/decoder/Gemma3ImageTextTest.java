@@ -12,8 +12,8 @@ import org.attn4j.api.Backends;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.models.DecoderGoldens;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 import org.junit.jupiter.api.Test;
 
 /**

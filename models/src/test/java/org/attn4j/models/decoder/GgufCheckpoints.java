@@ -17,10 +17,10 @@ import org.attn4j.api.Activation;
 import org.attn4j.api.RopeLayout;
 import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
 import org.attn4j.models.io.GgufWriter;
 import org.attn4j.models.io.SafeTensors;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * Turns a Hugging Face checkpoint ({@code config.json} keys and a state_dict) into a GGUF file the way llama.cpp's

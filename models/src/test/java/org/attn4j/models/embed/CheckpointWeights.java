@@ -2,8 +2,8 @@ package org.attn4j.models.embed;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * The weights of {@code generate_encoder_fixtures.py}'s checkpoints, bit for bit: each parameter is a pure function

@@ -57,7 +57,7 @@ class EncoderSourceTest {
     }
 
     private static void assertMatchesPyTorch(SentenceEmbedder e) {
-        List<Embedding> v = e.embed(texts());
+        List<SentenceEmbedding> v = e.embed(texts());
         for (int i = 0; i < v.size(); i++) {
             JsonNode ids = expected.get("ids").get(i);
             int[] want = new int[ids.size()];

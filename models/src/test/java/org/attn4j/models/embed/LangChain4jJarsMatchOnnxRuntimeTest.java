@@ -66,7 +66,7 @@ class LangChain4jJarsMatchOnnxRuntimeTest {
             assertEquals(onnx + " in " + jar, e.description());
             assertTrue(e.notes().contains("configuration read from the ONNX graph: 12 layers of width 384, 12 heads,"
                     + " feed-forward 1536") || onnx.startsWith("e5"), e.notes().toString());
-            List<Embedding> v = e.embed(TEXTS);
+            List<SentenceEmbedding> v = e.embed(TEXTS);
             float[][] reference = onnxRuntime(onnx, pooling, v);
             for (int i = 0; i < TEXTS.size(); i++) {
                 float[] actual = v.get(i).vector();
@@ -86,7 +86,7 @@ class LangChain4jJarsMatchOnnxRuntimeTest {
      * Each text's ids (as attn4j's tokenizer gave them; the tokenizer is checked against Hugging Face's elsewhere)
      * alone through ONNX Runtime, pooled as the jar's class says, normalised as langchain4j does.
      */
-    private static float[][] onnxRuntime(String onnx, Pooling pooling, List<Embedding> embeddings)
+    private static float[][] onnxRuntime(String onnx, Pooling pooling, List<SentenceEmbedding> embeddings)
             throws IOException, OrtException {
         OrtEnvironment env = OrtEnvironment.getEnvironment();
         OrtSession.SessionOptions options = new OrtSession.SessionOptions();
@@ -157,8 +157,8 @@ class LangChain4jJarsMatchOnnxRuntimeTest {
              SentenceEmbedder f = SentenceEmbedder.load(jarOf("bge-small-en-v1.5.onnx"), Backends.load("ejml"),
                      EmbeddingOptions.defaults())) {
             assertEquals(f.pooling(), q.pooling());
-            List<Embedding> quantized = q.embed(TEXTS);
-            List<Embedding> full = f.embed(TEXTS);
+            List<SentenceEmbedding> quantized = q.embed(TEXTS);
+            List<SentenceEmbedding> full = f.embed(TEXTS);
             for (int i = 0; i < TEXTS.size(); i++) {
                 float[] a = quantized.get(i).vector();
                 float[] b = full.get(i).vector();

@@ -17,9 +17,9 @@ import org.attn4j.api.Backend;
 import org.attn4j.api.Backends;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
-import org.attn4j.models.Parameters;
 import org.attn4j.models.bert.BertInput;
 import org.attn4j.models.bert.BertModel;
+import org.attn4j.models.parameters.Parameters;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -169,7 +169,7 @@ class MiniLmMatchesOnnxRuntimeTest {
         float[] reference = onnxRuntime(batch);
         int[] mask = batch.attentionMask();
         try (SentenceEmbedder e = SentenceEmbedder.loadDefault(backend, EmbeddingOptions.defaults().withBatchSize(3))) {
-            List<Embedding> out = e.embed(TEXTS);
+            List<SentenceEmbedding> out = e.embed(TEXTS);
             List<String> seen = new ArrayList<>();
             for (int i = 0; i < TEXTS.size(); i++) {
                 assertEquals(Arrays.toString(ids[i]), Arrays.toString(out.get(i).ids()));

@@ -93,10 +93,10 @@ class SentenceEmbedderTest {
                 EmbeddingOptions options = EmbeddingOptions.defaults().withPooling(pooling).withNormalize(normalize)
                         .withBatchSize(4);
                 try (SentenceEmbedder e = SentenceEmbedder.load(tiny(), backend, options)) {
-                    List<Embedding> out = e.embed(TEXTS);
+                    List<SentenceEmbedding> out = e.embed(TEXTS);
                     assertEquals(TEXTS.size(), out.size());
                     for (int i = 0; i < TEXTS.size(); i++) {
-                        Embedding one = out.get(i);
+                        SentenceEmbedding one = out.get(i);
                         assertEquals(TEXTS.get(i), one.text());
                         assertClose(pooling + " normalize=" + normalize + " text " + i + " on " + backend.name(),
                                 expected(model, backend, one.ids(), pooling, normalize), one.vector(), 1e-5);
@@ -196,7 +196,7 @@ class SentenceEmbedderTest {
         }
         try (SentenceEmbedder split = SentenceEmbedder.load(tiny(), ejml, nine.withLongTexts(LongTexts.SPLIT))) {
             assertEquals(LongTexts.SPLIT, split.longTexts());
-            Embedding repeated = split.embed(t1 + " " + t1 + " " + t1);
+            SentenceEmbedding repeated = split.embed(t1 + " " + t1 + " " + t1);
             assertClose("three equal windows", whole, repeated.vector(), 1e-6);
             assertEquals(23, repeated.ids().length, "every token of the text, [CLS] and [SEP] once");
 

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Random;
 import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
-import org.attn4j.models.HostTensor;
+import org.attn4j.models.parameters.HostTensor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
-import org.attn4j.models.HostTensor;
+import org.attn4j.models.parameters.HostTensor;
 
 /**
  * Writes GGUF version 3 files as llama.cpp's {@code gguf-py} writer lays them out: header, metadata in insertion

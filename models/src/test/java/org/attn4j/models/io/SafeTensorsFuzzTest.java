@@ -20,8 +20,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.attn4j.api.DType;
 import org.attn4j.api.Shape;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

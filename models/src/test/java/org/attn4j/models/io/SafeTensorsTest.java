@@ -22,8 +22,8 @@ import java.util.Random;
 import org.attn4j.api.DType;
 import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
-import org.attn4j.models.HostTensor;
-import org.attn4j.models.StateDict;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

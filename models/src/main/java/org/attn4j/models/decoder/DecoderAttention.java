@@ -1,0 +1,170 @@
+package org.attn4j.models.decoder;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.attn4j.api.AttentionOptions;
+import org.attn4j.api.CausalAlignment;
+import org.attn4j.api.Epilogue;
+import org.attn4j.api.Ops;
+import org.attn4j.api.RotaryEmbedding;
+import org.attn4j.api.Tensor;
+
+/**
+ * The self-attention of one decoder block against its layer of the cache, for every family:
+ * <pre>
+ *   q, k, v = the projections of x (separate, or one fused projection split into [H·d, H_kv·d, H_kv·d])
+ *   q, k    = rmsNorm per head (Qwen3; Gemma 3's 1 + w), then rotary embeddings at each token's position (not GPT-2)
+ *   a       = softmax(cap(q·kᵀ·scale) + causal, window and padding masks over the cache)·v
+ *   out     = o(a)
+ * </pre>
+ * with {@code k} and {@code v} of {@code H_kv} heads written into the cache first, and {@code cap} Gemma 2's
+ * logit soft-cap where it has one (Gemma 3's when its config sets one).
+ */
+final class DecoderAttention {
+    private final Projection q;
+    private final Projection k;
+    private final Projection v;
+    private final Projection qkv;
+    private final Norm qNorm;
+    private final Norm kNorm;
+    private final Projection o;
+    private final int heads;
+    private final int kvHeads;
+    private final int headDim;
+    private final double scale;
+    private final double softcap;
+    private final int window;
+
+    private DecoderAttention(Projection q, Projection k, Projection v, Projection qkv, Norm qNorm, Norm kNorm,
+                          Projection o, DecoderConfig c, int layer) {
+        this.q = q;
+        this.k = k;
+        this.v = v;
+        this.qkv = qkv;
+        this.qNorm = qNorm;
+        this.kNorm = kNorm;
+        this.o = o;
+        this.heads = c.heads();
+        this.kvHeads = c.kvHeads();
+        this.headDim = c.headDim();
+        this.scale = c.attentionScale(layer);
+        this.softcap = c.attentionSoftcap();
+        this.window = c.window(layer);
+    }
+
+    /**
+     * @param q the query projection
+     * @param k the key projection
+     * @param v the value projection
+     * @param qNorm the per-head query norm, or {@link Norm#NONE}
+     * @param kNorm the per-head key norm, or {@link Norm#NONE}
+     * @param o the output projection
+     * @param c the config (heads, scale, soft-cap, window)
+     * @param layer the layer
+     * @return the attention with separate projections
+     */
+    static DecoderAttention separate(Projection q, Projection k, Projection v, Norm qNorm, Norm kNorm, Projection o,
+                                  DecoderConfig c, int layer) {
+        return new DecoderAttention(q, k, v, null, qNorm, kNorm, o, c, layer);
+    }
+
+    /**
+     * @param qkv one projection to {@code [H·d (q), H_kv·d (k), H_kv·d (v)]}
+     * @param o the output projection
+     * @param c the config
+     * @param layer the layer
+     * @return the attention with a fused projection (GPT-2's {@code c_attn}, Phi-3's {@code qkv_proj})
+     */
+    static DecoderAttention fused(Projection qkv, Projection o, DecoderConfig c, int layer) {
+        return new DecoderAttention(null, null, null, qkv, Norm.NONE, Norm.NONE, o, c, layer);
+    }
+
+    /**
+     * @param t the ops of a work scope
+     * @param x {@code [B, L, E]}, normalised
+     * @param layer the layer, whose slot of the cache receives the new keys and values
+     * @param cache the cache, holding the earlier positions
+     * @param rotary this forward's rotary embedding, or null for none
+     * @param residual added to the output projection in its pass (the block's skip connection), or null
+     * @return {@code [B, L, E]}
+     */
+    Tensor forward(Ops t, Tensor x, int layer, KvCache cache, RotaryEmbedding rotary, Tensor residual) {
+        Tensor queries;
+        Tensor keys;
+        Tensor values;
+        if (qkv != null) {
+            List<Tensor> parts = t.split(qkv.apply(t, x), new int[] {heads * headDim, kvHeads * headDim,
+                kvHeads * headDim}, -1);
+            queries = parts.get(0);
+            keys = parts.get(1);
+            values = parts.get(2);
+        } else {
+            queries = q.apply(t, x);
+            keys = k.apply(t, x);
+            values = v.apply(t, x);
+        }
+        Tensor qh = heads(t, queries, heads, qNorm);
+        Tensor kh = heads(t, keys, kvHeads, kNorm);
+        Tensor vh = heads(t, values, kvHeads, Norm.NONE);
+        if (rotary != null) {
+            qh = rope(t, qh, cache, rotary);
+            kh = rope(t, kh, cache, rotary);
+        }
+        return o.apply(t, attend(t, layer, qh, kh, vh, cache), Epilogue.none().withResidual(residual));
+    }
+
+    /** {@code [B, L, n·d]} normalised per head and viewed as {@code [B, n, L, d]}. */
+    private Tensor heads(Ops t, Tensor x, int n, Norm perHead) {
+        int b = x.shape().dim(0);
+        int l = x.shape().dim(1);
+        return t.permute(perHead.apply(t, t.reshape(x, b, l, n, headDim)), 0, 2, 1, 3);
+    }
+
+    /**
+     * Writes the new keys and values into the cache and attends the new queries to every cached position:
+     * causal, aligned bottom-right, over the cache's filled length, with the window, the padding mask, the scale
+     * and the soft-cap.
+     *
+     * @return {@code [B, L, H·d]}
+     */
+    private Tensor attend(Ops t, int layer, Tensor qh, Tensor kh, Tensor vh, KvCache cache) {
+        cache.write(layer, kh, vh);
+        int l = qh.shape().dim(2);
+        AttentionOptions options = AttentionOptions.defaults().withCausal(true)
+                .withCausalAlignment(CausalAlignment.BOTTOM_RIGHT).withKeyLength(cache.length() + l)
+                .withWindow(window).withMask(cache.paddingMask()).withScale(scale).withLogitSoftcap(softcap);
+        Tensor out = t.attention(qh, cache.keys(layer), cache.values(layer), options).output();
+        int b = qh.shape().dim(0);
+        return t.reshape(t.permute(out, 0, 2, 1, 3), b, l, heads * headDim);
+    }
+
+    /**
+     * Rotates {@code [B, n, L, d]} at each row's positions: one call, or one per row when rows are padded (a
+     * row's padding tokens, hidden from every query, stay unrotated).
+     */
+    private static Tensor rope(Ops t, Tensor x, KvCache cache, RotaryEmbedding rotary) {
+        if (!cache.padded()) {
+            return t.rope(x, rotary, cache.position(0, 0));
+        }
+        int b = x.shape().dim(0);
+        int[] ones = new int[b];
+        Arrays.fill(ones, 1);
+        List<Tensor> rows = new ArrayList<>(b);
+        List<Tensor> parts = t.split(x, ones, 0);
+        int l = x.shape().dim(2);
+        for (int r = 0; r < b; r++) {
+            int first = cache.position(r, 0);
+            Tensor row = parts.get(r);
+            if (first >= 0) {
+                rows.add(t.rope(row, rotary, first));
+            } else if (-first >= l) {
+                rows.add(row);
+            } else {
+                List<Tensor> padAndReal = t.split(row, new int[] {-first, l + first}, 2);
+                rows.add(t.concat(List.of(padAndReal.get(0), t.rope(padAndReal.get(1), rotary, 0)), 2));
+            }
+        }
+        return t.concat(rows, 0);
+    }
+}

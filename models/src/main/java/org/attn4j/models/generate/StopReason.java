@@ -1,0 +1,11 @@
+package org.attn4j.models.generate;
+
+/** Why a generation ended. */
+public enum StopReason {
+    /** A stop token was picked (an end-of-sequence or end-of-turn id of the checkpoint); it is not in the output. */
+    STOP_TOKEN,
+    /** {@link GenerationOptions#maxNewTokens()} tokens were generated, or the sequence reached its maximum length. */
+    LENGTH,
+    /** The listener asked to stop. */
+    CANCELLED
+}

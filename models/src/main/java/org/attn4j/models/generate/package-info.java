@@ -1,0 +1,15 @@
+/**
+ * Text generation and chat over a {@link org.attn4j.models.decoder.CausalLM}:
+ * {@link org.attn4j.models.generate.Generator} loops the model's steps through its
+ * {@link org.attn4j.models.decoder.KvCache}, picking each token as {@link org.attn4j.models.generate.GenerationOptions}
+ * say (greedy, temperature, top-k, top-p, min-p, repetition penalty), streaming it to a
+ * {@link org.attn4j.models.generate.TokenListener} and saying why it stopped
+ * ({@link org.attn4j.models.generate.StopReason}).
+ *
+ * <p>A checkpoint's intent is read, not assumed: {@link org.attn4j.models.generate.GenerationConfig} reads
+ * {@code generation_config.json} (or a GGUF file's metadata) into the default options, refusing the keys that would
+ * change the tokens and are not implemented; {@link org.attn4j.models.generate.ChatModel} answers a list of
+ * {@link org.attn4j.models.chat.Message}s through the checkpoint's chat template and tokenizer, streaming text and
+ * stopping at its end-of-turn ids; {@link org.attn4j.models.generate.ChatSession} keeps one conversation's cache.
+ */
+package org.attn4j.models.generate;

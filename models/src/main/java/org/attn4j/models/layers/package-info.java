@@ -1,0 +1,12 @@
+/**
+ * The building blocks a model family is made of, each read from a
+ * {@link org.attn4j.models.parameters.StateDict} under PyTorch's names and bound once to a backend with
+ * {@code bind(Parameters)}: {@link org.attn4j.models.layers.Linear} ({@code y = x·Wᵀ + b}, {@code [..., in] →
+ * [..., out]}), {@link org.attn4j.models.layers.LayerNorm} ({@code (x − mean) / sqrt(var + eps) · w + b} over the
+ * last axis) and {@link org.attn4j.models.layers.Embedding} ({@code ids [...] → [..., d]}, rows of {@code [V, d]}).
+ * An unbound block uploads its parameters per call into a work scope of its own; a bound one allocates only
+ * activations in the caller's scope.
+ *
+ * <p>These use the foundation ({@code parameters}) only, never a file format, a family or a model.
+ */
+package org.attn4j.models.layers;
