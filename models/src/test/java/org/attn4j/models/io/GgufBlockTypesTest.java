@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Random;
 import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
-import org.attn4j.models.HostTensor;
+import org.attn4j.models.parameters.HostTensor;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
