@@ -43,11 +43,19 @@ import org.eclipse.jetty.server.ServerConnector;
  * {@link ServerOptions#host()}, {@code 127.0.0.1} unless told otherwise, and needs no authentication: any
  * {@code Authorization} header is accepted and ignored.
  *
+ * <p>Connections are kept alive between requests until {@link ServerOptions#idleTimeout()} passes with nothing sent
+ * or read; every answer says so in {@code Keep-Alive: timeout=SECONDS}, so a client can drop a pooled connection
+ * before the server closes it. A client may still send a request just as an idle connection closes: it then gets no
+ * answer at all and should retry on a new connection (OkHttp does; the JDK's {@code HttpClient} does for GET, and for
+ * every method with {@code -Djdk.httpclient.enableAllMethodRetry=true}). An answer after which the server closes the
+ * connection (a body over the limit, stopped or cut short) says {@code Connection: close}.
+ *
  * <p>The server does not own the models: close it, then the {@link ServedModels}.
  */
 public final class OpenAiServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(OpenAiServer.class.getName());
     private static final String ERROR_WRITTEN = "attn4j.error-written";
+    private static final String BODY_UNREAD = "attn4j.body-unread";
 
     private final Javalin app;
     private final ServerOptions options;
@@ -94,6 +102,8 @@ public final class OpenAiServer implements AutoCloseable {
                 return c;
             });
         });
+        String keepAlive = "timeout=" + options.idleTimeout().toSeconds();
+        app.before(ctx -> ctx.header("Keep-Alive", keepAlive));
         app.get("/health", ctx -> json(ctx, 200, g -> {
             g.writeStringField("status", "ok");
             g.writeArrayFieldStart("models");
@@ -235,24 +245,32 @@ public final class OpenAiServer implements AutoCloseable {
         }
     }
 
-    /** Reads the body, at most {@link ServerOptions#maxBodyBytes()}; 413 past it. */
+    /**
+     * Reads the body, at most {@link ServerOptions#maxBodyBytes()}: 413 past it, 408 when it stops coming, 400 when it
+     * ends before its {@code Content-Length}. The answer to a body not read to its end says {@code Connection: close},
+     * since the connection cannot carry another request.
+     */
     private byte[] body(Context ctx) throws IOException {
         long max = options.maxBodyBytes();
         long declared = ctx.req().getContentLengthLong();
         if (declared > max) {
+            ctx.attribute(BODY_UNREAD, Boolean.TRUE);
             throw tooLarge(declared + " bytes");
         }
         byte[] bytes;
         try (InputStream in = ctx.req().getInputStream()) {
             bytes = in.readNBytes((int) max + 1);
         } catch (IOException e) {
+            ctx.attribute(BODY_UNREAD, Boolean.TRUE);
             throw ApiException.of(408, "invalid_request_error", "request_timeout", "The request body could not be "
                     + "read to its end: " + rootMessage(e));
         }
         if (bytes.length > max) {
+            ctx.attribute(BODY_UNREAD, Boolean.TRUE);
             throw tooLarge("more than " + max + " bytes");
         }
         if (declared >= 0 && bytes.length < declared) {
+            ctx.attribute(BODY_UNREAD, Boolean.TRUE);
             throw ApiException.invalid(null, "The request body ended after " + bytes.length + " of the "
                     + declared + " bytes its Content-Length announced");
         }
@@ -326,6 +344,10 @@ public final class OpenAiServer implements AutoCloseable {
         ctx.attribute(ERROR_WRITTEN, Boolean.TRUE);
         if (e.retryAfterSeconds() > 0) {
             ctx.header("Retry-After", Long.toString(e.retryAfterSeconds()));
+        }
+        if (ctx.attribute(BODY_UNREAD) != null) {
+            ctx.res().setHeader("Keep-Alive", null);
+            ctx.header("Connection", "close");
         }
         ctx.status(e.status()).contentType("application/json").result(errorBody(e));
     }
