@@ -3,23 +3,15 @@ package org.attn4j.server;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.lang.System.Logger.Level;
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.ServerConnector;
@@ -53,9 +45,7 @@ import org.eclipse.jetty.server.ServerConnector;
  * <p>The server does not own the models: close it, then the {@link ServedModels}.
  */
 public final class OpenAiServer implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(OpenAiServer.class.getName());
     private static final String ERROR_WRITTEN = "attn4j.error-written";
-    private static final String BODY_UNREAD = "attn4j.body-unread";
 
     private final Javalin app;
     private final ServerOptions options;
@@ -157,9 +147,9 @@ public final class OpenAiServer implements AutoCloseable {
                     }, responders));
         });
         app.post("/v1/completions", ctx -> generation.handle(ctx, JsonRequest.parse(body(ctx)),
-                GenerationEndpoint.Kind.COMPLETION, System.nanoTime() + options.requestTimeout().toNanos()));
+                GenerationKind.COMPLETION, System.nanoTime() + options.requestTimeout().toNanos()));
         app.post("/v1/chat/completions", ctx -> generation.handle(ctx, JsonRequest.parse(body(ctx)),
-                GenerationEndpoint.Kind.CHAT, System.nanoTime() + options.requestTimeout().toNanos()));
+                GenerationKind.CHAT, System.nanoTime() + options.requestTimeout().toNanos()));
         app.exception(Exception.class, (e, ctx) -> error(ctx, e));
         app.error(404, ctx -> unmatched(ctx, 404, "invalid_request_error", "Invalid URL (" + ctx.method() + " "
                 + ctx.path() + ")"));
@@ -188,17 +178,9 @@ public final class OpenAiServer implements AutoCloseable {
         } catch (RuntimeException e) {
             server.close();
             throw new IllegalStateException("OpenAiServer.start: cannot listen on " + options.host() + ":"
-                    + options.port() + ": " + rootMessage(e), e);
+                    + options.port() + ": " + ApiException.rootMessage(e), e);
         }
         return server;
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
     }
 
     /** @return the port it listens on (the one chosen when the options asked for 0) */
@@ -230,6 +212,10 @@ public final class OpenAiServer implements AutoCloseable {
         }
     }
 
+    private byte[] body(Context ctx) {
+        return RequestBody.read(ctx, options.maxBodyBytes());
+    }
+
     private void model(JsonGenerator g, String name, Object m) throws IOException {
         g.writeStringField("id", name);
         g.writeStringField("object", "model");
@@ -245,63 +231,8 @@ public final class OpenAiServer implements AutoCloseable {
         }
     }
 
-    /**
-     * Reads the body, at most {@link ServerOptions#maxBodyBytes()}: 413 past it, 408 when it stops coming, 400 when it
-     * ends before its {@code Content-Length}. The answer to a body not read to its end says {@code Connection: close},
-     * since the connection cannot carry another request.
-     */
-    private byte[] body(Context ctx) throws IOException {
-        long max = options.maxBodyBytes();
-        long declared = ctx.req().getContentLengthLong();
-        if (declared > max) {
-            ctx.attribute(BODY_UNREAD, Boolean.TRUE);
-            throw tooLarge(declared + " bytes");
-        }
-        byte[] bytes;
-        try (InputStream in = ctx.req().getInputStream()) {
-            bytes = in.readNBytes((int) max + 1);
-        } catch (IOException e) {
-            ctx.attribute(BODY_UNREAD, Boolean.TRUE);
-            throw ApiException.of(408, "invalid_request_error", "request_timeout", "The request body could not be "
-                    + "read to its end: " + rootMessage(e));
-        }
-        if (bytes.length > max) {
-            ctx.attribute(BODY_UNREAD, Boolean.TRUE);
-            throw tooLarge("more than " + max + " bytes");
-        }
-        if (declared >= 0 && bytes.length < declared) {
-            ctx.attribute(BODY_UNREAD, Boolean.TRUE);
-            throw ApiException.invalid(null, "The request body ended after " + bytes.length + " of the "
-                    + declared + " bytes its Content-Length announced");
-        }
-        return bytes;
-    }
-
-    private ApiException tooLarge(String size) {
-        return ApiException.of(413, "invalid_request_error", "request_too_large", "The request body is " + size
-                + "; this server takes at most " + options.maxBodyBytes() + " bytes (see --max-body-bytes)");
-    }
-
-    /** A body written field by field into one JSON object. */
-    @FunctionalInterface
-    interface Fields {
-        void write(JsonGenerator g) throws IOException;
-    }
-
-    static byte[] object(Fields fields) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (JsonGenerator g = JsonRequest.MAPPER.getFactory().createGenerator(bytes)) {
-            g.writeStartObject();
-            fields.write(g);
-            g.writeEndObject();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
-    }
-
-    private static void json(Context ctx, int status, Fields fields) {
-        ctx.status(status).contentType("application/json").result(object(fields));
+    private static void json(Context ctx, int status, JsonBody.Fields fields) {
+        ctx.status(status).contentType("application/json").result(JsonBody.object(fields));
     }
 
     private static void unmatched(Context ctx, int status, String type, String message) {
@@ -310,45 +241,16 @@ public final class OpenAiServer implements AutoCloseable {
         }
     }
 
-    /** @return the body of an OpenAI error object */
-    static byte[] errorBody(ApiException e) {
-        return object(g -> {
-            g.writeObjectFieldStart("error");
-            g.writeStringField("message", e.getMessage());
-            g.writeStringField("type", e.type());
-            g.writeStringField("param", e.param());
-            g.writeStringField("code", e.code());
-            g.writeEndObject();
-        });
-    }
-
-    /** @return the failure as the API reports it: an {@link ApiException} as it is, anything else as a 500 */
-    static ApiException asApiException(Throwable failure) {
-        Throwable t = failure;
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        if (t instanceof ApiException a) {
-            return a;
-        }
-        if (t instanceof TimeoutException) {
-            return ApiException.timeout("The request ran past the server's per-request timeout");
-        }
-        LOG.log(Level.ERROR, "attn4j server: a request failed", t);
-        return ApiException.of(500, "server_error", null, "The server failed: " + t.getClass().getSimpleName()
-                + (t.getMessage() == null ? "" : ": " + t.getMessage()));
-    }
-
     private static void error(Context ctx, Throwable failure) {
-        ApiException e = asApiException(failure);
+        ApiException e = ApiException.from(failure);
         ctx.attribute(ERROR_WRITTEN, Boolean.TRUE);
         if (e.retryAfterSeconds() > 0) {
             ctx.header("Retry-After", Long.toString(e.retryAfterSeconds()));
         }
-        if (ctx.attribute(BODY_UNREAD) != null) {
+        if (!RequestBody.readToEnd(ctx)) {
             ctx.res().setHeader("Keep-Alive", null);
             ctx.header("Connection", "close");
         }
-        ctx.status(e.status()).contentType("application/json").result(errorBody(e));
+        ctx.status(e.status()).contentType("application/json").result(e.body());
     }
 }
