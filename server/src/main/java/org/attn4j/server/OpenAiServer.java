@@ -1,9 +1,7 @@
 package org.attn4j.server;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import java.io.IOException;
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -116,7 +114,7 @@ public final class OpenAiServer implements AutoCloseable {
             g.writeArrayFieldStart("data");
             for (Map.Entry<String, Object> m : models.all().entrySet()) {
                 g.writeStartObject();
-                model(g, m.getKey(), m.getValue());
+                ModelJson.write(g, m.getKey(), m.getValue(), created);
                 g.writeEndObject();
             }
             g.writeEndArray();
@@ -128,7 +126,7 @@ public final class OpenAiServer implements AutoCloseable {
                 throw ApiException.of(404, "invalid_request_error", "model_not_found", "The model '" + name
                         + "' does not exist; models here: " + String.join(", ", names));
             }
-            json(ctx, 200, g -> model(g, name, m));
+            json(ctx, 200, g -> ModelJson.write(g, name, m, created));
         });
         app.post("/v1/embeddings", ctx -> {
             long deadline = System.nanoTime() + options.requestTimeout().toNanos();
@@ -138,7 +136,7 @@ public final class OpenAiServer implements AutoCloseable {
                     .handleAsync((vectors, failure) -> {
                         if (failure == null) {
                             ctx.status(200).contentType("application/json")
-                                    .result(EmbeddingsEndpoint.respond(pending, vectors));
+                                    .result(EmbeddingsJson.answer(pending, vectors));
                         } else {
                             pending.vectors().cancel(false);
                             error(ctx, failure);
@@ -214,21 +212,6 @@ public final class OpenAiServer implements AutoCloseable {
 
     private byte[] body(Context ctx) {
         return RequestBody.read(ctx, options.maxBodyBytes());
-    }
-
-    private void model(JsonGenerator g, String name, Object m) throws IOException {
-        g.writeStringField("id", name);
-        g.writeStringField("object", "model");
-        g.writeNumberField("created", created);
-        g.writeStringField("owned_by", "attn4j");
-        if (m instanceof ServedModels.Encoder e) {
-            g.writeStringField("kind", "embeddings");
-            g.writeNumberField("dimensions", e.embedder().dimension());
-            g.writeNumberField("max_input_tokens", e.embedder().maxLength());
-        } else if (m instanceof ServedModels.Decoder d) {
-            g.writeStringField("kind", d.chat() != null ? "chat" : "completions");
-            g.writeNumberField("context_length", d.model().config().maxPositions());
-        }
     }
 
     private static void json(Context ctx, int status, JsonBody.Fields fields) {

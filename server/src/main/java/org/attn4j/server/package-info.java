@@ -7,8 +7,8 @@
  * <p>Inside, one job per type: {@code RequestBody} and {@code JsonRequest} read a request;
  * {@code EmbeddingsEndpoint} and {@code GenerationRequest} check it against its endpoint; {@code EmbeddingBatcher}
  * and {@code GenerationScheduler} share the machine among requests; {@code GenerationRun} runs one generation;
- * {@code JsonBody}, {@code GenerationJson}, {@code EventStream} and {@code ApiException} write the answers;
- * {@code EmbeddingsEndpoint} and {@code GenerationEndpoint} tie these together for their endpoints, and
- * {@code OpenAiServer} routes, keeps the connections and starts and stops the rest.
+ * {@code JsonBody}, {@code EmbeddingsJson}, {@code GenerationJson}, {@code ModelJson}, {@code EventStream} and
+ * {@code ApiException} write the answers; {@code EmbeddingsEndpoint} and {@code GenerationEndpoint} tie these
+ * together for their endpoints, and {@code OpenAiServer} routes, keeps the connections and starts and stops the rest.
  */
 package org.attn4j.server;
