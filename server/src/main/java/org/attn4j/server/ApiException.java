@@ -1,5 +1,10 @@
 package org.attn4j.server;
 
+import java.lang.System.Logger.Level;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+
 /**
  * A request the server answers with an error, in the OpenAI shape:
  * <pre>
@@ -11,6 +16,7 @@ package org.attn4j.server;
  */
 final class ApiException extends RuntimeException {
     private static final long serialVersionUID = 1L;
+    private static final System.Logger LOG = System.getLogger(ApiException.class.getName());
 
     private final int status;
     private final String type;
@@ -56,6 +62,48 @@ final class ApiException extends RuntimeException {
     /** 503: the request ran past the server's per-request timeout. */
     static ApiException timeout(String message) {
         return new ApiException(503, "server_error", null, "timeout", message, 0);
+    }
+
+    /**
+     * @param failure what ended a request, perhaps wrapped by a future
+     * @return the failure as the API reports it: an {@code ApiException} as it is, a {@link TimeoutException} as a
+     *     503 {@code timeout}, anything else as a 500 (logged)
+     */
+    static ApiException from(Throwable failure) {
+        Throwable t = failure;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        if (t instanceof ApiException a) {
+            return a;
+        }
+        if (t instanceof TimeoutException) {
+            return timeout("The request ran past the server's per-request timeout");
+        }
+        LOG.log(Level.ERROR, "attn4j server: a request failed", t);
+        return of(500, "server_error", null, "The server failed: " + t.getClass().getSimpleName()
+                + (t.getMessage() == null ? "" : ": " + t.getMessage()));
+    }
+
+    /** @return the innermost cause's class and message, which say what went wrong below the server */
+    static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    }
+
+    /** @return the OpenAI error object, {@code {"error": {"message", "type", "param", "code"}}} */
+    byte[] body() {
+        return JsonBody.object(g -> {
+            g.writeObjectFieldStart("error");
+            g.writeStringField("message", getMessage());
+            g.writeStringField("type", type);
+            g.writeStringField("param", param);
+            g.writeStringField("code", code);
+            g.writeEndObject();
+        });
     }
 
     int status() {

@@ -1,21 +1,14 @@
 package org.attn4j.server;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
-import org.attn4j.models.embed.SentenceEmbedder;
 import org.attn4j.models.embed.SentenceEmbedding;
+import org.attn4j.models.embed.SentenceEmbedder;
 
 /**
  * {@code POST /v1/embeddings}, as OpenAI's API defines it:
@@ -29,7 +22,8 @@ import org.attn4j.models.embed.SentenceEmbedding;
  * read, {@code [CLS]} and {@code [SEP]} included. A text longer than the model's maximum length is refused (400,
  * {@code context_length_exceeded}) unless the request says {@code "truncate": true} (an extension; OpenAI's API has
  * no such parameter), which keeps its first tokens as {@link SentenceEmbedder} does. Texts must be non-empty strings;
- * token-id inputs are refused.
+ * token-id inputs are refused. A checked request is queued on its encoder's {@link EmbeddingBatcher};
+ * {@link EmbeddingsJson} writes its answer.
  */
 final class EmbeddingsEndpoint {
     private static final Set<String> KNOWN = Set.of("model", "input", "encoding_format", "dimensions", "user",
@@ -147,77 +141,5 @@ final class EmbeddingsEndpoint {
             }
         }
         return texts;
-    }
-
-    /**
-     * @param pending a request whose vectors have come
-     * @param vectors its vectors, in input order
-     * @return the response body
-     */
-    static byte[] respond(Pending pending, List<SentenceEmbedding> vectors) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(256 + vectors.size() * pending.dimensions() * 12);
-        boolean normalize = pending.encoder().embedder().normalizes();
-        int usage = 0;
-        try (JsonGenerator g = JsonRequest.MAPPER.getFactory().createGenerator(bytes)) {
-            g.writeStartObject();
-            g.writeStringField("object", "list");
-            g.writeArrayFieldStart("data");
-            for (int i = 0; i < vectors.size(); i++) {
-                SentenceEmbedding e = vectors.get(i);
-                usage += e.ids().length;
-                float[] v = cut(e.vector(), pending.dimensions(), normalize);
-                g.writeStartObject();
-                g.writeStringField("object", "embedding");
-                g.writeNumberField("index", i);
-                if (pending.base64()) {
-                    ByteBuffer b = ByteBuffer.allocate(4 * v.length).order(ByteOrder.LITTLE_ENDIAN);
-                    b.asFloatBuffer().put(v);
-                    g.writeStringField("embedding", Base64.getEncoder().encodeToString(b.array()));
-                } else {
-                    g.writeArrayFieldStart("embedding");
-                    for (float x : v) {
-                        g.writeNumber(x);
-                    }
-                    g.writeEndArray();
-                }
-                g.writeEndObject();
-            }
-            g.writeEndArray();
-            g.writeStringField("model", pending.encoder().name());
-            g.writeObjectFieldStart("usage");
-            g.writeNumberField("prompt_tokens", usage);
-            g.writeNumberField("total_tokens", usage);
-            g.writeEndObject();
-            g.writeEndObject();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
-    }
-
-    /**
-     * A Matryoshka cut: the first {@code d} numbers, normalised again (L2) when the encoder normalises.
-     *
-     * @param v the full vector
-     * @param d the size wanted
-     * @param normalize whether to normalise the cut
-     * @return {@code v} itself when {@code d} is its size
-     */
-    static float[] cut(float[] v, int d, boolean normalize) {
-        if (d == v.length) {
-            return v;
-        }
-        float[] out = java.util.Arrays.copyOf(v, d);
-        if (normalize) {
-            double sum = 0;
-            for (float x : out) {
-                sum += (double) x * x;
-            }
-            double norm = Math.max(Math.sqrt(sum), 1e-12);
-            for (int i = 0; i < d; i++) {
-                out[i] = (float) (out[i] / norm);
-            }
-        }
-        return out;
     }
 }

@@ -1,25 +1,15 @@
 package org.attn4j.server;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.lang.System.Logger.Level;
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.ServerConnector;
@@ -43,10 +33,16 @@ import org.eclipse.jetty.server.ServerConnector;
  * {@link ServerOptions#host()}, {@code 127.0.0.1} unless told otherwise, and needs no authentication: any
  * {@code Authorization} header is accepted and ignored.
  *
+ * <p>Connections are kept alive between requests until {@link ServerOptions#idleTimeout()} passes with nothing sent
+ * or read; every answer says so in {@code Keep-Alive: timeout=SECONDS}, so a client can drop a pooled connection
+ * before the server closes it. A client may still send a request just as an idle connection closes: it then gets no
+ * answer at all and should retry on a new connection (OkHttp does; the JDK's {@code HttpClient} does for GET, and for
+ * every method with {@code -Djdk.httpclient.enableAllMethodRetry=true}). An answer after which the server closes the
+ * connection (a body over the limit, stopped or cut short) says {@code Connection: close}.
+ *
  * <p>The server does not own the models: close it, then the {@link ServedModels}.
  */
 public final class OpenAiServer implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(OpenAiServer.class.getName());
     private static final String ERROR_WRITTEN = "attn4j.error-written";
 
     private final Javalin app;
@@ -94,6 +90,8 @@ public final class OpenAiServer implements AutoCloseable {
                 return c;
             });
         });
+        String keepAlive = "timeout=" + options.idleTimeout().toSeconds();
+        app.before(ctx -> ctx.header("Keep-Alive", keepAlive));
         app.get("/health", ctx -> json(ctx, 200, g -> {
             g.writeStringField("status", "ok");
             g.writeArrayFieldStart("models");
@@ -116,7 +114,7 @@ public final class OpenAiServer implements AutoCloseable {
             g.writeArrayFieldStart("data");
             for (Map.Entry<String, Object> m : models.all().entrySet()) {
                 g.writeStartObject();
-                model(g, m.getKey(), m.getValue());
+                ModelJson.write(g, m.getKey(), m.getValue(), created);
                 g.writeEndObject();
             }
             g.writeEndArray();
@@ -128,7 +126,7 @@ public final class OpenAiServer implements AutoCloseable {
                 throw ApiException.of(404, "invalid_request_error", "model_not_found", "The model '" + name
                         + "' does not exist; models here: " + String.join(", ", names));
             }
-            json(ctx, 200, g -> model(g, name, m));
+            json(ctx, 200, g -> ModelJson.write(g, name, m, created));
         });
         app.post("/v1/embeddings", ctx -> {
             long deadline = System.nanoTime() + options.requestTimeout().toNanos();
@@ -138,7 +136,7 @@ public final class OpenAiServer implements AutoCloseable {
                     .handleAsync((vectors, failure) -> {
                         if (failure == null) {
                             ctx.status(200).contentType("application/json")
-                                    .result(EmbeddingsEndpoint.respond(pending, vectors));
+                                    .result(EmbeddingsJson.answer(pending, vectors));
                         } else {
                             pending.vectors().cancel(false);
                             error(ctx, failure);
@@ -147,9 +145,9 @@ public final class OpenAiServer implements AutoCloseable {
                     }, responders));
         });
         app.post("/v1/completions", ctx -> generation.handle(ctx, JsonRequest.parse(body(ctx)),
-                GenerationEndpoint.Kind.COMPLETION, System.nanoTime() + options.requestTimeout().toNanos()));
+                GenerationKind.COMPLETION, System.nanoTime() + options.requestTimeout().toNanos()));
         app.post("/v1/chat/completions", ctx -> generation.handle(ctx, JsonRequest.parse(body(ctx)),
-                GenerationEndpoint.Kind.CHAT, System.nanoTime() + options.requestTimeout().toNanos()));
+                GenerationKind.CHAT, System.nanoTime() + options.requestTimeout().toNanos()));
         app.exception(Exception.class, (e, ctx) -> error(ctx, e));
         app.error(404, ctx -> unmatched(ctx, 404, "invalid_request_error", "Invalid URL (" + ctx.method() + " "
                 + ctx.path() + ")"));
@@ -178,17 +176,9 @@ public final class OpenAiServer implements AutoCloseable {
         } catch (RuntimeException e) {
             server.close();
             throw new IllegalStateException("OpenAiServer.start: cannot listen on " + options.host() + ":"
-                    + options.port() + ": " + rootMessage(e), e);
+                    + options.port() + ": " + ApiException.rootMessage(e), e);
         }
         return server;
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
     }
 
     /** @return the port it listens on (the one chosen when the options asked for 0) */
@@ -220,70 +210,12 @@ public final class OpenAiServer implements AutoCloseable {
         }
     }
 
-    private void model(JsonGenerator g, String name, Object m) throws IOException {
-        g.writeStringField("id", name);
-        g.writeStringField("object", "model");
-        g.writeNumberField("created", created);
-        g.writeStringField("owned_by", "attn4j");
-        if (m instanceof ServedModels.Encoder e) {
-            g.writeStringField("kind", "embeddings");
-            g.writeNumberField("dimensions", e.embedder().dimension());
-            g.writeNumberField("max_input_tokens", e.embedder().maxLength());
-        } else if (m instanceof ServedModels.Decoder d) {
-            g.writeStringField("kind", d.chat() != null ? "chat" : "completions");
-            g.writeNumberField("context_length", d.model().config().maxPositions());
-        }
+    private byte[] body(Context ctx) {
+        return RequestBody.read(ctx, options.maxBodyBytes());
     }
 
-    /** Reads the body, at most {@link ServerOptions#maxBodyBytes()}; 413 past it. */
-    private byte[] body(Context ctx) throws IOException {
-        long max = options.maxBodyBytes();
-        long declared = ctx.req().getContentLengthLong();
-        if (declared > max) {
-            throw tooLarge(declared + " bytes");
-        }
-        byte[] bytes;
-        try (InputStream in = ctx.req().getInputStream()) {
-            bytes = in.readNBytes((int) max + 1);
-        } catch (IOException e) {
-            throw ApiException.of(408, "invalid_request_error", "request_timeout", "The request body could not be "
-                    + "read to its end: " + rootMessage(e));
-        }
-        if (bytes.length > max) {
-            throw tooLarge("more than " + max + " bytes");
-        }
-        if (declared >= 0 && bytes.length < declared) {
-            throw ApiException.invalid(null, "The request body ended after " + bytes.length + " of the "
-                    + declared + " bytes its Content-Length announced");
-        }
-        return bytes;
-    }
-
-    private ApiException tooLarge(String size) {
-        return ApiException.of(413, "invalid_request_error", "request_too_large", "The request body is " + size
-                + "; this server takes at most " + options.maxBodyBytes() + " bytes (see --max-body-bytes)");
-    }
-
-    /** A body written field by field into one JSON object. */
-    @FunctionalInterface
-    interface Fields {
-        void write(JsonGenerator g) throws IOException;
-    }
-
-    static byte[] object(Fields fields) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (JsonGenerator g = JsonRequest.MAPPER.getFactory().createGenerator(bytes)) {
-            g.writeStartObject();
-            fields.write(g);
-            g.writeEndObject();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
-    }
-
-    private static void json(Context ctx, int status, Fields fields) {
-        ctx.status(status).contentType("application/json").result(object(fields));
+    private static void json(Context ctx, int status, JsonBody.Fields fields) {
+        ctx.status(status).contentType("application/json").result(JsonBody.object(fields));
     }
 
     private static void unmatched(Context ctx, int status, String type, String message) {
@@ -292,41 +224,16 @@ public final class OpenAiServer implements AutoCloseable {
         }
     }
 
-    /** @return the body of an OpenAI error object */
-    static byte[] errorBody(ApiException e) {
-        return object(g -> {
-            g.writeObjectFieldStart("error");
-            g.writeStringField("message", e.getMessage());
-            g.writeStringField("type", e.type());
-            g.writeStringField("param", e.param());
-            g.writeStringField("code", e.code());
-            g.writeEndObject();
-        });
-    }
-
-    /** @return the failure as the API reports it: an {@link ApiException} as it is, anything else as a 500 */
-    static ApiException asApiException(Throwable failure) {
-        Throwable t = failure;
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        if (t instanceof ApiException a) {
-            return a;
-        }
-        if (t instanceof TimeoutException) {
-            return ApiException.timeout("The request ran past the server's per-request timeout");
-        }
-        LOG.log(Level.ERROR, "attn4j server: a request failed", t);
-        return ApiException.of(500, "server_error", null, "The server failed: " + t.getClass().getSimpleName()
-                + (t.getMessage() == null ? "" : ": " + t.getMessage()));
-    }
-
     private static void error(Context ctx, Throwable failure) {
-        ApiException e = asApiException(failure);
+        ApiException e = ApiException.from(failure);
         ctx.attribute(ERROR_WRITTEN, Boolean.TRUE);
         if (e.retryAfterSeconds() > 0) {
             ctx.header("Retry-After", Long.toString(e.retryAfterSeconds()));
         }
-        ctx.status(e.status()).contentType("application/json").result(errorBody(e));
+        if (!RequestBody.readToEnd(ctx)) {
+            ctx.res().setHeader("Keep-Alive", null);
+            ctx.header("Connection", "close");
+        }
+        ctx.status(e.status()).contentType("application/json").result(e.body());
     }
 }

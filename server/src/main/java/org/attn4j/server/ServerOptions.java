@@ -2,6 +2,7 @@ package org.attn4j.server;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * Where an {@link OpenAiServer} listens and the limits it keeps. Start from {@link #defaults()} and change what you
@@ -30,41 +31,57 @@ import java.util.Objects;
  * </table>
  */
 public final class ServerOptions {
-    private static final ServerOptions DEFAULTS = new ServerOptions("127.0.0.1", 8080, 4L << 20, 2048, 64,
-            Duration.ofMillis(2), 256, 4, 16, 4096, Duration.ofSeconds(120), Duration.ofSeconds(30),
-            Duration.ofSeconds(1));
+    private static final ServerOptions DEFAULTS = new ServerOptions(new Values());
 
-    private final String host;
-    private final int port;
-    private final long maxBodyBytes;
-    private final int maxInputs;
-    private final int maxBatchTexts;
-    private final Duration batchWindow;
-    private final int maxQueuedEmbeddings;
-    private final int maxActiveGenerations;
-    private final int maxQueuedGenerations;
-    private final int maxTokens;
-    private final Duration requestTimeout;
-    private final Duration idleTimeout;
-    private final Duration retryAfter;
+    /** Every value; the one an options object holds is never changed once it is built. */
+    private static final class Values {
+        String host = "127.0.0.1";
+        int port = 8080;
+        long maxBodyBytes = 4L << 20;
+        int maxInputs = 2048;
+        int maxBatchTexts = 64;
+        Duration batchWindow = Duration.ofMillis(2);
+        int maxQueuedEmbeddings = 256;
+        int maxActiveGenerations = 4;
+        int maxQueuedGenerations = 16;
+        int maxTokens = 4096;
+        Duration requestTimeout = Duration.ofSeconds(120);
+        Duration idleTimeout = Duration.ofSeconds(30);
+        Duration retryAfter = Duration.ofSeconds(1);
 
-    private ServerOptions(String host, int port, long maxBodyBytes, int maxInputs, int maxBatchTexts,
-                          Duration batchWindow, int maxQueuedEmbeddings, int maxActiveGenerations,
-                          int maxQueuedGenerations, int maxTokens, Duration requestTimeout, Duration idleTimeout,
-                          Duration retryAfter) {
-        this.host = host;
-        this.port = port;
-        this.maxBodyBytes = maxBodyBytes;
-        this.maxInputs = maxInputs;
-        this.maxBatchTexts = maxBatchTexts;
-        this.batchWindow = batchWindow;
-        this.maxQueuedEmbeddings = maxQueuedEmbeddings;
-        this.maxActiveGenerations = maxActiveGenerations;
-        this.maxQueuedGenerations = maxQueuedGenerations;
-        this.maxTokens = maxTokens;
-        this.requestTimeout = requestTimeout;
-        this.idleTimeout = idleTimeout;
-        this.retryAfter = retryAfter;
+        /** The defaults. */
+        Values() {
+        }
+
+        /** A copy. */
+        Values(Values o) {
+            host = o.host;
+            port = o.port;
+            maxBodyBytes = o.maxBodyBytes;
+            maxInputs = o.maxInputs;
+            maxBatchTexts = o.maxBatchTexts;
+            batchWindow = o.batchWindow;
+            maxQueuedEmbeddings = o.maxQueuedEmbeddings;
+            maxActiveGenerations = o.maxActiveGenerations;
+            maxQueuedGenerations = o.maxQueuedGenerations;
+            maxTokens = o.maxTokens;
+            requestTimeout = o.requestTimeout;
+            idleTimeout = o.idleTimeout;
+            retryAfter = o.retryAfter;
+        }
+    }
+
+    private final Values v;
+
+    private ServerOptions(Values values) {
+        this.v = values;
+    }
+
+    /** @return a new value: a copy of this one with one change made to the copy */
+    private ServerOptions with(Consumer<Values> change) {
+        Values copy = new Values(v);
+        change.accept(copy);
+        return new ServerOptions(copy);
     }
 
     /** @return 127.0.0.1:8080 and the limits in the table above */
@@ -81,9 +98,7 @@ public final class ServerOptions {
         if (value == null || value.isBlank()) {
             throw new IllegalArgumentException("ServerOptions.withHost: argument value is null or blank");
         }
-        return new ServerOptions(value, port, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
-                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
-                idleTimeout, retryAfter);
+        return with(c -> c.host = value);
     }
 
     /**
@@ -92,9 +107,7 @@ public final class ServerOptions {
      */
     public ServerOptions withPort(int value) {
         check("withPort", value, 0, 65535);
-        return new ServerOptions(host, value, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
-                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
-                idleTimeout, retryAfter);
+        return with(c -> c.port = value);
     }
 
     /**
@@ -106,9 +119,7 @@ public final class ServerOptions {
             throw new IllegalArgumentException("ServerOptions.withMaxBodyBytes: argument value is " + value
                     + "; it must lie in [1024, " + (Integer.MAX_VALUE - 8) + "]");
         }
-        return new ServerOptions(host, port, value, maxInputs, maxBatchTexts, batchWindow,
-                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
-                idleTimeout, retryAfter);
+        return with(c -> c.maxBodyBytes = value);
     }
 
     /**
@@ -117,9 +128,7 @@ public final class ServerOptions {
      */
     public ServerOptions withMaxInputs(int value) {
         check("withMaxInputs", value, 1, 1 << 20);
-        return new ServerOptions(host, port, maxBodyBytes, value, maxBatchTexts, batchWindow,
-                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
-                idleTimeout, retryAfter);
+        return with(c -> c.maxInputs = value);
     }
 
     /**
@@ -129,9 +138,7 @@ public final class ServerOptions {
      */
     public ServerOptions withMaxBatchTexts(int value) {
         check("withMaxBatchTexts", value, 1, 1 << 16);
-        return new ServerOptions(host, port, maxBodyBytes, maxInputs, value, batchWindow,
-                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
-                idleTimeout, retryAfter);
+        return with(c -> c.maxBatchTexts = value);
     }
 
     /**
@@ -141,9 +148,7 @@ public final class ServerOptions {
      */
     public ServerOptions withBatchWindow(Duration value) {
         checkDuration("withBatchWindow", value, Duration.ZERO, Duration.ofSeconds(1));
-        return new ServerOptions(host, port, maxBodyBytes, maxInputs, maxBatchTexts, value,
-                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
-                idleTimeout, retryAfter);
+        return with(c -> c.batchWindow = value);
     }
 
     /**
@@ -152,9 +157,7 @@ public final class ServerOptions {
      */
     public ServerOptions withMaxQueuedEmbeddings(int value) {
         check("withMaxQueuedEmbeddings", value, 1, 1 << 20);
-        return new ServerOptions(host, port, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
-                value, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
-                idleTimeout, retryAfter);
+        return with(c -> c.maxQueuedEmbeddings = value);
     }
 
     /**
@@ -163,9 +166,7 @@ public final class ServerOptions {
      */
     public ServerOptions withMaxActiveGenerations(int value) {
         check("withMaxActiveGenerations", value, 1, 1024);
-        return new ServerOptions(host, port, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
-                maxQueuedEmbeddings, value, maxQueuedGenerations, maxTokens, requestTimeout,
-                idleTimeout, retryAfter);
+        return with(c -> c.maxActiveGenerations = value);
     }
 
     /**
@@ -174,9 +175,7 @@ public final class ServerOptions {
      */
     public ServerOptions withMaxQueuedGenerations(int value) {
         check("withMaxQueuedGenerations", value, 0, 1 << 20);
-        return new ServerOptions(host, port, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
-                maxQueuedEmbeddings, maxActiveGenerations, value, maxTokens, requestTimeout,
-                idleTimeout, retryAfter);
+        return with(c -> c.maxQueuedGenerations = value);
     }
 
     /**
@@ -186,9 +185,7 @@ public final class ServerOptions {
      */
     public ServerOptions withMaxTokens(int value) {
         check("withMaxTokens", value, 1, 1 << 24);
-        return new ServerOptions(host, port, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
-                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, value, requestTimeout,
-                idleTimeout, retryAfter);
+        return with(c -> c.maxTokens = value);
     }
 
     /**
@@ -197,9 +194,7 @@ public final class ServerOptions {
      */
     public ServerOptions withRequestTimeout(Duration value) {
         checkDuration("withRequestTimeout", value, Duration.ofMillis(1), Duration.ofDays(1));
-        return new ServerOptions(host, port, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
-                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, value,
-                idleTimeout, retryAfter);
+        return with(c -> c.requestTimeout = value);
     }
 
     /**
@@ -208,9 +203,7 @@ public final class ServerOptions {
      */
     public ServerOptions withIdleTimeout(Duration value) {
         checkDuration("withIdleTimeout", value, Duration.ofMillis(1), Duration.ofDays(1));
-        return new ServerOptions(host, port, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
-                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
-                value, retryAfter);
+        return with(c -> c.idleTimeout = value);
     }
 
     /**
@@ -219,74 +212,72 @@ public final class ServerOptions {
      */
     public ServerOptions withRetryAfter(Duration value) {
         checkDuration("withRetryAfter", value, Duration.ofSeconds(1), Duration.ofDays(1));
-        return new ServerOptions(host, port, maxBodyBytes, maxInputs, maxBatchTexts, batchWindow,
-                maxQueuedEmbeddings, maxActiveGenerations, maxQueuedGenerations, maxTokens, requestTimeout,
-                idleTimeout, value);
+        return with(c -> c.retryAfter = value);
     }
 
     /** @return the address bound */
     public String host() {
-        return host;
+        return v.host;
     }
 
     /** @return the port asked for, 0 for any free one */
     public int port() {
-        return port;
+        return v.port;
     }
 
     /** @return the largest request body in bytes */
     public long maxBodyBytes() {
-        return maxBodyBytes;
+        return v.maxBodyBytes;
     }
 
     /** @return the most texts in one embeddings request */
     public int maxInputs() {
-        return maxInputs;
+        return v.maxInputs;
     }
 
     /** @return the most texts the encoder runs in one gathered call */
     public int maxBatchTexts() {
-        return maxBatchTexts;
+        return v.maxBatchTexts;
     }
 
     /** @return how long a lone embeddings request waits for company */
     public Duration batchWindow() {
-        return batchWindow;
+        return v.batchWindow;
     }
 
     /** @return the most embeddings requests waiting per encoder */
     public int maxQueuedEmbeddings() {
-        return maxQueuedEmbeddings;
+        return v.maxQueuedEmbeddings;
     }
 
     /** @return the most generations advancing at once */
     public int maxActiveGenerations() {
-        return maxActiveGenerations;
+        return v.maxActiveGenerations;
     }
 
     /** @return the most generations waiting for a slot */
     public int maxQueuedGenerations() {
-        return maxQueuedGenerations;
+        return v.maxQueuedGenerations;
     }
 
     /** @return the most new tokens one generation may ask for */
     public int maxTokens() {
-        return maxTokens;
+        return v.maxTokens;
     }
 
     /** @return the longest a request may take */
     public Duration requestTimeout() {
-        return requestTimeout;
+        return v.requestTimeout;
     }
 
     /** @return how long an idle connection stays open */
     public Duration idleTimeout() {
-        return idleTimeout;
+        return v.idleTimeout;
     }
 
     /** @return the delay a 429 answer advises */
     public Duration retryAfter() {
-        return retryAfter;
+        return v.retryAfter;
     }
 
     private static void check(String method, long value, long min, long max) {
@@ -306,10 +297,11 @@ public final class ServerOptions {
 
     @Override
     public String toString() {
-        return "ServerOptions[" + host + ":" + port + ", maxBodyBytes=" + maxBodyBytes + ", maxInputs=" + maxInputs
-                + ", maxBatchTexts=" + maxBatchTexts + ", batchWindow=" + batchWindow + ", maxQueuedEmbeddings="
-                + maxQueuedEmbeddings + ", maxActiveGenerations=" + maxActiveGenerations + ", maxQueuedGenerations="
-                + maxQueuedGenerations + ", maxTokens=" + maxTokens + ", requestTimeout=" + requestTimeout
-                + ", idleTimeout=" + idleTimeout + ", retryAfter=" + retryAfter + "]";
+        return "ServerOptions[" + v.host + ":" + v.port + ", maxBodyBytes=" + v.maxBodyBytes + ", maxInputs="
+                + v.maxInputs + ", maxBatchTexts=" + v.maxBatchTexts + ", batchWindow=" + v.batchWindow
+                + ", maxQueuedEmbeddings=" + v.maxQueuedEmbeddings + ", maxActiveGenerations=" + v.maxActiveGenerations
+                + ", maxQueuedGenerations=" + v.maxQueuedGenerations + ", maxTokens=" + v.maxTokens
+                + ", requestTimeout=" + v.requestTimeout + ", idleTimeout=" + v.idleTimeout + ", retryAfter="
+                + v.retryAfter + "]";
     }
 }

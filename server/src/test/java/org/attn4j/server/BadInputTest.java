@@ -43,6 +43,7 @@ class BadInputTest {
         Http.Reply r = Http.post(server, EMBED, "{\"model\": \"all-minilm-l6-v2\", \"input\": \"still here\"}");
         assertEquals(200, r.status(), r.body());
         assertEquals(384, r.json().get("data").get(0).get("embedding").size());
+        assertEquals("timeout=30", r.header("Keep-Alive"), "the idle timeout, told to the client");
     }
 
     static Stream<Arguments> badRequests() {
@@ -157,6 +158,7 @@ class BadInputTest {
         Http.Reply r = Http.post(server, EMBED, b.toByteArray());
         assertEquals(413, r.status(), r.body());
         assertEquals("request_too_large", r.error().get("code").textValue());
+        assertEquals("close", r.header("Connection"), "the unread body ends the connection");
     }
 
     @Test

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -19,8 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Clients that misbehave at the socket: one that goes away in the middle of a stream, one that stops sending its
- * body, one that sends less than it announced; and full queues (429 with {@code Retry-After}) and the per-request
- * timeout. After each, the server answers as before and holds no slot.
+ * body, one that sends less than it announced (both answered with {@code Connection: close}); and full queues (429
+ * with {@code Retry-After}) and the per-request timeout. After each, the server answers as before and holds no slot.
  */
 class FaultTest {
     /** A greedy run of the tiny chat model that takes 200 steps: its continuation repeats and never stops. */
@@ -113,14 +114,17 @@ class FaultTest {
                 answersAsBefore(server);
                 byte[] rest = slow.getInputStream().readAllBytes();
                 String answer = new String(rest, StandardCharsets.UTF_8);
-                assertTrue(answer.isEmpty() || answer.startsWith("HTTP/1.1 408"), answer);
+                assertTrue(answer.isEmpty() || answer.startsWith("HTTP/1.1 408")
+                        && answer.toLowerCase(Locale.ROOT).contains("\r\nconnection: close\r\n"), answer);
             }
             try (Socket shortBody = new Socket("127.0.0.1", server.port())) {
                 shortBody.getOutputStream().write(("POST /v1/embeddings HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                         + "Content-Length: 1000\r\n\r\n{\"model\"").getBytes(StandardCharsets.US_ASCII));
                 shortBody.shutdownOutput();
                 shortBody.setSoTimeout(30_000);
-                shortBody.getInputStream().readAllBytes();
+                String answer = new String(shortBody.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertTrue(answer.startsWith("HTTP/1.1 4")
+                        && answer.toLowerCase(Locale.ROOT).contains("\r\nconnection: close\r\n"), answer);
             }
             answersAsBefore(server);
         }

@@ -5,16 +5,34 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** A plain HTTP client for the tests that send what no SDK would. */
+/**
+ * A plain HTTP client for the tests that send what no SDK would. Its connections are pooled: one the server closed
+ * for idleness while a request was set out on it is retried once on a new connection, for POST too, because the
+ * build runs the tests with {@code -Djdk.httpclient.enableAllMethodRetry=true} (see the module's pom).
+ */
 final class Http {
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
-    /** A response: its status, a header and its body parsed as JSON. */
-    record Reply(int status, String retryAfter, String contentType, String body) {
+    /** A response: its status, its headers and its body, parsed as JSON on demand. */
+    record Reply(int status, HttpHeaders headers, String body) {
+        /** @return the header's first value, or null */
+        String header(String name) {
+            return headers.firstValue(name).orElse(null);
+        }
+
+        String retryAfter() {
+            return header("Retry-After");
+        }
+
+        String contentType() {
+            return header("Content-Type");
+        }
+
         JsonNode json() {
             try {
                 return JsonRequest.MAPPER.readTree(body);
@@ -54,8 +72,7 @@ final class Http {
     static Reply send(HttpRequest request) {
         try {
             HttpResponse<String> r = CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
-            return new Reply(r.statusCode(), r.headers().firstValue("Retry-After").orElse(null),
-                    r.headers().firstValue("Content-Type").orElse(null), r.body());
+            return new Reply(r.statusCode(), r.headers(), r.body());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

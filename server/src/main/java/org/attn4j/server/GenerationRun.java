@@ -1,0 +1,108 @@
+package org.attn4j.server;
+
+import org.attn4j.models.decoder.CausalLM;
+import org.attn4j.models.generate.Generation;
+import org.attn4j.models.generate.Generator;
+import org.attn4j.models.decoder.KvCache;
+import org.attn4j.models.generate.StopReason;
+import org.attn4j.models.tokenize.DecodeStream;
+import org.attn4j.models.tokenize.Tokenizer;
+
+/**
+ * One request's generation: {@link Generator#stream} on a cache of its own, one model step per turn of the
+ * {@link GenerationScheduler}, each new token decoded to text, passed through the stop strings and handed to a
+ * {@link Sink}. It ends at a stop id, a stop string, {@code maxNewTokens}, the deadline ({@link #timedOut()}) or when
+ * the sink refuses a piece ({@link #stopped()}). Not thread-safe: the request's thread runs it.
+ */
+final class GenerationRun {
+    /** Receives the text a run lets through, in order. */
+    @FunctionalInterface
+    interface Sink {
+        /** @return false once the text cannot be delivered (the client is gone): the run stops */
+        boolean accept(String text);
+    }
+
+    private final GenerationRequest request;
+    private final DecodeStream decode;
+    private final Tokenizer tokenizer;
+    private final StopStrings stops;
+    private int tokens;
+    private boolean timedOut;
+    private boolean stopped;
+
+    GenerationRun(GenerationRequest request) {
+        this.request = request;
+        this.tokenizer = request.decoder().tokenizer();
+        this.decode = new DecodeStream(tokenizer, true, request.context());
+        this.stops = new StopStrings(request.stops());
+    }
+
+    /**
+     * Runs the generation; the ticket must hold its first turn, and gives it back when the run ends.
+     *
+     * @param ticket the request's place in the scheduler
+     * @param deadlineNanos when the request stops being wanted ({@link System#nanoTime()})
+     * @param sink where the text goes
+     * @return the generated ids and why the model stopped
+     */
+    Generation run(GenerationScheduler.Ticket ticket, long deadlineNanos, Sink sink) {
+        CausalLM model = request.decoder().model();
+        int capacity = request.prompt().length + Math.max(1, request.options().maxNewTokens());
+        try (KvCache cache = model.newCache(1, capacity)) {
+            return Generator.stream(model, cache, request.prompt(), request.options(), token -> {
+                ticket.yieldTurn();
+                String text = next(token);
+                if (!text.isEmpty() && !sink.accept(text)) {
+                    stopped = true;
+                    return false;
+                }
+                if (stops.stopped()) {
+                    return false;
+                }
+                try {
+                    ticket.takeTurn(deadlineNanos);
+                } catch (ApiException e) {
+                    timedOut = true;
+                    return false;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    stopped = true;
+                    return false;
+                }
+                return true;
+            });
+        } finally {
+            ticket.yieldTurn();
+        }
+    }
+
+    private String next(int token) {
+        tokens++;
+        return stops.next(tokenizer.token(token).isEmpty() ? "" : decode.next(token));
+    }
+
+    /** @return the text held back until the run ended (an incomplete character, a possible stop string's start) */
+    String finish() {
+        return stops.next(decode.finish()) + stops.finish();
+    }
+
+    /** @return {@code stop} for a stop id or stop string, else {@code length} */
+    String finishReason(Generation g) {
+        return stops.stopped() || g.stopReason() == StopReason.STOP_TOKEN ? "stop" : "length";
+    }
+
+    /** @return how many tokens were generated */
+    int tokens() {
+        return tokens;
+    }
+
+    /** @return whether the run ended at the deadline */
+    boolean timedOut() {
+        return timedOut;
+    }
+
+    /** @return whether the run ended because its sink refused a piece or its thread was interrupted */
+    boolean stopped() {
+        return stopped;
+    }
+}
