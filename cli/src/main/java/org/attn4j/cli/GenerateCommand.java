@@ -82,8 +82,9 @@ final class GenerateCommand implements Callable<Integer> {
     private String backend;
 
     @Option(names = "--weights", paramLabel = "TYPE", defaultValue = "as-file",
-            description = "how the model's matrices are held: as-file (each keeps its file's type), f32, f16, bf16, "
-                    + "q8_0 or q4_0 (every matrix converted once, at load) (default: ${DEFAULT-VALUE})")
+            description = "how the model's matrices are held: as-file (each keeps its file's type), or one weight type for "
+                    + "every matrix, converted once at load: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, "
+                    + "q4_k, q5_k, q6_k, iq4_nl or iq4_xs (default: ${DEFAULT-VALUE})")
     private String weights;
 
     @Option(names = "--stats", description = "print the load time, prefill and decode tokens/s and the peak memory on "
@@ -196,12 +197,17 @@ final class GenerateCommand implements Callable<Integer> {
         if (w.equals("as-file")) {
             return null;
         }
+        StringBuilder names = new StringBuilder("as-file");
         for (WeightType t : WeightType.values()) {
-            if (t != WeightType.F64 && t.name().toLowerCase(Locale.ROOT).equals(w)) {
+            if (t == WeightType.F64) {
+                continue;
+            }
+            String name = t.name().toLowerCase(Locale.ROOT);
+            if (name.equals(w)) {
                 return t;
             }
+            names.append(", ").append(name);
         }
-        throw new ParameterException(spec.commandLine(), "--weights " + weights + " is not one of as-file, f32, f16,"
-                + " bf16, q8_0, q4_0");
+        throw new ParameterException(spec.commandLine(), "--weights " + weights + " is not one of " + names);
     }
 }
