@@ -205,7 +205,8 @@ public final class Checkpoint {
             throw new UnreadablePathException(path + ": a folder with no model in it (no config.json, no ONNX"
                     + " export); " + WHAT_IS_READ);
         }
-        String modelType = modelType(configFile);
+        byte[] configJson = Files.readAllBytes(configFile);
+        String modelType = modelType(configJson, configFile);
         boolean decoder = Arrays.stream(DecoderConfig.Type.values()).anyMatch(t -> t.modelType().equals(modelType));
         if (!decoder) {
             return encoder(format == Format.SAFETENSORS ? dir : path, format, "config.json's model_type "
@@ -216,7 +217,7 @@ public final class Checkpoint {
                     + "), not an encoder");
         }
         List<String> notes = new ArrayList<>();
-        DecoderConfig config = DecoderConfig.read(dir);
+        DecoderConfig config = DecoderConfig.parse(configJson, configFile.toString());
         notes.add("configuration: " + configFile + " (model_type " + modelType + ")");
         Tokenizer tokenizer = null;
         boolean json = Files.isRegularFile(dir.resolve("tokenizer.json"));
@@ -273,10 +274,10 @@ public final class Checkpoint {
         }
     }
 
-    private static String modelType(Path configFile) throws IOException {
+    private static String modelType(byte[] configJson, Path configFile) throws IOException {
         JsonNode json;
         try {
-            json = new ObjectMapper().readTree(configFile.toFile());
+            json = new ObjectMapper().readTree(configJson);
         } catch (JacksonException e) {
             throw new IOException(configFile + " is not valid JSON: " + e.getOriginalMessage(), e);
         }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -166,17 +167,31 @@ public final class DecoderConfig {
         if (!Files.isRegularFile(file)) {
             throw new IllegalArgumentException("decoder: " + folder + " has no config.json");
         }
+        return parse(Files.readAllBytes(file), file.toString());
+    }
+
+    /**
+     * Parses the bytes of a {@code config.json} already read.
+     *
+     * @param configJson the file's bytes
+     * @param where where they came from, for messages
+     * @return the config
+     * @throws IllegalArgumentException as {@link #read(Path)}
+     */
+    public static DecoderConfig parse(byte[] configJson, String where) {
         Object parsed;
         try {
-            parsed = JSON.readValue(file.toFile(), Object.class);
+            parsed = JSON.readValue(configJson, Object.class);
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("decoder: " + file + " is not valid JSON (or names a key twice): "
+            throw new IllegalArgumentException("decoder: " + where + " is not valid JSON (or names a key twice): "
                     + e.getOriginalMessage(), e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("decoder: " + where + " could not be parsed from memory", e);
         }
         if (!(parsed instanceof Map<?, ?> json)) {
-            throw new IllegalArgumentException("decoder: " + file + " is not a JSON object");
+            throw new IllegalArgumentException("decoder: " + where + " is not a JSON object");
         }
-        return of(json, file.toString());
+        return of(json, where);
     }
 
     /**
