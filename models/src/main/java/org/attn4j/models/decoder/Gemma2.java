@@ -50,6 +50,30 @@ final class Gemma2 {
             x.tied = true;
         });
         DecoderConfig.readLlamaLineage(b, c, d);
+        int window = readAttention(b, c);
+        String[] alternate = new String[b.windows.length];
+        for (int i = 0; i < alternate.length; i++) {
+            alternate[i] = (i + 1) % 2 == 1 ? "sliding_attention" : "full_attention";
+        }
+        String[] types = DecoderConfig.layerTypes(c, b.windows.length, alternate);
+        windows(b, types, window);
+        DecoderConfig.readRope(b, c, d, types);
+        b.attentionSoftcap = softcap(c, "attn_logit_softcapping", 50.0);
+        b.finalSoftcap = softcap(c, "final_logit_softcapping", 30.0);
+        c.ignore("sliding_window_size", "attention_dropout");
+        c.finish();
+        return b.build();
+    }
+
+    /**
+     * What Gemma 2 and Gemma 3 read alike after Llama's lineage: the GELU gate, {@code attention_bias} (false) on
+     * q, k, v and o, and queries scaled by {@code query_pre_attn_scalar^-1/2} (256).
+     *
+     * @param b receives them
+     * @param c the config
+     * @return {@code sliding_window}, 4096 where absent
+     */
+    static int readAttention(Builder b, ConfigJson c) {
         b.activation = Gemma.activation(c);
         boolean bias = c.bool("attention_bias", false);
         b.qkvBias = bias;
@@ -60,21 +84,19 @@ final class Gemma2 {
         } else {
             b.attentionScale = Math.pow(scalar, -0.5);
         }
-        int window = c.present("sliding_window") ? Mistral.window(c, "sliding_window") : 4096;
-        String[] alternate = new String[b.windows.length];
-        for (int i = 0; i < alternate.length; i++) {
-            alternate[i] = (i + 1) % 2 == 1 ? "sliding_attention" : "full_attention";
-        }
-        String[] types = DecoderConfig.layerTypes(c, b.windows.length, alternate);
+        return c.present("sliding_window") ? Mistral.window(c, "sliding_window") : 4096;
+    }
+
+    /**
+     * @param b receives each layer's window: {@code window} where {@code types[i]} is {@code sliding_attention},
+     *          none (0) elsewhere
+     * @param types each layer's type
+     * @param window the local layers' window
+     */
+    static void windows(Builder b, String[] types, int window) {
         for (int i = 0; i < types.length; i++) {
             b.windows[i] = types[i].equals("sliding_attention") ? window : 0;
         }
-        DecoderConfig.readRope(b, c, d, types);
-        b.attentionSoftcap = softcap(c, "attn_logit_softcapping", 50.0);
-        b.finalSoftcap = softcap(c, "final_logit_softcapping", 30.0);
-        c.ignore("sliding_window_size", "attention_dropout");
-        c.finish();
-        return b.build();
     }
 
     private static double softcap(ConfigJson c, String key, double fallback) {

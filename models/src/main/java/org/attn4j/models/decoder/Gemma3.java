@@ -99,21 +99,9 @@ final class Gemma3 {
             x.theta = 1e6;
         });
         DecoderConfig.readLlamaLineage(b, c, d);
-        b.activation = Gemma.activation(c);
-        boolean bias = c.bool("attention_bias", false);
-        b.qkvBias = bias;
-        b.outputBias = bias;
-        double scalar = c.number("query_pre_attn_scalar", 256);
-        if (!(scalar > 0)) {
-            c.problem("query_pre_attn_scalar", scalar, "must be positive");
-        } else {
-            b.attentionScale = Math.pow(scalar, -0.5);
-        }
-        int window = c.present("sliding_window") ? Mistral.window(c, "sliding_window") : 4096;
+        int window = Gemma2.readAttention(b, c);
         String[] types = layerTypes(c, b.windows.length);
-        for (int i = 0; i < types.length; i++) {
-            b.windows[i] = types[i].equals("sliding_attention") ? window : 0;
-        }
+        Gemma2.windows(b, types, window);
         readRope(b, c, d, types);
         b.attentionSoftcap = softcap(c, "attn_logit_softcapping");
         b.finalSoftcap = softcap(c, "final_logit_softcapping");
