@@ -56,7 +56,9 @@ public final class ServedModels implements AutoCloseable {
     /**
      * Loads a model from a path and serves it: what the path holds is decided by {@link Checkpoint#open}. A decoder
      * (a folder whose {@code config.json} names a decoder family, or a {@code .gguf} file) needs a tokenizer and is
-     * served for chat too when its folder has a chat template; an encoder is served for embeddings.
+     * served for chat too when it has a chat template (a folder's {@code tokenizer_config.json}, a GGUF file's
+     * {@code tokenizer.chat_template}); its generation defaults and stop ids are the checkpoint's
+     * ({@code generation_config.json}, or the GGUF metadata). An encoder is served for embeddings.
      *
      * @param name the model name clients send
      * @param path a model folder or file
@@ -92,10 +94,6 @@ public final class ServedModels implements AutoCloseable {
                 + (checkpoint.format() == Checkpoint.Format.GGUF ? "no tokenizer.ggml.* metadata"
                 : "no tokenizer.json, no vocab.json and merges.txt") + "); the server needs one to read prompts and"
                 + " write text"));
-        if (checkpoint.format() == Checkpoint.Format.GGUF) {
-            return addDecoder(name, checkpoint.causalLM(backend, DType.F32, null), tokenizer,
-                    GenerationOptions.defaults());
-        }
         if (checkpoint.hasChatTemplate()) {
             return addChatModel(name, checkpoint.chatModel(backend, DType.F32));
         }
