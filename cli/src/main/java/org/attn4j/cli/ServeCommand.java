@@ -108,6 +108,16 @@ final class ServeCommand implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE})")
     private long retryAfterSeconds;
 
+    @Option(names = "--api-key", paramLabel = "KEY",
+            description = "a key clients must give as 'Authorization: Bearer KEY' on every endpoint but /health; "
+                    + "repeatable (default: no key is asked for)")
+    private List<String> apiKeys = new ArrayList<>();
+
+    @Option(names = "--api-key-file", paramLabel = "FILE",
+            description = "a file of such keys, one per line (blank lines skipped); with --api-key, either's keys "
+                    + "are accepted")
+    private Path apiKeyFile;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         ServerOptions options = options();
@@ -165,10 +175,30 @@ final class ServeCommand implements Callable<Integer> {
                     .withMaxActiveGenerations(maxActiveGenerations).withMaxQueuedGenerations(maxQueuedGenerations)
                     .withMaxTokens(maxTokens).withRequestTimeout(Duration.ofSeconds(requestTimeoutSeconds))
                     .withIdleTimeout(Duration.ofSeconds(idleTimeoutSeconds))
-                    .withRetryAfter(Duration.ofSeconds(retryAfterSeconds));
+                    .withRetryAfter(Duration.ofSeconds(retryAfterSeconds)).withApiKeys(keys());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage().replace("ServerOptions.with", "option "));
         }
+    }
+
+    /** @return the keys of --api-key and --api-key-file, in that order */
+    private List<String> keys() {
+        List<String> out = new ArrayList<>(apiKeys);
+        if (apiKeyFile != null) {
+            List<String> lines;
+            try {
+                lines = java.nio.file.Files.readAllLines(apiKeyFile);
+            } catch (IOException e) {
+                throw new ParameterException(spec.commandLine(), "--api-key-file " + apiKeyFile + ": cannot be read ("
+                        + e.getClass().getSimpleName() + ")");
+            }
+            List<String> read = lines.stream().map(String::strip).filter(l -> !l.isEmpty()).toList();
+            if (read.isEmpty()) {
+                throw new ParameterException(spec.commandLine(), "--api-key-file " + apiKeyFile + ": holds no key");
+            }
+            out.addAll(read);
+        }
+        return out;
     }
 
     /** The defaults of the options that set {@link ServerOptions}: {@link ServerOptions#defaults()}'s, not copies. */

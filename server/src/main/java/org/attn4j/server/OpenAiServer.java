@@ -26,12 +26,14 @@ import org.eclipse.jetty.server.ServerConnector;
  *                              "generations": {"running", "waiting", "abandoned": streams whose client left}}
  * </pre>
  * Every error is OpenAI's error object ({@code {"error": {"message", "type", "param", "code"}}}) with its status:
- * 400 a malformed body or a wrong parameter (named in {@code param}), 404 an unknown model or URL, 405 a wrong
- * method, 408 a body that stopped coming (see {@link ServerOptions#idleTimeout()}), 413 a body over
- * {@link ServerOptions#maxBodyBytes()}, 429 a full queue (with {@code Retry-After}), 500 a
- * failure of the server, 503 a request past {@link ServerOptions#requestTimeout()}. It binds
- * {@link ServerOptions#host()}, {@code 127.0.0.1} unless told otherwise, and needs no authentication: any
- * {@code Authorization} header is accepted and ignored.
+ * 400 a malformed body or a wrong parameter (named in {@code param}), 401 a missing or wrong API key, 404 an unknown
+ * model or URL, 405 a wrong method, 408 a body that stopped coming (see {@link ServerOptions#idleTimeout()}), 413 a
+ * body over {@link ServerOptions#maxBodyBytes()}, 429 a full queue (with {@code Retry-After}), 500 a failure of the
+ * server, 503 a request past {@link ServerOptions#requestTimeout()}. It binds
+ * {@link ServerOptions#host()}, {@code 127.0.0.1} unless told otherwise. With {@link ServerOptions#apiKeys()},
+ * every endpoint but {@code /health} answers 401 ({@code invalid_api_key}) to a request without
+ * {@code Authorization: Bearer KEY} and one of the keys (see {@link ApiKeys}); without, any {@code Authorization}
+ * header is accepted and ignored.
  *
  * <p>Connections are kept alive between requests until {@link ServerOptions#idleTimeout()} passes with nothing sent
  * or read; every answer says so in {@code Keep-Alive: timeout=SECONDS}, so a client can drop a pooled connection
@@ -91,7 +93,13 @@ public final class OpenAiServer implements AutoCloseable {
             });
         });
         String keepAlive = "timeout=" + options.idleTimeout().toSeconds();
-        app.before(ctx -> ctx.header("Keep-Alive", keepAlive));
+        ApiKeys keys = new ApiKeys(options.apiKeys());
+        app.before(ctx -> {
+            ctx.header("Keep-Alive", keepAlive);
+            if (keys.required() && !ctx.path().equals("/health")) {
+                keys.check(ctx.header("Authorization"));
+            }
+        });
         app.get("/health", ctx -> json(ctx, 200, g -> {
             g.writeStringField("status", "ok");
             g.writeArrayFieldStart("models");
