@@ -27,6 +27,8 @@ final class GenerationRun {
     private final Tokenizer tokenizer;
     private final StopStrings stops;
     private int tokens;
+    private long firstTokenNanos;
+    private long lastTokenNanos;
     private boolean timedOut;
     private boolean stopped;
 
@@ -77,6 +79,10 @@ final class GenerationRun {
     }
 
     private String next(int token) {
+        lastTokenNanos = System.nanoTime();
+        if (tokens == 0) {
+            firstTokenNanos = lastTokenNanos;
+        }
         tokens++;
         return stops.next(tokenizer.token(token).isEmpty() ? "" : decode.next(token));
     }
@@ -94,6 +100,16 @@ final class GenerationRun {
     /** @return how many tokens were generated */
     int tokens() {
         return tokens;
+    }
+
+    /** @return when the first token was chosen ({@link System#nanoTime()}); meaningful once {@link #tokens()} > 0 */
+    long firstTokenNanos() {
+        return firstTokenNanos;
+    }
+
+    /** @return when the last token so far was chosen ({@link System#nanoTime()}) */
+    long lastTokenNanos() {
+        return lastTokenNanos;
     }
 
     /** @return whether the run ended at the deadline */

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +21,10 @@ import org.eclipse.jetty.server.ServerConnector;
  *   POST /v1/embeddings        encoders (concurrent requests gathered into one encoder batch)
  *   POST /v1/completions       decoders (whole or streamed as server-sent events)
  *   POST /v1/chat/completions  decoders with a chat template
+ *   POST /v1/rerank, /rerank   cross-encoders ({@link RerankEndpoint})
  *   GET  /v1/models            every model; GET /v1/models/{name} one
+ *   GET  /metrics              Prometheus' text format 0.0.4: requests, errors, tokens, queues, timings
+ *                              ({@link Metrics})
  *   GET  /health               200 while the server runs: {"status": "ok", "models": [...],
  *                              "embeddings": {"running": texts, "waiting": requests},
  *                              "generations": {"running", "waiting", "abandoned": streams whose client left}}
@@ -46,11 +50,14 @@ import org.eclipse.jetty.server.ServerConnector;
  */
 public final class OpenAiServer implements AutoCloseable {
     private static final String ERROR_WRITTEN = "attn4j.error-written";
+    private static final Set<String> ROUTES = Set.of("/health", "/metrics", "/v1/models", "/v1/embeddings",
+            "/v1/completions", "/v1/chat/completions", "/v1/rerank", "/rerank");
 
     private final Javalin app;
     private final ServerOptions options;
     private final Map<String, EmbeddingBatcher> batchers;
     private final ExecutorService responders;
+    private final Metrics metrics = new Metrics();
     private final long created = System.currentTimeMillis() / 1000;
 
     private OpenAiServer(ServedModels models, ServerOptions options) {
@@ -65,7 +72,7 @@ public final class OpenAiServer implements AutoCloseable {
             }
         }
         GenerationScheduler scheduler = new GenerationScheduler(options);
-        GenerationEndpoint generation = new GenerationEndpoint(decoders, scheduler, options);
+        GenerationEndpoint generation = new GenerationEndpoint(decoders, scheduler, options, metrics);
         List<String> names = models.names();
         this.batchers = new LinkedHashMap<>();
         AtomicInteger thread = new AtomicInteger();
@@ -78,11 +85,18 @@ public final class OpenAiServer implements AutoCloseable {
             batchers.put(e.name(), new EmbeddingBatcher(e.name(), e.embedder(), options));
         }
         EmbeddingsEndpoint embeddings = new EmbeddingsEndpoint(encoders, batchers, options);
+        metrics.gauge("attn4j_generations_running", "Generations holding a slot.", scheduler::running)
+                .gauge("attn4j_generations_waiting", "Generations admitted and waiting for a slot.", scheduler::waiting)
+                .gauge("attn4j_embeddings_running", "Texts the encoders are embedding.",
+                        () -> batchers.values().stream().mapToInt(EmbeddingBatcher::running).sum())
+                .gauge("attn4j_embeddings_waiting", "Embeddings requests waiting for an encoder.",
+                        () -> batchers.values().stream().mapToInt(EmbeddingBatcher::waiting).sum());
         this.app = Javalin.create(config -> {
             config.showJavalinBanner = false;
             config.http.disableCompression();
             config.http.maxRequestSize = options.maxBodyBytes();
             config.http.prefer405over404 = true;
+            config.requestLogger.http((ctx, millis) -> metrics.request(route(ctx.path()), ctx.statusCode()));
             config.jetty.addConnector((server, http) -> {
                 http.setSendServerVersion(false);
                 ServerConnector c = new ServerConnector(server, new HttpConnectionFactory(http));
@@ -117,6 +131,7 @@ public final class OpenAiServer implements AutoCloseable {
             g.writeNumberField("abandoned", generation.abandoned());
             g.writeEndObject();
         }));
+        app.get("/metrics", ctx -> ctx.status(200).contentType(Metrics.CONTENT_TYPE).result(metrics.scrape()));
         app.get("/v1/models", ctx -> json(ctx, 200, g -> {
             g.writeStringField("object", "list");
             g.writeArrayFieldStart("data");
@@ -143,6 +158,8 @@ public final class OpenAiServer implements AutoCloseable {
                     .orTimeout(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
                     .handleAsync((vectors, failure) -> {
                         if (failure == null) {
+                            metrics.promptTokens(pending.encoder().name(),
+                                    vectors.stream().mapToLong(v -> v.ids().length).sum());
                             ctx.status(200).contentType("application/json")
                                     .result(EmbeddingsJson.answer(pending, vectors));
                         } else {
@@ -226,14 +243,24 @@ public final class OpenAiServer implements AutoCloseable {
         ctx.status(status).contentType("application/json").result(JsonBody.object(fields));
     }
 
-    private static void unmatched(Context ctx, int status, String type, String message) {
+    /** @return the route a path is served by, as written, or {@code other}: the {@code endpoint} of the metrics */
+    private static String route(String path) {
+        if (ROUTES.contains(path)) {
+            return path;
+        }
+        return path.startsWith("/v1/models/") && path.indexOf('/', "/v1/models/".length()) < 0
+                ? "/v1/models/{model}" : "other";
+    }
+
+    private void unmatched(Context ctx, int status, String type, String message) {
         if (ctx.attribute(ERROR_WRITTEN) == null) {
             error(ctx, ApiException.of(status, type, null, message));
         }
     }
 
-    private static void error(Context ctx, Throwable failure) {
+    private void error(Context ctx, Throwable failure) {
         ApiException e = ApiException.from(failure);
+        metrics.error(e);
         ctx.attribute(ERROR_WRITTEN, Boolean.TRUE);
         if (e.retryAfterSeconds() > 0) {
             ctx.header("Retry-After", Long.toString(e.retryAfterSeconds()));
