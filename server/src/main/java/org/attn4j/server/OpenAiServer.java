@@ -64,11 +64,14 @@ public final class OpenAiServer implements AutoCloseable {
         this.options = options;
         Map<String, ServedModels.Encoder> encoders = new LinkedHashMap<>();
         Map<String, ServedModels.Decoder> decoders = new LinkedHashMap<>();
+        Map<String, ServedModels.Reranker> rerankers = new LinkedHashMap<>();
         for (Map.Entry<String, Object> m : models.all().entrySet()) {
             if (m.getValue() instanceof ServedModels.Encoder e) {
                 encoders.put(m.getKey(), e);
             } else if (m.getValue() instanceof ServedModels.Decoder d) {
                 decoders.put(m.getKey(), d);
+            } else if (m.getValue() instanceof ServedModels.Reranker r) {
+                rerankers.put(m.getKey(), r);
             }
         }
         GenerationScheduler scheduler = new GenerationScheduler(options);
@@ -173,6 +176,11 @@ public final class OpenAiServer implements AutoCloseable {
                 GenerationKind.COMPLETION, System.nanoTime() + options.requestTimeout().toNanos()));
         app.post("/v1/chat/completions", ctx -> generation.handle(ctx, JsonRequest.parse(body(ctx)),
                 GenerationKind.CHAT, System.nanoTime() + options.requestTimeout().toNanos()));
+        RerankEndpoint rerank = new RerankEndpoint(rerankers, options, metrics);
+        for (String path : List.of("/v1/rerank", "/rerank")) {
+            app.post(path, ctx -> ctx.status(200).contentType("application/json")
+                    .result(rerank.answer(JsonRequest.parse(body(ctx)))));
+        }
         app.exception(Exception.class, (e, ctx) -> error(ctx, e));
         app.error(404, ctx -> unmatched(ctx, 404, "invalid_request_error", "Invalid URL (" + ctx.method() + " "
                 + ctx.path() + ")"));

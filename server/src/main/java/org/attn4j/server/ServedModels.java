@@ -14,7 +14,9 @@ import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.models.Checkpoint;
 import org.attn4j.models.decoder.CausalLM;
+import org.attn4j.models.embed.CrossEncoder;
 import org.attn4j.models.embed.EmbeddingOptions;
+import org.attn4j.models.embed.RerankOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
 import org.attn4j.models.generate.ChatModel;
 import org.attn4j.models.generate.GenerationConfig;
@@ -23,8 +25,8 @@ import org.attn4j.models.tokenize.Tokenizer;
 
 /**
  * The models an {@link OpenAiServer} serves, each under a name that requests give as {@code model}: encoders for
- * {@code /v1/embeddings}, decoders for {@code /v1/completions}, and decoders with a chat template for
- * {@code /v1/chat/completions} too. Fill it before the server starts; closing it closes every model it holds. Not
+ * {@code /v1/embeddings}, decoders for {@code /v1/completions}, decoders with a chat template for
+ * {@code /v1/chat/completions} too, and cross-encoders for {@code /v1/rerank}. Fill it before the server starts; closing it closes every model it holds. Not
  * thread-safe.
  *
  * <pre>{@code
@@ -51,6 +53,10 @@ public final class ServedModels implements AutoCloseable {
      * chat template, its chat model.
      */
     record Decoder(String name, CausalLM model, Tokenizer tokenizer, GenerationOptions defaults, ChatModel chat) {
+    }
+
+    /** A cross-encoder, for {@code /v1/rerank}. */
+    record Reranker(String name, CrossEncoder encoder) {
     }
 
     /**
@@ -99,6 +105,47 @@ public final class ServedModels implements AutoCloseable {
         }
         return addDecoder(name, checkpoint.causalLM(backend, DType.F32, null), tokenizer,
                 checkpoint.generationConfig().options());
+    }
+
+    /**
+     * Loads a cross-encoder from a path and serves it for {@code /v1/rerank}: a folder, {@code .onnx} file or model
+     * jar of a one-label {@code BertForSequenceClassification}, as {@code attn4j rerank} reads it
+     * ({@link Checkpoint#crossEncoder}, {@link RerankOptions#defaults()}: the activation its
+     * {@code config.json} names).
+     *
+     * @param name the model name clients send
+     * @param path a model folder or file
+     * @param backend where its weights go
+     * @return this registry
+     * @throws IOException if nothing attn4j reads is at the path or a file is unreadable
+     * @throws IllegalArgumentException if the path holds a decoder or no one-label classifier, or the name is taken
+     */
+    public ServedModels loadReranker(String name, Path path, Backend backend) throws IOException {
+        Objects.requireNonNull(path, "ServedModels.loadReranker: argument path is null");
+        Objects.requireNonNull(backend, "ServedModels.loadReranker: argument backend is null");
+        checkName(name);
+        CrossEncoder encoder = Checkpoint.open(path, Checkpoint.Kind.ENCODER).crossEncoder(backend,
+                RerankOptions.defaults());
+        try {
+            return addReranker(name, encoder);
+        } catch (RuntimeException failure) {
+            encoder.close();
+            throw failure;
+        }
+    }
+
+    /**
+     * Serves a cross-encoder's scores: {@code /v1/rerank}.
+     *
+     * @param name the model name clients send
+     * @param encoder the cross-encoder; closed with this registry
+     * @return this registry
+     * @throws IllegalArgumentException if the name is taken or malformed
+     */
+    public ServedModels addReranker(String name, CrossEncoder encoder) {
+        Objects.requireNonNull(encoder, "ServedModels.addReranker: argument encoder is null");
+        put(name, new Reranker(name, encoder));
+        return this;
     }
 
     /**
@@ -200,6 +247,8 @@ public final class ServedModels implements AutoCloseable {
             try {
                 if (m instanceof Encoder e) {
                     e.embedder().close();
+                } else if (m instanceof Reranker r) {
+                    r.encoder().close();
                 } else if (m instanceof Decoder d) {
                     if (d.chat() != null) {
                         d.chat().close();

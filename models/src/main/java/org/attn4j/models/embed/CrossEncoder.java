@@ -204,6 +204,19 @@ public final class CrossEncoder implements AutoCloseable {
         return List.copyOf(out);
     }
 
+    /**
+     * @param query the query
+     * @param passage a passage
+     * @return how many tokens {@link #score} reads for the pair ({@code [CLS] query [SEP] passage [SEP]}, truncated
+     *     to {@link #maxLength()})
+     */
+    public int tokenCount(String query, String passage) {
+        if (query == null || passage == null) {
+            throw new IllegalArgumentException("CrossEncoder.tokenCount: argument query or passage is null");
+        }
+        return tokenizer.encode(query, passage).length();
+    }
+
     /** @return whether scores go through a sigmoid (else they are raw logits) */
     public boolean sigmoid() {
         return sigmoid;
