@@ -1,6 +1,7 @@
 package org.attn4j.server;
 
 import io.javalin.http.Context;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -79,7 +80,7 @@ final class GenerationEndpoint {
         }
         text.append(run.finish());
         ctx.status(200).contentType("application/json").result(GenerationJson.whole(GenerationJson.id(kind), kind,
-                request, text.toString(), run.finishReason(g), g));
+                request, text.toString(), run.finishReason(g), g, run.takeLogprobs()));
     }
 
     private void stream(Context ctx, GenerationRequest request, GenerationKind kind, GenerationRun run,
@@ -90,13 +91,14 @@ final class GenerationEndpoint {
         }
         EventStream events = opened.get();
         String id = GenerationJson.id(kind);
-        if (kind == GenerationKind.CHAT && !events.send(GenerationJson.chunk(id, kind, request, "", true, null))) {
+        if (kind == GenerationKind.CHAT
+                && !events.send(GenerationJson.chunk(id, kind, request, "", true, null, null))) {
             return;
         }
         Generation g;
         try {
             g = run.run(ticket, deadlineNanos, piece -> {
-                if (events.send(GenerationJson.chunk(id, kind, request, piece, false, null))) {
+                if (events.send(GenerationJson.chunk(id, kind, request, piece, false, null, run.takeLogprobs()))) {
                     return true;
                 }
                 abandoned.incrementAndGet();
@@ -115,10 +117,12 @@ final class GenerationEndpoint {
             return;
         }
         String rest = run.finish();
-        if (!rest.isEmpty() && !events.send(GenerationJson.chunk(id, kind, request, rest, false, null))) {
+        List<TokenLogprob> held = run.takeLogprobs();
+        if ((!rest.isEmpty() || !held.isEmpty())
+                && !events.send(GenerationJson.chunk(id, kind, request, rest, false, null, held))) {
             return;
         }
-        if (!events.send(GenerationJson.chunk(id, kind, request, "", false, run.finishReason(g)))) {
+        if (!events.send(GenerationJson.chunk(id, kind, request, "", false, run.finishReason(g), null))) {
             return;
         }
         if (request.usageChunk()
