@@ -28,8 +28,9 @@ import org.attn4j.models.generate.GenerationOptions;
  * (an extension, not streamed) adds the prompt's and the reply's token ids to the choice. Log-probabilities
  * ({@link TokenLogprob}) are asked for with {@code "logprobs": true} and {@code top_logprobs} (0 to 20) on chat, and
  * with {@code logprobs} (0 to 20, the alternatives per token) on completions. {@code n} must be 1; {@code echo},
- * {@code suffix}, penalties other than 0, tools and response formats other than text are refused by name. A chat request's messages are rendered by the checkpoint's chat template with a generation
- * prompt ({@code developer} messages as {@code system}); a completion's prompt is a string or token ids.
+ * {@code suffix}, penalties other than 0, tools and response formats other than text are refused by name. A chat
+ * request's messages are rendered by the checkpoint's chat template with a generation prompt ({@code developer}
+ * messages as {@code system}); a completion's prompt is a string or token ids.
  *
  * @param decoder the model named by {@code model}
  * @param prompt the prompt's token ids, {@code [promptLength]}

@@ -10,7 +10,7 @@ import java.io.IOException;
  *   {"id": NAME, "object": "model", "created": SECONDS, "owned_by": "attn4j",
  *    "kind": "embeddings", "dimensions": D, "max_input_tokens": T}           an encoder
  *    "kind": "chat" | "completions", "context_length": T}                    a decoder (chat: it has a chat template)
- *    "kind": "rerank", "max_input_tokens": T}                                a cross-encoder (T: per query and document)
+ *    "kind": "rerank", "max_input_tokens": T}                                a cross-encoder (T: query and document)
  * </pre>
  */
 final class ModelJson {

@@ -26,8 +26,8 @@ import org.attn4j.models.tokenize.Tokenizer;
 /**
  * The models an {@link OpenAiServer} serves, each under a name that requests give as {@code model}: encoders for
  * {@code /v1/embeddings}, decoders for {@code /v1/completions}, decoders with a chat template for
- * {@code /v1/chat/completions} too, and cross-encoders for {@code /v1/rerank}. Fill it before the server starts; closing it closes every model it holds. Not
- * thread-safe.
+ * {@code /v1/chat/completions} too, and cross-encoders for {@code /v1/rerank}. Fill it before the server starts;
+ * closing it closes every model it holds. Not thread-safe.
  *
  * <pre>{@code
  * try (ServedModels models = new ServedModels()) {
