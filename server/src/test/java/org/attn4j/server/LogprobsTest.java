@@ -6,6 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.models.chat.completions.ChatCompletion;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.models.chat.completions.ChatCompletionTokenLogprob;
+import com.openai.models.completions.Completion;
+import com.openai.models.completions.CompletionChoice;
+import com.openai.models.completions.CompletionCreateParams;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +35,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * {@code logprobs} on chat and legacy completions, whole and streamed: each token's log-probability is the
  * log-softmax, in double, of the logits {@link Generator} chose it from in the same JVM (the model's distribution,
- * whatever the temperature), and its alternatives are the most likely tokens, most likely first.
+ * whatever the temperature), and its alternatives are the most likely tokens, most likely first; OpenAI's Java SDK
+ * reads them.
  */
 class LogprobsTest {
     private static final String USER = "Tell me about cats.";
@@ -221,6 +230,39 @@ class LogprobsTest {
                 assertTrue(top.has(t), "token " + i + ": " + t + " missing from " + top);
                 assertTrue(top.get(t).asDouble() >= expected[id] - 1e-9, "token " + i + ": " + top);
             }
+        }
+    }
+
+    @Test
+    void openAisSdkReadsTheLogprobsOfChatAndCompletions() {
+        OpenAIClient openai = OpenAIOkHttpClient.builder().baseUrl(server.baseUri().toString()).apiKey("unused")
+                .maxRetries(0).build();
+        try {
+            ChatCompletion chat = openai.chat().completions().create(ChatCompletionCreateParams.builder()
+                    .model(Fixtures.CHAT).addUserMessage(USER).temperature(0.0).maxCompletionTokens(5)
+                    .logprobs(true).topLogprobs(3L).build()).validate();
+            JsonNode raw = Http.post(server, "/v1/chat/completions", "{\"model\": \"" + Fixtures.CHAT + "\", "
+                    + "\"messages\": [{\"role\": \"user\", \"content\": \"" + USER + "\"}], \"max_tokens\": 5, "
+                    + "\"temperature\": 0, \"logprobs\": true, \"top_logprobs\": 3}").json().get("choices").get(0)
+                    .get("logprobs").get("content");
+            List<ChatCompletionTokenLogprob> content = chat.choices().get(0).logprobs().orElseThrow().content()
+                    .orElseThrow();
+            assertEquals(raw.size(), content.size());
+            for (int i = 0; i < content.size(); i++) {
+                assertEquals(raw.get(i).get("token").asText(), content.get(i).token(), "token " + i);
+                assertEquals(raw.get(i).get("logprob").asDouble(), content.get(i).logprob(), 0.0, "token " + i);
+                assertEquals(3, content.get(i).topLogprobs().size(), "token " + i);
+            }
+            Completion completion = openai.completions().create(CompletionCreateParams.builder().model(Fixtures.GPT2)
+                    .prompt("Hello, wor").maxTokens(4L).temperature(0.0).logprobs(2L).build()).validate();
+            CompletionChoice.Logprobs legacy = completion.choices().get(0).logprobs().orElseThrow();
+            int n = legacy.tokens().orElseThrow().size();
+            assertEquals(completion.usage().orElseThrow().completionTokens(), n);
+            assertEquals(n, legacy.tokenLogprobs().orElseThrow().size());
+            assertEquals(n, legacy.topLogprobs().orElseThrow().size());
+            assertEquals(n, legacy.textOffset().orElseThrow().size());
+        } finally {
+            openai.close();
         }
     }
 
