@@ -15,12 +15,13 @@ import org.attn4j.models.parameters.StateDict;
  * <pre>
  *   bert         {@link BertModel}        absolute positions, post-norm, GELU MLP
  *   nomic_bert   {@link NomicBertModel}   rotary, post-norm, SwiGLU, fused Wqkv          (nomic-embed-text)
+ *   modernbert   {@link ModernBertModel}  rotary, pre-norm, GeGLU, global and local layers (ModernBERT)
  * </pre>
  * A loaded encoder holds its parameters on the host; {@link #bind(Parameters)} uploads them once.
  */
 public interface Encoder {
     /** The {@code model_type}s of the rotary families, which {@link #load} reads beside {@code bert}. */
-    List<String> ROTARY_MODEL_TYPES = List.of(NomicBertConfig.MODEL_TYPE);
+    List<String> ROTARY_MODEL_TYPES = List.of(NomicBertConfig.MODEL_TYPE, ModernBertConfig.MODEL_TYPE);
 
     /**
      * @param configJson a parsed {@code config.json}
@@ -37,6 +38,7 @@ public interface Encoder {
         return switch (type) {
             case "bert" -> BertModel.load(weights, BertConfig.of(configJson, source));
             case NomicBertConfig.MODEL_TYPE -> NomicBertModel.load(weights, NomicBertConfig.of(configJson, source));
+            case ModernBertConfig.MODEL_TYPE -> ModernBertModel.load(weights, ModernBertConfig.of(configJson, source));
             default -> throw new IOException(source + ": model_type '" + type + "' is not supported; attn4j loads the"
                     + " encoders bert, " + String.join(", ", ROTARY_MODEL_TYPES));
         };

@@ -43,7 +43,7 @@ class RotaryEncodersMatchPyTorchTest {
     }
 
     static Stream<String> families() {
-        return Stream.of("tiny-nomic");
+        return Stream.of("tiny-nomic", "tiny-modernbert");
     }
 
     static Encoder load(String family) throws IOException {
@@ -189,7 +189,12 @@ class RotaryEncodersMatchPyTorchTest {
                 Arguments.of("tiny-nomic", "rotary_emb_fraction", "0.0"),
                 Arguments.of("tiny-nomic", "activation_function", "\"glu\""),
                 Arguments.of("tiny-nomic", "num_heads_kv", "2"),
-                Arguments.of("tiny-nomic", "a_key_no_family_has", "1"));
+                Arguments.of("tiny-nomic", "a_key_no_family_has", "1"),
+                Arguments.of("tiny-modernbert", "hidden_activation", "\"gelu_fast\""),
+                Arguments.of("tiny-modernbert", "layer_types", "[\"full_attention\"]"),
+                Arguments.of("tiny-modernbert", "rope_parameters", "{\"rope_theta\": 10000}"),
+                Arguments.of("tiny-modernbert", "norm_eps", "\"small\""),
+                Arguments.of("tiny-modernbert", "a_key_no_family_has", "1"));
     }
 
     @ParameterizedTest(name = "{0} {1} {2}")

@@ -1,0 +1,124 @@
+package org.attn4j.models.bert;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import org.attn4j.api.Activation;
+import org.attn4j.api.RopeLayout;
+import org.attn4j.api.RotaryEmbedding;
+
+/**
+ * The hyper-parameters of a ModernBERT encoder ({@code model_type} {@code modernbert}), the keys of its
+ * {@code config.json} as transformers' {@code ModernBertConfig} reads them.
+ *
+ * @param vocabSize {@code vocab_size}
+ * @param hiddenSize {@code hidden_size}: the width {@code d}
+ * @param intermediateSize {@code intermediate_size}: the GeGLU's width ({@code mlp.Wi} is {@code [2·inner, d]})
+ * @param numHiddenLayers {@code num_hidden_layers}
+ * @param numAttentionHeads {@code num_attention_heads}, dividing {@code d}
+ * @param activation {@code hidden_activation}, applied to the first half of {@code Wi}'s output
+ * @param normEps {@code norm_eps}
+ * @param normBias {@code norm_bias}: whether the layer norms have biases
+ * @param attentionBias {@code attention_bias}: biases on {@code Wqkv} and {@code attn.Wo}
+ * @param mlpBias {@code mlp_bias}: biases on {@code Wi} and {@code mlp.Wo}
+ * @param maxPositionEmbeddings {@code max_position_embeddings}: the longest input
+ * @param globalRopeTheta {@code global_rope_theta}: the rotary base of the global layers
+ * @param localRopeTheta {@code local_rope_theta}: the rotary base of the local layers
+ * @param globalAttnEveryNLayers {@code global_attn_every_n_layers}: layer {@code i} is global when
+ *     {@code i % n == 0}, else local
+ * @param localAttention {@code local_attention}: a local layer's query {@code i} sees the keys {@code j} with
+ *     {@code |i − j| <= local_attention / 2}
+ */
+public record ModernBertConfig(int vocabSize, int hiddenSize, int intermediateSize, int numHiddenLayers,
+                               int numAttentionHeads, Activation activation, double normEps, boolean normBias,
+                               boolean attentionBias, boolean mlpBias, int maxPositionEmbeddings,
+                               double globalRopeTheta, double localRopeTheta, int globalAttnEveryNLayers,
+                               int localAttention) {
+    /** The {@code model_type} this reads. */
+    public static final String MODEL_TYPE = "modernbert";
+
+    /** Refuses a configuration that cannot run. */
+    public ModernBertConfig {
+        if (vocabSize < 1 || hiddenSize < 1 || intermediateSize < 1 || numHiddenLayers < 1 || numAttentionHeads < 1
+                || maxPositionEmbeddings < 1 || globalAttnEveryNLayers < 1 || localAttention < 0) {
+            throw new IllegalArgumentException("ModernBertConfig: every size must be at least 1 (local_attention at"
+                    + " least 0): vocab_size " + vocabSize + ", hidden_size " + hiddenSize + ", intermediate_size "
+                    + intermediateSize + ", num_hidden_layers " + numHiddenLayers + ", num_attention_heads "
+                    + numAttentionHeads + ", max_position_embeddings " + maxPositionEmbeddings
+                    + ", global_attn_every_n_layers " + globalAttnEveryNLayers + ", local_attention " + localAttention);
+        }
+        if (hiddenSize % numAttentionHeads != 0 || (hiddenSize / numAttentionHeads) % 2 != 0) {
+            throw new IllegalArgumentException("ModernBertConfig: num_attention_heads " + numAttentionHeads
+                    + " must divide hidden_size " + hiddenSize + " into heads of an even size");
+        }
+        if (activation == null) {
+            throw new IllegalArgumentException("ModernBertConfig: argument activation is null");
+        }
+        if (!(globalRopeTheta > 0) || !(localRopeTheta > 0) || Double.isInfinite(globalRopeTheta)
+                || Double.isInfinite(localRopeTheta) || !(normEps >= 0) || Double.isInfinite(normEps)) {
+            throw new IllegalArgumentException("ModernBertConfig: global_rope_theta " + globalRopeTheta
+                    + " and local_rope_theta " + localRopeTheta + " must be positive, norm_eps " + normEps
+                    + " at least 0, all finite");
+        }
+    }
+
+    /** @return {@code hidden_size / num_attention_heads} */
+    public int headDim() {
+        return hiddenSize / numAttentionHeads;
+    }
+
+    /**
+     * @param layer {@code 0 .. num_hidden_layers - 1}
+     * @return whether it attends through the sliding window ({@code layer % global_attn_every_n_layers != 0})
+     */
+    public boolean isLocal(int layer) {
+        return layer % globalAttnEveryNLayers != 0;
+    }
+
+    /**
+     * @param layer {@code 0 .. num_hidden_layers - 1}
+     * @return {@code ω_i = θ^(-2i/head_dim)} over the whole head, {@code θ} the layer's global or local base
+     */
+    public RotaryEmbedding rotary(int layer) {
+        return RotaryEmbedding.of(RopeLayout.HALF_SPLIT, isLocal(layer) ? localRopeTheta : globalRopeTheta,
+                headDim());
+    }
+
+    /**
+     * Reads a {@code config.json} strictly (defaults as transformers' {@code ModernBertConfig}): every key that
+     * changes the numbers is honoured or refused by name, the dropout, initialisation, head and kernel keys the
+     * encoder never reads are ignored, and any other key (a newer release's {@code layer_types} or
+     * {@code rope_parameters} among them) is refused.
+     *
+     * @param root a parsed {@code config.json}
+     * @param source where it came from, for messages
+     * @return the hyper-parameters
+     * @throws IOException naming every key and value attn4j does not implement
+     */
+    public static ModernBertConfig of(JsonNode root, String source) throws IOException {
+        ConfigKeys k = ConfigKeys.of(root, source, MODEL_TYPE);
+        k.ignore("initializer_cutoff_factor", "attention_dropout", "embedding_dropout", "mlp_dropout", "decoder_bias",
+                "classifier_pooling", "classifier_bias", "classifier_activation", "deterministic_flash_attn",
+                "sparse_prediction", "sparse_pred_ignore_index", "reference_compile", "repad_logits_with_grad",
+                "tie_word_embeddings", "layer_norm_eps", "position_embedding_type");
+        String act = k.text("hidden_activation", "gelu");
+        Activation activation = switch (act) {
+            case "gelu" -> Activation.GELU;
+            case "gelu_new", "gelu_pytorch_tanh" -> Activation.GELU_TANH;
+            case "silu", "swish" -> Activation.SILU;
+            case "relu" -> Activation.RELU;
+            default -> {
+                k.problem("hidden_activation", "'" + act + "'", "not supported (gelu, gelu_new, gelu_pytorch_tanh,"
+                        + " silu, swish, relu)");
+                yield Activation.GELU;
+            }
+        };
+        ModernBertConfig c = new ModernBertConfig(k.size("vocab_size", 50368), k.size("hidden_size", 768),
+                k.size("intermediate_size", 1152), k.size("num_hidden_layers", 22), k.size("num_attention_heads", 12),
+                activation, k.number("norm_eps", 1e-5), k.flag("norm_bias", false), k.flag("attention_bias", false),
+                k.flag("mlp_bias", false), k.size("max_position_embeddings", 8192),
+                k.number("global_rope_theta", 160000), k.number("local_rope_theta", 10000),
+                k.size("global_attn_every_n_layers", 3), k.count("local_attention", 128));
+        k.finish();
+        return c;
+    }
+}
