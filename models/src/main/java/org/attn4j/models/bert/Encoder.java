@@ -16,12 +16,14 @@ import org.attn4j.models.parameters.StateDict;
  *   bert         {@link BertModel}        absolute positions, post-norm, GELU MLP
  *   nomic_bert   {@link NomicBertModel}   rotary, post-norm, SwiGLU, fused Wqkv          (nomic-embed-text)
  *   modernbert   {@link ModernBertModel}  rotary, pre-norm, GeGLU, global and local layers (ModernBERT)
+ *   new          {@link GteModel}         rotary with NTK scaling, post-norm, GLU          (gte-*-v1.5, gte-multilingual)
  * </pre>
  * A loaded encoder holds its parameters on the host; {@link #bind(Parameters)} uploads them once.
  */
 public interface Encoder {
     /** The {@code model_type}s of the rotary families, which {@link #load} reads beside {@code bert}. */
-    List<String> ROTARY_MODEL_TYPES = List.of(NomicBertConfig.MODEL_TYPE, ModernBertConfig.MODEL_TYPE);
+    List<String> ROTARY_MODEL_TYPES = List.of(NomicBertConfig.MODEL_TYPE, ModernBertConfig.MODEL_TYPE,
+            GteConfig.MODEL_TYPE);
 
     /**
      * @param configJson a parsed {@code config.json}
@@ -39,6 +41,7 @@ public interface Encoder {
             case "bert" -> BertModel.load(weights, BertConfig.of(configJson, source));
             case NomicBertConfig.MODEL_TYPE -> NomicBertModel.load(weights, NomicBertConfig.of(configJson, source));
             case ModernBertConfig.MODEL_TYPE -> ModernBertModel.load(weights, ModernBertConfig.of(configJson, source));
+            case GteConfig.MODEL_TYPE -> GteModel.load(weights, GteConfig.of(configJson, source));
             default -> throw new IOException(source + ": model_type '" + type + "' is not supported; attn4j loads the"
                     + " encoders bert, " + String.join(", ", ROTARY_MODEL_TYPES));
         };

@@ -43,7 +43,7 @@ class RotaryEncodersMatchPyTorchTest {
     }
 
     static Stream<String> families() {
-        return Stream.of("tiny-nomic", "tiny-modernbert");
+        return Stream.of("tiny-nomic", "tiny-modernbert", "tiny-gte");
     }
 
     static Encoder load(String family) throws IOException {
@@ -194,7 +194,15 @@ class RotaryEncodersMatchPyTorchTest {
                 Arguments.of("tiny-modernbert", "layer_types", "[\"full_attention\"]"),
                 Arguments.of("tiny-modernbert", "rope_parameters", "{\"rope_theta\": 10000}"),
                 Arguments.of("tiny-modernbert", "norm_eps", "\"small\""),
-                Arguments.of("tiny-modernbert", "a_key_no_family_has", "1"));
+                Arguments.of("tiny-modernbert", "a_key_no_family_has", "1"),
+                Arguments.of("tiny-gte", "position_embedding_type", "\"absolute\""),
+                Arguments.of("tiny-gte", "rope_scaling", "{\"type\": \"dynamic\", \"factor\": 2.0}"),
+                Arguments.of("tiny-gte", "rope_scaling", "{\"type\": \"ntk\", \"factor\": 2.0, \"mixed_b\": 0.8}"),
+                Arguments.of("tiny-gte", "layer_norm_type", "\"rms_norm\""),
+                Arguments.of("tiny-gte", "logn_attention_scale", "true"),
+                Arguments.of("tiny-gte", "pack_qkv", "false"),
+                Arguments.of("tiny-gte", "hidden_act", "\"quick_gelu\""),
+                Arguments.of("tiny-gte", "a_key_no_family_has", "1"));
     }
 
     @ParameterizedTest(name = "{0} {1} {2}")
