@@ -8,6 +8,8 @@ modules.json and 1_Pooling/config.json (sentence-transformers: mean pooling, the
                       each head (rotary_emb_fraction 0.5, base 1000), SwiGLU fc11/fc12/fc2 whose width n_inner is
                       rounded up to a multiple of 256, post-norm, a vocabulary padded to pad_vocab_size_multiple,
                       and config_sentence_transformers.json with the search_query/search_document prompts
+    tiny-nomic-geglu/ the same family with biases everywhere, GeGLU, rotary over the whole head in interleaved pairs
+                      (rotary_emb_interleaved), no token types, n_inner null (8d/3, rounded to 256)
     tiny-modernbert/  modernbert (ModernBERT-base's layout): embeddings.norm, Wqkv/Wo and Wi/Wo without biases,
                       norms without biases, pre-norm with layer 0's attn_norm the identity, final_norm, layer 0
                       global (global_rope_theta) and layers 1 and 2 local (local_rope_theta, window ±2)
@@ -59,6 +61,9 @@ NOMIC = {"model_type": "nomic_bert", "architectures": ["NomicBertModel"], "activ
          "type_vocab_size": 2, "use_cache": True, "use_flash_attn": True, "use_rms_norm": False,
          "use_xentropy": True, "vocab_size": 37}
 
+NOMIC_INTERLEAVED = dict(NOMIC, activation_function="geglu", rotary_emb_fraction=1.0, rotary_emb_interleaved=True,
+                         qkv_proj_bias=True, mlp_fc1_bias=True, mlp_fc2_bias=True, type_vocab_size=0, n_inner=None)
+
 MODERNBERT = {"model_type": "modernbert", "architectures": ["ModernBertModel"], "attention_bias": False,
               "attention_dropout": 0.0, "bos_token_id": 2, "classifier_activation": "gelu",
               "classifier_bias": False, "classifier_dropout": 0.0, "classifier_pooling": "mean", "cls_token_id": 2,
@@ -97,12 +102,13 @@ def nomic_vocab(c):
     return (c["vocab_size"] + m - 1) // m * m
 
 
-def nomic_weights(g):
-    c = NOMIC
+def nomic_weights(g, c=NOMIC):
     d, ff = c["n_embd"], nomic_inner(c)
-    sd = {"embeddings.word_embeddings.weight": rand(g, nomic_vocab(c), d),
-          "embeddings.token_type_embeddings.weight": rand(g, c["type_vocab_size"], d),
-          "emb_ln.weight": 1 + rand(g, d, scale=0.1), "emb_ln.bias": rand(g, d, scale=0.1)}
+    sd = {"embeddings.word_embeddings.weight": rand(g, nomic_vocab(c), d)}
+    if c["type_vocab_size"] > 0:
+        sd["embeddings.token_type_embeddings.weight"] = rand(g, c["type_vocab_size"], d)
+    sd["emb_ln.weight"] = 1 + rand(g, d, scale=0.1)
+    sd["emb_ln.bias"] = rand(g, d, scale=0.1)
     for i in range(c["n_layer"]):
         p = "encoder.layers.%d." % i
         sd[p + "attn.Wqkv.weight"] = rand(g, 3 * d, d, scale=d ** -0.5)
@@ -110,6 +116,14 @@ def nomic_weights(g):
         sd[p + "mlp.fc11.weight"] = rand(g, ff, d, scale=d ** -0.5)
         sd[p + "mlp.fc12.weight"] = rand(g, ff, d, scale=d ** -0.5)
         sd[p + "mlp.fc2.weight"] = rand(g, d, ff, scale=ff ** -0.5)
+        if c["qkv_proj_bias"]:
+            sd[p + "attn.Wqkv.bias"] = rand(g, 3 * d, scale=0.1)
+            sd[p + "attn.out_proj.bias"] = rand(g, d, scale=0.1)
+        if c["mlp_fc1_bias"]:
+            sd[p + "mlp.fc11.bias"] = rand(g, ff, scale=0.1)
+            sd[p + "mlp.fc12.bias"] = rand(g, ff, scale=0.1)
+        if c["mlp_fc2_bias"]:
+            sd[p + "mlp.fc2.bias"] = rand(g, d, scale=0.1)
         for n in ("norm1", "norm2"):
             sd[p + n + ".weight"] = 1 + rand(g, d, scale=0.1)
             sd[p + n + ".bias"] = rand(g, d, scale=0.1)
@@ -192,8 +206,7 @@ def merge(t):
     return t.transpose(1, 2).reshape(b, length, h * hd)
 
 
-def nomic_forward(sd, ids, types, mask):
-    c = NOMIC
+def nomic_forward(sd, ids, types, mask, c=NOMIC):
     d, h, eps = c["n_embd"], c["n_head"], c["layer_norm_epsilon"]
     hd = d // h
     rot = int(hd * c["rotary_emb_fraction"])
@@ -204,19 +217,26 @@ def nomic_forward(sd, ids, types, mask):
     def ln(x, name):
         return F.layer_norm(x, (d,), sd[name + ".weight"], sd[name + ".bias"], eps)
 
-    x = sd["embeddings.word_embeddings.weight"][ids] + sd["embeddings.token_type_embeddings.weight"][types]
+    def lin(x, name):
+        y = x @ sd[name + ".weight"].T
+        return y + sd[name + ".bias"] if name + ".bias" in sd else y
+
+    act = F.silu if c["activation_function"] == "swiglu" else F.gelu
+    x = sd["embeddings.word_embeddings.weight"][ids]
+    if c["type_vocab_size"] > 0:
+        x = x + sd["embeddings.token_type_embeddings.weight"][types]
     x = ln(x, "emb_ln")
     attentions = []
     for i in range(c["n_layer"]):
         p = "encoder.layers.%d." % i
-        q, k, v = (x @ sd[p + "attn.Wqkv.weight"].T).split(d, -1)
+        q, k, v = lin(x, p + "attn.Wqkv").split(d, -1)
         q, k, v = heads(q, h), heads(k, h), heads(v, h)
         q, k = rotate(q, inv_freq, c["rotary_emb_interleaved"]), rotate(k, inv_freq, c["rotary_emb_interleaved"])
         context, probs = attend(q, k, v, allowed)
         attentions.append(probs)
-        x = ln(x + merge(context) @ sd[p + "attn.out_proj.weight"].T, p + "norm1")
-        y = (x @ sd[p + "mlp.fc11.weight"].T) * F.silu(x @ sd[p + "mlp.fc12.weight"].T)
-        x = ln(x + y @ sd[p + "mlp.fc2.weight"].T, p + "norm2")
+        x = ln(x + lin(merge(context), p + "attn.out_proj"), p + "norm1")
+        y = lin(x, p + "mlp.fc11") * act(lin(x, p + "mlp.fc12"))
+        x = ln(x + lin(y, p + "mlp.fc2"), p + "norm2")
     return x, attentions
 
 
@@ -292,6 +312,8 @@ def gte_forward(sd, ids, types, mask):
 
 
 FAMILIES = (("tiny-nomic", NOMIC, nomic_weights, nomic_forward, 20261201),
+            ("tiny-nomic-geglu", NOMIC_INTERLEAVED, lambda g: nomic_weights(g, NOMIC_INTERLEAVED),
+             lambda sd, ids, types, mask: nomic_forward(sd, ids, types, mask, NOMIC_INTERLEAVED), 20261204),
             ("tiny-modernbert", MODERNBERT, modernbert_weights, modernbert_forward, 20261202),
             ("tiny-gte", GTE, gte_weights, gte_forward, 20261203))
 
@@ -314,7 +336,7 @@ def generate(out):
             "word_embedding_dimension": width, "pooling_mode_cls_token": False,
             "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
             "pooling_mode_mean_sqrt_len_tokens": False})
-        if folder == "tiny-nomic":
+        if folder.startswith("tiny-nomic"):
             bert.write_json(os.path.join(dir, "config_sentence_transformers.json"), {
                 "prompts": {"search_query": "search_query: ", "search_document": "search_document: ",
                             "classification": "classification: ", "clustering": "clustering: "},

@@ -29,9 +29,10 @@ import org.attn4j.models.parameters.StateDict;
  *     [a, g] = mlp_norm(x)·Wiᵀ;  x = x + mlp.Wo(act(a) ⊙ g)
  *   x = final_norm(x)
  * </pre>
- * Layer {@code i} is global when {@code i % global_attn_every_n_layers == 0} ({@code θ_i = global_rope_theta},
- * {@code mask_i} the key padding), else local ({@code θ_i = local_rope_theta}, {@code mask_i} also hides the keys
- * farther than {@code local_attention / 2} from the query). Names as {@code ModernBertModel} stores them
+ * A global layer ({@link ModernBertConfig#layerTypes()}: every {@code global_attn_every_n_layers}-th from layer 0)
+ * turns with {@code θ_i = global_rope_theta} under the key padding mask; a local one with
+ * {@code θ_i = local_rope_theta}, its mask also hiding the keys farther than {@code local_attention / 2} from the
+ * query. Names as {@code ModernBertModel} stores them
  * ({@code embeddings.*}, {@code layers.<i>.attn.Wqkv.weight}, {@code layers.<i>.mlp.Wi.weight}, {@code final_norm.*}),
  * or under {@code model.} beside a masked-language head ({@code head.*}, {@code decoder.*}, then ignored); biases
  * where {@code norm_bias}, {@code attention_bias} and {@code mlp_bias} say.

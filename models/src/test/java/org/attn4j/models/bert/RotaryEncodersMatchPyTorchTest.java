@@ -43,7 +43,7 @@ class RotaryEncodersMatchPyTorchTest {
     }
 
     static Stream<String> families() {
-        return Stream.of("tiny-nomic", "tiny-modernbert", "tiny-gte");
+        return Stream.of("tiny-nomic", "tiny-nomic-geglu", "tiny-modernbert", "tiny-gte");
     }
 
     static Encoder load(String family) throws IOException {
@@ -193,6 +193,13 @@ class RotaryEncodersMatchPyTorchTest {
                 Arguments.of("tiny-modernbert", "hidden_activation", "\"gelu_fast\""),
                 Arguments.of("tiny-modernbert", "layer_types", "[\"full_attention\"]"),
                 Arguments.of("tiny-modernbert", "rope_parameters", "{\"rope_theta\": 10000}"),
+                Arguments.of("tiny-modernbert", "rope_parameters",
+                        "{\"full_attention\": {\"rope_type\": \"yarn\", \"rope_theta\": 160000.0}}"),
+                Arguments.of("tiny-modernbert", "rope_parameters",
+                        "{\"sliding_attention\": {\"rope_type\": \"default\", \"rope_theta\": 500.0}}"),
+                Arguments.of("tiny-modernbert", "layer_types",
+                        "[\"full_attention\", \"full_attention\", \"sliding_attention\"]"),
+                Arguments.of("tiny-modernbert", "rope_scaling", "{\"rope_type\": \"linear\", \"factor\": 2.0}"),
                 Arguments.of("tiny-modernbert", "norm_eps", "\"small\""),
                 Arguments.of("tiny-modernbert", "a_key_no_family_has", "1"),
                 Arguments.of("tiny-gte", "position_embedding_type", "\"absolute\""),
@@ -217,7 +224,8 @@ class RotaryEncodersMatchPyTorchTest {
         StateDict weights = SafeTensors.readCheckpoint(dir).tensors();
         IOException e = org.junit.jupiter.api.Assertions.assertThrows(IOException.class,
                 () -> Encoder.load(config, "config.json", weights));
-        assertTrue(e.getMessage().startsWith("config.json: ") && e.getMessage().contains(key + " "),
+        assertTrue(e.getMessage().startsWith("config.json: ")
+                && java.util.regex.Pattern.compile("\\b" + key + "[ .]").matcher(e.getMessage()).find(),
                 e.getMessage());
     }
 
@@ -230,5 +238,23 @@ class RotaryEncodersMatchPyTorchTest {
         for (String name : file.names()) {
             assertTrue(Arrays.equals(file.get(name).data(), back.get(name).data()), name);
         }
+    }
+
+    @org.junit.jupiter.api.Test
+    void modernBertReadsTheLayerTypesAndRopeParametersOfTransformers5AsTheOlderKeys() throws IOException {
+        Path file = BertModelTest.folder("tiny-modernbert").resolve("config.json");
+        ObjectMapper json = new ObjectMapper();
+        JsonNode older = json.readTree(file.toFile());
+        com.fasterxml.jackson.databind.node.ObjectNode newer =
+                (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(file.toFile());
+        newer.remove(List.of("global_attn_every_n_layers", "global_rope_theta", "local_rope_theta"));
+        newer.set("layer_types", json.readTree("[\"full_attention\", \"sliding_attention\", \"sliding_attention\"]"));
+        newer.set("rope_parameters", json.readTree("{\"full_attention\": {\"rope_type\": \"default\", "
+                + "\"rope_theta\": 160000.0}, \"sliding_attention\": {\"rope_type\": \"default\", "
+                + "\"rope_theta\": 10000.0}}"));
+        ModernBertConfig expected = ModernBertConfig.of(older, "older");
+        assertEquals(expected, ModernBertConfig.of(newer, "newer"));
+        assertEquals(List.of(false, true, true), List.of(expected.isLocal(0), expected.isLocal(1),
+                expected.isLocal(2)));
     }
 }
