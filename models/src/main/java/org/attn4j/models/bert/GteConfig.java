@@ -122,11 +122,16 @@ public record GteConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int 
                 factor = f.doubleValue();
             }
         }
-        GteConfig c = new GteConfig(k.size("vocab_size", -1), k.size("hidden_size", -1),
-                k.size("num_hidden_layers", -1), k.size("num_attention_heads", -1), k.size("intermediate_size", -1),
-                activation, k.number("layer_norm_eps", 1e-12), k.size("max_position_embeddings", 2048),
-                k.count("type_vocab_size", 1), k.number("rope_theta", 10000), factor);
+        int vocab = k.size("vocab_size", -1);
+        int hidden = k.size("hidden_size", -1);
+        int layers = k.size("num_hidden_layers", -1);
+        int heads = k.size("num_attention_heads", -1);
+        int inner = k.size("intermediate_size", -1);
+        double eps = k.number("layer_norm_eps", 1e-12);
+        int positions = k.size("max_position_embeddings", 2048);
+        int types = k.count("type_vocab_size", 1);
+        double theta = k.number("rope_theta", 10000);
         k.finish();
-        return c;
+        return new GteConfig(vocab, hidden, layers, heads, inner, activation, eps, positions, types, theta, factor);
     }
 }

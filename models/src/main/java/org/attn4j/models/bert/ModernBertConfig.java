@@ -159,13 +159,19 @@ public record ModernBertConfig(int vocabSize, int hiddenSize, int intermediateSi
                 }
             });
         }
-        ModernBertConfig c = new ModernBertConfig(k.size("vocab_size", 50368), k.size("hidden_size", 768),
-                k.size("intermediate_size", 1152), layers, k.size("num_attention_heads", 12),
-                activation, k.number("norm_eps", 1e-5), k.flag("norm_bias", false), k.flag("attention_bias", false),
-                k.flag("mlp_bias", false), k.size("max_position_embeddings", 8192), global, local, types,
-                k.count("local_attention", 128));
+        int vocab = k.size("vocab_size", 50368);
+        int hidden = k.size("hidden_size", 768);
+        int inner = k.size("intermediate_size", 1152);
+        int heads = k.size("num_attention_heads", 12);
+        double eps = k.number("norm_eps", 1e-5);
+        boolean normBias = k.flag("norm_bias", false);
+        boolean attentionBias = k.flag("attention_bias", false);
+        boolean mlpBias = k.flag("mlp_bias", false);
+        int positions = k.size("max_position_embeddings", 8192);
+        int window = k.count("local_attention", 128);
         k.finish();
-        return c;
+        return new ModernBertConfig(vocab, hidden, inner, layers, heads, activation, eps, normBias, attentionBias,
+                mlpBias, positions, global, local, types, window);
     }
 
     /**

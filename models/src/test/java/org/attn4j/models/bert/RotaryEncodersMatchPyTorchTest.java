@@ -209,7 +209,9 @@ class RotaryEncodersMatchPyTorchTest {
                 Arguments.of("tiny-gte", "logn_attention_scale", "true"),
                 Arguments.of("tiny-gte", "pack_qkv", "false"),
                 Arguments.of("tiny-gte", "hidden_act", "\"quick_gelu\""),
-                Arguments.of("tiny-gte", "a_key_no_family_has", "1"));
+                Arguments.of("tiny-gte", "a_key_no_family_has", "1"),
+                Arguments.of("tiny-gte", "hidden_size", "null"),
+                Arguments.of("tiny-nomic", "n_embd", "\"wide\""));
     }
 
     @ParameterizedTest(name = "{0} {1} {2}")
@@ -256,5 +258,25 @@ class RotaryEncodersMatchPyTorchTest {
         assertEquals(expected, ModernBertConfig.of(newer, "newer"));
         assertEquals(List.of(false, true, true), List.of(expected.isLocal(0), expected.isLocal(1),
                 expected.isLocal(2)));
+    }
+
+    @org.junit.jupiter.api.Test
+    void modernBertLoadsAMaskedLanguageCheckpointUnderModelAndNamesAStrayName() throws IOException {
+        Path dir = BertModelTest.folder("tiny-modernbert");
+        ModernBertConfig config = ModernBertConfig.of(new ObjectMapper().readTree(dir.resolve("config.json").toFile()),
+                "config.json");
+        StateDict plain = SafeTensors.readCheckpoint(dir).tensors();
+        StateDict masked = plain.prefixed("model.").with("head.dense.weight", HostTensor.of(new float[32 * 32], 32, 32))
+                .with("decoder.bias", HostTensor.of(new float[40], 40));
+        assertEquals(new java.util.TreeSet<>(plain.names()),
+                new java.util.TreeSet<>(ModernBertModel.load(masked, config).stateDict().names()));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> ModernBertModel.load(masked.with("classifier.weight", HostTensor.of(new float[32], 1, 32)),
+                        config));
+        assertTrue(e.getMessage().contains("classifier.weight"), e.getMessage());
+        org.attn4j.models.parameters.StateDictException missing = org.junit.jupiter.api.Assertions.assertThrows(
+                org.attn4j.models.parameters.StateDictException.class, () -> ModernBertModel.load(
+                        plain.with("layers.0.attn_norm.weight", HostTensor.of(new float[32], 32)), config));
+        assertEquals(List.of("layers.0.attn_norm.weight"), missing.unexpected());
     }
 }
