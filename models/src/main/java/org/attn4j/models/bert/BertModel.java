@@ -32,7 +32,7 @@ import org.attn4j.models.parameters.StateDict;
  * Padding positions ({@code attention_mask} 0) are hidden from every query as keys; their own outputs are computed
  * but meaningless, as in Hugging Face.
  */
-public final class BertModel {
+public final class BertModel implements Encoder {
     private final BertConfig config;
     private final Embedding words;
     private final Embedding positions;
@@ -92,6 +92,7 @@ public final class BertModel {
      * @param parameters where every parameter is uploaded, once
      * @return this model reading its parameters from {@code parameters}
      */
+    @Override
     public BertModel bind(Parameters parameters) {
         List<BertLayer> bound = new ArrayList<>();
         for (BertLayer l : layers) {
@@ -107,12 +108,34 @@ public final class BertModel {
         return config;
     }
 
+    @Override
+    public int hiddenSize() {
+        return config.hiddenSize();
+    }
+
+    @Override
+    public int layers() {
+        return config.numHiddenLayers();
+    }
+
+    @Override
+    public int heads() {
+        return config.numAttentionHeads();
+    }
+
+    /** @return {@code max_position_embeddings} */
+    @Override
+    public int maxLength() {
+        return config.maxPositionEmbeddings();
+    }
+
     /** @return whether the checkpoint has a pooler */
     public boolean hasPooler() {
         return pooler != null;
     }
 
     /** @return the parameters under Hugging Face's names, without the {@code bert.} prefix */
+    @Override
     public StateDict stateDict() {
         StateDict sd = words.stateDict().prefixed("embeddings.word_embeddings.")
                 .plus(positions.stateDict().prefixed("embeddings.position_embeddings."))
@@ -132,6 +155,7 @@ public final class BertModel {
      * @param dtype the compute dtype (the bound dtype, for a bound model)
      * @return {@code [B, L, d]}
      */
+    @Override
     public Tensor forward(Scope scope, BertInput input, DType dtype) {
         return run(scope, input, dtype, -1).output();
     }
@@ -146,6 +170,7 @@ public final class BertModel {
      * @return {@code [B, H, L, L]}: row {@code i} of head {@code h} is how query token {@code i} spreads its
      *     attention over the keys (zero on padding keys; rows sum to 1)
      */
+    @Override
     public Tensor attentionWeights(Scope scope, BertInput input, DType dtype, int layer) {
         if (layer < 0 || layer >= layers.size()) {
             throw new IllegalArgumentException("BertModel.attentionWeights: argument layer is " + layer
@@ -171,15 +196,7 @@ public final class BertModel {
             Tensor x = ops.add(words.forward(work, input.inputIds(), ids, dtype),
                     tokenTypes.forward(work, input.tokenTypeIds(), ids, dtype));
             x = embeddingNorm.forward(work, ops.add(x, positions.forward(work, position, Shape.of(length), dtype)));
-            Mask keyPadding = null;
-            if (input.padded()) {
-                int[] m = input.attentionMask();
-                boolean[] allowed = new boolean[m.length];
-                for (int i = 0; i < m.length; i++) {
-                    allowed[i] = m[i] == 1;
-                }
-                keyPadding = Mask.of(Shape.of(batch, 1, 1, length), allowed);
-            }
+            Mask keyPadding = input.keyPadding();
             for (int i = 0; i < layers.size(); i++) {
                 if (i == weightsOf) {
                     AttentionResult r = layers.get(i).forward(work, x, keyPadding, true);

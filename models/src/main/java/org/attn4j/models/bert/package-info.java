@@ -1,7 +1,10 @@
 /**
- * BERT-family encoders with Hugging Face names: {@link org.attn4j.models.bert.BertConfig} reads {@code config.json},
- * {@link org.attn4j.models.bert.BertModel} loads the weights (a {@code model.safetensors} with or without the
- * {@code bert.} prefix, or an ONNX export mapped to the same names) and runs on any backend, its parameters bound
- * there once.
+ * Encoders with Hugging Face names, each behind {@link org.attn4j.models.bert.Encoder}, which chooses the family by
+ * {@code config.json}'s {@code model_type}: BERT ({@link org.attn4j.models.bert.BertConfig},
+ * {@link org.attn4j.models.bert.BertModel}: a {@code model.safetensors} with or without the {@code bert.} prefix, or
+ * an ONNX export mapped to the same names) and the rotary encoders NomicBERT
+ * ({@link org.attn4j.models.bert.NomicBertModel}), ModernBERT ({@link org.attn4j.models.bert.ModernBertModel}) and
+ * GTE ({@link org.attn4j.models.bert.GteModel}), each with a strict config reader that honours or refuses by
+ * name every key that changes the numbers. Each runs on any backend, its parameters bound there once.
  */
 package org.attn4j.models.bert;

@@ -61,6 +61,10 @@ public final class CrossEncoder implements AutoCloseable {
     }
 
     private CrossEncoder(EncoderCheckpoint c, Backend backend, RerankOptions options) throws IOException {
+        if (c.config() == null) {
+            throw new IOException(c.description() + ": a " + c.configJson().path("model_type").asText()
+                    + " encoder; attn4j reranks with BERT cross-encoders (BertForSequenceClassification) only");
+        }
         int positions = c.config().maxPositionEmbeddings();
         this.maxLength = options.maxLength().orElse(positions);
         if (maxLength > positions) {

@@ -21,6 +21,8 @@ import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
 import org.attn4j.models.bert.BertConfig;
 import org.attn4j.models.bert.BertGraph;
+import org.attn4j.models.bert.BertModel;
+import org.attn4j.models.bert.Encoder;
 import org.attn4j.models.io.SafeTensors;
 import org.attn4j.models.onnx.OnnxModel;
 import org.attn4j.models.onnx.OnnxNode;
@@ -37,7 +39,8 @@ import org.attn4j.models.tokenize.Tokenizer;
  * jars, shared by {@link SentenceEmbedder} and {@link CrossEncoder}.
  *
  * @param description what was loaded, for people: the weights file and, for a jar, the jar
- * @param config the hyper-parameters
+ * @param config the hyper-parameters of a BERT checkpoint, or null for a family {@link Encoder#load} reads from
+ *     {@code configJson} (a rotary encoder's safetensors)
  * @param weights the parameters on the host, under Hugging Face names (a classifier's {@code bert.} prefix kept)
  * @param tokenizer the tokenizer
  * @param setup what the files state about pooling, normalisation and length
@@ -120,7 +123,8 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
                 throw new NoSuchFileException(configFile.toString(), null, "no config.json beside the safetensors "
                         + "weights, which do not state the head count and the other hyper-parameters");
             }
-            config = BertConfig.of(configJson, configFile.toString());
+            boolean rotary = Encoder.ROTARY_MODEL_TYPES.contains(configJson.path("model_type").asText(""));
+            config = rotary ? null : BertConfig.of(configJson, configFile.toString());
             weights = jar ? SafeTensors.read(Files.readAllBytes(single(dir, label))).tensors()
                     : SafeTensors.readCheckpoint(dir).tensors();
             description = label;
@@ -164,6 +168,14 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
             }
         }
         return new EncoderCheckpoint(description, config, weights, tokenizer, setup, configJson, List.copyOf(notes));
+    }
+
+    /**
+     * @return the encoder these files hold, on the host
+     * @throws IOException if {@code config.json} names a family or a key attn4j does not implement
+     */
+    Encoder encoder() throws IOException {
+        return config != null ? BertModel.load(weights, config) : Encoder.load(configJson, description, weights);
     }
 
     /**

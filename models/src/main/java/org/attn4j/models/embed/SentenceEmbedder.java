@@ -11,16 +11,17 @@ import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.models.bert.BertInput;
-import org.attn4j.models.bert.BertModel;
+import org.attn4j.models.bert.Encoder;
 import org.attn4j.models.parameters.Parameters;
 import org.attn4j.models.tokenize.Encoding;
 import org.attn4j.models.tokenize.Tokenizer;
 
 /**
- * Turns texts into sentence embeddings with a BERT-family encoder, as sentence-transformers does:
+ * Turns texts into sentence embeddings with an encoder ({@link Encoder}: BERT, NomicBERT, ModernBERT, GTE), as
+ * sentence-transformers does:
  * <pre>
  *   ids    = [CLS] wordpieces(text) [SEP], truncated to maxLength
- *   h      = BertModel(ids)                    [L, d]   (batches padded, padding hidden from attention)
+ *   h      = Encoder(ids)                      [L, d]   (batches padded, padding hidden from attention)
  *   v      = pooling(h, mask)                  [d]      (mean over the real tokens, CLS or max)
  *   vector = v / max(|v|₂, 1e-12)                      (unless normalisation is off)
  * </pre>
@@ -36,7 +37,7 @@ import org.attn4j.models.tokenize.Tokenizer;
  * </pre>
  */
 public final class SentenceEmbedder implements AutoCloseable {
-    private final BertModel model;
+    private final Encoder model;
     private final Parameters parameters;
     private final Tokenizer tokenizer;
     private final Tokenizer untruncated;
@@ -51,13 +52,13 @@ public final class SentenceEmbedder implements AutoCloseable {
     private final String poolingStatedBy;
     private final List<String> notes;
 
-    private SentenceEmbedder(BertModel host, Tokenizer tokenizer, Backend backend, EmbeddingOptions options,
+    private SentenceEmbedder(Encoder host, Tokenizer tokenizer, Backend backend, EmbeddingOptions options,
                              ModelFolder folder, String description, List<String> notes) {
-        int positions = host.config().maxPositionEmbeddings();
+        int positions = host.maxLength();
         this.maxLength = options.maxLength().orElse(folder.maxLength() > 0 ? folder.maxLength() : positions);
         if (maxLength > positions) {
             throw new IllegalArgumentException("SentenceEmbedder: maxLength " + maxLength
-                    + " exceeds the model's max_position_embeddings " + positions);
+                    + " exceeds the model's longest input " + positions);
         }
         if (!backend.capabilities().supports(options.dtype())) {
             throw new IllegalArgumentException("SentenceEmbedder: backend " + backend.name() + " does not support "
@@ -84,7 +85,8 @@ public final class SentenceEmbedder implements AutoCloseable {
     }
 
     /**
-     * Loads a Hugging Face folder: {@code config.json} ({@code model_type} bert), {@code model.safetensors} or a
+     * Loads a Hugging Face folder: {@code config.json} ({@code model_type} bert, nomic_bert, modernbert or new),
+     * {@code model.safetensors} or a
      * sharded {@code model.safetensors.index.json} (or, without either, a PyTorch-exported {@code model.onnx}, its
      * weights mapped to Hugging Face names), {@code tokenizer.json} (WordPiece), and, when present, the
      * sentence-transformers files that set pooling, normalisation and length. Also an {@code .onnx} file or a model
@@ -120,7 +122,7 @@ public final class SentenceEmbedder implements AutoCloseable {
     public static SentenceEmbedder load(EncoderSource source, Backend backend, EmbeddingOptions options)
             throws IOException {
         EncoderCheckpoint c = EncoderCheckpoint.read(source);
-        BertModel host = BertModel.load(c.weights(), c.config());
+        Encoder host = c.encoder();
         return new SentenceEmbedder(host, c.tokenizer(), backend, options, c.setup(), c.description(), c.notes());
     }
 
@@ -288,7 +290,7 @@ public final class SentenceEmbedder implements AutoCloseable {
         try (Scope scope = parameters.backend().newScope()) {
             flat = model.attentionWeights(scope, BertInput.pad(List.of(ids)), dtype, layer).toDoubleArray();
         }
-        int heads = model.config().numAttentionHeads();
+        int heads = model.heads();
         int n = ids.length;
         double[][][] out = new double[heads][n][n];
         for (int h = 0; h < heads; h++) {
@@ -301,7 +303,7 @@ public final class SentenceEmbedder implements AutoCloseable {
 
     /** @return the encoder's number of layers */
     public int layers() {
-        return model.config().numHiddenLayers();
+        return model.layers();
     }
 
     private static void normalizeInPlace(float[] v) {
@@ -317,7 +319,7 @@ public final class SentenceEmbedder implements AutoCloseable {
 
     /** @return {@code d}, the length of every vector */
     public int dimension() {
-        return model.config().hiddenSize();
+        return model.hiddenSize();
     }
 
     /** @return the pooling in use */
