@@ -1,6 +1,7 @@
 package org.attn4j.models.bert;
 
 import java.util.List;
+import org.attn4j.api.Shape;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Epilogue;
@@ -118,5 +119,82 @@ final class BertLayer {
             Tensor y = scope.adopt(outputNorm.forward(work, output.forward(work, hidden), a));
             return new AttentionResult(y, needWeights ? scope.adopt(attended.weights()) : null);
         }
+    }
+
+    /**
+     * Runs layers one after another, as every encoder of this package does after its embeddings.
+     *
+     * @param scope receives the result
+     * @param work the caller's work scope
+     * @param layers the layers, in order
+     * @param x the embeddings {@code [B, L, d]}
+     * @param keyPadding from {@link #keyPadding}, or null
+     * @param weightsOf the layer whose attention weights to return instead of the output, or -1
+     * @return the last layer's output, or the attention weights of layer {@code weightsOf}
+     */
+    static AttentionResult stack(Scope scope, Scope work, List<BertLayer> layers, Tensor x, Mask keyPadding,
+                                 int weightsOf) {
+        for (int i = 0; i < layers.size(); i++) {
+            if (i == weightsOf) {
+                AttentionResult r = layers.get(i).forward(work, x, keyPadding, true);
+                return new AttentionResult(null, scope.adopt(r.weights()));
+            }
+            x = layers.get(i).forward(work, x, keyPadding);
+        }
+        return new AttentionResult(scope.adopt(x), null);
+    }
+
+    /**
+     * @param input a padded batch
+     * @return {@code [B, 1, 1, L]}, true on real tokens, or null when nothing is padded
+     */
+    static Mask keyPadding(BertInput input) {
+        if (!input.padded()) {
+            return null;
+        }
+        int[] m = input.attentionMask();
+        boolean[] allowed = new boolean[m.length];
+        for (int i = 0; i < m.length; i++) {
+            allowed[i] = m[i] == 1;
+        }
+        return Mask.of(Shape.of(input.batch(), 1, 1, input.length()), allowed);
+    }
+
+    /**
+     * @param owner the model, for the message
+     * @param layer a layer index asked for
+     * @param layers how many layers there are
+     */
+    static void checkLayer(String owner, int layer, int layers) {
+        if (layer < 0 || layer >= layers) {
+            throw new IllegalArgumentException(owner + ".attentionWeights: argument layer is " + layer
+                    + "; the model has layers 0 to " + (layers - 1));
+        }
+    }
+
+    /**
+     * @param work receives the result
+     * @param hidden {@code [B, L, d]}
+     * @return {@code hidden[:, 0]}, {@code [B, d]}: the first token of each row
+     */
+    static Tensor firstToken(Scope work, Tensor hidden) {
+        Ops ops = work.ops();
+        int batch = hidden.shape().dim(0);
+        int length = hidden.shape().dim(1);
+        int d = hidden.shape().dim(2);
+        Tensor first = length == 1 ? hidden : ops.split(hidden, new int[] {1, length - 1}, 1).get(0);
+        return ops.reshape(first, batch, d);
+    }
+
+    /**
+     * @param work receives the result
+     * @param y any tensor
+     * @return {@code tanh(y)}, computed as {@code 1 - 2 / (exp(2y) + 1)} so that large {@code |y|} gives ±1
+     */
+    static Tensor tanh(Scope work, Tensor y) {
+        Ops ops = work.ops();
+        Tensor one = work.tensor(new double[] {1}, Shape.of(1), y.dtype());
+        Tensor denominator = ops.add(ops.exp(ops.scale(y, 2)), one);
+        return ops.sub(one, ops.scale(ops.div(one, denominator), 2));
     }
 }

@@ -21,6 +21,7 @@ import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
 import org.attn4j.models.bert.BertConfig;
 import org.attn4j.models.bert.BertGraph;
+import org.attn4j.models.bert.EncoderConfig;
 import org.attn4j.models.io.SafeTensors;
 import org.attn4j.models.onnx.OnnxModel;
 import org.attn4j.models.onnx.OnnxNode;
@@ -44,7 +45,7 @@ import org.attn4j.models.tokenize.Tokenizer;
  * @param configJson the {@code config.json}, or null when the configuration came from an ONNX graph alone
  * @param notes facts worth telling a user, for example where the head count came from
  */
-record EncoderCheckpoint(String description, BertConfig config, StateDict weights, Tokenizer tokenizer,
+record EncoderCheckpoint(String description, EncoderConfig config, StateDict weights, Tokenizer tokenizer,
                          ModelFolder setup, JsonNode configJson, List<String> notes) {
 
     /** Weight files of other frameworks, refused by name. */
@@ -112,7 +113,7 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
             throw new NoSuchFileException(label, null, "has no weights: expected model.safetensors, "
                     + "model.safetensors.index.json, model.onnx, onnx/model.onnx or one *.onnx file");
         }
-        BertConfig config;
+        EncoderConfig config;
         StateDict weights;
         String description;
         if (safetensors) {
@@ -120,7 +121,7 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
                 throw new NoSuchFileException(configFile.toString(), null, "no config.json beside the safetensors "
                         + "weights, which do not state the head count and the other hyper-parameters");
             }
-            config = BertConfig.of(configJson, configFile.toString());
+            config = EncoderConfig.of(configJson, configFile.toString());
             weights = jar ? SafeTensors.read(Files.readAllBytes(single(dir, label))).tensors()
                     : SafeTensors.readCheckpoint(dir).tensors();
             description = label;
@@ -133,8 +134,9 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
             mapped.forEach((k, v) -> dims.put(k, v.dims()));
             BertGraph stated = BertGraph.of(graph, dims);
             if (configJson != null) {
-                config = BertConfig.of(configJson, configFile.toString());
-                List<String> contradictions = stated.contradictions(config);
+                BertConfig declared = BertConfig.of(configJson, configFile.toString());
+                config = declared;
+                List<String> contradictions = stated.contradictions(declared);
                 if (!contradictions.isEmpty()) {
                     throw new IllegalArgumentException(configFile + " contradicts " + onnxLabel + ": "
                             + String.join("; ", contradictions) + ". A model is never run with a configuration its "
@@ -145,10 +147,11 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
                             + "; the ONNX graph does not state it, so it is unchecked");
                 }
             } else {
-                config = stated.config();
-                notes.add("configuration read from the ONNX graph: " + config.numHiddenLayers() + " layers of width "
-                        + config.hiddenSize() + ", " + config.numAttentionHeads() + " heads, feed-forward "
-                        + config.intermediateSize());
+                BertConfig read = stated.config();
+                config = read;
+                notes.add("configuration read from the ONNX graph: " + read.numHiddenLayers() + " layers of width "
+                        + read.hiddenSize() + ", " + read.numAttentionHeads() + " heads, feed-forward "
+                        + read.intermediateSize());
             }
             weights = stateDict(mapped);
             description = onnxLabel;

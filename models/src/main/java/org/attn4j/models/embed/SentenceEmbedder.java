@@ -11,16 +11,17 @@ import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.models.bert.BertInput;
-import org.attn4j.models.bert.BertModel;
+import org.attn4j.models.bert.Encoder;
 import org.attn4j.models.parameters.Parameters;
 import org.attn4j.models.tokenize.Encoding;
 import org.attn4j.models.tokenize.Tokenizer;
 
 /**
- * Turns texts into sentence embeddings with a BERT-family encoder, as sentence-transformers does:
+ * Turns texts into sentence embeddings with a BERT-family encoder ({@code bert}, {@code xlm-roberta}), as
+ * sentence-transformers does:
  * <pre>
- *   ids    = [CLS] wordpieces(text) [SEP], truncated to maxLength
- *   h      = BertModel(ids)                    [L, d]   (batches padded, padding hidden from attention)
+ *   ids    = tokenizer(text) with its special tokens ([CLS] … [SEP], &lt;s&gt; … &lt;/s&gt;), cut to maxLength
+ *   h      = Encoder(ids)                      [L, d]   (batches padded, padding hidden from attention)
  *   v      = pooling(h, mask)                  [d]      (mean over the real tokens, CLS or max)
  *   vector = v / max(|v|₂, 1e-12)                      (unless normalisation is off)
  * </pre>
@@ -36,7 +37,7 @@ import org.attn4j.models.tokenize.Tokenizer;
  * </pre>
  */
 public final class SentenceEmbedder implements AutoCloseable {
-    private final BertModel model;
+    private final Encoder model;
     private final Parameters parameters;
     private final Tokenizer tokenizer;
     private final Tokenizer untruncated;
@@ -51,13 +52,13 @@ public final class SentenceEmbedder implements AutoCloseable {
     private final String poolingStatedBy;
     private final List<String> notes;
 
-    private SentenceEmbedder(BertModel host, Tokenizer tokenizer, Backend backend, EmbeddingOptions options,
+    private SentenceEmbedder(Encoder host, Tokenizer tokenizer, Backend backend, EmbeddingOptions options,
                              ModelFolder folder, String description, List<String> notes) {
-        int positions = host.config().maxPositionEmbeddings();
+        int positions = host.config().maxLength();
         this.maxLength = options.maxLength().orElse(folder.maxLength() > 0 ? folder.maxLength() : positions);
         if (maxLength > positions) {
             throw new IllegalArgumentException("SentenceEmbedder: maxLength " + maxLength
-                    + " exceeds the model's max_position_embeddings " + positions);
+                    + " exceeds the longest input the model's position table allows, " + positions);
         }
         if (!backend.capabilities().supports(options.dtype())) {
             throw new IllegalArgumentException("SentenceEmbedder: backend " + backend.name() + " does not support "
@@ -84,9 +85,9 @@ public final class SentenceEmbedder implements AutoCloseable {
     }
 
     /**
-     * Loads a Hugging Face folder: {@code config.json} ({@code model_type} bert), {@code model.safetensors} or a
+     * Loads a Hugging Face folder: {@code config.json} ({@code model_type} bert or xlm-roberta), {@code model.safetensors} or a
      * sharded {@code model.safetensors.index.json} (or, without either, a PyTorch-exported {@code model.onnx}, its
-     * weights mapped to Hugging Face names), {@code tokenizer.json} (WordPiece), and, when present, the
+     * weights mapped to Hugging Face names), {@code tokenizer.json}, and, when present, the
      * sentence-transformers files that set pooling, normalisation and length. Also an {@code .onnx} file or a model
      * jar: see {@link #load(EncoderSource, Backend, EmbeddingOptions)}.
      *
@@ -120,7 +121,7 @@ public final class SentenceEmbedder implements AutoCloseable {
     public static SentenceEmbedder load(EncoderSource source, Backend backend, EmbeddingOptions options)
             throws IOException {
         EncoderCheckpoint c = EncoderCheckpoint.read(source);
-        BertModel host = BertModel.load(c.weights(), c.config());
+        Encoder host = c.config().loadEncoder(c.weights());
         return new SentenceEmbedder(host, c.tokenizer(), backend, options, c.setup(), c.description(), c.notes());
     }
 

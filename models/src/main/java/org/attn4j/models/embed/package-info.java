@@ -1,6 +1,6 @@
 /**
- * Sentence embeddings and reranking with BERT-family encoders, as the {@code sentence-transformers} library computes
- * them. {@link org.attn4j.models.embed.SentenceEmbedder} turns texts into
+ * Sentence embeddings and reranking with the encoder families of {@link org.attn4j.models.bert} (BERT,
+ * XLM-RoBERTa), as the {@code sentence-transformers} library computes them. {@link org.attn4j.models.embed.SentenceEmbedder} turns texts into
  * {@link org.attn4j.models.embed.SentenceEmbedding}s: the encoder, pooling over the real tokens
  * ({@link org.attn4j.models.embed.Pooling}) and L2 normalisation, long texts truncated or read in windows
  * ({@link org.attn4j.models.embed.LongTexts}); {@link org.attn4j.models.embed.EmbeddingOptions} chooses pooling,
