@@ -8,11 +8,22 @@ config.json keys, stored as F32; every value is rounded to F32 before the refere
                     sentence-transformers folder: modules.json, 1_Pooling/config.json (CLS, as bge-m3), 2_Normalize
     xlmr-reranker/  an XLMRobertaForSequenceClassification (roberta.* and classifier.dense/out_proj, one label), as
                     BAAI/bge-reranker-v2-m3 is laid out
+    mpnet/          an MPNetModel (model_type mpnet, relative_attention_num_buckets 32, 2 layers of width 16, 4 heads,
+                    the same 3002 ids) laid out as all-mpnet-base-v2's folder: mean pooling, Normalize
+    xlmr-st/        the sentence-transformers modules of a multilingual-e5-style folder, for xlmr/'s encoder (the test
+                    puts both in one folder): modules.json (Transformer, Pooling, Dense, Normalize), 1_Pooling
+                    (mean, include_prompt false), 2_Dense (16 -> 8, Tanh, model.safetensors) and
+                    config_sentence_transformers.json (prompts query and passage, default_prompt_name query)
 and families.safetensors + families.json holding, per folder, the inputs (the ids that Hugging Face's tokenizers
 library gives for the texts with xlmr-template's tokenizer.json, padded with pad_token_id) and the float64 outputs of
-the reference forwards below, written from transformers' modeling_xlm_roberta.py in plain torch:
+the reference forwards below, written from transformers' modeling_xlm_roberta.py and modeling_mpnet.py in plain torch:
     xlmr.last_hidden_state [B, L, d], xlmr.pooler_output [B, d], xlmr.attentions.1 [B, H, L, L],
-    xlmr.embeddings [B, d] (CLS, normalised), xlmr-reranker.logits [B, 1].
+    xlmr.embeddings [B, d] (CLS, normalised), xlmr-reranker.logits [B, 1], and for xlmr-st, as
+    sentence-transformers' encode computes them: xlmr-st.query [B, 8] (the default prompt), xlmr-st.passage [B, 8]
+    (prompt_name passage), xlmr-st.query.4 [B, 4] (truncate_dim 4, normalised again), xlmr-st.weighted [B, 8] and
+    xlmr-st.last [B, 8] (the query prompt with weighted-mean and last-token pooling); mpnet.last_hidden_state,
+    mpnet.pooler_output, mpnet.attentions.1, mpnet.embeddings (mean, normalised) and mpnet.buckets (the bucket of each
+    relative position -600 .. 600, from transformers' relative_position_bucket).
 
 Usage:
     /tmp/venv/bin/python models/src/test/python/generate_encoder_families.py          write the files
@@ -25,6 +36,7 @@ Usage:
 import argparse
 import filecmp
 import json
+import math
 import os
 import struct
 import sys
@@ -45,10 +57,19 @@ XLMR = {"model_type": "xlm-roberta", "architectures": ["XLMRobertaModel"], "voca
         "eos_token_id": 2, "position_embedding_type": "absolute", "initializer_range": 0.02, "use_cache": True,
         "output_past": True, "torch_dtype": "float32", "transformers_version": "4.41.2"}
 
+MPNET = {"model_type": "mpnet", "architectures": ["MPNetForMaskedLM"], "vocab_size": 3002, "hidden_size": 16,
+         "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 24, "hidden_act": "gelu",
+         "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1, "layer_norm_eps": 1e-05,
+         "max_position_embeddings": 66, "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2,
+         "relative_attention_num_buckets": 32, "initializer_range": 0.02, "torch_dtype": "float32",
+         "transformers_version": "4.11.3"}
+
 RERANKER = dict(XLMR, architectures=["XLMRobertaForSequenceClassification"], id2label={"0": "LABEL_0"},
                 label2id={"LABEL_0": 0}, classifier_dropout=None)
 
 TEXTS = ["The cat sat on the mat.", "Le chat est assis sur le tapis.", "Der Hund schläft.", "a"]
+LONG = "Green plants turn the light of the sun, water and air into sugar, all day long."
+MPNET_TEXTS = [LONG] + TEXTS
 QUERY = "what do plants need?"
 PASSAGES = ["Plants need light and water.", "Die Katze schläft den ganzen Tag.", "water"]
 
@@ -152,6 +173,79 @@ def xlmr_forward(sd, prefix, c, ids, mask):
     return x, attentions
 
 
+def mpnet_bucket(relative_position, num_buckets=32, max_distance=128):
+    """transformers' MPNetEncoder.relative_position_bucket, as written there (its logarithm in float32)."""
+    ret = 0
+    n = -relative_position
+    num_buckets //= 2
+    ret += (n < 0).to(torch.long) * num_buckets
+    n = torch.abs(n)
+    max_exact = num_buckets // 2
+    is_small = n < max_exact
+    val_if_large = max_exact + (torch.log(n.float() / max_exact) / math.log(max_distance / max_exact)
+                                * (num_buckets - max_exact)).to(torch.long)
+    val_if_large = torch.min(val_if_large, torch.full_like(val_if_large, num_buckets - 1))
+    ret += torch.where(is_small, n, val_if_large)
+    return ret
+
+
+def mpnet_weights(c, seed):
+    g = torch.Generator().manual_seed(seed)
+    d, ff = c["hidden_size"], c["intermediate_size"]
+
+    def rand(*shape, scale):
+        return torch.randn(*shape, generator=g, dtype=torch.float64) * scale
+
+    sd = {"embeddings.word_embeddings.weight": rand(c["vocab_size"], d, scale=0.5),
+          "embeddings.position_embeddings.weight": rand(c["max_position_embeddings"], d, scale=0.5),
+          "embeddings.LayerNorm.weight": 1 + rand(d, scale=0.1),
+          "embeddings.LayerNorm.bias": rand(d, scale=0.1),
+          "encoder.relative_attention_bias.weight": rand(c["relative_attention_num_buckets"],
+                                                         c["num_attention_heads"], scale=1.0)}
+    for i in range(c["num_hidden_layers"]):
+        p = "encoder.layer.%d." % i
+        for name in ("q", "k", "v", "o"):
+            sd[p + "attention.attn." + name + ".weight"] = rand(d, d, scale=d ** -0.5)
+            sd[p + "attention.attn." + name + ".bias"] = rand(d, scale=0.1)
+        sd[p + "attention.LayerNorm.weight"] = 1 + rand(d, scale=0.1)
+        sd[p + "attention.LayerNorm.bias"] = rand(d, scale=0.1)
+        sd[p + "intermediate.dense.weight"] = rand(ff, d, scale=d ** -0.5)
+        sd[p + "intermediate.dense.bias"] = rand(ff, scale=0.1)
+        sd[p + "output.dense.weight"] = rand(d, ff, scale=ff ** -0.5)
+        sd[p + "output.dense.bias"] = rand(d, scale=0.1)
+        sd[p + "output.LayerNorm.weight"] = 1 + rand(d, scale=0.1)
+        sd[p + "output.LayerNorm.bias"] = rand(d, scale=0.1)
+    sd["pooler.dense.weight"] = rand(d, d, scale=d ** -0.5)
+    sd["pooler.dense.bias"] = rand(d, scale=0.1)
+    return {k: rounded(v) for k, v in sd.items()}
+
+
+def mpnet_forward(sd, c, ids, mask):
+    """transformers' MPNetModel: RoBERTa positions, no token types, one relative position bias for every layer."""
+    x = (sd["embeddings.word_embeddings.weight"][ids]
+         + sd["embeddings.position_embeddings.weight"][roberta_positions(ids, c["pad_token_id"])])
+    x = layer_norm(x, sd, "embeddings.LayerNorm", c["layer_norm_eps"])
+    length = ids.shape[1]
+    relative = torch.arange(length)[None, :] - torch.arange(length)[:, None]
+    bias = sd["encoder.relative_attention_bias.weight"][mpnet_bucket(relative)].permute(2, 0, 1)[None]
+    renamed = {}
+    for i in range(c["num_hidden_layers"]):
+        p = "encoder.layer.%d." % i
+        for ours, theirs in (("attention.self.query", "attention.attn.q"), ("attention.self.key", "attention.attn.k"),
+                             ("attention.self.value", "attention.attn.v"),
+                             ("attention.output.dense", "attention.attn.o"),
+                             ("attention.output.LayerNorm", "attention.LayerNorm"),
+                             ("intermediate.dense", "intermediate.dense"), ("output.dense", "output.dense"),
+                             ("output.LayerNorm", "output.LayerNorm")):
+            for t in ("weight", "bias"):
+                renamed[p + ours + "." + t] = sd[p + theirs + "." + t]
+    attentions = []
+    for i in range(c["num_hidden_layers"]):
+        x, w = bert_layer(x, renamed, "encoder.layer.%d." % i, c, mask, bias)
+        attentions.append(w)
+    return x, attentions
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Files.
 
@@ -245,11 +339,90 @@ def generate(out):
     reference["xlmr-reranker.logits"] = logits
     expected["xlmr-reranker"] = {"query": QUERY, "passages": PASSAGES, "ids": rows}
 
+    # xlmr-st: xlmr's encoder with mean pooling that skips the prompt, a Tanh Dense projection and Normalize
+    folder = os.path.join(out, "xlmr-st")
+    os.makedirs(os.path.join(folder, "1_Pooling"), exist_ok=True)
+    os.makedirs(os.path.join(folder, "2_Dense"), exist_ok=True)
+    write_json(os.path.join(folder, "modules.json"), [
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"},
+        {"idx": 3, "name": "3", "path": "3_Normalize", "type": "sentence_transformers.models.Normalize"}])
+    write_json(os.path.join(folder, "1_Pooling", "config.json"), {
+        "word_embedding_dimension": 16, "pooling_mode_cls_token": False, "pooling_mode_mean_tokens": True,
+        "pooling_mode_max_tokens": False, "pooling_mode_mean_sqrt_len_tokens": False,
+        "pooling_mode_weightedmean_tokens": False, "pooling_mode_lasttoken": False, "include_prompt": False})
+    write_json(os.path.join(folder, "2_Dense", "config.json"), {
+        "in_features": 16, "out_features": 8, "bias": True,
+        "activation_function": "torch.nn.modules.activation.Tanh"})
+    g = torch.Generator().manual_seed(13)
+    dense = {"linear.weight": rounded(torch.randn(8, 16, generator=g, dtype=torch.float64) * 0.5),
+             "linear.bias": rounded(torch.randn(8, generator=g, dtype=torch.float64) * 0.1)}
+    write_safetensors(os.path.join(folder, "2_Dense", "model.safetensors"), f32(dense))
+    prompts = {"query": "query: ", "passage": "passage: "}
+    write_json(os.path.join(folder, "config_sentence_transformers.json"), {
+        "__version__": {"sentence_transformers": "3.0.1", "transformers": "4.41.2", "pytorch": "2.3.1"},
+        "prompts": prompts, "default_prompt_name": "query", "similarity_fn_name": "cosine"})
+    sd, _ = xlmr_weights(XLMR, "", 11, pooler=True)
+    st_ids = {}
+    for name, pooling in (("query", "mean"), ("passage", "mean"), ("weighted", "weightedmean"),
+                          ("last", "lasttoken")):
+        prompt = prompts["passage" if name == "passage" else "query"]
+        prompt_length = len(tok.encode(prompt).ids) - 1
+        rows = [tok.encode(prompt + t).ids for t in TEXTS]
+        ids, mask = pad(rows, XLMR["pad_token_id"])
+        hidden, _ = xlmr_forward(sd, "", XLMR, ids, mask)
+        m = mask.clone()
+        m[:, :prompt_length] = 0
+        m = m.to(torch.float64)
+        if pooling == "lasttoken":
+            last = torch.tensor([max(i for i in range(m.shape[1]) if m[b, i] == 1) for b in range(m.shape[0])])
+            pooled = hidden[torch.arange(hidden.shape[0]), last]
+        else:
+            w = m * (torch.arange(1, m.shape[1] + 1, dtype=torch.float64) if pooling == "weightedmean" else 1)
+            pooled = (hidden * w[:, :, None]).sum(1) / w.sum(1, keepdim=True).clamp(min=1e-9)
+        y = torch.tanh(pooled @ dense["linear.weight"].T + dense["linear.bias"])
+        reference["xlmr-st." + name] = y / y.norm(dim=-1, keepdim=True)
+        if name == "query":
+            y4 = y[:, :4]
+            reference["xlmr-st.query.4"] = y4 / y4.norm(dim=-1, keepdim=True)
+        st_ids[name] = rows
+    expected["xlmr-st"] = {"texts": TEXTS, "ids": st_ids}
+
+    # mpnet: an MPNetModel laid out as all-mpnet-base-v2's folder (mean pooling, Normalize)
+    folder = os.path.join(out, "mpnet")
+    os.makedirs(os.path.join(folder, "1_Pooling"), exist_ok=True)
+    sd = mpnet_weights(MPNET, 14)
+    write_json(os.path.join(folder, "config.json"), MPNET)
+    write_safetensors(os.path.join(folder, "model.safetensors"), f32(sd))
+    write_json(os.path.join(folder, "modules.json"), [
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}])
+    write_json(os.path.join(folder, "1_Pooling", "config.json"), {
+        "word_embedding_dimension": 16, "pooling_mode_cls_token": False, "pooling_mode_mean_tokens": True,
+        "pooling_mode_max_tokens": False, "pooling_mode_mean_sqrt_len_tokens": False})
+    rows = [tok.encode(t).ids for t in MPNET_TEXTS]
+    ids, mask = pad(rows, MPNET["pad_token_id"])
+    hidden, attentions = mpnet_forward(sd, MPNET, ids, mask)
+    m = mask.to(torch.float64)[:, :, None]
+    mean = (hidden * m).sum(1) / m.sum(1)
+    reference["mpnet.input_ids"] = ids.to(torch.float64)
+    reference["mpnet.attention_mask"] = mask.to(torch.float64)
+    reference["mpnet.last_hidden_state"] = hidden
+    reference["mpnet.pooler_output"] = torch.tanh(linear(hidden[:, 0], sd, "pooler.dense"))
+    reference["mpnet.attentions.1"] = attentions[1]
+    reference["mpnet.embeddings"] = mean / mean.norm(dim=-1, keepdim=True)
+    reference["mpnet.buckets"] = mpnet_bucket(torch.arange(-600, 601)).to(torch.float64)
+    expected["mpnet"] = {"texts": MPNET_TEXTS, "ids": rows}
+
     write_safetensors(os.path.join(out, "families.safetensors"), reference)
     write_json(os.path.join(out, "families.json"), expected)
 
 
-FILES = ["xlmr/config.json", "xlmr/model.safetensors", "xlmr/modules.json", "xlmr/1_Pooling/config.json",
+FILES = ["xlmr-st/modules.json", "xlmr-st/1_Pooling/config.json", "xlmr-st/2_Dense/config.json",
+         "xlmr-st/2_Dense/model.safetensors", "xlmr-st/config_sentence_transformers.json", "xlmr/config.json", "xlmr/model.safetensors", "xlmr/modules.json", "xlmr/1_Pooling/config.json",
+         "mpnet/config.json", "mpnet/model.safetensors", "mpnet/modules.json", "mpnet/1_Pooling/config.json",
          "xlmr-reranker/config.json", "xlmr-reranker/model.safetensors", "families.safetensors", "families.json"]
 
 
