@@ -43,7 +43,7 @@ import picocli.CommandLine.Spec;
                         + "when complete, with the permissions of your umask. A progress line (texts/s, ETA) is drawn "
                         + "on standard error when it is a terminal.",
                 "",
-                "Models (--model): a Hugging Face folder (config.json with model_type bert or xlm-roberta; "
+                "Models (--model): a Hugging Face folder (config.json with model_type bert, xlm-roberta or mpnet; "
                         + "model.safetensors, a "
                         + "sharded index, model.onnx or onnx/model.onnx); a sentence-transformers folder (modules.json,"
                         + " 1_Pooling/config.json, a Dense projection, Normalize, sentence_bert_config.json and "

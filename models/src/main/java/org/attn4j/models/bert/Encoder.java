@@ -6,7 +6,8 @@ import org.attn4j.api.Tensor;
 import org.attn4j.models.parameters.Parameters;
 
 /**
- * A bidirectional text encoder of the BERT family ({@link BertModel}, {@link XlmRobertaModel}):
+ * A bidirectional text encoder of the BERT family ({@link BertModel}, {@link XlmRobertaModel},
+ * {@link MpnetModel}):
  * a padded batch of token ids in, one vector per token out. Sentence embeddings pool these vectors.
  */
 public interface Encoder {

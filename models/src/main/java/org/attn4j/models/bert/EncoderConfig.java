@@ -6,10 +6,11 @@ import org.attn4j.models.parameters.StateDict;
 
 /**
  * The hyper-parameters of an encoder family, read from a Hugging Face {@code config.json} by its {@code model_type}:
- * {@code bert} ({@link BertConfig}), {@code xlm-roberta} ({@link XlmRobertaConfig}). Each family loads its own
+ * {@code bert} ({@link BertConfig}), {@code xlm-roberta} ({@link XlmRobertaConfig}), {@code mpnet}
+ * ({@link MpnetConfig}). Each family loads its own
  * {@link Encoder} and, where it has one, its classification head.
  */
-public sealed interface EncoderConfig permits BertConfig, XlmRobertaConfig {
+public sealed interface EncoderConfig permits BertConfig, XlmRobertaConfig, MpnetConfig {
     /** @return transformers' {@code model_type} */
     String modelType();
 
@@ -60,8 +61,9 @@ public sealed interface EncoderConfig permits BertConfig, XlmRobertaConfig {
         return switch (type) {
             case "bert" -> BertConfig.of(root, source);
             case "xlm-roberta" -> XlmRobertaConfig.of(root, source);
+            case "mpnet" -> MpnetConfig.of(root, source);
             default -> throw new IOException(source + ": model_type '" + type + "' is not supported; attn4j loads"
-                    + " the encoder families bert, xlm-roberta");
+                    + " the encoder families bert, xlm-roberta, mpnet");
         };
     }
 }

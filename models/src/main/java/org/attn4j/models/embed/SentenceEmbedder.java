@@ -18,7 +18,8 @@ import org.attn4j.models.tokenize.Encoding;
 import org.attn4j.models.tokenize.Tokenizer;
 
 /**
- * Turns texts into sentence embeddings with a BERT-family encoder ({@code bert}, {@code xlm-roberta}), as
+ * Turns texts into sentence embeddings with a BERT-family encoder ({@code bert}, {@code xlm-roberta},
+ * {@code mpnet}), as
  * sentence-transformers does:
  * <pre>
  *   ids    = tokenizer(prompt + text), special tokens included ([CLS] … [SEP], &lt;s&gt; … &lt;/s&gt;)
@@ -111,7 +112,7 @@ public final class SentenceEmbedder implements AutoCloseable {
     }
 
     /**
-     * Loads a Hugging Face folder: {@code config.json} ({@code model_type} bert or xlm-roberta),
+     * Loads a Hugging Face folder: {@code config.json} ({@code model_type} bert, xlm-roberta or mpnet),
      * {@code model.safetensors} or a sharded {@code model.safetensors.index.json} (or, without either, a
      * PyTorch-exported {@code model.onnx}, its weights mapped to Hugging Face names), {@code tokenizer.json}, and,
      * when present, the sentence-transformers files that set pooling, projection, normalisation, length and prompts. Also an {@code .onnx} file or a model

@@ -1,6 +1,6 @@
 /**
  * Sentence embeddings and reranking with the encoder families of {@link org.attn4j.models.bert} (BERT,
- * XLM-RoBERTa), as the {@code sentence-transformers} library computes them.
+ * XLM-RoBERTa, MPNet), as the {@code sentence-transformers} library computes them.
  * {@link org.attn4j.models.embed.SentenceEmbedder} turns texts into
  * {@link org.attn4j.models.embed.SentenceEmbedding}s: the encoder, pooling over the real tokens
  * ({@link org.attn4j.models.embed.Pooling}), a sentence-transformers folder's Dense projections, prompts and

@@ -116,6 +116,31 @@ class SentenceEmbedderFamiliesTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("targets")
+    void mpnetEmbedsAsPyTorchWithTheFoldersMeanPoolingAndNormalize(Backend backend, DType dtype)
+            throws IOException {
+        JsonNode e = expected().get("mpnet");
+        List<String> texts = new ArrayList<>();
+        e.get("texts").forEach(t -> texts.add(t.asText()));
+        double[] want = reference().get("mpnet.embeddings").data();
+        try (SentenceEmbedder embedder = SentenceEmbedder.load(source("mpnet"), backend,
+                EmbeddingOptions.defaults().withDType(dtype).withBatchSize(2))) {
+            assertEquals(Pooling.MEAN, embedder.pooling());
+            assertEquals(64, embedder.maxLength());
+            List<SentenceEmbedding> got = embedder.embed(texts);
+            for (int i = 0; i < texts.size(); i++) {
+                assertArrayEquals(ints(e.get("ids").get(i)), got.get(i).ids(), texts.get(i));
+                double[] actual = new double[16];
+                for (int j = 0; j < 16; j++) {
+                    actual[j] = got.get(i).vector()[j];
+                }
+                assertClose("embedding of '" + texts.get(i) + "' on " + backend.name() + "/" + dtype,
+                        Arrays.copyOfRange(want, i * 16, (i + 1) * 16), actual, tolerance(dtype));
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("targets")
     void anXlmRobertaRerankerScoresPairsAsPyTorch(Backend backend, DType dtype) throws IOException {
         JsonNode e = expected().get("xlmr-reranker");
         List<String> passages = new ArrayList<>();
