@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
-import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
@@ -104,6 +103,7 @@ public final class BertModel implements Encoder {
     }
 
     /** @return the hyper-parameters */
+    @Override
     public BertConfig config() {
         return config;
     }
@@ -172,10 +172,7 @@ public final class BertModel implements Encoder {
      */
     @Override
     public Tensor attentionWeights(Scope scope, BertInput input, DType dtype, int layer) {
-        if (layer < 0 || layer >= layers.size()) {
-            throw new IllegalArgumentException("BertModel.attentionWeights: argument layer is " + layer
-                    + "; the model has layers 0 to " + (layers.size() - 1));
-        }
+        BertLayer.checkLayer("BertModel", layer, layers.size());
         return run(scope, input, dtype, layer).weights();
     }
 
@@ -196,15 +193,7 @@ public final class BertModel implements Encoder {
             Tensor x = ops.add(words.forward(work, input.inputIds(), ids, dtype),
                     tokenTypes.forward(work, input.tokenTypeIds(), ids, dtype));
             x = embeddingNorm.forward(work, ops.add(x, positions.forward(work, position, Shape.of(length), dtype)));
-            Mask keyPadding = input.keyPadding();
-            for (int i = 0; i < layers.size(); i++) {
-                if (i == weightsOf) {
-                    AttentionResult r = layers.get(i).forward(work, x, keyPadding, true);
-                    return new AttentionResult(null, scope.adopt(r.weights()));
-                }
-                x = layers.get(i).forward(work, x, keyPadding);
-            }
-            return new AttentionResult(scope.adopt(x), null);
+            return BertLayer.stack(scope, work, layers, x, input.keyPadding(), weightsOf);
         }
     }
 
@@ -222,15 +211,7 @@ public final class BertModel implements Encoder {
             throw new IllegalStateException("BertModel.pool: the checkpoint has no pooler.dense weights");
         }
         try (Scope work = scope.backend().newScope()) {
-            Ops ops = work.ops();
-            int batch = hidden.shape().dim(0);
-            int length = hidden.shape().dim(1);
-            int d = hidden.shape().dim(2);
-            Tensor first = length == 1 ? hidden : ops.split(hidden, new int[] {1, length - 1}, 1).get(0);
-            Tensor y = pooler.forward(work, ops.reshape(first, batch, d));
-            Tensor one = work.tensor(new double[] {1}, Shape.of(1), hidden.dtype());
-            Tensor denominator = ops.add(ops.exp(ops.scale(y, 2)), one);
-            return scope.adopt(ops.sub(one, ops.scale(ops.div(one, denominator), 2)));
+            return scope.adopt(BertLayer.tanh(work, pooler.forward(work, BertLayer.firstToken(work, hidden))));
         }
     }
 }

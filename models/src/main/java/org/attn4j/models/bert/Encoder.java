@@ -2,7 +2,6 @@ package org.attn4j.models.bert;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
-import java.util.List;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
@@ -10,10 +9,13 @@ import org.attn4j.models.parameters.Parameters;
 import org.attn4j.models.parameters.StateDict;
 
 /**
- * A text encoder of any family this package loads, as the models of {@code embed} run it: token ids in, one hidden
- * state per token out. {@link #load} chooses the family by {@code config.json}'s {@code model_type}:
+ * A bidirectional text encoder of any family this package loads, as the models of {@code embed} run it: a padded
+ * batch of token ids in, one vector per token out; sentence embeddings pool these vectors. {@link EncoderConfig#of}
+ * chooses the family by {@code config.json}'s {@code model_type}:
  * <pre>
  *   bert         {@link BertModel}        absolute positions, post-norm, GELU MLP
+ *   xlm-roberta  {@link XlmRobertaModel}  BERT's layers, RoBERTa's position ids, one token type
+ *   mpnet        {@link MpnetModel}       BERT's layers, one relative position bias shared by every layer
  *   nomic_bert   {@link NomicBertModel}   rotary, post-norm, SwiGLU, fused Wqkv          (nomic-embed-text)
  *   modernbert   {@link ModernBertModel}  rotary, pre-norm, GeGLU, global and local layers (ModernBERT)
  *   new          {@link GteModel}         rotary with NTK scaling, post-norm, GLU          (gte-*-v1.5, gte-multilingual)
@@ -21,50 +23,22 @@ import org.attn4j.models.parameters.StateDict;
  * A loaded encoder holds its parameters on the host; {@link #bind(Parameters)} uploads them once.
  */
 public interface Encoder {
-    /** The {@code model_type}s of the rotary families, which {@link #load} reads beside {@code bert}. */
-    List<String> ROTARY_MODEL_TYPES = List.of(NomicBertConfig.MODEL_TYPE, ModernBertConfig.MODEL_TYPE,
-            GteConfig.MODEL_TYPE);
-
     /**
      * @param configJson a parsed {@code config.json}
      * @param source where it came from, for messages
      * @param weights the parameters under the family's names
      * @return the family's encoder on the host
-     * @throws IOException if {@code model_type} is none of {@code bert}, {@link #ROTARY_MODEL_TYPES}, or the
-     *     configuration sets a key the family reader refuses
+     * @throws IOException if {@code model_type} names no family of this package, or the family's reader refuses a
+     *     key of the configuration
      * @throws org.attn4j.models.parameters.StateDictException listing every missing, unexpected, mis-shaped or
      *     non-finite parameter
      */
     static Encoder load(JsonNode configJson, String source, StateDict weights) throws IOException {
-        String type = configJson == null ? "" : configJson.path("model_type").asText("");
-        return switch (type) {
-            case "bert" -> BertModel.load(weights, BertConfig.of(configJson, source));
-            case NomicBertConfig.MODEL_TYPE -> NomicBertModel.load(weights, NomicBertConfig.of(configJson, source));
-            case ModernBertConfig.MODEL_TYPE -> ModernBertModel.load(weights, ModernBertConfig.of(configJson, source));
-            case GteConfig.MODEL_TYPE -> GteModel.load(weights, GteConfig.of(configJson, source));
-            default -> throw new IOException(source + ": model_type '" + type + "' is not supported; attn4j loads the"
-                    + " encoders bert, " + String.join(", ", ROTARY_MODEL_TYPES));
-        };
+        return EncoderConfig.of(configJson, source).loadEncoder(weights);
     }
 
-    /**
-     * The last hidden state, Hugging Face's {@code last_hidden_state}.
-     *
-     * @param scope receives the result
-     * @param input a padded batch ({@code token_type_ids} are read by the families that have a token-type table)
-     * @param dtype the compute dtype (the bound dtype, for a bound encoder)
-     * @return {@code [B, L, d]}; rows of padding positions are computed but meaningless
-     */
-    Tensor forward(Scope scope, BertInput input, DType dtype);
-
-    /**
-     * @param scope receives the result
-     * @param input a padded batch
-     * @param dtype the compute dtype
-     * @param layer {@code 0 .. layers() - 1}
-     * @return {@code [B, H, L, L]}: the softmax weights of that layer (zero on the keys a query may not see)
-     */
-    Tensor attentionWeights(Scope scope, BertInput input, DType dtype, int layer);
+    /** @return the hyper-parameters */
+    EncoderConfig config();
 
     /**
      * @param parameters where every parameter is uploaded, once
@@ -72,18 +46,46 @@ public interface Encoder {
      */
     Encoder bind(Parameters parameters);
 
-    /** @return the parameters under the family's names (a load of them gives this encoder back) */
-    StateDict stateDict();
+    /**
+     * The last hidden state, Hugging Face's {@code last_hidden_state}.
+     *
+     * @param scope receives the result
+     * @param input a padded batch; {@code L} at most {@link EncoderConfig#maxLength()}, ids inside the tables
+     *     ({@code token_type_ids} are read by the families that have a token-type table)
+     * @param dtype the compute dtype (the bound dtype, for a bound encoder)
+     * @return {@code [B, L, d]}; rows at padding positions are computed but meaningless
+     */
+    Tensor forward(Scope scope, BertInput input, DType dtype);
+
+    /**
+     * The attention weights of one layer, Hugging Face's {@code attentions[layer]}.
+     *
+     * @param scope receives the result
+     * @param input a padded batch
+     * @param dtype the compute dtype
+     * @param layer which layer, {@code 0 .. num_hidden_layers-1}
+     * @return {@code [B, H, L, L]}: row {@code i} of head {@code h} is how query token {@code i} spreads its
+     *     attention over the keys (zero on the keys it may not see; rows sum to 1)
+     */
+    Tensor attentionWeights(Scope scope, BertInput input, DType dtype, int layer);
 
     /** @return {@code d}, the width of each token's hidden state */
-    int hiddenSize();
+    default int hiddenSize() {
+        return config().hiddenSize();
+    }
 
     /** @return the number of layers */
-    int layers();
+    default int layers() {
+        return config().numHiddenLayers();
+    }
 
     /** @return the number of attention heads of each layer */
-    int heads();
+    default int heads() {
+        return config().numAttentionHeads();
+    }
 
     /** @return the longest input the encoder accepts, in tokens */
-    int maxLength();
+    default int maxLength() {
+        return config().maxLength();
+    }
 }

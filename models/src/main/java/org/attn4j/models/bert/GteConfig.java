@@ -5,6 +5,7 @@ import java.io.IOException;
 import org.attn4j.api.Activation;
 import org.attn4j.api.RopeLayout;
 import org.attn4j.api.RotaryEmbedding;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * The hyper-parameters of a GTE encoder ({@code model_type} {@code new}: Alibaba-NLP's gte-base-en-v1.5,
@@ -25,9 +26,42 @@ import org.attn4j.api.RotaryEmbedding;
  */
 public record GteConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int numAttentionHeads,
                         int intermediateSize, Activation activation, double layerNormEps, int maxPositionEmbeddings,
-                        int typeVocabSize, double ropeTheta, double ntkFactor) {
+                        int typeVocabSize, double ropeTheta, double ntkFactor) implements EncoderConfig {
     /** The {@code model_type} this reads. */
     public static final String MODEL_TYPE = "new";
+
+    @Override
+    public String modelType() {
+        return MODEL_TYPE;
+    }
+
+    @Override
+    public int maxLength() {
+        return maxPositionEmbeddings();
+    }
+
+    @Override
+    public GteModel loadEncoder(StateDict params) {
+        return GteModel.load(params, this);
+    }
+
+    /** @return false: attn4j reads no GTE sequence-classification head */
+    @Override
+    public boolean hasClassifier() {
+        return false;
+    }
+
+    /** @throws UnsupportedOperationException always: see {@link #hasClassifier()} */
+    @Override
+    public SequenceClassifier loadClassifier(StateDict params, int numLabels) {
+        throw new UnsupportedOperationException("GteConfig: attn4j reads no " + MODEL_TYPE + " classification head");
+    }
+
+    /** @throws UnsupportedOperationException always: see {@link #hasClassifier()} */
+    @Override
+    public String classifierOutputWeight() {
+        throw new UnsupportedOperationException("GteConfig: attn4j reads no " + MODEL_TYPE + " classification head");
+    }
 
     /** Refuses a configuration that cannot run. */
     public GteConfig {

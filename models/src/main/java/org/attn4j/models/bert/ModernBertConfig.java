@@ -7,6 +7,7 @@ import java.util.List;
 import org.attn4j.api.Activation;
 import org.attn4j.api.RopeLayout;
 import org.attn4j.api.RotaryEmbedding;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * The hyper-parameters of a ModernBERT encoder ({@code model_type} {@code modernbert}), the keys of its
@@ -35,13 +36,46 @@ public record ModernBertConfig(int vocabSize, int hiddenSize, int intermediateSi
                                int numAttentionHeads, Activation activation, double normEps, boolean normBias,
                                boolean attentionBias, boolean mlpBias, int maxPositionEmbeddings,
                                double globalRopeTheta, double localRopeTheta, List<String> layerTypes,
-                               int localAttention) {
+                               int localAttention) implements EncoderConfig {
     /** The {@code model_type} this reads. */
     public static final String MODEL_TYPE = "modernbert";
     /** A global layer's type in {@code layer_types} and {@code rope_parameters}. */
     public static final String GLOBAL = "full_attention";
     /** A local layer's type in {@code layer_types} and {@code rope_parameters}. */
     public static final String LOCAL = "sliding_attention";
+
+    @Override
+    public String modelType() {
+        return MODEL_TYPE;
+    }
+
+    @Override
+    public int maxLength() {
+        return maxPositionEmbeddings();
+    }
+
+    @Override
+    public ModernBertModel loadEncoder(StateDict params) {
+        return ModernBertModel.load(params, this);
+    }
+
+    /** @return false: attn4j reads no ModernBERT sequence-classification head */
+    @Override
+    public boolean hasClassifier() {
+        return false;
+    }
+
+    /** @throws UnsupportedOperationException always: see {@link #hasClassifier()} */
+    @Override
+    public SequenceClassifier loadClassifier(StateDict params, int numLabels) {
+        throw new UnsupportedOperationException("ModernBertConfig: attn4j reads no " + MODEL_TYPE + " classification head");
+    }
+
+    /** @throws UnsupportedOperationException always: see {@link #hasClassifier()} */
+    @Override
+    public String classifierOutputWeight() {
+        throw new UnsupportedOperationException("ModernBertConfig: attn4j reads no " + MODEL_TYPE + " classification head");
+    }
 
     /** Refuses a configuration that cannot run. */
     public ModernBertConfig {

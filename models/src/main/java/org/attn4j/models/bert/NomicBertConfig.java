@@ -5,6 +5,7 @@ import java.io.IOException;
 import org.attn4j.api.Activation;
 import org.attn4j.api.RopeLayout;
 import org.attn4j.api.RotaryEmbedding;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * The hyper-parameters of a NomicBERT encoder ({@code model_type} {@code nomic_bert}: nomic-embed-text-v1 and
@@ -30,9 +31,42 @@ import org.attn4j.api.RotaryEmbedding;
 public record NomicBertConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int numAttentionHeads,
                               int innerSize, Activation activation, double layerNormEps, int maxPositions,
                               int typeVocabSize, int rotaryDimension, double rotaryBase, boolean interleaved,
-                              boolean qkvBias, boolean fc1Bias, boolean fc2Bias) {
+                              boolean qkvBias, boolean fc1Bias, boolean fc2Bias) implements EncoderConfig {
     /** The {@code model_type} this reads. */
     public static final String MODEL_TYPE = "nomic_bert";
+
+    @Override
+    public String modelType() {
+        return MODEL_TYPE;
+    }
+
+    @Override
+    public int maxLength() {
+        return maxPositions();
+    }
+
+    @Override
+    public NomicBertModel loadEncoder(StateDict params) {
+        return NomicBertModel.load(params, this);
+    }
+
+    /** @return false: attn4j reads no NomicBERT sequence-classification head */
+    @Override
+    public boolean hasClassifier() {
+        return false;
+    }
+
+    /** @throws UnsupportedOperationException always: see {@link #hasClassifier()} */
+    @Override
+    public SequenceClassifier loadClassifier(StateDict params, int numLabels) {
+        throw new UnsupportedOperationException("NomicBertConfig: attn4j reads no " + MODEL_TYPE + " classification head");
+    }
+
+    /** @throws UnsupportedOperationException always: see {@link #hasClassifier()} */
+    @Override
+    public String classifierOutputWeight() {
+        throw new UnsupportedOperationException("NomicBertConfig: attn4j reads no " + MODEL_TYPE + " classification head");
+    }
 
     /** Refuses a configuration that cannot run. */
     public NomicBertConfig {

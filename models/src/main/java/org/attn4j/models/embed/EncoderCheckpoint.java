@@ -21,8 +21,7 @@ import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
 import org.attn4j.models.bert.BertConfig;
 import org.attn4j.models.bert.BertGraph;
-import org.attn4j.models.bert.BertModel;
-import org.attn4j.models.bert.Encoder;
+import org.attn4j.models.bert.EncoderConfig;
 import org.attn4j.models.io.SafeTensors;
 import org.attn4j.models.onnx.OnnxModel;
 import org.attn4j.models.onnx.OnnxNode;
@@ -39,15 +38,14 @@ import org.attn4j.models.tokenize.Tokenizer;
  * jars, shared by {@link SentenceEmbedder} and {@link CrossEncoder}.
  *
  * @param description what was loaded, for people: the weights file and, for a jar, the jar
- * @param config the hyper-parameters of a BERT checkpoint, or null for a family {@link Encoder#load} reads from
- *     {@code configJson} (a rotary encoder's safetensors)
+ * @param config the hyper-parameters
  * @param weights the parameters on the host, under Hugging Face names (a classifier's {@code bert.} prefix kept)
  * @param tokenizer the tokenizer
  * @param setup what the files state about pooling, normalisation and length
  * @param configJson the {@code config.json}, or null when the configuration came from an ONNX graph alone
  * @param notes facts worth telling a user, for example where the head count came from
  */
-record EncoderCheckpoint(String description, BertConfig config, StateDict weights, Tokenizer tokenizer,
+record EncoderCheckpoint(String description, EncoderConfig config, StateDict weights, Tokenizer tokenizer,
                          ModelFolder setup, JsonNode configJson, List<String> notes) {
 
     /** Weight files of other frameworks, refused by name. */
@@ -115,7 +113,7 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
             throw new NoSuchFileException(label, null, "has no weights: expected model.safetensors, "
                     + "model.safetensors.index.json, model.onnx, onnx/model.onnx or one *.onnx file");
         }
-        BertConfig config;
+        EncoderConfig config;
         StateDict weights;
         String description;
         if (safetensors) {
@@ -123,8 +121,7 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
                 throw new NoSuchFileException(configFile.toString(), null, "no config.json beside the safetensors "
                         + "weights, which do not state the head count and the other hyper-parameters");
             }
-            boolean rotary = Encoder.ROTARY_MODEL_TYPES.contains(configJson.path("model_type").asText(""));
-            config = rotary ? null : BertConfig.of(configJson, configFile.toString());
+            config = EncoderConfig.of(configJson, configFile.toString());
             weights = jar ? SafeTensors.read(Files.readAllBytes(single(dir, label))).tensors()
                     : SafeTensors.readCheckpoint(dir).tensors();
             description = label;
@@ -137,8 +134,9 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
             mapped.forEach((k, v) -> dims.put(k, v.dims()));
             BertGraph stated = BertGraph.of(graph, dims);
             if (configJson != null) {
-                config = BertConfig.of(configJson, configFile.toString());
-                List<String> contradictions = stated.contradictions(config);
+                BertConfig declared = BertConfig.of(configJson, configFile.toString());
+                config = declared;
+                List<String> contradictions = stated.contradictions(declared);
                 if (!contradictions.isEmpty()) {
                     throw new IllegalArgumentException(configFile + " contradicts " + onnxLabel + ": "
                             + String.join("; ", contradictions) + ". A model is never run with a configuration its "
@@ -149,10 +147,11 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
                             + "; the ONNX graph does not state it, so it is unchecked");
                 }
             } else {
-                config = stated.config();
-                notes.add("configuration read from the ONNX graph: " + config.numHiddenLayers() + " layers of width "
-                        + config.hiddenSize() + ", " + config.numAttentionHeads() + " heads, feed-forward "
-                        + config.intermediateSize());
+                BertConfig read = stated.config();
+                config = read;
+                notes.add("configuration read from the ONNX graph: " + read.numHiddenLayers() + " layers of width "
+                        + read.hiddenSize() + ", " + read.numAttentionHeads() + " heads, feed-forward "
+                        + read.intermediateSize());
             }
             weights = stateDict(mapped);
             description = onnxLabel;
@@ -168,14 +167,6 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
             }
         }
         return new EncoderCheckpoint(description, config, weights, tokenizer, setup, configJson, List.copyOf(notes));
-    }
-
-    /**
-     * @return the encoder these files hold, on the host
-     * @throws IOException if {@code config.json} names a family or a key attn4j does not implement
-     */
-    Encoder encoder() throws IOException {
-        return config != null ? BertModel.load(weights, config) : Encoder.load(configJson, description, weights);
     }
 
     /**
