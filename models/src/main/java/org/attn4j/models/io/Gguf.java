@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.CharBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
@@ -41,7 +40,7 @@ import org.attn4j.models.parameters.StateDict;
  * its own type) become {@link HostTensor}s that view their bytes in the file's own type through a memory map
  * ({@link HostTensor#wrap}), copied nowhere; any other type is refused naming the type and the tensor. A tensor
  * of more than 2<sup>31</sup> - 1 bytes (an F32 embedding of a 128k vocabulary × 4096) is mapped in several blocks
- * of whole rows ({@link HostTensor#ofRowBlocks}), as one {@link ByteBuffer} holds no more.
+ * of whole rows ({@link HostTensor#view}), as one {@link ByteBuffer} holds no more.
  *
  * <p>Everything is validated against the real size before anything is allocated: counts of entries, array elements
  * and string bytes cannot exceed the bytes left, keys and tensor names are unique UTF-8, dims are 1 to 4 positive
@@ -453,26 +452,7 @@ public final class Gguf {
         }
         Map<String, HostTensor> tensors = new LinkedHashMap<>();
         for (TensorInfo t : infos) {
-            if (t.byteSize() <= Integer.MAX_VALUE) {
-                ByteBuffer view = views.view(dataStart + t.offset(), (int) t.byteSize());
-                tensors.put(t.name(), view instanceof MappedByteBuffer map
-                        ? HostTensor.mapped(t.shape(), t.type(), map) : HostTensor.wrap(t.shape(), t.type(), view));
-                continue;
-            }
-            long rows = t.shape().dim(0);
-            long rowBytes = t.byteSize() / rows;
-            long perBlock = Math.min(rows, Integer.MAX_VALUE / rowBytes);
-            List<HostTensor> blocks = new ArrayList<>();
-            for (long first = 0; first < rows; first += perBlock) {
-                int n = (int) Math.min(perBlock, rows - first);
-                int[] dims = t.shape().toArray();
-                dims[0] = n;
-                ByteBuffer view = views.view(dataStart + t.offset() + first * rowBytes, (int) (n * rowBytes));
-                Shape shape = Shape.of(dims);
-                blocks.add(view instanceof MappedByteBuffer map ? HostTensor.mapped(shape, t.type(), map)
-                        : HostTensor.wrap(shape, t.type(), view));
-            }
-            tensors.put(t.name(), HostTensor.ofRowBlocks(blocks));
+            tensors.put(t.name(), HostTensor.view(t.shape(), t.type(), dataStart + t.offset(), views::view));
         }
         return new Contents(version, alignment, metadata, infos, StateDict.of(tensors));
     }

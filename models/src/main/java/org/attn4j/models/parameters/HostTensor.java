@@ -1,5 +1,6 @@
 package org.attn4j.models.parameters;
 
+import java.io.IOException;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -89,6 +90,56 @@ public final class HostTensor {
         this.bytes = null;
         this.mapping = null;
         this.blocks = List.copyOf(blocks);
+    }
+
+    /** Where a reader's tensors lie: views of a file's bytes, a memory map each, or of bytes in memory. */
+    @FunctionalInterface
+    public interface Region {
+        /**
+         * @param position the first byte
+         * @param bytes how many
+         * @return a view of them (a {@link MappedByteBuffer} made for this call alone, or a view of memory)
+         * @throws IOException if they cannot be mapped
+         */
+        ByteBuffer view(long position, int bytes) throws IOException;
+    }
+
+    /**
+     * Views a tensor's bytes where a reader found them: one view, or, for more bytes than one buffer holds, one view
+     * per block of as many whole rows (along axis 0) as 2<sup>31</sup> - 1 bytes hold ({@link #ofRowBlocks}). A
+     * {@link MappedByteBuffer} becomes a tensor that {@link #release()} may unmap ({@link #mapped}).
+     *
+     * @param shape the dimensions
+     * @param type the element type of the bytes
+     * @param position where its bytes start in the region
+     * @param region the reader's bytes
+     * @return the tensor
+     * @throws IOException if a view cannot be made
+     * @throws IllegalArgumentException if one row along axis 0 has more bytes than one buffer holds
+     */
+    public static HostTensor view(Shape shape, WeightType type, long position, Region region) throws IOException {
+        long total = bytes(shape, type);
+        if (total <= Integer.MAX_VALUE) {
+            return viewOne(shape, type, region.view(position, (int) total));
+        }
+        long rows = shape.rank() < 2 ? 1 : shape.dim(0);
+        long rowBytes = total / rows;
+        if (rowBytes > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("HostTensor.view: " + type + shape + " has rows of " + rowBytes
+                    + " bytes along axis 0; a block of whole rows is at most " + Integer.MAX_VALUE + " bytes");
+        }
+        long perBlock = Integer.MAX_VALUE / rowBytes;
+        List<HostTensor> parts = new java.util.ArrayList<>();
+        for (long first = 0; first < rows; first += perBlock) {
+            int n = (int) Math.min(perBlock, rows - first);
+            parts.add(viewOne(Shape.of(withRows(shape.toArray(), n)), type,
+                    region.view(position + first * rowBytes, (int) (n * rowBytes))));
+        }
+        return ofRowBlocks(parts);
+    }
+
+    private static HostTensor viewOne(Shape shape, WeightType type, ByteBuffer view) {
+        return view instanceof MappedByteBuffer map ? mapped(shape, type, map) : wrap(shape, type, view);
     }
 
     /**

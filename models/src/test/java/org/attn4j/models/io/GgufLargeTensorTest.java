@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A tensor of more bytes than one buffer holds: an F32 {@code token_embd} of 131,073 rows of 4096 (2,147,500,032
- * bytes) in a sparse file, of which the test writes the header and a few values only, so that it needs a few
+ * bytes) in a sparse GGUF file (and a safetensors one), of which the test writes the header and a few values only, so that it needs a few
  * kilobytes of disk and heap. The file is mapped in blocks of whole rows; values on either side of a block's end
  * read as written, the holes as zero.
  */
@@ -86,6 +86,26 @@ class GgufLargeTensorTest {
         assertEquals(-1, t.rows(ROWS - 2, ROWS).indexOfNonFinite());
         t.release();
         assertTrue(t.isReleased());
+    }
+
+    @Test
+    void aSafetensorsFileMapsSuchATensorInBlocksToo() throws IOException {
+        byte[] header = ("{\"model.embed_tokens.weight\":{\"dtype\":\"F32\",\"shape\":[" + ROWS + "," + COLUMNS
+                + "],\"data_offsets\":[0," + BYTES + "]}}").getBytes(StandardCharsets.UTF_8);
+        Path file = dir.resolve("large.safetensors");
+        int dataStart = 8 + header.length;
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+            f.write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(header.length).array());
+            f.write(header);
+            f.setLength(dataStart + BYTES);
+            put(f, dataStart, BLOCK_ROWS, 0, 3.0f);
+            put(f, dataStart, ROWS - 1, COLUMNS - 1, 7.0f);
+        }
+        HostTensor t = SafeTensors.read(file).tensors().get("model.embed_tokens.weight");
+        assertEquals(Shape.of(ROWS, COLUMNS), t.shape());
+        assertValue(3.0f, t.get(BLOCK_ROWS * COLUMNS), "the second block's first value");
+        assertValue(7.0f, t.rows(ROWS - 1, ROWS).get(COLUMNS - 1), "the last value");
+        t.release();
     }
 
     @Test
