@@ -31,7 +31,9 @@ import org.attn4j.api.WeightType;
  * It is read by {@link #get}, {@link #rows} (a view of one block where the rows lie in one), {@link #toFloatArray}
  * (while the values fit a Java array) and converted by {@link #toWeight} to a type whose bytes fit one buffer;
  * {@link #bytes()}, {@link #reshape}, {@link #transpose} and binding it in its own type refuse it by name, since a
- * backend takes a weight's bytes in one buffer.
+ * backend takes a weight's bytes in one buffer. Rows picked from anywhere ({@link #ofRowBlocks} of
+ * {@link #rows} views: a reader's reordering of a file's rows) are viewed the same way, copied nowhere until they
+ * are bound, when the rows of one tensor are gathered once into the buffer the backend takes.
  */
 public final class HostTensor {
     /** {@code sun.misc.Unsafe} and its {@code invokeCleaner(ByteBuffer)}, or nulls where the JDK does not offer them. */
@@ -511,12 +513,19 @@ public final class HostTensor {
             throw new IllegalArgumentException("HostTensor.toWeight: a weight is a matrix, but the shape is " + shape);
         }
         if (as == type) {
-            if (blocks != null) {
+            if (blocks == null) {
+                return scope.weight(held("toWeight").duplicate(), type, shape);
+            }
+            if (byteSize() > Integer.MAX_VALUE) {
                 throw new IllegalArgumentException("HostTensor.toWeight: " + type + shape + " has " + byteSize()
                         + " bytes, more than the one buffer a backend takes a weight's bytes in holds ("
                         + Integer.MAX_VALUE + "); bind it in a smaller storage type");
             }
-            return scope.weight(held("toWeight").duplicate(), type, shape);
+            ByteBuffer joined = ByteBuffer.allocate((int) byteSize()).order(ByteOrder.LITTLE_ENDIAN);
+            for (HostTensor b : blocks) {
+                joined.put(b.held("toWeight").duplicate());
+            }
+            return scope.weight(joined.flip(), type, shape);
         }
         if (as == WeightType.F64) {
             ByteBuffer b = ByteBuffer.allocate(Math.toIntExact(shape.size() * 8)).order(ByteOrder.LITTLE_ENDIAN);

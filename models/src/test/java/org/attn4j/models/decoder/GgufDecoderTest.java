@@ -593,6 +593,21 @@ class GgufDecoderTest {
     }
 
     @Test
+    void theUndoneRowsViewTheFilesMapUntilBoundInsteadOfCopyingIt() throws IOException {
+        Path file = dir.resolve("views.gguf");
+        tiny("llama").write(file);
+        Gguf.Contents g = Gguf.read(file);
+        HostTensor q = GgufDecoder.read(g).state().get("model.layers.0.self_attn.q_proj.weight");
+        float[] before = q.toFloatArray();
+        try (Scope scope = Backends.load("ejml").newScope()) {
+            assertArrayEquals(before, q.toWeight(scope, WeightType.F32).toFloatArray(),
+                    "bound in its own type, the rows are gathered in their new order");
+        }
+        g.tensors().get("blk.0.attn_q.weight").release();
+        assertThrows(IllegalStateException.class, q::toFloatArray, "a view of the released map");
+    }
+
+    @Test
     void aFilesMixIsNamedByItsFileTypeAndCountedByType() throws IOException {
         Gguf.Contents g = Gguf.read(tiny("llama").put("general.file_type",
                 new Gguf.Value(Gguf.ValueType.UINT32, null, 15L)).toBytes());
