@@ -146,9 +146,10 @@ public final class HostTensor {
 
     /**
      * Views consecutive blocks of rows as one tensor, without copying them: a tensor of more bytes than one buffer
-     * holds, each block a map of its own.
+     * holds (each block a map of its own), or rows of one tensor taken in another order ({@link #rows} views, which
+     * share its map: {@link #release()} gives it back once).
      *
-     * @param parts tensors of one type whose shapes agree outside axis 0, in row order; read by nothing else
+     * @param parts tensors of one type whose shapes agree outside axis 0, in row order, none itself of blocks
      * @return their rows as one tensor ({@code parts.get(0)} itself if there is one)
      * @throws IllegalArgumentException if there are none, their types or shapes differ, or the rows exceed an int
      */
