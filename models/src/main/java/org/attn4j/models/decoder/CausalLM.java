@@ -17,7 +17,9 @@ import org.attn4j.api.WeightType;
 import org.attn4j.models.io.Gguf;
 import org.attn4j.models.io.SafeTensors;
 import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.QuantMix;
 import org.attn4j.models.parameters.StateDict;
+import org.attn4j.models.parameters.WeightCensus;
 
 /**
  * A decoder-only language model of one of the families of {@link DecoderConfig.Type} (GPT-2, Llama 2 and 3.x,
@@ -41,14 +43,20 @@ public final class CausalLM implements AutoCloseable {
     private final DType dtype;
     private final Scope weights;
     private final Architecture architecture;
+    private final WeightCensus census;
 
-    private CausalLM(DecoderConfig config, Backend backend, DType dtype, Scope weights, Architecture architecture) {
+    private CausalLM(DecoderConfig config, Backend backend, DType dtype, Scope weights, Architecture architecture,
+                     WeightCensus census) {
         this.config = config;
         this.backend = backend;
         this.dtype = dtype;
         this.weights = weights;
         this.architecture = architecture;
+        this.census = census;
     }
+
+    /** The name of the mix of a checkpoint whose matrices keep their file's types and that names none. */
+    private static final String AS_FILE = "as in the file";
 
     /**
      * @param folder a Hugging Face folder: {@code config.json} and the weights, {@code model.safetensors} or the
@@ -82,7 +90,8 @@ public final class CausalLM implements AutoCloseable {
             Gguf.Contents gguf = Gguf.read(folder);
             try {
                 GgufDecoder.Checkpoint c = GgufDecoder.read(gguf);
-                return build(c.config(), c.state(), backend, dtype, storage, true, true);
+                return build(c.config(), c.state(), backend, dtype, storage, null, name(gguf, storage, dtype), true,
+                        true);
             } finally {
                 gguf.tensors().asMap().values().forEach(HostTensor::release);
             }
@@ -106,11 +115,37 @@ public final class CausalLM implements AutoCloseable {
      */
     public static CausalLM load(DecoderConfig config, Path folder, Backend backend, DType dtype, WeightType storage)
             throws IOException {
+        return folder(config, folder, backend, dtype, storage, null);
+    }
+
+    /**
+     * The weights of a Hugging Face folder whose configuration is already read, each matrix quantized once to the
+     * type a llama.cpp mix chooses for it ({@link QuantMix#typeOf}), as {@code llama-quantize} would write it; the
+     * vectors (norms, biases) stay in the activations' F32.
+     *
+     * @param config the folder's configuration
+     * @param folder the folder
+     * @param backend where the weights go
+     * @param dtype the element type of activations and cache: F32
+     * @param mix a producible mix ({@link QuantMix#isProducible()})
+     * @return the model, its weights bound
+     * @throws IOException if a file cannot be read
+     * @throws IllegalArgumentException if the tensors do not describe the configured model, the dtype is not F32
+     *     or the mix is not producible
+     */
+    public static CausalLM quantized(DecoderConfig config, Path folder, Backend backend, DType dtype, QuantMix mix)
+            throws IOException {
+        return folder(config, folder, backend, dtype, null, checkMix(mix, dtype));
+    }
+
+    private static CausalLM folder(DecoderConfig config, Path folder, Backend backend, DType dtype,
+                                   WeightType storage, QuantMix mix) throws IOException {
+        String name = name(null, storage, dtype, mix);
         if (Files.exists(folder.resolve("model.safetensors"))
                 || Files.exists(folder.resolve("model.safetensors.index.json"))) {
             StateDict state = SafeTensors.readCheckpoint(folder).tensors();
             try {
-                return build(config, state, backend, dtype, storage, false, true);
+                return build(config, state, backend, dtype, storage, mix, name, false, true);
             } finally {
                 state.asMap().values().forEach(HostTensor::release);
             }
@@ -127,7 +162,7 @@ public final class CausalLM implements AutoCloseable {
             for (Path f : files) {
                 all.putAll(SafeTensors.read(f).tensors().asMap());
             }
-            return build(config, StateDict.of(all), backend, dtype, storage, false, true);
+            return build(config, StateDict.of(all), backend, dtype, storage, mix, name, false, true);
         } finally {
             all.values().forEach(HostTensor::release);
         }
@@ -155,7 +190,73 @@ public final class CausalLM implements AutoCloseable {
      */
     public static CausalLM load(Gguf.Contents gguf, Backend backend, DType dtype, WeightType storage) {
         GgufDecoder.Checkpoint c = GgufDecoder.read(gguf);
-        return build(c.config(), c.state(), backend, dtype, storage, true, false);
+        return build(c.config(), c.state(), backend, dtype, storage, null, name(gguf, storage, dtype), true, false);
+    }
+
+    /**
+     * As {@link #load(Gguf.Contents, Backend, DType, WeightType)} for a caller that hands the contents over: each
+     * tensor's memory map is given back as soon as the tensor is bound ({@link HostTensor#release()}), so that
+     * loading holds the bound weights and the pages of about one tensor rather than the whole file's pages too;
+     * the contents' tensors cannot be read afterwards. With a mix, each matrix is quantized once to the type the mix
+     * chooses for it ({@link QuantMix#typeOf}).
+     *
+     * @param gguf a GGUF file's contents, given over
+     * @param backend where the weights go
+     * @param dtype the element type of activations and cache: F32, or F64 (every weight then F64)
+     * @param storage every matrix's storage type, or null
+     * @param mix the llama.cpp mix that chooses each matrix's type, or null; with a mix the storage is null and the
+     *     dtype F32
+     * @return the model, its weights bound
+     * @throws IllegalArgumentException if the file does not describe a decoder attn4j runs as written, or both a
+     *     storage type and a mix are given
+     */
+    public static CausalLM loadReleasing(Gguf.Contents gguf, Backend backend, DType dtype, WeightType storage,
+                                         QuantMix mix) {
+        GgufDecoder.Checkpoint c = GgufDecoder.read(gguf);
+        try {
+            QuantMix m = mix == null ? null : checkMix(mix, dtype);
+            return build(c.config(), c.state(), backend, dtype, storage, m,
+                    m != null ? m.name() : name(gguf, storage, dtype), true, true);
+        } finally {
+            gguf.tensors().asMap().values().forEach(HostTensor::release);
+        }
+    }
+
+    private static QuantMix checkMix(QuantMix mix, DType dtype) {
+        if (mix == null || !mix.isProducible()) {
+            throw new IllegalArgumentException("decoder: mix " + mix + " cannot be produced; attn4j quantizes to "
+                    + QuantMix.producibleNames());
+        }
+        if (dtype != DType.F32) {
+            throw new IllegalArgumentException("decoder: the " + mix + " mix needs F32 activations, not " + dtype
+                    + " (which holds every matrix in " + dtype + ")");
+        }
+        return mix;
+    }
+
+    /** @return the census's name for a GGUF file's matrices as the file holds them, or converted to one type */
+    private static String name(Gguf.Contents gguf, WeightType storage, DType dtype) {
+        if (dtype == DType.F64 || storage != null) {
+            return dtype == DType.F64 ? WeightType.F64.name() : storage.name();
+        }
+        if (!gguf.has("general.file_type")) {
+            return AS_FILE;
+        }
+        try {
+            return QuantMix.nameOf(gguf.integer("general.file_type"));
+        } catch (Gguf.FormatException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
+    private static String name(Gguf.Contents gguf, WeightType storage, DType dtype, QuantMix mix) {
+        if (mix != null) {
+            return mix.name();
+        }
+        if (gguf != null || dtype == DType.F64 || storage != null) {
+            return name(gguf, storage, dtype);
+        }
+        return AS_FILE;
     }
 
     /**
@@ -189,7 +290,7 @@ public final class CausalLM implements AutoCloseable {
      */
     public static CausalLM of(DecoderConfig config, StateDict state, Backend backend, DType dtype,
                               WeightType storage) {
-        return build(config, state, backend, dtype, storage, false, false);
+        return build(config, state, backend, dtype, storage, null, name(null, storage, dtype, null), false, false);
     }
 
     /**
@@ -197,7 +298,7 @@ public final class CausalLM implements AutoCloseable {
      *     bound (a caller's state_dict is left as it is)
      */
     private static CausalLM build(DecoderConfig config, StateDict state, Backend backend, DType dtype,
-                                  WeightType storage, boolean fromGguf, boolean owned) {
+                                  WeightType storage, QuantMix mix, String name, boolean fromGguf, boolean owned) {
         if (config.type() == DecoderConfig.Type.GPT2) {
             Map<String, HostTensor> renamed = new HashMap<>();
             state.asMap().forEach((k, v) -> renamed.put(k.startsWith("transformer.") ? k.substring(12) : k, v));
@@ -205,10 +306,11 @@ public final class CausalLM implements AutoCloseable {
         }
         Scope scope = backend.newScope();
         try {
-            Weights w = new Weights(state, scope, dtype, storage, fromGguf, owned);
+            Weights w = new Weights(state, scope, dtype, storage, mix, config.layers(),
+                    config.tiedEmbeddings(), name, fromGguf, owned);
             Architecture a = config.bind(w);
             w.finish(config.type().modelType());
-            return new CausalLM(config, backend, dtype, scope, a);
+            return new CausalLM(config, backend, dtype, scope, a, w.census());
         } catch (RuntimeException e) {
             scope.close();
             throw e;
@@ -218,6 +320,13 @@ public final class CausalLM implements AutoCloseable {
     /** @return the hyper-parameters */
     public DecoderConfig config() {
         return config;
+    }
+
+    /**
+     * @return the parameters it holds, counted by storage type, with the mix's name and the bytes on the backend
+     */
+    public WeightCensus census() {
+        return census;
     }
 
     /** @return the backend holding the weights */
