@@ -135,7 +135,6 @@ public final class BertModel implements Encoder {
     }
 
     /** @return the parameters under Hugging Face's names, without the {@code bert.} prefix */
-    @Override
     public StateDict stateDict() {
         StateDict sd = words.stateDict().prefixed("embeddings.word_embeddings.")
                 .plus(positions.stateDict().prefixed("embeddings.position_embeddings."))

@@ -101,7 +101,6 @@ public final class GteModel implements Encoder {
         return config;
     }
 
-    @Override
     public StateDict stateDict() {
         StateDict sd = words.stateDict().prefixed("embeddings.word_embeddings.")
                 .plus(embeddingNorm.stateDict().prefixed("embeddings.LayerNorm."));

@@ -131,7 +131,6 @@ public final class ModernBertModel implements Encoder {
     }
 
     /** @return the parameters under {@code ModernBertModel}'s names (without {@code model.}) */
-    @Override
     public StateDict stateDict() {
         StateDict sd = words.stateDict().prefixed("embeddings.tok_embeddings.")
                 .plus(embeddingNorm.stateDict().prefixed("embeddings.norm."))

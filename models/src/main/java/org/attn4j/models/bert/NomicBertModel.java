@@ -100,7 +100,6 @@ public final class NomicBertModel implements Encoder {
         return config;
     }
 
-    @Override
     public StateDict stateDict() {
         StateDict sd = words.stateDict().prefixed("embeddings.word_embeddings.")
                 .plus(embeddingNorm.stateDict().prefixed("emb_ln."));
