@@ -189,6 +189,18 @@ public interface Ops {
      * result equals the same map over the weight's {@link Weight#toFloatArray() values} within F32 rounding. F32
      * activations take weights of every type but {@link WeightType#F64}; F64 activations take F64 weights only.
      *
+     * <p>Over an {@link WeightType#I8} weight the product is integer arithmetic, as ONNX's
+     * {@code DynamicQuantizeLinear → MatMulInteger → Cast → Mul} computes it. The whole of {@code x} is quantized at
+     * once, to uint8:
+     * <pre>
+     *   lo = min(0, min x),  hi = max(0, max x),  a_s = (hi - lo) / 255 (1 when hi = lo)
+     *   a_z = clamp(round(-lo / a_s), 0, 255),   a = clamp(round(x / a_s) + a_z, 0, 255)      round: halves to even
+     *   acc[i][j] = Σ_p (a[i][p] - a_z) · (q[j][p] - z[j])                                     in int32
+     *   y[i][j] = float(acc[i][j]) · (a_s · s[j]) + b[j]                                       each step in F32
+     * </pre>
+     * so a row's result depends on the other rows of the same call through {@code a_s} and {@code a_z}, as in ONNX
+     * Runtime; then the epilogue. F64 activations do not meet I8 weights.
+     *
      * @param x {@code [..., in]}
      * @param weight {@code [out, in]}, or {@code [2·out, in]} when gated
      * @param bias {@code [out]} ({@code [2·out]} when gated) of {@code x}'s dtype, or null
