@@ -190,8 +190,8 @@ public interface Ops {
      * activations take weights of every type but {@link WeightType#F64}; F64 activations take F64 weights only.
      *
      * <p>Over an {@link WeightType#I8} weight the product is integer arithmetic, as ONNX's
-     * {@code DynamicQuantizeLinear → MatMulInteger → Cast → Mul} computes it. The whole of {@code x} is quantized at
-     * once, to uint8:
+     * {@code DynamicQuantizeLinear → MatMulInteger → Cast → Mul} computes it. The whole of {@code x} is quantized
+     * at once, to uint8:
      * <pre>
      *   lo = min(0, min x),  hi = max(0, max x),  a_s = (hi - lo) / 255 (1 when hi = lo)
      *   a_z = clamp(round(-lo / a_s), 0, 255),   a = clamp(round(x / a_s) + a_z, 0, 255)      round: halves to even
