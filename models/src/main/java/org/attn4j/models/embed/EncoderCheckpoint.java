@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -17,15 +18,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.attn4j.api.Shape;
-import org.attn4j.api.WeightType;
 import org.attn4j.models.bert.BertConfig;
 import org.attn4j.models.bert.BertGraph;
 import org.attn4j.models.io.SafeTensors;
 import org.attn4j.models.onnx.OnnxModel;
 import org.attn4j.models.onnx.OnnxNode;
 import org.attn4j.models.onnx.OnnxStateDict;
-import org.attn4j.models.onnx.OnnxTensor;
 import org.attn4j.models.parameters.HostTensor;
 import org.attn4j.models.parameters.StateDict;
 import org.attn4j.models.tokenize.Tokenizer;
@@ -128,10 +126,8 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
             OnnxModel graph = dir.getFileSystem() == FileSystems.getDefault() ? OnnxModel.read(onnx)
                     : OnnxModel.read(Files.readAllBytes(onnx));
             String onnxLabel = jar ? onnx.getFileName() + " in " + label : onnx.toString();
-            Map<String, OnnxTensor> mapped = OnnxStateDict.map(graph);
-            Map<String, long[]> dims = new LinkedHashMap<>();
-            mapped.forEach((k, v) -> dims.put(k, v.dims()));
-            BertGraph stated = BertGraph.of(graph, dims);
+            Map<String, HostTensor> mapped = OnnxStateDict.parameters(graph);
+            BertGraph stated = BertGraph.of(graph, dims(mapped));
             if (configJson != null) {
                 config = BertConfig.of(configJson, configFile.toString());
                 List<String> contradictions = stated.contradictions(config);
@@ -150,7 +146,7 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
                         + config.hiddenSize() + ", " + config.numAttentionHeads() + " heads, feed-forward "
                         + config.intermediateSize());
             }
-            weights = stateDict(mapped);
+            weights = StateDict.of(mapped);
             description = onnxLabel;
         }
         Tokenizer tokenizer = tokenizer(dir, onnx, source, label, notes);
@@ -166,17 +162,11 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
         return new EncoderCheckpoint(description, config, weights, tokenizer, setup, configJson, List.copyOf(notes));
     }
 
-    /**
-     * Parameters of a PyTorch-exported encoder under Hugging Face names: F32 views of the model's bytes where no
-     * transpose was needed. The one place ONNX weights become a {@link StateDict}.
-     */
-    static StateDict stateDict(Map<String, OnnxTensor> mapped) {
-        Map<String, HostTensor> out = new LinkedHashMap<>();
-        for (Map.Entry<String, OnnxTensor> e : mapped.entrySet()) {
-            OnnxTensor t = e.getValue();
-            out.put(e.getKey(), HostTensor.wrap(Shape.of(t.intDims()), WeightType.F32, t.bytes()));
-        }
-        return StateDict.of(out);
+    /** @return the dims of each parameter, as {@link BertGraph#of} reads them */
+    static Map<String, long[]> dims(Map<String, HostTensor> parameters) {
+        Map<String, long[]> dims = new LinkedHashMap<>();
+        parameters.forEach((k, v) -> dims.put(k, Arrays.stream(v.shape().toArray()).asLongStream().toArray()));
+        return dims;
     }
 
     private static Path findOnnx(Path dir, String label) throws IOException {
