@@ -199,7 +199,7 @@ final class GenerateCommand implements Callable<Integer> {
         }
         StringBuilder names = new StringBuilder("as-file");
         for (WeightType t : WeightType.values()) {
-            if (t == WeightType.F64) {
+            if (t == WeightType.F64 || t == WeightType.I8) {
                 continue;
             }
             String name = t.name().toLowerCase(Locale.ROOT);
