@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.TreeSet;
 import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
-import org.attn4j.models.HostTensor;
+import org.attn4j.models.parameters.HostTensor;
 import org.junit.jupiter.api.Test;
 
 class OnnxStateDictTest {
