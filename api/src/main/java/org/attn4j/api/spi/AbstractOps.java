@@ -387,7 +387,8 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
     /**
      * The linear map over an {@link org.attn4j.api.WeightType#I8} weight in integer arithmetic, as
      * {@link Ops#linear(Tensor, Weight, Tensor, Epilogue)} states it, with its epilogue. The default copies
-     * {@code x} to the host, quantizes it ({@link DynamicQuantization}), takes each exact int32 product
+     * {@code x} to the host, quantizes it one sequence at a time ({@link DynamicQuantization},
+     * {@link DynamicQuantization#sequenceRows}), takes each exact int32 product
      * ({@link Int8Weight#dot}), scales it and adds the bias there, and composes the epilogue
      * ({@link ReferenceOps#epilogue}); a backend overrides it with a kernel that computes the same numbers.
      *
@@ -403,13 +404,14 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
         int in = weight.shape().dim(1);
         int features = weight.shape().dim(0);
         int rows = Math.toIntExact(x.shape().size() / in);
-        DynamicQuantization a = DynamicQuantization.of("linear", x.toFloatArray(), in);
+        DynamicQuantization a = DynamicQuantization.of("linear", x.toFloatArray(), in,
+                DynamicQuantization.sequenceRows(x.shape()));
         float[] b = bias == null ? null : bias.toFloatArray();
         float[] scales = weight.scales();
         float[] y = new float[Math.multiplyExact(rows, features)];
         for (int i = 0; i < rows; i++) {
             for (int j = 0; j < features; j++) {
-                float v = a.dequantize(weight.dot(a, i, j), scales[j]);
+                float v = a.dequantize(weight.dot(a, i, j), i, scales[j]);
                 y[i * features + j] = b == null ? v : v + b[j];
             }
         }

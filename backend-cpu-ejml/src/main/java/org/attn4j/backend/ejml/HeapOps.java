@@ -14,6 +14,7 @@ import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.AbstractOps;
 import org.attn4j.api.spi.AbstractWeight;
 import org.attn4j.api.spi.Dropout;
+import org.attn4j.api.spi.DynamicQuantization;
 import org.attn4j.api.spi.Int8Weight;
 import org.attn4j.api.spi.ReferenceAttention;
 import org.attn4j.api.spi.ShapeChecks;
@@ -142,7 +143,8 @@ final class HeapOps extends AbstractOps<HeapTensor> {
                                    HeapTensor residual, Shape out) {
         int rows = (int) (x.shape().size() / weight.shape().dim(1));
         float[] y = (float[]) HeapScope.allocateForWriting(DType.F32, out);
-        Int8Linear.f32(weight, x.f32(), rows, bias == null ? null : bias.f32(), epilogue.activation(),
+        Int8Linear.f32(weight, x.f32(), rows, DynamicQuantization.sequenceRows(x.shape()),
+                bias == null ? null : bias.f32(), epilogue.activation(),
                 epilogue.gated(), residual == null ? null : residual.f32(), y, parallel);
         return scope.wrap(out, y);
     }

@@ -5,8 +5,8 @@ import org.attn4j.api.spi.DynamicQuantization;
 import org.attn4j.api.spi.Int8Weight;
 
 /**
- * {@code Ops.linear} over an I8 weight ({@link Int8Weight}) in integer arithmetic, as the api states it: the whole
- * input quantized once ({@link DynamicQuantization}), then for each input row and weight row the exact int32 product
+ * {@code Ops.linear} over an I8 weight ({@link Int8Weight}) in integer arithmetic, as the api states it: the input
+ * quantized once, one range per sequence ({@link DynamicQuantization}), then for each input row and weight row the exact int32 product
  * of the int8 numbers ({@link VectorInt8Dot} with the Vector API, else a scalar loop), corrected for both zero points,
  * scaled in F32, the bias added, and the epilogue ({@link Epilogues}) applied to the row block while it is in cache.
  * Work is split over the input's rows; a block of rows of the product meets four weight rows at a time.
@@ -19,6 +19,8 @@ final class Int8Linear {
      * @param w the weight, {@code [out, in]} or {@code [2·out, in]} when gated
      * @param x {@code [n, in]} row-major, not modified
      * @param n the input's rows
+     * @param sequenceRows the rows of one sequence, which share one quantization range (see
+     *     {@link DynamicQuantization#sequenceRows})
      * @param bias {@code [w.rows]} or null, not modified
      * @param act the activation
      * @param gated whether {@code w} holds a gate and an up projection
@@ -26,12 +28,12 @@ final class Int8Linear {
      * @param y {@code [n, out]}, overwritten
      * @param parallel the pool
      */
-    static void f32(Int8Weight w, float[] x, int n, float[] bias, Activation act, boolean gated, float[] residual,
-                    float[] y, Parallel parallel) {
+    static void f32(Int8Weight w, float[] x, int n, int sequenceRows, float[] bias, Activation act, boolean gated,
+                    float[] residual, float[] y, Parallel parallel) {
         int in = w.shape().dim(1);
         int features = w.shape().dim(0);
         int out = gated ? features / 2 : features;
-        DynamicQuantization a = DynamicQuantization.of("linear", x, in);
+        DynamicQuantization a = DynamicQuantization.of("linear", x, in, sequenceRows);
         float[] product = gated ? ArrayPool.floats(Math.multiplyExact(n, features), false) : y;
         boolean simd = Simd.enabled();
         parallel.forRange(n, (long) features * in, (from, to) -> {
@@ -62,7 +64,7 @@ final class Int8Linear {
 
     /**
      * One row of the product without the Vector API:
-     * {@code y[yAt + j] = a.dequantize(w.dot(a, i, j), s[j])} for every weight row {@code j}.
+     * {@code y[yAt + j] = a.dequantize(w.dot(a, i, j), i, s[j])} for every weight row {@code j}.
      *
      * @param w the weight
      * @param a the quantized input
@@ -73,7 +75,7 @@ final class Int8Linear {
     static void scalarRow(Int8Weight w, DynamicQuantization a, int i, float[] y, int yAt) {
         float[] scales = w.scales();
         for (int j = 0; j < scales.length; j++) {
-            y[yAt + j] = a.dequantize(w.dot(a, i, j), scales[j]);
+            y[yAt + j] = a.dequantize(w.dot(a, i, j), i, scales[j]);
         }
     }
 }

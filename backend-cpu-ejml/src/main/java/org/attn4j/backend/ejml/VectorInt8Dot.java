@@ -28,7 +28,7 @@ final class VectorInt8Dot {
     }
 
     /**
-     * One row of the product: {@code y[yAt + j] = a.dequantize(Σ_p (a[i][p] - a_z)·(q[j][p] - z[j]), s[j])} for
+     * One row of the product: {@code y[yAt + j] = a.dequantize(Σ_p (a[i][p] - a_z)·(q[j][p] - z[j]), i, s[j])} for
      * every weight row {@code j}.
      *
      * @param w the weight
@@ -75,13 +75,13 @@ final class VectorInt8Dot {
                 r2 += v * q[w2 + p];
                 r3 += v * q[w3 + p];
             }
-            y[yAt + j] = a.dequantize(a.correct(r0, i, in, zeros[j], sums[j]), scales[j]);
-            y[yAt + j + 1] = a.dequantize(a.correct(r1, i, in, zeros[j + 1], sums[j + 1]), scales[j + 1]);
-            y[yAt + j + 2] = a.dequantize(a.correct(r2, i, in, zeros[j + 2], sums[j + 2]), scales[j + 2]);
-            y[yAt + j + 3] = a.dequantize(a.correct(r3, i, in, zeros[j + 3], sums[j + 3]), scales[j + 3]);
+            y[yAt + j] = a.dequantize(a.correct(r0, i, in, zeros[j], sums[j]), i, scales[j]);
+            y[yAt + j + 1] = a.dequantize(a.correct(r1, i, in, zeros[j + 1], sums[j + 1]), i, scales[j + 1]);
+            y[yAt + j + 2] = a.dequantize(a.correct(r2, i, in, zeros[j + 2], sums[j + 2]), i, scales[j + 2]);
+            y[yAt + j + 3] = a.dequantize(a.correct(r3, i, in, zeros[j + 3], sums[j + 3]), i, scales[j + 3]);
         }
         for (; j < features; j++) {
-            y[yAt + j] = a.dequantize(w.dot(a, i, j), scales[j]);
+            y[yAt + j] = a.dequantize(w.dot(a, i, j), i, scales[j]);
         }
     }
 

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code linear} over I8 weights ({@link Int8Linear}) against ONNX's {@code DynamicQuantizeLinear → MatMulInteger →
  * Cast → Mul → Add} written out here in long arithmetic: bit for bit, on widths around the Vector API's steps and
- * the four weight rows taken together, with weight zero points across the int8 range, inputs whose range excludes
+ * the four weight rows taken together, on matrices (one sequence) and on batches of sequences of different ranges
+ * (each quantized over its own), with weight zero points across the int8 range, inputs whose range excludes
  * zero on either side, and gated epilogues against their composition. The build runs this class with the Vector API
  * on the CPU's widest vectors, on 256-bit vectors, and without the Vector API (the scalar path).
  */
@@ -35,37 +36,45 @@ class Int8LinearTest extends ScopedTest {
         return b.flip();
     }
 
-    /** ONNX's sequence, each step as its operator defines it. */
-    private static float[] onnx(float[] x, int columns, byte[] q, float[] scales, int[] zeros, float[] bias) {
-        float lo = 0f;
-        float hi = 0f;
-        for (float v : x) {
-            lo = Math.min(lo, v);
-            hi = Math.max(hi, v);
-        }
-        float as = hi == lo ? 1f : (hi - lo) / 255f;
-        long az = Math.round(Math.rint(Math.min(255f, Math.max(0f, 0f - lo / as))));
+    /**
+     * ONNX's sequence, each step as its operator defines it, on each sequence of {@code sequenceRows} rows alone, as
+     * ONNX Runtime runs it on a tensor holding that sequence.
+     */
+    private static float[] onnx(float[] x, int columns, int sequenceRows, byte[] q, float[] scales, int[] zeros,
+                                float[] bias) {
         int rows = x.length / columns;
         int features = scales.length;
         float[] y = new float[rows * features];
-        for (int i = 0; i < rows; i++) {
-            for (int j = 0; j < features; j++) {
-                long acc = 0;
-                for (int p = 0; p < columns; p++) {
-                    long a = Math.max(0, Math.min(255, (long) Math.rint(x[i * columns + p] / as) + az));
-                    acc += (a - az) * (q[j * columns + p] - zeros[j]);
+        for (int first = 0; first < rows; first += sequenceRows) {
+            float lo = 0f;
+            float hi = 0f;
+            for (int i = first * columns; i < (first + sequenceRows) * columns; i++) {
+                lo = Math.min(lo, x[i]);
+                hi = Math.max(hi, x[i]);
+            }
+            float as = hi == lo ? 1f : (hi - lo) / 255f;
+            long az = Math.round(Math.rint(Math.min(255f, Math.max(0f, 0f - lo / as))));
+            for (int i = first; i < first + sequenceRows; i++) {
+                for (int j = 0; j < features; j++) {
+                    long acc = 0;
+                    for (int p = 0; p < columns; p++) {
+                        long a = Math.max(0, Math.min(255, (long) Math.rint(x[i * columns + p] / as) + az));
+                        acc += (a - az) * (q[j * columns + p] - zeros[j]);
+                    }
+                    float v = (float) (int) acc * (as * scales[j]);
+                    y[i * features + j] = bias == null ? v : v + bias[j];
                 }
-                float v = (float) (int) acc * (as * scales[j]);
-                y[i * features + j] = bias == null ? v : v + bias[j];
             }
         }
         return y;
     }
 
-    private void check(int rows, int columns, int features, float shift, boolean withBias) {
-        float[] x = new float[rows * columns];
+    /** Checks {@code x [rows, columns]}, or {@code [batch, rows, columns]} when {@code batch > 0}. */
+    private void check(int batch, int rows, int columns, int features, float shift, boolean withBias) {
+        int sequences = Math.max(1, batch);
+        float[] x = new float[sequences * rows * columns];
         for (int i = 0; i < x.length; i++) {
-            x[i] = (float) (random.nextGaussian() + shift);
+            x[i] = (float) (random.nextGaussian() * (1 + i / (rows * columns)) + shift);
         }
         byte[] q = new byte[features * columns];
         random.nextBytes(q);
@@ -80,13 +89,14 @@ class Int8LinearTest extends ScopedTest {
             }
         }
         Shape shape = Shape.of(features, columns);
+        Shape xShape = batch > 0 ? Shape.of(batch, rows, columns) : Shape.of(rows, columns);
         Weight w = scope.weight(weightBytes(q, scales, zeros, columns), WeightType.I8, shape);
         Tensor b = bias == null ? null : scope.tensor(bias, Shape.of(features));
-        float[] actual = ops.linear(scope.tensor(x, Shape.of(rows, columns)), w, b).toFloatArray();
-        float[] expected = onnx(x, columns, q, scales, zeros, bias);
+        float[] actual = ops.linear(scope.tensor(x, xShape), w, b).toFloatArray();
+        float[] expected = onnx(x, columns, rows, q, scales, zeros, bias);
         for (int i = 0; i < expected.length; i++) {
             if (Float.floatToIntBits(expected[i]) != Float.floatToIntBits(actual[i])) {
-                fail(rows + "x" + columns + " by " + shape + ", shift " + shift + ": index " + i + " expected "
+                fail(xShape + " by " + shape + ", shift " + shift + ": index " + i + " expected "
                         + expected[i] + ", actual " + actual[i] + ", abs error " + Math.abs(expected[i] - actual[i])
                         + ", rel error " + Math.abs(expected[i] - actual[i]) / Math.abs(expected[i]));
             }
@@ -99,7 +109,17 @@ class Int8LinearTest extends ScopedTest {
             {9, 100, 13}, {17, 384, 36}, {3, 1536, 7}};
         for (int[] s : shapes) {
             for (float shift : new float[] {0f, 3f, -3f}) {
-                check(s[0], s[1], s[2], shift, shift == 0f);
+                check(0, s[0], s[1], s[2], shift, shift == 0f);
+            }
+        }
+    }
+
+    @Test
+    void eachSequenceOfABatchIsQuantizedOverItsOwnRangeBitForBit() {
+        int[][] shapes = {{2, 1, 5, 3}, {3, 7, 33, 11}, {4, 9, 100, 13}, {2, 17, 384, 36}};
+        for (int[] s : shapes) {
+            for (float shift : new float[] {0f, 3f, -3f}) {
+                check(s[0], s[1], s[2], s[3], shift, true);
             }
         }
     }

@@ -1,6 +1,7 @@
 package org.attn4j.models.bert;
 
 import java.util.List;
+import java.util.stream.Stream;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Epilogue;
@@ -8,6 +9,7 @@ import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.layers.LayerNorm;
 import org.attn4j.models.layers.Linear;
 import org.attn4j.models.parameters.HostTensor;
@@ -22,7 +24,10 @@ import org.attn4j.models.parameters.StateDict;
  *   y = output.LayerNorm(a + output.dense(act(intermediate.dense(a))))
  * </pre>
  * as five fused ops: the QKV projection, attention straight from it ({@code packedAttention}), each dense with its
- * residual add and norm ({@code layerNorm(x, residual, …)}), and the intermediate dense with its activation.
+ * residual add and norm ({@code layerNorm(x, residual, …)}), and the intermediate dense with its activation. A
+ * projection over an {@link WeightType#I8} weight quantizes its input per text ({@code Ops.linear}); in a padded
+ * batch the padding rows of its input are zeroed first, so that a text's range is its real tokens' alone and its
+ * result does not depend on what it is batched with.
  */
 final class BertLayer {
     private final Linear qkv;
@@ -90,33 +95,52 @@ final class BertLayer {
                 .plus(outputNorm.stateDict().prefixed("output.LayerNorm."));
     }
 
+    /** @return whether one of its projections quantizes its input (an {@link WeightType#I8} weight) */
+    boolean quantizesInputs() {
+        return Stream.of(qkv, attentionOut, intermediate, output).anyMatch(l -> l.weightType() == WeightType.I8);
+    }
+
     /**
      * @param scope receives the result
      * @param x {@code [B, L, d]}
      * @param keyPadding {@code [B, 1, 1, L]}, true on real tokens, or null when nothing is padded
+     * @param realTokens {@code [B, L, 1]}, 1 on real tokens and 0 on padding, or null when nothing is padded
      * @return {@code [B, L, d]}
      */
-    Tensor forward(Scope scope, Tensor x, Mask keyPadding) {
-        return forward(scope, x, keyPadding, false).output();
+    Tensor forward(Scope scope, Tensor x, Mask keyPadding, Tensor realTokens) {
+        return forward(scope, x, keyPadding, realTokens, false).output();
     }
 
     /**
      * @param scope receives the results
      * @param x {@code [B, L, d]}
      * @param keyPadding {@code [B, 1, 1, L]}, true on real tokens, or null when nothing is padded
+     * @param realTokens {@code [B, L, 1]}, 1 on real tokens and 0 on padding, or null when nothing is padded
      * @param needWeights whether to return the attention weights {@code [B, H, L, L]} too
      * @return the layer's output {@code [B, L, d]} and, if asked, its attention weights
      */
-    AttentionResult forward(Scope scope, Tensor x, Mask keyPadding, boolean needWeights) {
+    AttentionResult forward(Scope scope, Tensor x, Mask keyPadding, Tensor realTokens, boolean needWeights) {
         try (Scope work = scope.backend().newScope()) {
             Ops ops = work.ops();
             int h = config.numAttentionHeads();
-            AttentionResult attended = ops.packedAttention(qkv.forward(work, x), h, h,
+            AttentionResult attended = ops.packedAttention(qkv.forward(work, input(ops, qkv, x, realTokens)), h, h,
                     AttentionOptions.defaults().withMask(keyPadding).withWeights(needWeights));
-            Tensor a = attentionNorm.forward(work, attentionOut.forward(work, attended.output()), x);
-            Tensor hidden = intermediate.forward(work, a, Epilogue.none().withActivation(config.hiddenAct()));
-            Tensor y = scope.adopt(outputNorm.forward(work, output.forward(work, hidden), a));
+            Tensor a = attentionNorm.forward(work,
+                    attentionOut.forward(work, input(ops, attentionOut, attended.output(), realTokens)), x);
+            Tensor hidden = intermediate.forward(work, input(ops, intermediate, a, realTokens),
+                    Epilogue.none().withActivation(config.hiddenAct()));
+            Tensor y = scope.adopt(outputNorm.forward(work,
+                    output.forward(work, input(ops, output, hidden, realTokens)), a));
             return new AttentionResult(y, needWeights ? scope.adopt(attended.weights()) : null);
         }
+    }
+
+    /**
+     * @return {@code x} with its padding rows zeroed when {@code projection} quantizes its input, so that each text's
+     *     quantization range is its real tokens' alone (zeros move no range), as ONNX Runtime's on that text alone;
+     *     else {@code x}
+     */
+    private static Tensor input(Ops ops, Linear projection, Tensor x, Tensor realTokens) {
+        return realTokens != null && projection.weightType() == WeightType.I8 ? ops.mul(x, realTokens) : x;
     }
 }

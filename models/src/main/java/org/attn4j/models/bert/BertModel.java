@@ -30,7 +30,9 @@ import org.attn4j.models.parameters.StateDict;
  * <p>A loaded model holds its parameters on the host; {@link #bind(Parameters)} gives the same model with every
  * parameter uploaded once to a backend, which is how it should run: a forward call then allocates only activations.
  * Padding positions ({@code attention_mask} 0) are hidden from every query as keys; their own outputs are computed
- * but meaningless, as in Hugging Face.
+ * but meaningless, as in Hugging Face. Projections over {@link org.attn4j.api.WeightType#I8} weights (the int8 ONNX
+ * encoders) quantize their input one text at a time over its real tokens only, so that a text's result is ONNX
+ * Runtime's on that text alone, in any batch.
  */
 public final class BertModel {
     private final BertConfig config;
@@ -172,20 +174,26 @@ public final class BertModel {
                     tokenTypes.forward(work, input.tokenTypeIds(), ids, dtype));
             x = embeddingNorm.forward(work, ops.add(x, positions.forward(work, position, Shape.of(length), dtype)));
             Mask keyPadding = null;
+            Tensor realTokens = null;
             if (input.padded()) {
                 int[] m = input.attentionMask();
                 boolean[] allowed = new boolean[m.length];
+                double[] real = new double[m.length];
                 for (int i = 0; i < m.length; i++) {
                     allowed[i] = m[i] == 1;
+                    real[i] = m[i] == 1 ? 1 : 0;
                 }
                 keyPadding = Mask.of(Shape.of(batch, 1, 1, length), allowed);
+                if (layers.stream().anyMatch(BertLayer::quantizesInputs)) {
+                    realTokens = work.tensor(real, Shape.of(batch, length, 1), dtype);
+                }
             }
             for (int i = 0; i < layers.size(); i++) {
                 if (i == weightsOf) {
-                    AttentionResult r = layers.get(i).forward(work, x, keyPadding, true);
+                    AttentionResult r = layers.get(i).forward(work, x, keyPadding, realTokens, true);
                     return new AttentionResult(null, scope.adopt(r.weights()));
                 }
-                x = layers.get(i).forward(work, x, keyPadding);
+                x = layers.get(i).forward(work, x, keyPadding, realTokens);
             }
             return new AttentionResult(scope.adopt(x), null);
         }
@@ -193,7 +201,8 @@ public final class BertModel {
 
     /**
      * Hugging Face's {@code pooler_output}: {@code tanh(pooler.dense(hidden[:, 0]))}, computed as
-     * {@code 1 - 2 / (exp(2y) + 1)} so that large {@code |y|} gives ±1.
+     * {@code 1 - 2 / (exp(2y) + 1)} so that large {@code |y|} gives ±1. The pooler takes each text's first row as a
+     * sequence of its own ({@code [B, 1, d]}), so that over an I8 weight each text is quantized alone.
      *
      * @param scope receives the result
      * @param hidden {@code [B, L, d]} from {@link #forward}
@@ -210,7 +219,7 @@ public final class BertModel {
             int length = hidden.shape().dim(1);
             int d = hidden.shape().dim(2);
             Tensor first = length == 1 ? hidden : ops.split(hidden, new int[] {1, length - 1}, 1).get(0);
-            Tensor y = pooler.forward(work, ops.reshape(first, batch, d));
+            Tensor y = ops.reshape(pooler.forward(work, ops.reshape(first, batch, 1, d)), batch, d);
             Tensor one = work.tensor(new double[] {1}, Shape.of(1), hidden.dtype());
             Tensor denominator = ops.add(ops.exp(ops.scale(y, 2)), one);
             return scope.adopt(ops.sub(one, ops.scale(ops.div(one, denominator), 2)));
