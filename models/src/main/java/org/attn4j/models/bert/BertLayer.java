@@ -26,8 +26,8 @@ import org.attn4j.models.parameters.StateDict;
  * as five fused ops: the QKV projection, attention straight from it ({@code packedAttention}), each dense with its
  * residual add and norm ({@code layerNorm(x, residual, …)}), and the intermediate dense with its activation. A
  * projection over an {@link WeightType#I8} weight quantizes its input per text ({@code Ops.linear}); in a padded
- * batch the padding rows of its input are zeroed first, so that a text's range is its real tokens' alone and its
- * result does not depend on what it is batched with.
+ * batch the padding rows of its input are zeroed first, so that a text's range is its real tokens' alone and does
+ * not depend on the other texts of the batch.
  */
 final class BertLayer {
     private final Linear qkv;

@@ -31,8 +31,9 @@ import org.attn4j.models.parameters.StateDict;
  * parameter uploaded once to a backend, which is how it should run: a forward call then allocates only activations.
  * Padding positions ({@code attention_mask} 0) are hidden from every query as keys; their own outputs are computed
  * but meaningless, as in Hugging Face. Projections over {@link org.attn4j.api.WeightType#I8} weights (the int8 ONNX
- * encoders) quantize their input one text at a time over its real tokens only, so that a text's result is ONNX
- * Runtime's on that text alone, in any batch.
+ * encoders) quantize their input one text at a time over its real tokens only, as ONNX Runtime does on that text
+ * alone, so that a text's result does not depend on the other texts of a batch (only, through attention's rounding
+ * over more masked keys, a little on the batch's padded length).
  */
 public final class BertModel {
     private final BertConfig config;
