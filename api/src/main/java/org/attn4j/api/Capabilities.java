@@ -59,6 +59,7 @@ public final class Capabilities {
         if (b.dtypes.contains(DType.F64)) {
             types.add(WeightType.F64);
         }
+        types.add(WeightType.I8);
         this.weightTypes = Collections.unmodifiableSet(types);
         this.maxThreads = b.maxThreads;
     }
@@ -88,7 +89,8 @@ public final class Capabilities {
 
     /**
      * @return the {@link WeightType}s it holds as they are, in {@link WeightType} order; always contains
-     *     {@link WeightType#F32}, and {@link WeightType#F64} exactly when {@link #dtypes()} does. A weight of another
+     *     {@link WeightType#F32} and {@link WeightType#I8} (every backend holds an I8 weight as it is, on the host,
+     *     through the spi), and {@link WeightType#F64} exactly when {@link #dtypes()} does. A weight of another
      *     type is converted once, when it is created, to a wider form (F32, or a backend's own form that reads back
      *     the same numbers), never per call.
      */

@@ -205,7 +205,7 @@ final class GenerateCommand implements Callable<Integer> {
         }
         StringBuilder names = new StringBuilder("as-file, ").append(QuantMix.producibleNames());
         for (WeightType t : WeightType.values()) {
-            if (t == WeightType.F64 || QuantMix.producible(t.name()).isPresent()) {
+            if (t == WeightType.F64 || t == WeightType.I8 || QuantMix.producible(t.name()).isPresent()) {
                 continue;
             }
             String name = t.name().toLowerCase(Locale.ROOT);

@@ -17,7 +17,8 @@ import org.attn4j.models.parameters.StateDict;
  *   logits = classifier(pooled)                                  [B, num_labels]   (dropout is off in inference)
  * </pre>
  * State_dict names {@code bert.*} (the pooler required) and {@code classifier.weight [num_labels, d]},
- * {@code classifier.bias [num_labels]}; loading is strict.
+ * {@code classifier.bias [num_labels]}; loading is strict. The classifier takes each text's pooled row as a sequence
+ * of its own ({@code [B, 1, d]}), so that over an I8 weight each text is quantized alone.
  */
 public final class BertForSequenceClassification implements SequenceClassifier {
     private final BertModel bert;
@@ -83,7 +84,9 @@ public final class BertForSequenceClassification implements SequenceClassifier {
     public Tensor logits(Scope scope, BertInput input, DType dtype) {
         try (Scope work = scope.backend().newScope()) {
             Tensor pooled = bert.pool(work, bert.forward(work, input, dtype));
-            return scope.adopt(classifier.forward(work, pooled));
+            int batch = input.batch();
+            Tensor logits = classifier.forward(work, work.ops().reshape(pooled, batch, 1, bert.config().hiddenSize()));
+            return scope.adopt(work.ops().reshape(logits, batch, numLabels()));
         }
     }
 }

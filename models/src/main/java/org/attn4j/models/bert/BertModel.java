@@ -29,7 +29,10 @@ import org.attn4j.models.parameters.StateDict;
  * <p>A loaded model holds its parameters on the host; {@link #bind(Parameters)} gives the same model with every
  * parameter uploaded once to a backend, which is how it should run: a forward call then allocates only activations.
  * Padding positions ({@code attention_mask} 0) are hidden from every query as keys; their own outputs are computed
- * but meaningless, as in Hugging Face.
+ * but meaningless, as in Hugging Face. Projections over {@link org.attn4j.api.WeightType#I8} weights (the int8 ONNX
+ * encoders) quantize their input one text at a time over its real tokens only, as ONNX Runtime does on that text
+ * alone, so that a text's result does not depend on the other texts of a batch (only, through attention's rounding
+ * over more masked keys, a little on the batch's padded length).
  */
 public final class BertModel implements Encoder {
     private final BertConfig config;
@@ -192,13 +195,14 @@ public final class BertModel implements Encoder {
             Tensor x = ops.add(words.forward(work, input.inputIds(), ids, dtype),
                     tokenTypes.forward(work, input.tokenTypeIds(), ids, dtype));
             x = embeddingNorm.forward(work, ops.add(x, positions.forward(work, position, Shape.of(length), dtype)));
-            return BertLayer.stack(scope, work, layers, x, input.keyPadding(), weightsOf);
+            return BertLayer.stack(scope, work, layers, x, input, weightsOf);
         }
     }
 
     /**
      * Hugging Face's {@code pooler_output}: {@code tanh(pooler.dense(hidden[:, 0]))}, computed as
-     * {@code 1 - 2 / (exp(2y) + 1)} so that large {@code |y|} gives ±1.
+     * {@code 1 - 2 / (exp(2y) + 1)} so that large {@code |y|} gives ±1. The pooler takes each text's first row as a
+     * sequence of its own ({@code [B, 1, d]}), so that over an I8 weight each text is quantized alone.
      *
      * @param scope receives the result
      * @param hidden {@code [B, L, d]} from {@link #forward}
@@ -210,7 +214,8 @@ public final class BertModel implements Encoder {
             throw new IllegalStateException("BertModel.pool: the checkpoint has no pooler.dense weights");
         }
         try (Scope work = scope.backend().newScope()) {
-            return scope.adopt(BertLayer.tanh(work, pooler.forward(work, BertLayer.firstToken(work, hidden))));
+            return scope.adopt(BertLayer.rows(work,
+                    BertLayer.tanh(work, pooler.forward(work, BertLayer.firstToken(work, hidden)))));
         }
     }
 }

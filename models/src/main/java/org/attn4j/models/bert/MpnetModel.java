@@ -164,7 +164,7 @@ public final class MpnetModel implements Encoder {
             }
             Tensor bias = ops.permute(relativeBias.forward(work, buckets, Shape.of(length, length), dtype), 2, 0, 1);
             bias = ops.reshape(bias, 1, config.numAttentionHeads(), length, length);
-            return BertLayer.stack(scope, work, layers, x, input.keyPadding(), bias, weightsOf);
+            return BertLayer.stack(scope, work, layers, x, input, bias, weightsOf);
         }
     }
 
@@ -181,7 +181,8 @@ public final class MpnetModel implements Encoder {
             throw new IllegalStateException("MpnetModel.pool: the checkpoint has no pooler.dense weights");
         }
         try (Scope work = scope.backend().newScope()) {
-            return scope.adopt(BertLayer.tanh(work, pooler.forward(work, BertLayer.firstToken(work, hidden))));
+            return scope.adopt(BertLayer.rows(work,
+                    BertLayer.tanh(work, pooler.forward(work, BertLayer.firstToken(work, hidden)))));
         }
     }
 }

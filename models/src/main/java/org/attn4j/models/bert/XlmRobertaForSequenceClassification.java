@@ -78,7 +78,7 @@ public final class XlmRobertaForSequenceClassification implements SequenceClassi
     public Tensor logits(Scope scope, BertInput input, DType dtype) {
         try (Scope work = scope.backend().newScope()) {
             Tensor first = BertLayer.firstToken(work, roberta.forward(work, input, dtype));
-            return scope.adopt(outProj.forward(work, BertLayer.tanh(work, dense.forward(work, first))));
+            return scope.adopt(BertLayer.rows(work, outProj.forward(work, BertLayer.tanh(work, dense.forward(work, first)))));
         }
     }
 }

@@ -152,7 +152,7 @@ public final class XlmRobertaModel implements Encoder {
             Tensor x = ops.add(words.forward(work, input.inputIds(), ids, dtype),
                     positions.forward(work, positionIds(input, config.padTokenId()), ids, dtype));
             x = embeddingNorm.forward(work, ops.add(x, tokenTypes.forward(work, new int[] {0}, Shape.of(1), dtype)));
-            return BertLayer.stack(scope, work, layers, x, input.keyPadding(), weightsOf);
+            return BertLayer.stack(scope, work, layers, x, input, weightsOf);
         }
     }
 
@@ -169,7 +169,8 @@ public final class XlmRobertaModel implements Encoder {
             throw new IllegalStateException("XlmRobertaModel.pool: the checkpoint has no pooler.dense weights");
         }
         try (Scope work = scope.backend().newScope()) {
-            return scope.adopt(BertLayer.tanh(work, pooler.forward(work, BertLayer.firstToken(work, hidden))));
+            return scope.adopt(BertLayer.rows(work,
+                    BertLayer.tanh(work, pooler.forward(work, BertLayer.firstToken(work, hidden)))));
         }
     }
 }

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -17,8 +18,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.attn4j.api.Shape;
-import org.attn4j.api.WeightType;
 import org.attn4j.models.bert.BertConfig;
 import org.attn4j.models.bert.BertGraph;
 import org.attn4j.models.bert.EncoderConfig;
@@ -26,7 +25,6 @@ import org.attn4j.models.io.SafeTensors;
 import org.attn4j.models.onnx.OnnxModel;
 import org.attn4j.models.onnx.OnnxNode;
 import org.attn4j.models.onnx.OnnxStateDict;
-import org.attn4j.models.onnx.OnnxTensor;
 import org.attn4j.models.parameters.HostTensor;
 import org.attn4j.models.parameters.StateDict;
 import org.attn4j.models.tokenize.Tokenizer;
@@ -129,10 +127,8 @@ record EncoderCheckpoint(String description, EncoderConfig config, StateDict wei
             OnnxModel graph = dir.getFileSystem() == FileSystems.getDefault() ? OnnxModel.read(onnx)
                     : OnnxModel.read(Files.readAllBytes(onnx));
             String onnxLabel = jar ? onnx.getFileName() + " in " + label : onnx.toString();
-            Map<String, OnnxTensor> mapped = OnnxStateDict.map(graph);
-            Map<String, long[]> dims = new LinkedHashMap<>();
-            mapped.forEach((k, v) -> dims.put(k, v.dims()));
-            BertGraph stated = BertGraph.of(graph, dims);
+            Map<String, HostTensor> mapped = OnnxStateDict.parameters(graph);
+            BertGraph stated = BertGraph.of(graph, dims(mapped));
             if (configJson != null) {
                 BertConfig declared = BertConfig.of(configJson, configFile.toString());
                 config = declared;
@@ -153,7 +149,7 @@ record EncoderCheckpoint(String description, EncoderConfig config, StateDict wei
                         + read.hiddenSize() + ", " + read.numAttentionHeads() + " heads, feed-forward "
                         + read.intermediateSize());
             }
-            weights = stateDict(mapped);
+            weights = StateDict.of(mapped);
             description = onnxLabel;
         }
         Tokenizer tokenizer = tokenizer(dir, onnx, source, label, notes);
@@ -169,17 +165,11 @@ record EncoderCheckpoint(String description, EncoderConfig config, StateDict wei
         return new EncoderCheckpoint(description, config, weights, tokenizer, setup, configJson, List.copyOf(notes));
     }
 
-    /**
-     * Parameters of a PyTorch-exported encoder under Hugging Face names: F32 views of the model's bytes where no
-     * transpose was needed. The one place ONNX weights become a {@link StateDict}.
-     */
-    static StateDict stateDict(Map<String, OnnxTensor> mapped) {
-        Map<String, HostTensor> out = new LinkedHashMap<>();
-        for (Map.Entry<String, OnnxTensor> e : mapped.entrySet()) {
-            OnnxTensor t = e.getValue();
-            out.put(e.getKey(), HostTensor.wrap(Shape.of(t.intDims()), WeightType.F32, t.bytes()));
-        }
-        return StateDict.of(out);
+    /** @return the dims of each parameter, as {@link BertGraph#of} reads them */
+    static Map<String, long[]> dims(Map<String, HostTensor> parameters) {
+        Map<String, long[]> dims = new LinkedHashMap<>();
+        parameters.forEach((k, v) -> dims.put(k, Arrays.stream(v.shape().toArray()).asLongStream().toArray()));
+        return dims;
     }
 
     private static Path findOnnx(Path dir, String label) throws IOException {

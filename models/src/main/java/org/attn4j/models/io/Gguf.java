@@ -304,8 +304,9 @@ public final class Gguf {
     }
 
     /**
-     * @param type a storage type attn4j holds
+     * @param type a storage type attn4j holds, any but {@link WeightType#I8}
      * @return its ggml type number
+     * @throws IllegalArgumentException for I8, ONNX's per-row scaled int8, which GGUF has no type for
      */
     public static int ggmlType(WeightType type) {
         return switch (type) {
@@ -325,16 +326,18 @@ public final class Gguf {
             case IQ4_XS -> 23;
             case F64 -> 28;
             case BF16 -> 30;
+            case I8 -> throw new IllegalArgumentException("ggmlType: GGUF has no type for I8 weights (int8 scaled per"
+                    + " row, as ONNX Runtime stores them)");
         };
     }
 
     /** The ggml names of the types attn4j loads, for messages. */
-    private static final String SUPPORTED = java.util.Arrays.stream(WeightType.values()).map(Enum::name)
-            .collect(java.util.stream.Collectors.joining(", "));
+    private static final String SUPPORTED = java.util.Arrays.stream(WeightType.values())
+            .filter(t -> t != WeightType.I8).map(Enum::name).collect(java.util.stream.Collectors.joining(", "));
 
     private static WeightType weightType(long code, String where) throws FormatException {
         for (WeightType t : WeightType.values()) {
-            if (ggmlType(t) == code) {
+            if (t != WeightType.I8 && ggmlType(t) == code) {
                 return t;
             }
         }

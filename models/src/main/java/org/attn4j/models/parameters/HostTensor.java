@@ -224,6 +224,10 @@ public final class HostTensor {
      * @throws IllegalArgumentException if the byte count does not match
      */
     public static HostTensor wrap(Shape shape, WeightType type, ByteBuffer bytes) {
+        if (type == WeightType.I8 && shape.rank() != 2) {
+            throw new IllegalArgumentException("HostTensor.wrap: an I8 tensor is a matrix whose rows carry their scale"
+                    + " and zero point, but its shape is " + shape);
+        }
         if (type.isQuantized() && (shape.rank() < 1 || shape.dim(-1) % type.blockSize() != 0)) {
             throw new IllegalArgumentException("HostTensor.wrap: a " + type + " tensor's last axis holds whole blocks"
                     + " of " + type.blockSize() + ", but its shape is " + shape);
@@ -307,12 +311,15 @@ public final class HostTensor {
     }
 
     private static long bytes(Shape shape, WeightType type) {
-        return shape.size() / type.blockSize() * type.blockBytes();
+        return type == WeightType.I8 ? type.byteSize(shape) : shape.size() / type.blockSize() * type.blockBytes();
     }
 
-    /** @return the values viewed as consecutive blocks, the rank-2 shape {@link WeightType#decode} reads */
+    /**
+     * @return the values viewed as consecutive blocks, the rank-2 shape {@link WeightType#decode} reads (an I8
+     *     matrix's own shape: its blocks are its rows)
+     */
     private Shape blocks() {
-        return Shape.of(Math.toIntExact(shape.size() / type.blockSize()), type.blockSize());
+        return type == WeightType.I8 ? shape : Shape.of(Math.toIntExact(shape.size() / type.blockSize()), type.blockSize());
     }
 
     /**
@@ -425,10 +432,11 @@ public final class HostTensor {
         if (type == WeightType.F64) {
             return held("get").getDouble(flatIndex * 8);
         }
-        int block = flatIndex / type.blockSize();
-        ByteBuffer one = held("get").duplicate().position(block * type.blockBytes())
-                .limit((block + 1) * type.blockBytes());
-        return type.decode(one, Shape.of(1, type.blockSize()))[flatIndex % type.blockSize()];
+        int size = type == WeightType.I8 ? shape.dim(1) : type.blockSize();
+        int bytes = Math.toIntExact(type.rowBytes(size));
+        int block = flatIndex / size;
+        ByteBuffer one = held("get").duplicate().position(block * bytes).limit((block + 1) * bytes);
+        return type.decode(one, Shape.of(1, size))[flatIndex % size];
     }
 
     /**
@@ -545,6 +553,10 @@ public final class HostTensor {
         if (s.size() != shape.size()) {
             throw new IllegalArgumentException("HostTensor.reshape: shape " + shape + " cannot become " + s);
         }
+        if (type == WeightType.I8 && !s.equals(shape)) {
+            throw new IllegalArgumentException("HostTensor.reshape: an I8 matrix " + shape + " keeps its rows, whose"
+                    + " scales and zero points it carries; it cannot become " + s);
+        }
         return new HostTensor(s, type, held("reshape"), mapping);
     }
 
@@ -613,7 +625,7 @@ public final class HostTensor {
         for (HostTensor p : parts) {
             total += p.shape.size();
         }
-        ByteBuffer all = ByteBuffer.allocate(Math.toIntExact(total / out.blockSize() * out.blockBytes()))
+        ByteBuffer all = ByteBuffer.allocate(Math.toIntExact(bytes(Shape.of(dims), out)))
                 .order(ByteOrder.LITTLE_ENDIAN);
         for (HostTensor p : parts) {
             if (p.type == out) {
@@ -636,7 +648,7 @@ public final class HostTensor {
         if (shape.rank() != 2) {
             throw new IllegalArgumentException("HostTensor.transpose: shape " + shape + " is not a matrix");
         }
-        if (type.isQuantized()) {
+        if (type.isQuantized() || type == WeightType.I8) {
             throw new IllegalArgumentException("HostTensor.transpose: a " + type + " matrix " + shape + " is stored"
                     + " in blocks along its rows and cannot be transposed in place");
         }
