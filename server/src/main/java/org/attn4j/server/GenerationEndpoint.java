@@ -8,7 +8,7 @@ import org.attn4j.models.generate.Generation;
 
 /**
  * {@code POST /v1/completions} and {@code POST /v1/chat/completions}: a request is checked
- * ({@link GenerationRequest}), admitted and given turns ({@link GenerationScheduler}), run
+ * ({@link GenerationRequest}), admitted and batched with the others ({@link GenerationScheduler}), run
  * ({@link GenerationRun}) and answered whole or as server-sent events ({@link GenerationJson},
  * {@link EventStream}).
  *
@@ -46,7 +46,7 @@ final class GenerationEndpoint {
     void handle(Context ctx, JsonRequest body, GenerationKind kind, long deadlineNanos) throws InterruptedException {
         GenerationRequest request = GenerationRequest.parse(body, kind, decoders, options);
         try (GenerationScheduler.Ticket ticket = scheduler.admit()) {
-            ticket.start(deadlineNanos);
+            ticket.start(request.decoder().model(), request.prompt(), request.options(), deadlineNanos);
             if (request.stream()) {
                 stream(ctx, request, kind, ticket, deadlineNanos);
             } else {
