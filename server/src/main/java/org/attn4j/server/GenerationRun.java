@@ -9,8 +9,9 @@ import org.attn4j.models.tokenize.Tokenizer;
 
 /**
  * One request's generation as its thread sees it: the tokens the {@link GenerationScheduler}'s batched steps produce,
- * each decoded to text, passed through the stop strings and handed to a {@link Sink}. It ends at a stop id, a stop string, {@code maxNewTokens}, the deadline ({@link #timedOut()}) or when
- * the sink refuses a piece ({@link #stopped()}). Not thread-safe: the request's thread runs it.
+ * each decoded to text, passed through the stop strings and handed to a {@link Sink}. It ends at a stop id, a stop
+ * string, {@code maxNewTokens}, the deadline ({@link #timedOut()}) or when the sink refuses a piece
+ * ({@link #stopped()}). Not thread-safe: the request's thread runs it.
  */
 final class GenerationRun {
     /** Receives the text a run lets through, in order. */

@@ -26,9 +26,10 @@ import jdk.incubator.vector.VectorSpecies;
  * The decoding kernels widen each number to exactly the float its {@code unpack…} kernel writes and add its
  * product with {@code x[p]} into one chain per output vector, column after column from zero: the order in which
  * {@link VectorGemmF32#tileRows} sums over a widened panel, so that an output is the same bits whichever kernel
- * computed it, and a row's result does not depend on how many rows share the product (batch invariance). They follow the rules of {@link VectorGemmF32} for C2: a vector is the receiver of a call only when it is
- * the fresh result of another call, accumulators are arguments of multiply-adds only, and results are stored from
- * the last step of the loop that makes them.
+ * computed it, and a row's result does not depend on how many rows share the product (batch invariance).
+ * They follow the rules of {@link VectorGemmF32} for C2: a vector is the receiver of a call only when it is the fresh
+ * result of another call, accumulators are arguments of multiply-adds only, and results are stored from the last
+ * step of the loop that makes them.
  * Only callers that {@link Simd#enabled()} admitted may load this class.
  */
 final class VectorNarrowPanels {

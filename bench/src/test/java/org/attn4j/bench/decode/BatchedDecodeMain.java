@@ -60,7 +60,8 @@ public final class BatchedDecodeMain {
                 shape.hidden(), shape.heads(), shape.kvHeads(), shape.vocab(), weights, backend, PeerModel.PROMPT,
                 tokens));
         lines.add("");
-        lines.add("| streams | decode steps | tokens | seconds | tokens/s | per stream | × one stream | ids as alone |");
+        lines.add("| streams | decode steps | tokens | seconds | tokens/s | per stream | × one stream"
+                + " | ids as alone |");
         lines.add("|---|---|---|---|---|---|---|---|");
         try (CausalLM model = CausalLM.of(config(shape), state(shape), Backends.load(backend), DType.F32,
                 weights == WeightType.F32 ? null : weights)) {
