@@ -25,7 +25,15 @@ public final class Capabilities {
         /** Dropout, as an op and as an attention option. */
         DROPOUT,
         /** Attention can return its weights. */
-        ATTENTION_WEIGHTS
+        ATTENTION_WEIGHTS,
+        /**
+         * Batch invariance: {@code linear} (over a weight of every storage type, with each epilogue), the norms and
+         * attention give each row of a call the same bits whatever other rows share it, so that a decoder stepping
+         * several sequences together gives each exactly what it gets alone; the TCK checks it. A backend whose
+         * products add in an order that depends on the number of rows (a matrix-vector path for a few rows, a blocked
+         * one for many) does not declare it.
+         */
+        BATCH_INVARIANT
     }
 
     private final String device;

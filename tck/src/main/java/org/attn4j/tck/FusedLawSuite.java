@@ -88,7 +88,7 @@ final class FusedLawSuite {
         return cases;
     }
 
-    private static List<WeightType> types(DType dtype) {
+    static List<WeightType> types(DType dtype) {
         if (dtype == DType.F64) {
             return List.of(WeightType.F64);
         }
@@ -98,12 +98,12 @@ final class FusedLawSuite {
     }
 
     /** @return {@code columns}, or 256 for the types of 256-number super-blocks */
-    private static int columns(WeightType type, int columns) {
+    static int columns(WeightType type, int columns) {
         return type.blockSize() > columns ? type.blockSize() : columns;
     }
 
     /** Values of a type's range: normal, scaled per row so that blocks have different scales. */
-    private static float[] values(Random random, int rows, int columns) {
+    static float[] values(Random random, int rows, int columns) {
         float[] v = new float[rows * columns];
         for (int r = 0; r < rows; r++) {
             double scale = Math.pow(2, random.nextInt(9) - 6);

@@ -4,9 +4,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
@@ -26,6 +29,8 @@ import org.attn4j.models.parameters.WeightCensus;
  * Mistral, Qwen2 and 2.5, Qwen3, Gemma, Gemma 2, Gemma 3, Phi-3) whose weights live on one backend from
  * {@link #load} until {@link #close()}. {@link #forward} runs new tokens through the blocks against a
  * {@link KvCache} and returns their logits; {@code org.attn4j.models.generate.Generator} loops it.
+ * {@link #step} advances several sequences, each with a cache of its own, in one pass;
+ * {@code org.attn4j.models.generate.BatchDecoder} schedules it.
  *
  * <pre>{@code
  * try (CausalLM model = CausalLM.load(folder, Backends.load(), DType.F32);
@@ -379,6 +384,65 @@ public final class CausalLM implements AutoCloseable {
     }
 
     /**
+     * One step of several sequences at once, each with a cache of its own: sequence {@code r}'s new tokens run after
+     * what {@code caches.get(r)} holds, any number of them (one while decoding, a chunk of its prompt while
+     * prefilling), and its keys and values are appended to that cache. Every projection, norm and MLP runs once over
+     * the new tokens of all sequences, so a step reads the weights once; attention runs per sequence against its
+     * cache. On a backend that declares {@code Capabilities.Feature.BATCH_INVARIANT} every op gives a row the same
+     * bits whatever rows share the call (the kit's batch-invariance law), so a sequence's logits do not depend on the
+     * others of the step. Alone, its step equals {@link #next} on its cache, on every backend.
+     *
+     * @param scope receives the logits
+     * @param ids {@code ids[r]}: sequence {@code r}'s new token ids, at least one, each in {@code [0, V)}
+     * @param caches one distinct cache of this model per sequence, each of batch 1, unpadded, with room for its new
+     *     tokens
+     * @return logits {@code [B, V]}: of each sequence's last new position, {@code B = ids.length}
+     * @throws IllegalArgumentException naming the sequence if an argument breaks these rules
+     */
+    public Tensor step(Scope scope, int[][] ids, List<KvCache> caches) {
+        checkStep(ids, caches);
+        int b = ids.length;
+        int[][] input = new int[b][];
+        KvCache[] held = caches.toArray(new KvCache[0]);
+        int beyond = config.recomputeBeyond();
+        for (int r = 0; r < b; r++) {
+            KvCache c = held[r];
+            input[r] = ids[r];
+            if (beyond > 0 && c.length() > 0 && c.length() <= beyond && c.length() + ids[r].length > beyond) {
+                input[r] = c.history(new int[][] {ids[r]})[0];
+                c.truncate(0);
+            }
+        }
+        try (Scope work = backend.newScope()) {
+            Ops t = work.ops();
+            Tensor hidden = architecture.hidden(t, input, held);
+            if (b > 1 || input[0].length > 1) {
+                List<Integer> sizes = new ArrayList<>();
+                for (int[] row : input) {
+                    if (row.length > 1) {
+                        sizes.add(row.length - 1);
+                    }
+                    sizes.add(1);
+                }
+                List<Tensor> pieces = t.split(hidden, sizes.stream().mapToInt(Integer::intValue).toArray(), 1);
+                List<Tensor> last = new ArrayList<>(b);
+                int at = 0;
+                for (int[] row : input) {
+                    at += row.length > 1 ? 2 : 1;
+                    last.add(pieces.get(at - 1));
+                }
+                hidden = b == 1 ? last.get(0) : t.concat(last, 1);
+            }
+            Tensor logits = scope.adopt(architecture.logits(t, t.reshape(hidden, b, config.hidden())));
+            for (int r = 0; r < b; r++) {
+                held[r].record(new int[][] {input[r]});
+                held[r].advance(input[r].length);
+            }
+            return logits;
+        }
+    }
+
+    /**
      * Runs {@code ids} after the cache. Phi-3 with LongRoPE switches to its long factors once the sequence passes
      * {@code original_max_position_embeddings}; as transformers' {@code Phi3ForCausalLM} does, the first such forward
      * with a cache of no more than that many positions runs the cached tokens again with the new ones, so that the
@@ -435,6 +499,41 @@ public final class CausalLM implements AutoCloseable {
         if (cache.length() + ids[0].length > cache.capacity()) {
             throw new IllegalArgumentException("decoder: " + ids[0].length + " new tokens do not fit the cache ("
                     + cache.length() + " of " + cache.capacity() + " positions used)");
+        }
+    }
+
+    private void checkStep(int[][] ids, List<KvCache> caches) {
+        if (ids == null || caches == null || ids.length == 0 || ids.length != caches.size()) {
+            throw new IllegalArgumentException("decoder.step: arguments ids and caches need one entry per sequence,"
+                    + " at least one; ids has " + (ids == null ? "none" : ids.length) + ", caches "
+                    + (caches == null ? "none" : caches.size()));
+        }
+        List<String> problems = new ArrayList<>();
+        Set<KvCache> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (int r = 0; r < ids.length; r++) {
+            KvCache c = caches.get(r);
+            if (c == null || c.batch() != 1 || c.padded() || !seen.add(c)) {
+                problems.add("sequence " + r + "'s cache " + (c == null ? "is null" : c.batch() != 1 ? "has batch "
+                        + c.batch() + ", not 1" : c.padded() ? "is padded" : "is also another sequence's"));
+                continue;
+            }
+            if (ids[r] == null || ids[r].length == 0) {
+                problems.add("sequence " + r + " has no new token");
+                continue;
+            }
+            for (int id : ids[r]) {
+                if (id < 0 || id >= config.vocabSize()) {
+                    problems.add("sequence " + r + " holds id " + id + " outside [0, " + config.vocabSize() + ")");
+                    break;
+                }
+            }
+            if (c.length() + ids[r].length > c.capacity()) {
+                problems.add("sequence " + r + "'s " + ids[r].length + " new tokens do not fit its cache ("
+                        + c.length() + " of " + c.capacity() + " positions used)");
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException("decoder.step: " + String.join("; ", problems));
         }
     }
 
