@@ -12,7 +12,7 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
-import org.attn4j.models.Checkpoint;
+import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.decoder.CausalLM;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
@@ -76,7 +76,7 @@ public final class ServedModels implements AutoCloseable {
         checkName(name);
         Checkpoint checkpoint = Checkpoint.open(path);
         if (checkpoint.kind() == Checkpoint.Kind.ENCODER) {
-            SentenceEmbedder e = checkpoint.sentenceEmbedder(backend, EmbeddingOptions.defaults());
+            SentenceEmbedder e = SentenceEmbedder.from(checkpoint, backend, EmbeddingOptions.defaults());
             try {
                 return addEncoder(name, e, matryoshkaDimensions);
             } catch (RuntimeException failure) {
@@ -93,14 +93,14 @@ public final class ServedModels implements AutoCloseable {
                 : "no tokenizer.json, no vocab.json and merges.txt") + "); the server needs one to read prompts and"
                 + " write text"));
         if (checkpoint.format() == Checkpoint.Format.GGUF) {
-            return addDecoder(name, checkpoint.causalLM(backend, DType.F32, null), tokenizer,
+            return addDecoder(name, CausalLM.from(checkpoint, backend, DType.F32, null), tokenizer,
                     GenerationOptions.defaults());
         }
         if (checkpoint.hasChatTemplate()) {
-            return addChatModel(name, checkpoint.chatModel(backend, DType.F32));
+            return addChatModel(name, ChatModel.from(checkpoint, backend, DType.F32));
         }
-        return addDecoder(name, checkpoint.causalLM(backend, DType.F32, null), tokenizer,
-                checkpoint.generationConfig().options());
+        GenerationOptions defaults = GenerationConfig.of(checkpoint).options();
+        return addDecoder(name, CausalLM.from(checkpoint, backend, DType.F32, null), tokenizer, defaults);
     }
 
     /**

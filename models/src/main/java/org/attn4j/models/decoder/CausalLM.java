@@ -1,21 +1,19 @@
 package org.attn4j.models.decoder;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.WeightType;
+import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.io.Gguf;
-import org.attn4j.models.io.SafeTensors;
 import org.attn4j.models.parameters.HostTensor;
 import org.attn4j.models.parameters.StateDict;
 
@@ -66,9 +64,7 @@ public final class CausalLM implements AutoCloseable {
 
     /**
      * @param folder a Hugging Face folder: {@code config.json} and one or more {@code *.safetensors}; or a
-     *     {@code .gguf} file ({@link #load(Gguf.Contents, Backend, DType, WeightType)}). The files are memory-mapped
-     *     and each tensor's map is given back as soon as the tensor is bound ({@link HostTensor#release()}), so that
-     *     loading holds the bound weights and the pages of about one tensor, not the weights twice
+     *     {@code .gguf} file: opened as a {@link Checkpoint} and built by {@link #from}
      * @param backend where the weights go
      * @param dtype the element type of activations and cache: F32, or F64 (every weight then F64)
      * @param storage every matrix's storage type, converted once here (for example Q8_0), or null to keep the
@@ -78,59 +74,59 @@ public final class CausalLM implements AutoCloseable {
      * @throws IllegalArgumentException if the config or the tensors do not describe a supported model
      */
     public static CausalLM load(Path folder, Backend backend, DType dtype, WeightType storage) throws IOException {
-        if (Files.isRegularFile(folder) && folder.getFileName().toString().endsWith(".gguf")) {
-            Gguf.Contents gguf = Gguf.read(folder);
+        return from(Checkpoint.open(folder, Checkpoint.Kind.DECODER), backend, dtype, storage);
+    }
+
+    /**
+     * The decoder of a checkpoint: a folder's {@code config.json} read into its family's {@link DecoderConfig} and
+     * its weights ({@link Checkpoint#parameters()}), or a GGUF file ({@link #load(Gguf.Contents, Backend, DType,
+     * WeightType)}). Each tensor's memory map is given back as soon as the tensor is bound
+     * ({@link HostTensor#release()}), so that loading holds the bound weights and the pages of about one tensor, not
+     * the weights twice; a GGUF checkpoint therefore builds one model.
+     *
+     * @param checkpoint a decoder ({@link Checkpoint#open})
+     * @param backend where the weights go
+     * @param dtype the element type of activations and cache: F32, or F64 (every weight then F64)
+     * @param storage every matrix's storage type, converted once here, or null to keep the file's
+     * @return the model, its weights bound
+     * @throws IOException if a weight file cannot be read
+     * @throws IllegalArgumentException if the config or the tensors do not describe a supported model
+     * @throws IllegalStateException if the checkpoint holds an encoder
+     */
+    public static CausalLM from(Checkpoint checkpoint, Backend backend, DType dtype, WeightType storage)
+            throws IOException {
+        checkpoint.requireKind("CausalLM.from", Checkpoint.Kind.DECODER);
+        if (checkpoint.gguf().isPresent()) {
+            Gguf.Contents gguf = checkpoint.gguf().get();
             try {
-                GgufDecoder.Checkpoint c = GgufDecoder.read(gguf);
+                GgufDecoder.Decoded c = GgufDecoder.read(gguf);
                 return build(c.config(), c.state(), backend, dtype, storage, true, true);
             } finally {
                 gguf.tensors().asMap().values().forEach(HostTensor::release);
             }
         }
-        return load(DecoderConfig.read(folder), folder, backend, dtype, storage);
+        DecoderConfig config = config(checkpoint);
+        StateDict state = checkpoint.parameters();
+        try {
+            return build(config, state, backend, dtype, storage, false, true);
+        } finally {
+            state.asMap().values().forEach(HostTensor::release);
+        }
     }
 
     /**
-     * The weights of a Hugging Face folder whose configuration is already read: {@code model.safetensors}, the
-     * shards of {@code model.safetensors.index.json}, else every {@code *.safetensors}, each tensor's memory map
-     * given back as soon as the tensor is bound.
-     *
-     * @param config the folder's configuration
-     * @param folder the folder
-     * @param backend where the weights go
-     * @param dtype the element type of activations and cache: F32, or F64 (every weight then F64)
-     * @param storage every matrix's storage type, converted once here, or null to keep the file's
-     * @return the model, its weights bound
-     * @throws IOException if a file cannot be read
-     * @throws IllegalArgumentException if the tensors do not describe the configured model
+     * @param checkpoint a decoder ({@link Checkpoint#open})
+     * @return the family's configuration: a folder's {@code config.json}, or a GGUF file's {@code <arch>.*} metadata
+     * @throws IllegalArgumentException if it is not a family attn4j loads, or carries a key or a value attn4j would
+     *     not honour
+     * @throws IllegalStateException if the checkpoint holds an encoder
      */
-    public static CausalLM load(DecoderConfig config, Path folder, Backend backend, DType dtype, WeightType storage)
-            throws IOException {
-        if (Files.exists(folder.resolve("model.safetensors"))
-                || Files.exists(folder.resolve("model.safetensors.index.json"))) {
-            StateDict state = SafeTensors.readCheckpoint(folder).tensors();
-            try {
-                return build(config, state, backend, dtype, storage, false, true);
-            } finally {
-                state.asMap().values().forEach(HostTensor::release);
-            }
+    public static DecoderConfig config(Checkpoint checkpoint) {
+        checkpoint.requireKind("CausalLM.config", Checkpoint.Kind.DECODER);
+        if (checkpoint.gguf().isPresent()) {
+            return GgufDecoder.read(checkpoint.gguf().get()).config();
         }
-        List<Path> files;
-        try (Stream<Path> listing = Files.list(folder)) {
-            files = listing.filter(f -> f.getFileName().toString().endsWith(".safetensors")).sorted().toList();
-        }
-        if (files.isEmpty()) {
-            throw new IllegalArgumentException("decoder: " + folder + " has no .safetensors file");
-        }
-        Map<String, HostTensor> all = new HashMap<>();
-        try {
-            for (Path f : files) {
-                all.putAll(SafeTensors.read(f).tensors().asMap());
-            }
-            return build(config, StateDict.of(all), backend, dtype, storage, false, true);
-        } finally {
-            all.values().forEach(HostTensor::release);
-        }
+        return DecoderConfig.parse(checkpoint.configJson().orElseThrow(), checkpoint.configSource().orElseThrow());
     }
 
     /**
@@ -154,17 +150,8 @@ public final class CausalLM implements AutoCloseable {
      * @throws IllegalArgumentException if the file does not describe a decoder attn4j runs as written
      */
     public static CausalLM load(Gguf.Contents gguf, Backend backend, DType dtype, WeightType storage) {
-        GgufDecoder.Checkpoint c = GgufDecoder.read(gguf);
+        GgufDecoder.Decoded c = GgufDecoder.read(gguf);
         return build(c.config(), c.state(), backend, dtype, storage, true, false);
-    }
-
-    /**
-     * @param gguf a GGUF file's contents ({@link Gguf#read})
-     * @return the family's configuration its {@code <arch>.*} metadata states
-     * @throws IllegalArgumentException if the file does not describe a decoder attn4j runs as written
-     */
-    public static DecoderConfig config(Gguf.Contents gguf) {
-        return GgufDecoder.read(gguf).config();
     }
 
     /**

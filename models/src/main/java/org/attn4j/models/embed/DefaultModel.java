@@ -46,7 +46,7 @@ record DefaultModel(BertModel model, Tokenizer tokenizer) {
         Map<String, long[]> dims = new LinkedHashMap<>();
         mapped.forEach((k, v) -> dims.put(k, v.dims()));
         BertConfig config = BertGraph.of(onnx, dims).config();
-        return new DefaultModel(BertModel.load(EncoderCheckpoint.stateDict(mapped), config), tokenizer);
+        return new DefaultModel(BertModel.load(OnnxStateDict.stateDict(mapped), config), tokenizer);
     }
 
     private static InputStream resource(String name) throws IOException {

@@ -12,6 +12,9 @@ import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.models.bert.BertInput;
 import org.attn4j.models.bert.BertModel;
+import org.attn4j.models.checkpoint.Checkpoint;
+import org.attn4j.models.checkpoint.EncoderSetup;
+import org.attn4j.models.checkpoint.Pooling;
 import org.attn4j.models.parameters.Parameters;
 import org.attn4j.models.tokenize.Encoding;
 import org.attn4j.models.tokenize.Tokenizer;
@@ -52,7 +55,7 @@ public final class SentenceEmbedder implements AutoCloseable {
     private final List<String> notes;
 
     private SentenceEmbedder(BertModel host, Tokenizer tokenizer, Backend backend, EmbeddingOptions options,
-                             ModelFolder folder, String description, List<String> notes) {
+                             EncoderSetup folder, String description, List<String> notes) {
         int positions = host.config().maxPositionEmbeddings();
         this.maxLength = options.maxLength().orElse(folder.maxLength() > 0 ? folder.maxLength() : positions);
         if (maxLength > positions) {
@@ -99,7 +102,7 @@ public final class SentenceEmbedder implements AutoCloseable {
      *     contradiction)
      */
     public static SentenceEmbedder load(Path model, Backend backend, EmbeddingOptions options) throws IOException {
-        return load(EncoderSource.of(model), backend, options);
+        return from(Checkpoint.open(model, Checkpoint.Kind.ENCODER), backend, options);
     }
 
     /**
@@ -119,7 +122,29 @@ public final class SentenceEmbedder implements AutoCloseable {
      */
     public static SentenceEmbedder load(EncoderSource source, Backend backend, EmbeddingOptions options)
             throws IOException {
-        EncoderCheckpoint c = EncoderCheckpoint.read(source);
+        return from(Checkpoint.open(source.path(), Checkpoint.Kind.ENCODER, source.tokenizer().orElse(null)), backend,
+                options);
+    }
+
+    /**
+     * Builds the embedder of an encoder checkpoint: its configuration ({@code config.json}, or the ONNX graph), its
+     * weights, its tokenizer, and what its files state about pooling, normalisation and length, for the options
+     * that leave them unset ({@link #poolingStatedBy()} says which file), else mean pooling, normalised, the model's
+     * maximum length.
+     *
+     * @param checkpoint an encoder ({@link Checkpoint#open})
+     * @param backend where the parameters will live
+     * @param options pooling, normalisation, length, batch size, dtype, long texts
+     * @return the embedder; close it to free the parameters
+     * @throws java.nio.file.NoSuchFileException if the checkpoint has no tokenizer
+     * @throws IOException if {@code config.json} describes an unsupported model
+     * @throws IllegalArgumentException if the configuration contradicts the weights (the message lists every
+     *     contradiction)
+     * @throws IllegalStateException if the checkpoint holds a decoder
+     */
+    public static SentenceEmbedder from(Checkpoint checkpoint, Backend backend, EmbeddingOptions options)
+            throws IOException {
+        EncoderCheckpoint c = EncoderCheckpoint.of(checkpoint, "SentenceEmbedder.from");
         BertModel host = BertModel.load(c.weights(), c.config());
         return new SentenceEmbedder(host, c.tokenizer(), backend, options, c.setup(), c.description(), c.notes());
     }
@@ -137,7 +162,7 @@ public final class SentenceEmbedder implements AutoCloseable {
     public static SentenceEmbedder loadDefault(Backend backend, EmbeddingOptions options) throws IOException {
         DefaultModel m = DefaultModel.read();
         return new SentenceEmbedder(m.model(), m.tokenizer(), backend, options,
-                new ModelFolder(Pooling.MEAN, true, DefaultModel.MAX_SEQ_LENGTH, DefaultModel.SETUP),
+                new EncoderSetup(Pooling.MEAN, true, DefaultModel.MAX_SEQ_LENGTH, DefaultModel.SETUP),
                 DefaultModel.DESCRIPTION, List.of());
     }
 
@@ -238,7 +263,7 @@ public final class SentenceEmbedder implements AutoCloseable {
             }
             int[] mask = input.attentionMask();
             for (int b = 0; b < batch.size(); b++) {
-                out[order[from + b]] = pooling.pool(hidden, mask, b, input.length(), dim);
+                out[order[from + b]] = pool(pooling, hidden, mask, b, input.length(), dim);
             }
         }
         return out;
@@ -372,5 +397,50 @@ public final class SentenceEmbedder implements AutoCloseable {
     @Override
     public void close() {
         parameters.close();
+    }
+
+    /**
+     * @param pooling how the row is pooled
+     * @param hidden {@code [B, L, d]} row-major; not modified
+     * @param mask {@code [B, L]}, 1 on real tokens; not modified
+     * @param row {@code b}
+     * @param length {@code L}
+     * @param dim {@code d}
+     * @return the pooled vector of row {@code b}: {@code h_0} (CLS), {@code Σ_i m_i·h_i / Σ_i m_i} (MEAN) or
+     *     {@code max_i h_i} over the real tokens (MAX)
+     */
+    private static float[] pool(Pooling pooling, float[] hidden, int[] mask, int row, int length, int dim) {
+        float[] out = new float[dim];
+        int base = row * length;
+        switch (pooling) {
+            case CLS -> System.arraycopy(hidden, base * dim, out, 0, dim);
+            case MEAN -> {
+                double[] sum = new double[dim];
+                int count = 0;
+                for (int i = 0; i < length; i++) {
+                    if (mask[base + i] == 1) {
+                        count++;
+                        for (int j = 0; j < dim; j++) {
+                            sum[j] += hidden[(base + i) * dim + j];
+                        }
+                    }
+                }
+                for (int j = 0; j < dim; j++) {
+                    out[j] = (float) (sum[j] / Math.max(count, 1));
+                }
+            }
+            case MAX -> {
+                Arrays.fill(out, Float.NEGATIVE_INFINITY);
+                for (int i = 0; i < length; i++) {
+                    if (mask[base + i] == 1) {
+                        for (int j = 0; j < dim; j++) {
+                            out[j] = Math.max(out[j], hidden[(base + i) * dim + j]);
+                        }
+                    }
+                }
+            }
+            default -> throw new IllegalStateException(pooling.name());
+        }
+        return out;
     }
 }

@@ -11,6 +11,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.attn4j.api.Shape;
+import org.attn4j.api.WeightType;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * The parameters of a PyTorch-exported ONNX encoder (BERT and its family) under their Hugging Face
@@ -107,6 +111,22 @@ public final class OnnxStateDict {
                     + " feed no MatMul, Gemm or bias Add whose node name gives a module path: " + unnamed);
         }
         return out;
+    }
+
+    /**
+     * The parameters of {@link #map} as a {@link StateDict}: F32 views of the model's bytes where no transpose was
+     * needed. The one place ONNX weights become a state dict.
+     *
+     * @param mapped what {@link #map} gave
+     * @return the same tensors, by the same names, in the same order
+     */
+    public static StateDict stateDict(Map<String, OnnxTensor> mapped) {
+        Map<String, HostTensor> out = new LinkedHashMap<>();
+        for (Map.Entry<String, OnnxTensor> e : mapped.entrySet()) {
+            OnnxTensor t = e.getValue();
+            out.put(e.getKey(), HostTensor.wrap(Shape.of(t.intDims()), WeightType.F32, t.bytes()));
+        }
+        return StateDict.of(out);
     }
 
     private static void linearWeight(OnnxModel model, OnnxNode node, int input, boolean transpose,

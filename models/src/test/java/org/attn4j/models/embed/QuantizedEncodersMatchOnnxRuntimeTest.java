@@ -160,7 +160,7 @@ class QuantizedEncodersMatchOnnxRuntimeTest {
         Map<String, long[]> dims = new LinkedHashMap<>();
         mapped.forEach((k, v) -> dims.put(k, v.dims()));
         assertEquals(config, BertGraph.of(graph, dims).config(), "the quantized graph states the configuration");
-        BertModel model = BertModel.load(EncoderCheckpoint.stateDict(mapped), config);
+        BertModel model = BertModel.load(OnnxStateDict.stateDict(mapped), config);
         BertInput batch = input(tokenizer);
         float[] reference = onnxRuntime(onnx, batch, "last_hidden_state");
         Backend backend = Backends.load("ejml");

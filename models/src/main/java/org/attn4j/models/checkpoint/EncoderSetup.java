@@ -1,4 +1,4 @@
-package org.attn4j.models.embed;
+package org.attn4j.models.checkpoint;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -8,7 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * What a model's files say about pooling, normalisation and length. A sentence-transformers folder says it in
+ * What an encoder's files say about pooling, normalisation and length. A sentence-transformers folder says it in
  * {@code modules.json} (a {@code Pooling} module's folder, a {@code Normalize} module),
  * {@code <pooling folder>/config.json} ({@code pooling_mode_*_tokens}) and {@code sentence_bert_config.json}
  * ({@code max_seq_length}); a langchain4j model jar in its model class; a plain Hugging Face folder says nothing.
@@ -18,11 +18,11 @@ import java.nio.file.Path;
  * @param maxLength {@code max_seq_length}, or 0 when absent
  * @param statedBy which file states the pooling, or null when none does
  */
-record ModelFolder(Pooling pooling, Boolean normalize, int maxLength, String statedBy) {
+public record EncoderSetup(Pooling pooling, Boolean normalize, int maxLength, String statedBy) {
     /** Nothing stated. */
-    static final ModelFolder SILENT = new ModelFolder(null, null, 0, null);
+    public static final EncoderSetup SILENT = new EncoderSetup(null, null, 0, null);
 
-    static ModelFolder read(Path folder) throws IOException {
+    static EncoderSetup read(Path folder) throws IOException {
         ObjectMapper json = new ObjectMapper();
         Pooling pooling = null;
         Boolean normalize = null;
@@ -49,7 +49,7 @@ record ModelFolder(Pooling pooling, Boolean normalize, int maxLength, String sta
         if (Files.isRegularFile(sbert)) {
             maxLength = tree(json, sbert).path("max_seq_length").asInt(0);
         }
-        return new ModelFolder(pooling, normalize, maxLength, statedBy);
+        return new EncoderSetup(pooling, normalize, maxLength, statedBy);
     }
 
     private static JsonNode tree(ObjectMapper json, Path file) throws IOException {
