@@ -43,7 +43,10 @@ import org.attn4j.models.tokenize.TokenizerConfig;
  *       <td>by its folder</td></tr>
  *   <tr><td>an {@code .onnx} file (in an {@code onnx/} folder: the folder above holds the other files)</td>
  *       <td>{@code ONNX}</td><td>{@code ENCODER}</td></tr>
- *   <tr><td>a {@code .gguf} file</td><td>{@code GGUF}</td><td>{@code DECODER}</td></tr>
+ *   <tr><td>a {@code .gguf} file of {@code general.architecture} {@code bert} ({@code nomic-bert} and llama.cpp's
+ *       other encoders refused by name)</td><td>{@code GGUF}</td><td>{@code ENCODER}</td></tr>
+ *   <tr><td>a {@code .gguf} file of another {@code general.architecture}</td><td>{@code GGUF}</td>
+ *       <td>{@code DECODER}</td></tr>
  *   <tr><td>a model jar ({@code .jar} or {@code .zip} holding an {@code .onnx} model or {@code model.safetensors}
  *       and its tokenizer)</td><td>{@code JAR}</td><td>{@code ENCODER}</td></tr>
  * </table>
@@ -66,8 +69,8 @@ import org.attn4j.models.tokenize.TokenizerConfig;
  *   <li>a decoder's generation config ({@link #generationConfigJson()}: {@code generation_config.json}) and chat
  *       template ({@link #tokenizerConfig()}: {@code tokenizer_config.json}'s);</li>
  *   <li>an encoder's pooling, normalisation and length ({@link #setup()}: sentence-transformers' {@code modules.json},
- *       its pooling folder's {@code config.json} and {@code sentence_bert_config.json}, or a langchain4j model
- *       jar's class).</li>
+ *       its pooling folder's {@code config.json} and {@code sentence_bert_config.json}, a langchain4j model
+ *       jar's class, or a GGUF file's {@code bert.pooling_type}: 1 mean, 2 cls, 3 last; 0 and 4 refused).</li>
  * </ul>
  * {@link #notes()} says where each part came from. Weight files of other frameworks ({@code pytorch_model.bin},
  * {@code tf_model.h5} …) are refused by name.
@@ -119,6 +122,13 @@ public final class Checkpoint {
     /** transformers' {@code model_type} of every decoder family {@code org.attn4j.models.decoder} runs. */
     private static final List<String> DECODER_MODEL_TYPES = List.of("gpt2", "llama", "mistral", "qwen2", "qwen3",
             "gemma", "gemma2", "gemma3_text", "gemma3", "phi3");
+
+    /** {@code general.architecture} of the GGUF encoders attn4j runs. */
+    private static final List<String> ENCODER_ARCHITECTURES = List.of("bert");
+
+    /** llama.cpp's other encoder architectures, whose blocks are not BERT's: refused by name. */
+    private static final List<String> UNREAD_ENCODER_ARCHITECTURES = List.of("nomic-bert", "nomic-bert-moe",
+            "modern-bert", "jina-bert-v2", "jina-bert-v3", "neo-bert", "eurobert", "t5encoder");
 
     /** Weight files of other frameworks, refused by name. */
     private static final List<String> UNREAD = List.of("pytorch_model.bin", "pytorch_model.bin.index.json",
@@ -279,7 +289,7 @@ public final class Checkpoint {
             c.notes.add("tokenizer: " + (json ? dir.resolve("tokenizer.json") : dir.resolve("vocab.json")
                     + " and merges.txt"));
         } else {
-            c.noTokenizer = path + " has no tokenizer (no tokenizer.json, no vocab.json and merges.txt)";
+            c.noTokenizer = "has no tokenizer (no tokenizer.json, no vocab.json and merges.txt)";
             c.notes.add("tokenizer: none (no tokenizer.json, no vocab.json and merges.txt)");
         }
         Path generation = dir.resolve("generation_config.json");
@@ -300,19 +310,53 @@ public final class Checkpoint {
         Gguf.Contents contents = Gguf.read(path);
         String architecture = contents.has("general.architecture") ? contents.string("general.architecture")
                 : "(none)";
-        require(path, Kind.DECODER, "a GGUF file of general.architecture " + architecture, expected);
-        Checkpoint c = new Checkpoint(path, Format.GGUF, Kind.DECODER);
+        if (UNREAD_ENCODER_ARCHITECTURES.contains(architecture)) {
+            throw new IllegalArgumentException(path + ": general.architecture " + architecture + " is an encoder"
+                    + " attn4j does not run (its blocks are not BERT's); the GGUF encoders attn4j reads: "
+                    + String.join(", ", ENCODER_ARCHITECTURES));
+        }
+        Kind kind = ENCODER_ARCHITECTURES.contains(architecture) ? Kind.ENCODER : Kind.DECODER;
+        require(path, kind, "a GGUF file of general.architecture " + architecture, expected);
+        Checkpoint c = new Checkpoint(path, Format.GGUF, kind);
         c.gguf = contents;
         c.family = architecture;
         c.parameters = contents.tensors();
-        c.notes.add("configuration, weights, tokenizer, generation config and chat template: " + path
-                + " (one GGUF file, general.architecture " + architecture + ")");
+        c.notes.add("configuration, weights, tokenizer" + (kind == Kind.ENCODER ? " and pooling"
+                : ", generation config and chat template") + ": " + path + " (one GGUF file, general.architecture "
+                + architecture + ")");
         if (contents.has("tokenizer.ggml.model")) {
             c.tokenizer = Tokenizer.fromGguf(contents);
         } else {
-            c.noTokenizer = path + " has no tokenizer (no tokenizer.ggml.* metadata)";
+            c.noTokenizer = "has no tokenizer (no tokenizer.ggml.* metadata)";
+        }
+        if (kind == Kind.ENCODER) {
+            c.setup = ggufPooling(contents, architecture);
         }
         return c;
+    }
+
+    /**
+     * llama.cpp's {@code <arch>.pooling_type}: 1 mean, 2 cls, 3 last; 0 (none: a vector per token) and 4 (rank: a
+     * reranker's head) are no sentence embedding and are refused. Absent, the file states no pooling.
+     */
+    private static EncoderSetup ggufPooling(Gguf.Contents contents, String architecture) throws IOException {
+        String key = architecture + ".pooling_type";
+        if (!contents.has(key)) {
+            return EncoderSetup.SILENT;
+        }
+        long type = contents.integer(key);
+        Pooling pooling = switch ((int) Math.max(-1, Math.min(type, 5))) {
+            case 1 -> Pooling.MEAN;
+            case 2 -> Pooling.CLS;
+            case 3 -> Pooling.LAST;
+            case 0 -> throw new IllegalArgumentException("gguf: " + key + " is 0 (none: one vector per token), which"
+                    + " is no sentence embedding; attn4j pools mean (1), cls (2) or last (3)");
+            case 4 -> throw new IllegalArgumentException("gguf: " + key + " is 4 (rank: a reranker's classifier"
+                    + " head), which attn4j does not read from GGUF; it pools mean (1), cls (2) or last (3)");
+            default -> throw new IllegalArgumentException("gguf: " + key + " is " + type + ", which is no pooling"
+                    + " of llama.cpp's; attn4j pools mean (1), cls (2) or last (3)");
+        };
+        return new EncoderSetup(pooling, null, 0, key + " (" + pooling.name().toLowerCase(Locale.ROOT) + ")");
     }
 
     private static Checkpoint onnxFile(Path path, Path tokenizerFile) throws IOException {
@@ -622,8 +666,7 @@ public final class Checkpoint {
      */
     public Tokenizer requireTokenizer() throws NoSuchFileException {
         if (tokenizer == null) {
-            throw kind == Kind.ENCODER ? new NoSuchFileException(description(), null, noTokenizer)
-                    : new NoSuchFileException(path.toString(), null, noTokenizer);
+            throw new NoSuchFileException(description(), null, noTokenizer);
         }
         return tokenizer;
     }

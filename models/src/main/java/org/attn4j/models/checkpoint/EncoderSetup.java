@@ -68,8 +68,9 @@ public record EncoderSetup(Pooling pooling, Boolean normalize, int maxLength, St
                     case "pooling_mode_mean_tokens" -> Pooling.MEAN;
                     case "pooling_mode_cls_token" -> Pooling.CLS;
                     case "pooling_mode_max_tokens" -> Pooling.MAX;
+                    case "pooling_mode_lasttoken" -> Pooling.LAST;
                     default -> throw new IOException(file + ": " + e.getKey()
-                            + " is not supported (mean, cls and max pooling are)");
+                            + " is not supported (mean, cls, max and last-token pooling are)");
                 };
             }
         }

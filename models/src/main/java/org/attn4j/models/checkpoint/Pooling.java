@@ -11,5 +11,7 @@ public enum Pooling {
     /** {@code h_0}: the {@code [CLS]} token ({@code pooling_mode_cls_token}). */
     CLS,
     /** {@code max_i h_i} per feature over the real tokens ({@code pooling_mode_max_tokens}). */
-    MAX
+    MAX,
+    /** {@code h_last}: the last real token ({@code pooling_mode_lasttoken}; llama.cpp's pooling type 3). */
+    LAST
 }

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.attn4j.models.io.Gguf;
+import org.attn4j.models.io.GgufMetadata;
 import org.attn4j.models.parameters.HostTensor;
 import org.attn4j.models.parameters.StateDict;
 

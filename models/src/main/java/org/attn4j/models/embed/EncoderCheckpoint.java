@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.attn4j.models.bert.BertConfig;
+import org.attn4j.models.bert.BertGguf;
 import org.attn4j.models.bert.BertGraph;
 import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.checkpoint.EncoderSetup;
@@ -17,8 +18,8 @@ import org.attn4j.models.parameters.StateDict;
 import org.attn4j.models.tokenize.Tokenizer;
 
 /**
- * An encoder {@link Checkpoint} read into what a model needs: the configuration (from {@code config.json}, or from the
- * ONNX graph, a {@code config.json} beside it checked against the graph), the weights under Hugging Face names, the
+ * An encoder {@link Checkpoint} read into what a model needs: the configuration (from {@code config.json}, from the
+ * ONNX graph, a {@code config.json} beside it checked against the graph, or from a GGUF file's {@link BertGguf}), the weights under Hugging Face names, the
  * tokenizer, and what the files say about pooling. Shared by {@link SentenceEmbedder} and {@link CrossEncoder}.
  *
  * @param description what was loaded, for people: the weights file and, for a jar, the jar
@@ -56,7 +57,11 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
         }
         StateDict weights = checkpoint.parameters();
         BertConfig config;
-        if (checkpoint.onnx().isEmpty()) {
+        if (checkpoint.gguf().isPresent()) {
+            BertGguf read = BertGguf.read(checkpoint.gguf().get());
+            config = read.config();
+            weights = read.weights();
+        } else if (checkpoint.onnx().isEmpty()) {
             config = BertConfig.of(configJson, configFile);
         } else {
             Map<String, long[]> dims = new LinkedHashMap<>();

@@ -24,7 +24,7 @@ import org.attn4j.models.tokenize.Tokenizer;
  * <pre>
  *   ids    = [CLS] wordpieces(text) [SEP], truncated to maxLength
  *   h      = BertModel(ids)                    [L, d]   (batches padded, padding hidden from attention)
- *   v      = pooling(h, mask)                  [d]      (mean over the real tokens, CLS or max)
+ *   v      = pooling(h, mask)                  [d]      (mean over the real tokens, CLS, max or the last)
  *   vector = v / max(|v|₂, 1e-12)                      (unless normalisation is off)
  * </pre>
  * The model's parameters are uploaded to the backend once, when it is loaded, and stay there until {@link #close()};
@@ -406,8 +406,8 @@ public final class SentenceEmbedder implements AutoCloseable {
      * @param row {@code b}
      * @param length {@code L}
      * @param dim {@code d}
-     * @return the pooled vector of row {@code b}: {@code h_0} (CLS), {@code Σ_i m_i·h_i / Σ_i m_i} (MEAN) or
-     *     {@code max_i h_i} over the real tokens (MAX)
+     * @return the pooled vector of row {@code b}: {@code h_0} (CLS), {@code Σ_i m_i·h_i / Σ_i m_i} (MEAN),
+     *     {@code max_i h_i} over the real tokens (MAX) or the last real token's (LAST)
      */
     private static float[] pool(Pooling pooling, float[] hidden, int[] mask, int row, int length, int dim) {
         float[] out = new float[dim];
@@ -438,6 +438,15 @@ public final class SentenceEmbedder implements AutoCloseable {
                         }
                     }
                 }
+            }
+            case LAST -> {
+                int last = 0;
+                for (int i = 0; i < length; i++) {
+                    if (mask[base + i] == 1) {
+                        last = i;
+                    }
+                }
+                System.arraycopy(hidden, (base + last) * dim, out, 0, dim);
             }
             default -> throw new IllegalStateException(pooling.name());
         }

@@ -66,6 +66,10 @@ class SentenceEmbedderTest {
         int d = 16;
         double[] v = new double[d];
         for (int j = 0; j < d; j++) {
+            if (pooling == Pooling.LAST) {
+                v[j] = h[(ids.length - 1) * d + j];
+                continue;
+            }
             double acc = pooling == Pooling.MAX ? Double.NEGATIVE_INFINITY : 0;
             for (int i = 0; i < (pooling == Pooling.CLS ? 1 : ids.length); i++) {
                 double x = h[i * d + j];
