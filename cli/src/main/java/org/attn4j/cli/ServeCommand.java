@@ -31,7 +31,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = {"Serve models over OpenAI's HTTP API: /v1/embeddings (encoders), /v1/completions (decoders), "
-                + "/v1/chat/completions (decoders with a chat template), /v1/models, /health. Without --model it "
+                + "/v1/chat/completions (decoders with a chat template), /v1/rerank (cross-encoders), /v1/models, "
+                + "/health, /metrics (Prometheus). Without --model it "
                 + "serves the embedded all-MiniLM-L6-v2 as all-minilm-l6-v2. Binds 127.0.0.1 unless --host says "
                 + "otherwise."},
         footer = {"", "Exit codes: 0 stopped, 1 failure (the address cannot be bound), 2 bad input."},
@@ -46,6 +47,12 @@ final class ServeCommand implements Callable<Integer> {
             description = {"a model to serve, under NAME (default: the folder's or file's name): a Hugging Face "
                     + "folder (an encoder, or a decoder of a family attn4j reads), or a .gguf decoder; repeatable"})
     private List<String> models = new ArrayList<>();
+
+    @Option(names = "--rerank-model", paramLabel = "[NAME=]PATH",
+            description = {"a cross-encoder to serve on /v1/rerank, under NAME (default: the folder's or file's "
+                    + "name): a folder, .onnx file or model jar of a one-label BertForSequenceClassification, as "
+                    + "'attn4j rerank' reads it; repeatable"})
+    private List<String> rerankModels = new ArrayList<>();
 
     @Option(names = "--matryoshka", paramLabel = "NAME=D,D,...",
             description = {"sizes an encoder's model card allows its vectors to be cut to ('dimensions'); "
@@ -108,10 +115,22 @@ final class ServeCommand implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE})")
     private long retryAfterSeconds;
 
+    @Option(names = "--api-key", paramLabel = "KEY",
+            description = "a key clients must give as 'Authorization: Bearer KEY' on every endpoint but /health; "
+                    + "repeatable (default: no key is asked for)")
+    private List<String> apiKeys = new ArrayList<>();
+
+    @Option(names = "--api-key-file", paramLabel = "FILE",
+            description = "a file of such keys, one per line (blank lines skipped); with --api-key, either's keys "
+                    + "are accepted")
+    private Path apiKeyFile;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         ServerOptions options = options();
-        Map<String, Path> named = named();
+        Map<String, Path> named = named("--model", models, new LinkedHashMap<>());
+        Map<String, Path> rerankers = named("--rerank-model", rerankModels, new LinkedHashMap<>(named));
+        rerankers.keySet().removeAll(named.keySet());
         Map<String, int[]> sizes = sizes(named);
         BackendChoice choice = BackendChoice.resolve(backend, spec);
         PrintWriter out = spec.commandLine().getOut();
@@ -127,6 +146,14 @@ final class ServeCommand implements Callable<Integer> {
                 } catch (IOException | IllegalArgumentException e) {
                     throw new ParameterException(spec.commandLine(), "--model " + m.getKey() + "=" + m.getValue()
                             + ": " + e.getMessage());
+                }
+            }
+            for (Map.Entry<String, Path> m : rerankers.entrySet()) {
+                try {
+                    served.loadReranker(m.getKey(), m.getValue(), choice.backend());
+                } catch (IOException | IllegalArgumentException | IllegalStateException e) {
+                    throw new ParameterException(spec.commandLine(), "--rerank-model " + m.getKey() + "="
+                            + m.getValue() + ": " + e.getMessage());
                 }
             }
             CountDownLatch stopped = new CountDownLatch(1);
@@ -165,10 +192,30 @@ final class ServeCommand implements Callable<Integer> {
                     .withMaxActiveGenerations(maxActiveGenerations).withMaxQueuedGenerations(maxQueuedGenerations)
                     .withMaxTokens(maxTokens).withRequestTimeout(Duration.ofSeconds(requestTimeoutSeconds))
                     .withIdleTimeout(Duration.ofSeconds(idleTimeoutSeconds))
-                    .withRetryAfter(Duration.ofSeconds(retryAfterSeconds));
+                    .withRetryAfter(Duration.ofSeconds(retryAfterSeconds)).withApiKeys(keys());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage().replace("ServerOptions.with", "option "));
         }
+    }
+
+    /** @return the keys of --api-key and --api-key-file, in that order */
+    private List<String> keys() {
+        List<String> out = new ArrayList<>(apiKeys);
+        if (apiKeyFile != null) {
+            List<String> lines;
+            try {
+                lines = java.nio.file.Files.readAllLines(apiKeyFile);
+            } catch (IOException e) {
+                throw new ParameterException(spec.commandLine(), "--api-key-file " + apiKeyFile + ": cannot be read ("
+                        + e.getClass().getSimpleName() + ")");
+            }
+            List<String> read = lines.stream().map(String::strip).filter(l -> !l.isEmpty()).toList();
+            if (read.isEmpty()) {
+                throw new ParameterException(spec.commandLine(), "--api-key-file " + apiKeyFile + ": holds no key");
+            }
+            out.addAll(read);
+        }
+        return out;
     }
 
     /** The defaults of the options that set {@link ServerOptions}: {@link ServerOptions#defaults()}'s, not copies. */
@@ -199,10 +246,14 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    /** @return each --model's name and path, in order; a name twice is bad input */
-    private Map<String, Path> named() {
-        Map<String, Path> out = new LinkedHashMap<>();
-        for (String m : models) {
+    /**
+     * @param option the option's name, for messages
+     * @param values its values, {@code [NAME=]PATH} each
+     * @param out the names already taken, with their paths; this option's are added
+     * @return {@code out}: each value's name and path, in order; a name twice is bad input
+     */
+    private Map<String, Path> named(String option, List<String> values, Map<String, Path> out) {
+        for (String m : values) {
             int eq = m.indexOf('=');
             String name;
             Path path;
@@ -215,11 +266,11 @@ final class ServeCommand implements Callable<Integer> {
                 name = file == null ? m : file.toString().replaceFirst("\\.gguf$", "");
             }
             if (!java.nio.file.Files.exists(path)) {
-                throw new ParameterException(spec.commandLine(), "--model " + m + ": " + path + " does not exist");
+                throw new ParameterException(spec.commandLine(), option + " " + m + ": " + path + " does not exist");
             }
             if (out.put(name, path) != null) {
-                throw new ParameterException(spec.commandLine(), "--model: the name '" + name + "' is given twice; "
-                        + "name the models with NAME=PATH");
+                throw new ParameterException(spec.commandLine(), option + ": the name '" + name + "' is given twice;"
+                        + " name the models with NAME=PATH");
             }
         }
         return out;

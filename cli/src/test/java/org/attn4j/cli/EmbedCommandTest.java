@@ -300,6 +300,43 @@ class EmbedCommandTest {
     }
 
     @Test
+    void dimensionsKeepTheFirstFeaturesNormalisedAgainAndAPromptGoesBeforeEveryText() throws IOException {
+        Cli r = Cli.run("embed", "--model", tiny.toString(), "--backend", "ejml", "--output", "-", "--dimensions",
+                "4", "--prompt", "query: ", CAT);
+        assertEquals(0, r.exitCode(), r.transcript());
+        SentenceEmbedding expected;
+        try (SentenceEmbedder embedder = SentenceEmbedder.load(tiny, Backends.load("ejml"),
+                EmbeddingOptions.defaults().withDimensions(4).withPrompt("query: "))) {
+            expected = embedder.embed(CAT);
+        }
+        JsonNode o = JSON.readTree(r.out().lines().toList().get(0));
+        assertEquals(CAT, o.get("text").asText());
+        assertEquals(expected.ids().length, o.get("tokens").asInt());
+        assertEquals(4, o.get("embedding").size());
+        assertVector("--dimensions 4 --prompt", expected.vector(), o.get("embedding"));
+        double norm = 0;
+        for (JsonNode x : o.get("embedding")) {
+            norm += x.asDouble() * x.asDouble();
+        }
+        assertEquals(1, norm, 1e-6, "a truncated vector is normalised again");
+        Cli report = Cli.run("embed", "--model", tiny.toString(), "--backend", "ejml", "--prompt", "query: ", CAT);
+        assertTrue(report.out().contains("prompt: 'query: ' before every text"), report.transcript());
+    }
+
+    @Test
+    void promptsAndDimensionsTheModelCannotHonourAreOneLineAndExitTwo() {
+        assertBadInput("attn4j embed: --dimensions 0 must be at least 1", "--model", tiny.toString(),
+                "--dimensions", "0", CAT);
+        assertBadInput("attn4j embed: --prompt-name and --prompt both choose the prompt; give one", "--model",
+                tiny.toString(), "--prompt-name", "query", "--prompt", "q: ", CAT);
+        assertBadInput("attn4j embed: --model " + tiny + ": SentenceEmbedder: prompt name 'query' is not one of the"
+                + " model's prompts [] (config_sentence_transformers.json)", "--model", tiny.toString(),
+                "--prompt-name", "query", CAT);
+        assertBadInput("attn4j embed: --model " + tiny + ": SentenceEmbedder: dimensions 99 exceeds the model's 8"
+                + " output features", "--model", tiny.toString(), "--dimensions", "99", CAT);
+    }
+
+    @Test
     void badInputIsOneLineAndExitTwoBeforeAnyWork() throws IOException {
         Path missing = dir.resolve("no-model");
         assertBadInput("attn4j embed: --model " + missing + ": no such file or folder; attn4j reads a Hugging Face or"

@@ -1,6 +1,7 @@
 package org.attn4j.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
@@ -10,11 +11,13 @@ import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -29,6 +32,17 @@ class ServeCommandTest {
             return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString())
                     .body();
+        }
+
+        HttpResponse<String> send(String path, String body, String key) throws Exception {
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path));
+            if (body != null) {
+                b.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+            }
+            if (key != null) {
+                b.header("Authorization", "Bearer " + key);
+            }
+            return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
         }
 
         int stop() throws InterruptedException {
@@ -97,9 +111,35 @@ class ServeCommandTest {
         }
     }
 
+    @Test
+    void itServesACrossEncoderAndAsksForTheKeysOfBothKeyOptions(@TempDir Path tmp) throws Exception {
+        Path cross = TinyBert.write(tmp.resolve("cross"), 8, true);
+        Path keys = Files.writeString(tmp.resolve("keys"), "\nsk-cli-from-file\n\n");
+        Running r = serve("serve", "--port", "0", "--backend", "ejml", "--rerank-model", "rr=" + cross,
+                "--api-key", "sk-cli-from-option", "--api-key-file", keys.toString());
+        try {
+            String rerank = "{\"model\": \"rr\", \"query\": \"the cat\", \"documents\": [\"a dog\", "
+                    + "\"the cat sat\"], \"top_n\": 1}";
+            HttpResponse<String> refused = r.send("/rerank", rerank, null);
+            assertEquals(401, refused.statusCode(), refused.body());
+            assertTrue(refused.body().contains("\"invalid_api_key\""), refused.body());
+            assertEquals(401, r.send("/models", null, "sk-cli-wrong").statusCode());
+            HttpResponse<String> ranked = r.send("/rerank", rerank, "sk-cli-from-file");
+            assertEquals(200, ranked.statusCode(), ranked.body());
+            assertTrue(ranked.body().contains("\"relevance_score\""), ranked.body());
+            assertEquals(200, r.send("/models", null, "sk-cli-from-option").statusCode());
+            assertEquals(200, HTTP.send(HttpRequest.newBuilder(r.base().resolve("/health")).build(),
+                    HttpResponse.BodyHandlers.ofString()).statusCode(), "/health asks for no key");
+            assertFalse(r.out().toString().contains("sk-cli"), r.out().toString());
+        } finally {
+            assertEquals(0, r.stop());
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"--model=/no/such/folder", "--port=70000", "--matryoshka=nobody=1", "--backend=nope",
-        "--max-tokens=0", "--matryoshka=all-minilm-l6-v2=x"})
+        "--max-tokens=0", "--matryoshka=all-minilm-l6-v2=x", "--rerank-model=/no/such/folder",
+        "--api-key-file=/no/such/file", "--api-key=two words"})
     void badInputIsOneLineAndExitCodeTwo(String option) {
         Cli r = Cli.run("serve", "--port", "0", option);
         assertEquals(2, r.exitCode(), r.transcript());

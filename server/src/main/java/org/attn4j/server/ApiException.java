@@ -49,6 +49,11 @@ final class ApiException extends RuntimeException {
                 + "' does not exist or does not serve " + endpoint + "; " + served, 0);
     }
 
+    /** 401: no API key, or not one of the server's. */
+    static ApiException unauthorized(String message) {
+        return new ApiException(401, "invalid_request_error", null, "invalid_api_key", message, 0);
+    }
+
     /** Another 4xx or 5xx. */
     static ApiException of(int status, String type, String code, String message) {
         return new ApiException(status, type, null, code, message, 0);

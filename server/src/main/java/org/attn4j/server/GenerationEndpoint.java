@@ -1,6 +1,7 @@
 package org.attn4j.server;
 
 import io.javalin.http.Context;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,13 +21,15 @@ final class GenerationEndpoint {
     private final Map<String, ServedModels.Decoder> decoders;
     private final GenerationScheduler scheduler;
     private final ServerOptions options;
+    private final Metrics metrics;
     private final AtomicLong abandoned = new AtomicLong();
 
     GenerationEndpoint(Map<String, ServedModels.Decoder> decoders, GenerationScheduler scheduler,
-                       ServerOptions options) {
+                       ServerOptions options, Metrics metrics) {
         this.decoders = decoders;
         this.scheduler = scheduler;
         this.options = options;
+        this.metrics = metrics;
     }
 
     /** @return how many streamed generations stopped early because their client went away */
@@ -44,20 +47,28 @@ final class GenerationEndpoint {
      * @throws ApiException for a bad request, a full house (429) or the deadline passing before the first turn
      */
     void handle(Context ctx, JsonRequest body, GenerationKind kind, long deadlineNanos) throws InterruptedException {
+        long arrival = System.nanoTime();
         GenerationRequest request = GenerationRequest.parse(body, kind, decoders, options);
         try (GenerationScheduler.Ticket ticket = scheduler.admit()) {
             ticket.start(deadlineNanos);
-            if (request.stream()) {
-                stream(ctx, request, kind, ticket, deadlineNanos);
-            } else {
-                whole(ctx, request, kind, ticket, deadlineNanos);
+            GenerationRun run = new GenerationRun(request);
+            try {
+                if (request.stream()) {
+                    stream(ctx, request, kind, run, ticket, deadlineNanos);
+                } else {
+                    whole(ctx, request, kind, run, ticket, deadlineNanos);
+                }
+            } finally {
+                String model = request.decoder().name();
+                metrics.promptTokens(model, request.prompt().length);
+                metrics.completionTokens(model, run.tokens());
+                metrics.generation(arrival, run.firstTokenNanos(), run.lastTokenNanos(), run.tokens());
             }
         }
     }
 
-    private static void whole(Context ctx, GenerationRequest request, GenerationKind kind,
+    private static void whole(Context ctx, GenerationRequest request, GenerationKind kind, GenerationRun run,
                               GenerationScheduler.Ticket ticket, long deadlineNanos) {
-        GenerationRun run = new GenerationRun(request);
         StringBuilder text = new StringBuilder();
         Generation g = run.run(ticket, deadlineNanos, piece -> {
             text.append(piece);
@@ -69,47 +80,49 @@ final class GenerationEndpoint {
         }
         text.append(run.finish());
         ctx.status(200).contentType("application/json").result(GenerationJson.whole(GenerationJson.id(kind), kind,
-                request, text.toString(), run.finishReason(g), g));
+                request, text.toString(), run.finishReason(g), g, run.takeLogprobs()));
     }
 
-    private void stream(Context ctx, GenerationRequest request, GenerationKind kind, GenerationScheduler.Ticket ticket,
-                        long deadlineNanos) {
+    private void stream(Context ctx, GenerationRequest request, GenerationKind kind, GenerationRun run,
+                        GenerationScheduler.Ticket ticket, long deadlineNanos) {
         Optional<EventStream> opened = EventStream.open(ctx);
         if (opened.isEmpty()) {
             return;
         }
         EventStream events = opened.get();
         String id = GenerationJson.id(kind);
-        if (kind == GenerationKind.CHAT && !events.send(GenerationJson.chunk(id, kind, request, "", true, null))) {
+        if (kind == GenerationKind.CHAT
+                && !events.send(GenerationJson.chunk(id, kind, request, "", true, null, null))) {
             return;
         }
-        GenerationRun run = new GenerationRun(request);
         Generation g;
         try {
             g = run.run(ticket, deadlineNanos, piece -> {
-                if (events.send(GenerationJson.chunk(id, kind, request, piece, false, null))) {
+                if (events.send(GenerationJson.chunk(id, kind, request, piece, false, null, run.takeLogprobs()))) {
                     return true;
                 }
                 abandoned.incrementAndGet();
                 return false;
             });
         } catch (RuntimeException e) {
-            events.send(ApiException.from(e).body());
+            events.send(errorEvent(ApiException.from(e)));
             return;
         }
         if (run.stopped()) {
             return;
         }
         if (run.timedOut()) {
-            events.send(ApiException.timeout("The generation ran past the server's per-request timeout after "
-                    + run.tokens() + " tokens").body());
+            events.send(errorEvent(ApiException.timeout("The generation ran past the server's per-request timeout "
+                    + "after " + run.tokens() + " tokens")));
             return;
         }
         String rest = run.finish();
-        if (!rest.isEmpty() && !events.send(GenerationJson.chunk(id, kind, request, rest, false, null))) {
+        List<TokenLogprob> held = run.takeLogprobs();
+        if ((!rest.isEmpty() || !held.isEmpty())
+                && !events.send(GenerationJson.chunk(id, kind, request, rest, false, null, held))) {
             return;
         }
-        if (!events.send(GenerationJson.chunk(id, kind, request, "", false, run.finishReason(g)))) {
+        if (!events.send(GenerationJson.chunk(id, kind, request, "", false, run.finishReason(g), null))) {
             return;
         }
         if (request.usageChunk()
@@ -117,5 +130,11 @@ final class GenerationEndpoint {
             return;
         }
         events.done();
+    }
+
+    /** @return the error event that ends a stream, counted as an error */
+    private byte[] errorEvent(ApiException e) {
+        metrics.error(e);
+        return e.body();
     }
 }

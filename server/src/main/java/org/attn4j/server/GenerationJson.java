@@ -2,6 +2,9 @@ package org.attn4j.server;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import org.attn4j.models.generate.Generation;
 
@@ -16,6 +19,19 @@ import org.attn4j.models.generate.Generation;
  * A streamed chunk has the same head with the chunk object, and one choice whose {@code text} (chat: {@code delta},
  * with the {@code role} in the first) carries the next piece; the last carries the {@code finish_reason}; a usage
  * chunk has no choice and the usage.
+ *
+ * <p>When the request asks for log-probabilities ({@link GenerationRequest#logprobs()}), a choice's {@code logprobs}
+ * holds those of its tokens ({@link TokenLogprob}; in a stream, of the tokens generated since the previous chunk,
+ * whose text the chunk carries or holds back); chat:
+ * <pre>
+ *   {"content": [{"token", "logprob", "bytes": [UTF-8], "top_logprobs": [{"token", "logprob", "bytes"}, …]}, …],
+ *    "refusal": null}
+ * </pre>
+ * legacy completions:
+ * <pre>
+ *   {"tokens": [..], "token_logprobs": [..], "top_logprobs": [{TEXT: LOGPROB, …}, ..], "text_offset": [..]}
+ * </pre>
+ * where a {@code top_logprobs} object keeps, of tokens with the same text, the most likely.
  */
 final class GenerationJson {
     private GenerationJson() {
@@ -33,10 +49,11 @@ final class GenerationJson {
      * @param text the reply's text
      * @param finishReason {@code stop} or {@code length}
      * @param g the generation (its ids, for {@code token_ids} and the usage)
+     * @param logprobs every token's log-probability, when the request asks for them
      * @return the whole answer
      */
     static byte[] whole(String id, GenerationKind kind, GenerationRequest request, String text, String finishReason,
-                        Generation g) {
+                        Generation g, List<TokenLogprob> logprobs) {
         return JsonBody.object(w -> {
             head(w, id, kind.object, request);
             w.writeArrayFieldStart("choices");
@@ -51,7 +68,7 @@ final class GenerationJson {
             } else {
                 w.writeStringField("text", text);
             }
-            w.writeNullField("logprobs");
+            logprobs(w, kind, request, logprobs);
             w.writeStringField("finish_reason", finishReason);
             if (request.tokenIds()) {
                 w.writeFieldName("prompt_token_ids");
@@ -73,10 +90,12 @@ final class GenerationJson {
      * @param text the next piece of the reply ({@code ""} in the first chat chunk and the last)
      * @param first whether this is a chat stream's first chunk, which names the role
      * @param finishReason null, or {@code stop} or {@code length} in the last chunk
+     * @param logprobs the log-probabilities of the tokens generated since the previous chunk (when the request asks
+     *     for them), or null
      * @return one streamed chunk
      */
     static byte[] chunk(String id, GenerationKind kind, GenerationRequest request, String text, boolean first,
-                        String finishReason) {
+                        String finishReason, List<TokenLogprob> logprobs) {
         return JsonBody.object(w -> {
             head(w, id, kind.chunkObject, request);
             w.writeArrayFieldStart("choices");
@@ -94,7 +113,7 @@ final class GenerationJson {
             } else {
                 w.writeStringField("text", text);
             }
-            w.writeNullField("logprobs");
+            logprobs(w, kind, request, logprobs);
             w.writeStringField("finish_reason", finishReason);
             w.writeEndObject();
             w.writeEndArray();
@@ -118,6 +137,73 @@ final class GenerationJson {
             w.writeEndArray();
             usage(w, request, completionTokens);
         });
+    }
+
+    private static void logprobs(JsonGenerator w, GenerationKind kind, GenerationRequest request,
+                                 List<TokenLogprob> tokens) throws IOException {
+        if (request.logprobs() < 0 || tokens == null) {
+            w.writeNullField("logprobs");
+            return;
+        }
+        w.writeObjectFieldStart("logprobs");
+        if (kind == GenerationKind.CHAT) {
+            w.writeArrayFieldStart("content");
+            for (TokenLogprob t : tokens) {
+                w.writeStartObject();
+                w.writeStringField("token", t.text());
+                w.writeNumberField("logprob", t.logprob());
+                bytes(w, t.bytes());
+                w.writeArrayFieldStart("top_logprobs");
+                for (TokenLogprob.Alternative a : t.top()) {
+                    w.writeStartObject();
+                    w.writeStringField("token", a.text());
+                    w.writeNumberField("logprob", a.logprob());
+                    bytes(w, a.bytes());
+                    w.writeEndObject();
+                }
+                w.writeEndArray();
+                w.writeEndObject();
+            }
+            w.writeEndArray();
+            w.writeNullField("refusal");
+        } else {
+            w.writeArrayFieldStart("tokens");
+            for (TokenLogprob t : tokens) {
+                w.writeString(t.text());
+            }
+            w.writeEndArray();
+            w.writeArrayFieldStart("token_logprobs");
+            for (TokenLogprob t : tokens) {
+                w.writeNumber(t.logprob());
+            }
+            w.writeEndArray();
+            w.writeArrayFieldStart("top_logprobs");
+            for (TokenLogprob t : tokens) {
+                w.writeStartObject();
+                Set<String> written = new HashSet<>();
+                for (TokenLogprob.Alternative a : t.top()) {
+                    if (written.add(a.text())) {
+                        w.writeNumberField(a.text(), a.logprob());
+                    }
+                }
+                w.writeEndObject();
+            }
+            w.writeEndArray();
+            w.writeArrayFieldStart("text_offset");
+            for (TokenLogprob t : tokens) {
+                w.writeNumber(t.offset());
+            }
+            w.writeEndArray();
+        }
+        w.writeEndObject();
+    }
+
+    private static void bytes(JsonGenerator w, byte[] bytes) throws IOException {
+        w.writeArrayFieldStart("bytes");
+        for (byte b : bytes) {
+            w.writeNumber(b & 0xff);
+        }
+        w.writeEndArray();
     }
 
     private static void head(JsonGenerator w, String id, String object, GenerationRequest request)

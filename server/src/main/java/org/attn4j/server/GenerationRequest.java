@@ -25,10 +25,12 @@ import org.attn4j.models.generate.GenerationOptions;
  * {@code seed} draws one at random. {@code max_tokens} defaults to 16 for completions (as OpenAI's) and to the room
  * left in the context, at most {@link ServerOptions#maxTokens()}, for chat; a prompt that leaves no room, or a
  * {@code max_tokens} past the context, is refused ({@code context_length_exceeded}). {@code "return_token_ids": true}
- * (an extension, not streamed) adds the prompt's and the reply's token ids to the choice. {@code n} must be 1;
- * {@code logprobs}, {@code echo}, {@code suffix}, penalties other than 0, tools and response formats other than text
- * are refused by name. A chat request's messages are rendered by the checkpoint's chat template with a generation
- * prompt ({@code developer} messages as {@code system}); a completion's prompt is a string or token ids.
+ * (an extension, not streamed) adds the prompt's and the reply's token ids to the choice. Log-probabilities
+ * ({@link TokenLogprob}) are asked for with {@code "logprobs": true} and {@code top_logprobs} (0 to 20) on chat, and
+ * with {@code logprobs} (0 to 20, the alternatives per token) on completions. {@code n} must be 1; {@code echo},
+ * {@code suffix}, penalties other than 0, tools and response formats other than text are refused by name. A chat
+ * request's messages are rendered by the checkpoint's chat template with a generation prompt ({@code developer}
+ * messages as {@code system}); a completion's prompt is a string or token ids.
  *
  * @param decoder the model named by {@code model}
  * @param prompt the prompt's token ids, {@code [promptLength]}
@@ -39,10 +41,15 @@ import org.attn4j.models.generate.GenerationOptions;
  * @param stream whether the answer is streamed as server-sent events
  * @param usageChunk whether a stream ends with a usage chunk ({@code stream_options.include_usage})
  * @param tokenIds whether the whole answer carries the prompt's and the reply's token ids
+ * @param logprobs how many alternatives each token's log-probability comes with, 0 to 20; -1: no log-probabilities
  * @param created the answer's {@code created}, seconds since the epoch
  */
 record GenerationRequest(ServedModels.Decoder decoder, int[] prompt, int[] context, GenerationOptions options,
-                         List<String> stops, boolean stream, boolean usageChunk, boolean tokenIds, long created) {
+                         List<String> stops, boolean stream, boolean usageChunk, boolean tokenIds, int logprobs,
+                         long created) {
+    /** The most alternatives a token's log-probability may come with, as OpenAI's API allows. */
+    static final int MAX_TOP_LOGPROBS = 20;
+
     private static final Set<String> COMMON = Set.of("model", "max_tokens", "temperature", "top_p", "n", "stream",
             "stream_options", "stop", "seed", "user", "presence_penalty", "frequency_penalty", "logit_bias",
             "top_k", "min_p", "repetition_penalty", "return_token_ids");
@@ -149,7 +156,23 @@ record GenerationRequest(ServedModels.Decoder decoder, int[] prompt, int[] conte
         }
         r.string("user", null);
         return new GenerationRequest(d, prompt, context, o, stops(r.get("stop")), stream, usage, ids,
-                System.currentTimeMillis() / 1000);
+                logprobs(r, kind), System.currentTimeMillis() / 1000);
+    }
+
+    /** @return the alternatives asked for per token, or -1 when no log-probabilities are */
+    private static int logprobs(JsonRequest r, GenerationKind kind) {
+        if (kind == GenerationKind.COMPLETION) {
+            return (int) r.integer("logprobs", -1, 0, MAX_TOP_LOGPROBS);
+        }
+        boolean wanted = r.bool("logprobs", false);
+        if (r.get("top_logprobs") == null) {
+            return wanted ? 0 : -1;
+        }
+        int top = (int) r.integer("top_logprobs", 0, 0, MAX_TOP_LOGPROBS);
+        if (!wanted) {
+            throw ApiException.invalid("top_logprobs", "'top_logprobs' is given only with \"logprobs\": true");
+        }
+        return top;
     }
 
     private static void refuseUnsupported(JsonRequest r, GenerationKind kind) {
@@ -174,17 +197,10 @@ record GenerationRequest(ServedModels.Decoder decoder, int[] prompt, int[] conte
             if (r.integer("best_of", 1, 1, 128) != 1) {
                 throw ApiException.invalid("best_of", "'best_of' must be 1 on this server");
             }
-            if (r.get("logprobs") != null) {
-                throw ApiException.invalid("logprobs", "'logprobs' is not supported by this server");
-            }
             if (r.get("suffix") != null) {
                 throw ApiException.invalid("suffix", "'suffix' is not supported by this server");
             }
         } else {
-            if (r.bool("logprobs", false) || r.get("top_logprobs") != null) {
-                throw ApiException.invalid(r.get("top_logprobs") != null ? "top_logprobs" : "logprobs",
-                        "log probabilities are not supported by this server");
-            }
             JsonNode format = r.get("response_format");
             if (format != null && !(format.isObject() && format.size() == 1 && format.path("type").isTextual()
                     && format.get("type").textValue().equals("text"))) {

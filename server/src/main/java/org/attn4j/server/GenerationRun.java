@@ -1,10 +1,13 @@
 package org.attn4j.server;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.attn4j.models.decoder.CausalLM;
 import org.attn4j.models.generate.Generation;
 import org.attn4j.models.generate.Generator;
 import org.attn4j.models.decoder.KvCache;
 import org.attn4j.models.generate.StopReason;
+import org.attn4j.models.generate.TokenListener;
 import org.attn4j.models.tokenize.DecodeStream;
 import org.attn4j.models.tokenize.Tokenizer;
 
@@ -12,7 +15,9 @@ import org.attn4j.models.tokenize.Tokenizer;
  * One request's generation: {@link Generator#stream} on a cache of its own, one model step per turn of the
  * {@link GenerationScheduler}, each new token decoded to text, passed through the stop strings and handed to a
  * {@link Sink}. It ends at a stop id, a stop string, {@code maxNewTokens}, the deadline ({@link #timedOut()}) or when
- * the sink refuses a piece ({@link #stopped()}). Not thread-safe: the request's thread runs it.
+ * the sink refuses a piece ({@link #stopped()}). When the request asks for log-probabilities, each token's
+ * ({@link TokenLogprob}, from the logits it was chosen from) is kept until {@link #takeLogprobs()}. Not thread-safe:
+ * the request's thread runs it.
  */
 final class GenerationRun {
     /** Receives the text a run lets through, in order. */
@@ -27,6 +32,10 @@ final class GenerationRun {
     private final Tokenizer tokenizer;
     private final StopStrings stops;
     private int tokens;
+    private long firstTokenNanos;
+    private long lastTokenNanos;
+    private final List<TokenLogprob> logprobs = new ArrayList<>();
+    private int textOffset;
     private boolean timedOut;
     private boolean stopped;
 
@@ -35,6 +44,7 @@ final class GenerationRun {
         this.tokenizer = request.decoder().tokenizer();
         this.decode = new DecodeStream(tokenizer, true, request.context());
         this.stops = new StopStrings(request.stops());
+        this.textOffset = request.logprobs() >= 0 ? tokenizer.decode(request.prompt(), true).length() : 0;
     }
 
     /**
@@ -49,7 +59,7 @@ final class GenerationRun {
         CausalLM model = request.decoder().model();
         int capacity = request.prompt().length + Math.max(1, request.options().maxNewTokens());
         try (KvCache cache = model.newCache(1, capacity)) {
-            return Generator.stream(model, cache, request.prompt(), request.options(), token -> {
+            TokenListener step = token -> {
                 ticket.yieldTurn();
                 String text = next(token);
                 if (!text.isEmpty() && !sink.accept(text)) {
@@ -70,6 +80,22 @@ final class GenerationRun {
                     return false;
                 }
                 return true;
+            };
+            return Generator.stream(model, cache, request.prompt(), request.options(), new TokenListener() {
+                @Override
+                public boolean onToken(int token, float[] logits) {
+                    if (request.logprobs() >= 0) {
+                        TokenLogprob t = TokenLogprob.of(token, logits, request.logprobs(), tokenizer, textOffset);
+                        textOffset += t.text().length();
+                        logprobs.add(t);
+                    }
+                    return step.onToken(token);
+                }
+
+                @Override
+                public boolean onToken(int token) {
+                    return step.onToken(token);
+                }
             });
         } finally {
             ticket.yieldTurn();
@@ -77,6 +103,10 @@ final class GenerationRun {
     }
 
     private String next(int token) {
+        lastTokenNanos = System.nanoTime();
+        if (tokens == 0) {
+            firstTokenNanos = lastTokenNanos;
+        }
         tokens++;
         return stops.next(tokenizer.token(token).isEmpty() ? "" : decode.next(token));
     }
@@ -94,6 +124,26 @@ final class GenerationRun {
     /** @return how many tokens were generated */
     int tokens() {
         return tokens;
+    }
+
+    /** @return when the first token was chosen ({@link System#nanoTime()}); meaningful once {@link #tokens()} > 0 */
+    long firstTokenNanos() {
+        return firstTokenNanos;
+    }
+
+    /** @return when the last token so far was chosen ({@link System#nanoTime()}) */
+    long lastTokenNanos() {
+        return lastTokenNanos;
+    }
+
+    /**
+     * @return the log-probabilities of the tokens generated since the last call (all of them at the first), in
+     *     order; empty when the request asked for none
+     */
+    List<TokenLogprob> takeLogprobs() {
+        List<TokenLogprob> out = List.copyOf(logprobs);
+        logprobs.clear();
+        return out;
     }
 
     /** @return whether the run ended at the deadline */

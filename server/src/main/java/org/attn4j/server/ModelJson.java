@@ -10,6 +10,7 @@ import java.io.IOException;
  *   {"id": NAME, "object": "model", "created": SECONDS, "owned_by": "attn4j",
  *    "kind": "embeddings", "dimensions": D, "max_input_tokens": T}           an encoder
  *    "kind": "chat" | "completions", "context_length": T}                    a decoder (chat: it has a chat template)
+ *    "kind": "rerank", "max_input_tokens": T}                                a cross-encoder (T: query and document)
  * </pre>
  */
 final class ModelJson {
@@ -21,7 +22,7 @@ final class ModelJson {
      *
      * @param g the generator, inside an object
      * @param name the name the model is served under
-     * @param model a {@link ServedModels.Encoder} or {@link ServedModels.Decoder}
+     * @param model a {@link ServedModels.Encoder}, {@link ServedModels.Decoder} or {@link ServedModels.Reranker}
      * @param created the server's start, seconds since the epoch
      */
     static void write(JsonGenerator g, String name, Object model, long created) throws IOException {
@@ -36,6 +37,9 @@ final class ModelJson {
         } else if (model instanceof ServedModels.Decoder d) {
             g.writeStringField("kind", d.chat() != null ? "chat" : "completions");
             g.writeNumberField("context_length", d.model().config().maxPositions());
+        } else if (model instanceof ServedModels.Reranker r) {
+            g.writeStringField("kind", "rerank");
+            g.writeNumberField("max_input_tokens", r.encoder().maxLength());
         }
     }
 }

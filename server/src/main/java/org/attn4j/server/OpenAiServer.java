@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -20,18 +21,23 @@ import org.eclipse.jetty.server.ServerConnector;
  *   POST /v1/embeddings        encoders (concurrent requests gathered into one encoder batch)
  *   POST /v1/completions       decoders (whole or streamed as server-sent events)
  *   POST /v1/chat/completions  decoders with a chat template
+ *   POST /v1/rerank, /rerank   cross-encoders ({@link RerankEndpoint})
  *   GET  /v1/models            every model; GET /v1/models/{name} one
+ *   GET  /metrics              Prometheus' text format 0.0.4: requests, errors, tokens, queues, timings
+ *                              ({@link Metrics})
  *   GET  /health               200 while the server runs: {"status": "ok", "models": [...],
  *                              "embeddings": {"running": texts, "waiting": requests},
  *                              "generations": {"running", "waiting", "abandoned": streams whose client left}}
  * </pre>
  * Every error is OpenAI's error object ({@code {"error": {"message", "type", "param", "code"}}}) with its status:
- * 400 a malformed body or a wrong parameter (named in {@code param}), 404 an unknown model or URL, 405 a wrong
- * method, 408 a body that stopped coming (see {@link ServerOptions#idleTimeout()}), 413 a body over
- * {@link ServerOptions#maxBodyBytes()}, 429 a full queue (with {@code Retry-After}), 500 a
- * failure of the server, 503 a request past {@link ServerOptions#requestTimeout()}. It binds
- * {@link ServerOptions#host()}, {@code 127.0.0.1} unless told otherwise, and needs no authentication: any
- * {@code Authorization} header is accepted and ignored.
+ * 400 a malformed body or a wrong parameter (named in {@code param}), 401 a missing or wrong API key, 404 an unknown
+ * model or URL, 405 a wrong method, 408 a body that stopped coming (see {@link ServerOptions#idleTimeout()}), 413 a
+ * body over {@link ServerOptions#maxBodyBytes()}, 429 a full queue (with {@code Retry-After}), 500 a failure of the
+ * server, 503 a request past {@link ServerOptions#requestTimeout()}. It binds
+ * {@link ServerOptions#host()}, {@code 127.0.0.1} unless told otherwise. With {@link ServerOptions#apiKeys()},
+ * every endpoint but {@code /health} answers 401 ({@code invalid_api_key}) to a request without
+ * {@code Authorization: Bearer KEY} and one of the keys (see {@link ApiKeys}); without, any {@code Authorization}
+ * header is accepted and ignored.
  *
  * <p>Connections are kept alive between requests until {@link ServerOptions#idleTimeout()} passes with nothing sent
  * or read; every answer says so in {@code Keep-Alive: timeout=SECONDS}, so a client can drop a pooled connection
@@ -44,26 +50,32 @@ import org.eclipse.jetty.server.ServerConnector;
  */
 public final class OpenAiServer implements AutoCloseable {
     private static final String ERROR_WRITTEN = "attn4j.error-written";
+    private static final Set<String> ROUTES = Set.of("/health", "/metrics", "/v1/models", "/v1/embeddings",
+            "/v1/completions", "/v1/chat/completions", "/v1/rerank", "/rerank");
 
     private final Javalin app;
     private final ServerOptions options;
     private final Map<String, EmbeddingBatcher> batchers;
     private final ExecutorService responders;
+    private final Metrics metrics = new Metrics();
     private final long created = System.currentTimeMillis() / 1000;
 
     private OpenAiServer(ServedModels models, ServerOptions options) {
         this.options = options;
         Map<String, ServedModels.Encoder> encoders = new LinkedHashMap<>();
         Map<String, ServedModels.Decoder> decoders = new LinkedHashMap<>();
+        Map<String, ServedModels.Reranker> rerankers = new LinkedHashMap<>();
         for (Map.Entry<String, Object> m : models.all().entrySet()) {
             if (m.getValue() instanceof ServedModels.Encoder e) {
                 encoders.put(m.getKey(), e);
             } else if (m.getValue() instanceof ServedModels.Decoder d) {
                 decoders.put(m.getKey(), d);
+            } else if (m.getValue() instanceof ServedModels.Reranker r) {
+                rerankers.put(m.getKey(), r);
             }
         }
         GenerationScheduler scheduler = new GenerationScheduler(options);
-        GenerationEndpoint generation = new GenerationEndpoint(decoders, scheduler, options);
+        GenerationEndpoint generation = new GenerationEndpoint(decoders, scheduler, options, metrics);
         List<String> names = models.names();
         this.batchers = new LinkedHashMap<>();
         AtomicInteger thread = new AtomicInteger();
@@ -76,11 +88,18 @@ public final class OpenAiServer implements AutoCloseable {
             batchers.put(e.name(), new EmbeddingBatcher(e.name(), e.embedder(), options));
         }
         EmbeddingsEndpoint embeddings = new EmbeddingsEndpoint(encoders, batchers, options);
+        metrics.gauge("attn4j_generations_running", "Generations holding a slot.", scheduler::running)
+                .gauge("attn4j_generations_waiting", "Generations admitted and waiting for a slot.", scheduler::waiting)
+                .gauge("attn4j_embeddings_running", "Texts the encoders are embedding.",
+                        () -> batchers.values().stream().mapToInt(EmbeddingBatcher::running).sum())
+                .gauge("attn4j_embeddings_waiting", "Embeddings requests waiting for an encoder.",
+                        () -> batchers.values().stream().mapToInt(EmbeddingBatcher::waiting).sum());
         this.app = Javalin.create(config -> {
             config.showJavalinBanner = false;
             config.http.disableCompression();
             config.http.maxRequestSize = options.maxBodyBytes();
             config.http.prefer405over404 = true;
+            config.requestLogger.http((ctx, millis) -> metrics.request(route(ctx.path()), ctx.statusCode()));
             config.jetty.addConnector((server, http) -> {
                 http.setSendServerVersion(false);
                 ServerConnector c = new ServerConnector(server, new HttpConnectionFactory(http));
@@ -91,7 +110,13 @@ public final class OpenAiServer implements AutoCloseable {
             });
         });
         String keepAlive = "timeout=" + options.idleTimeout().toSeconds();
-        app.before(ctx -> ctx.header("Keep-Alive", keepAlive));
+        ApiKeys keys = new ApiKeys(options.apiKeys());
+        app.before(ctx -> {
+            ctx.header("Keep-Alive", keepAlive);
+            if (keys.required() && !ctx.path().equals("/health")) {
+                keys.check(ctx.header("Authorization"));
+            }
+        });
         app.get("/health", ctx -> json(ctx, 200, g -> {
             g.writeStringField("status", "ok");
             g.writeArrayFieldStart("models");
@@ -109,6 +134,7 @@ public final class OpenAiServer implements AutoCloseable {
             g.writeNumberField("abandoned", generation.abandoned());
             g.writeEndObject();
         }));
+        app.get("/metrics", ctx -> ctx.status(200).contentType(Metrics.CONTENT_TYPE).result(metrics.scrape()));
         app.get("/v1/models", ctx -> json(ctx, 200, g -> {
             g.writeStringField("object", "list");
             g.writeArrayFieldStart("data");
@@ -135,6 +161,8 @@ public final class OpenAiServer implements AutoCloseable {
                     .orTimeout(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
                     .handleAsync((vectors, failure) -> {
                         if (failure == null) {
+                            metrics.promptTokens(pending.encoder().name(),
+                                    vectors.stream().mapToLong(v -> v.ids().length).sum());
                             ctx.status(200).contentType("application/json")
                                     .result(EmbeddingsJson.answer(pending, vectors));
                         } else {
@@ -148,6 +176,11 @@ public final class OpenAiServer implements AutoCloseable {
                 GenerationKind.COMPLETION, System.nanoTime() + options.requestTimeout().toNanos()));
         app.post("/v1/chat/completions", ctx -> generation.handle(ctx, JsonRequest.parse(body(ctx)),
                 GenerationKind.CHAT, System.nanoTime() + options.requestTimeout().toNanos()));
+        RerankEndpoint rerank = new RerankEndpoint(rerankers, options, metrics);
+        for (String path : List.of("/v1/rerank", "/rerank")) {
+            app.post(path, ctx -> ctx.status(200).contentType("application/json")
+                    .result(rerank.answer(JsonRequest.parse(body(ctx)))));
+        }
         app.exception(Exception.class, (e, ctx) -> error(ctx, e));
         app.error(404, ctx -> unmatched(ctx, 404, "invalid_request_error", "Invalid URL (" + ctx.method() + " "
                 + ctx.path() + ")"));
@@ -218,14 +251,24 @@ public final class OpenAiServer implements AutoCloseable {
         ctx.status(status).contentType("application/json").result(JsonBody.object(fields));
     }
 
-    private static void unmatched(Context ctx, int status, String type, String message) {
+    /** @return the route a path is served by, as written, or {@code other}: the {@code endpoint} of the metrics */
+    private static String route(String path) {
+        if (ROUTES.contains(path)) {
+            return path;
+        }
+        return path.startsWith("/v1/models/") && path.indexOf('/', "/v1/models/".length()) < 0
+                ? "/v1/models/{model}" : "other";
+    }
+
+    private void unmatched(Context ctx, int status, String type, String message) {
         if (ctx.attribute(ERROR_WRITTEN) == null) {
             error(ctx, ApiException.of(status, type, null, message));
         }
     }
 
-    private static void error(Context ctx, Throwable failure) {
+    private void error(Context ctx, Throwable failure) {
         ApiException e = ApiException.from(failure);
+        metrics.error(e);
         ctx.attribute(ERROR_WRITTEN, Boolean.TRUE);
         if (e.retryAfterSeconds() > 0) {
             ctx.header("Retry-After", Long.toString(e.retryAfterSeconds()));

@@ -14,7 +14,9 @@ import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.decoder.CausalLM;
+import org.attn4j.models.embed.CrossEncoder;
 import org.attn4j.models.embed.EmbeddingOptions;
+import org.attn4j.models.embed.RerankOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
 import org.attn4j.models.generate.ChatModel;
 import org.attn4j.models.generate.GenerationConfig;
@@ -23,9 +25,9 @@ import org.attn4j.models.tokenize.Tokenizer;
 
 /**
  * The models an {@link OpenAiServer} serves, each under a name that requests give as {@code model}: encoders for
- * {@code /v1/embeddings}, decoders for {@code /v1/completions}, and decoders with a chat template for
- * {@code /v1/chat/completions} too. Fill it before the server starts; closing it closes every model it holds. Not
- * thread-safe.
+ * {@code /v1/embeddings}, decoders for {@code /v1/completions}, decoders with a chat template for
+ * {@code /v1/chat/completions} too, and cross-encoders for {@code /v1/rerank}. Fill it before the server starts;
+ * closing it closes every model it holds. Not thread-safe.
  *
  * <pre>{@code
  * try (ServedModels models = new ServedModels()) {
@@ -53,10 +55,16 @@ public final class ServedModels implements AutoCloseable {
     record Decoder(String name, CausalLM model, Tokenizer tokenizer, GenerationOptions defaults, ChatModel chat) {
     }
 
+    /** A cross-encoder, for {@code /v1/rerank}. */
+    record Reranker(String name, CrossEncoder encoder) {
+    }
+
     /**
      * Loads a model from a path and serves it: what the path holds is decided by {@link Checkpoint#open}. A decoder
      * (a folder whose {@code config.json} names a decoder family, or a {@code .gguf} file) needs a tokenizer and is
-     * served for chat too when its folder has a chat template; an encoder is served for embeddings.
+     * served for chat too when it has a chat template (a folder's {@code tokenizer_config.json}, a GGUF file's
+     * {@code tokenizer.chat_template}); its generation defaults and stop ids are the checkpoint's
+     * ({@code generation_config.json}, or the GGUF metadata). An encoder is served for embeddings.
      *
      * @param name the model name clients send
      * @param path a model folder or file
@@ -92,15 +100,52 @@ public final class ServedModels implements AutoCloseable {
                 + (checkpoint.format() == Checkpoint.Format.GGUF ? "no tokenizer.ggml.* metadata"
                 : "no tokenizer.json, no vocab.json and merges.txt") + "); the server needs one to read prompts and"
                 + " write text"));
-        if (checkpoint.format() == Checkpoint.Format.GGUF) {
-            return addDecoder(name, CausalLM.from(checkpoint, backend, DType.F32, null), tokenizer,
-                    GenerationOptions.defaults());
-        }
         if (checkpoint.hasChatTemplate()) {
             return addChatModel(name, ChatModel.from(checkpoint, backend, DType.F32));
         }
         GenerationOptions defaults = GenerationConfig.of(checkpoint).options();
         return addDecoder(name, CausalLM.from(checkpoint, backend, DType.F32, null), tokenizer, defaults);
+    }
+
+    /**
+     * Loads a cross-encoder from a path and serves it for {@code /v1/rerank}: a folder, {@code .onnx} file or model
+     * jar of a one-label {@code BertForSequenceClassification}, as {@code attn4j rerank} reads it
+     * ({@link CrossEncoder#from}, {@link RerankOptions#defaults()}: the activation its
+     * {@code config.json} names).
+     *
+     * @param name the model name clients send
+     * @param path a model folder or file
+     * @param backend where its weights go
+     * @return this registry
+     * @throws IOException if nothing attn4j reads is at the path or a file is unreadable
+     * @throws IllegalArgumentException if the path holds a decoder or no one-label classifier, or the name is taken
+     */
+    public ServedModels loadReranker(String name, Path path, Backend backend) throws IOException {
+        Objects.requireNonNull(path, "ServedModels.loadReranker: argument path is null");
+        Objects.requireNonNull(backend, "ServedModels.loadReranker: argument backend is null");
+        checkName(name);
+        CrossEncoder encoder = CrossEncoder.from(Checkpoint.open(path, Checkpoint.Kind.ENCODER), backend,
+                RerankOptions.defaults());
+        try {
+            return addReranker(name, encoder);
+        } catch (RuntimeException failure) {
+            encoder.close();
+            throw failure;
+        }
+    }
+
+    /**
+     * Serves a cross-encoder's scores: {@code /v1/rerank}.
+     *
+     * @param name the model name clients send
+     * @param encoder the cross-encoder; closed with this registry
+     * @return this registry
+     * @throws IllegalArgumentException if the name is taken or malformed
+     */
+    public ServedModels addReranker(String name, CrossEncoder encoder) {
+        Objects.requireNonNull(encoder, "ServedModels.addReranker: argument encoder is null");
+        put(name, new Reranker(name, encoder));
+        return this;
     }
 
     /**
@@ -202,6 +247,8 @@ public final class ServedModels implements AutoCloseable {
             try {
                 if (m instanceof Encoder e) {
                     e.embedder().close();
+                } else if (m instanceof Reranker r) {
+                    r.encoder().close();
                 } else if (m instanceof Decoder d) {
                     if (d.chat() != null) {
                         d.chat().close();

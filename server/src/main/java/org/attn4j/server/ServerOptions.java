@@ -1,6 +1,8 @@
 package org.attn4j.server;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -29,6 +31,10 @@ import java.util.function.Consumer;
  *       <td>503 (or an error event on a stream)</td></tr>
  *   <tr><td>{@link #idleTimeout()}: a connection that sends or reads nothing</td><td>30 s</td><td>closed</td></tr>
  * </table>
+ *
+ * <p>With {@link #apiKeys()} (none by default), every endpoint but {@code /health} answers only a request whose
+ * {@code Authorization} header is {@code Bearer} and one of the keys; the others get 401. {@link #toString()} counts
+ * the keys and never shows them.
  */
 public final class ServerOptions {
     private static final ServerOptions DEFAULTS = new ServerOptions(new Values());
@@ -48,6 +54,7 @@ public final class ServerOptions {
         Duration requestTimeout = Duration.ofSeconds(120);
         Duration idleTimeout = Duration.ofSeconds(30);
         Duration retryAfter = Duration.ofSeconds(1);
+        List<String> apiKeys = List.of();
 
         /** The defaults. */
         Values() {
@@ -68,6 +75,7 @@ public final class ServerOptions {
             requestTimeout = o.requestTimeout;
             idleTimeout = o.idleTimeout;
             retryAfter = o.retryAfter;
+            apiKeys = o.apiKeys;
         }
     }
 
@@ -215,6 +223,25 @@ public final class ServerOptions {
         return with(c -> c.retryAfter = value);
     }
 
+    /**
+     * @param value the keys a client may give as {@code Authorization: Bearer KEY}; none: no key is asked for. Each is
+     *     1 to 1024 visible ASCII characters (no space or control character), as an HTTP header carries it
+     * @return a copy with those keys
+     */
+    public ServerOptions withApiKeys(Collection<String> value) {
+        Objects.requireNonNull(value, "ServerOptions.withApiKeys: argument value is null");
+        List<String> keys = List.copyOf(value);
+        for (int i = 0; i < keys.size(); i++) {
+            String k = keys.get(i);
+            if (k.isEmpty() || k.length() > 1024 || !k.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+                throw new IllegalArgumentException("ServerOptions.withApiKeys: argument value is refused: key " + (i + 1)
+                        + " of " + keys.size() + " (" + k.length() + " characters) must be 1 to 1024 visible ASCII "
+                        + "characters, without spaces");
+            }
+        }
+        return with(c -> c.apiKeys = keys);
+    }
+
     /** @return the address bound */
     public String host() {
         return v.host;
@@ -280,6 +307,11 @@ public final class ServerOptions {
         return v.retryAfter;
     }
 
+    /** @return the keys a request must give one of (read-only); empty when none is asked for */
+    public List<String> apiKeys() {
+        return v.apiKeys;
+    }
+
     private static void check(String method, long value, long min, long max) {
         if (value < min || value > max) {
             throw new IllegalArgumentException("ServerOptions." + method + ": argument value is " + value
@@ -302,6 +334,6 @@ public final class ServerOptions {
                 + ", maxQueuedEmbeddings=" + v.maxQueuedEmbeddings + ", maxActiveGenerations=" + v.maxActiveGenerations
                 + ", maxQueuedGenerations=" + v.maxQueuedGenerations + ", maxTokens=" + v.maxTokens
                 + ", requestTimeout=" + v.requestTimeout + ", idleTimeout=" + v.idleTimeout + ", retryAfter="
-                + v.retryAfter + "]";
+                + v.retryAfter + ", apiKeys=" + v.apiKeys.size() + "]";
     }
 }

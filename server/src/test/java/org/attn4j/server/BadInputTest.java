@@ -108,7 +108,15 @@ class BadInputTest {
                 Arguments.of(CHAT, "{" + c + ", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], "
                         + "\"tools\": [{\"type\": \"function\"}]}", 400, "tools", "not supported"),
                 Arguments.of(CHAT, "{" + c + ", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], "
-                        + "\"logprobs\": true}", 400, "logprobs", "not supported"),
+                        + "\"logprobs\": \"yes\"}", 400, "logprobs", "true or false"),
+                Arguments.of(CHAT, "{" + c + ", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], "
+                        + "\"logprobs\": true, \"top_logprobs\": 21}", 400, "top_logprobs", "must lie in [0, 20]"),
+                Arguments.of(CHAT, "{" + c + ", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], "
+                        + "\"top_logprobs\": 2}", 400, "top_logprobs", "is given only with"),
+                Arguments.of(COMPLETE, "{" + g + ", \"prompt\": \"a\", \"logprobs\": -1}", 400, "logprobs",
+                        "must lie in [0, 20]"),
+                Arguments.of(COMPLETE, "{" + g + ", \"prompt\": \"a\", \"logprobs\": true}", 400, "logprobs",
+                        "must be an integer"),
                 Arguments.of(CHAT, "{" + c + ", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], "
                         + "\"stream_options\": {\"include_usage\": true}}", 400, "stream_options", "only allowed"),
                 Arguments.of(CHAT, "{" + c + ", \"messages\": [{\"role\": \"user\", \"content\": \""

@@ -1,6 +1,7 @@
 package org.attn4j.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -59,7 +60,9 @@ class ServerOptionsTest {
             new Option("idleTimeout", setter(r -> Duration.ofMillis(r.nextLong(1, 86_400_000)),
                     ServerOptions::withIdleTimeout)),
             new Option("retryAfter", setter(r -> Duration.ofSeconds(r.nextLong(1, 86_400)),
-                    ServerOptions::withRetryAfter)));
+                    ServerOptions::withRetryAfter)),
+            new Option("apiKeys", setter(r -> r.ints(r.nextInt(4), 0, 1 << 30).mapToObj(i -> "sk-" + i).toList(),
+                    ServerOptions::withApiKeys)));
 
     private static Map<String, Object> values(ServerOptions o) {
         Map<String, Object> out = new LinkedHashMap<>();
@@ -116,6 +119,7 @@ class ServerOptionsTest {
         assertEquals(Duration.ofSeconds(120), d.requestTimeout());
         assertEquals(Duration.ofSeconds(30), d.idleTimeout());
         assertEquals(Duration.ofSeconds(1), d.retryAfter());
+        assertEquals(List.of(), d.apiKeys());
     }
 
     @Test
@@ -135,11 +139,22 @@ class ServerOptionsTest {
         bad.put("withRequestTimeout", () -> d.withRequestTimeout(Duration.ZERO));
         bad.put("withIdleTimeout", () -> d.withIdleTimeout(Duration.ofDays(2)));
         bad.put("withRetryAfter", () -> d.withRetryAfter(Duration.ofMillis(999)));
+        bad.put("withApiKeys", () -> d.withApiKeys(List.of("sk-good", "sk bad")));
         for (Map.Entry<String, Runnable> b : bad.entrySet()) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, b.getValue()::run, b.getKey());
             assertTrue(e.getMessage().startsWith("ServerOptions." + b.getKey() + ": argument value is"),
                     e.getMessage());
         }
         assertThrows(NullPointerException.class, () -> d.withIdleTimeout(null));
+    }
+
+    @Test
+    void theKeysAreCountedButNeverShown() {
+        ServerOptions o = ServerOptions.defaults().withApiKeys(List.of("sk-first-secret", "sk-second-secret"));
+        assertTrue(o.toString().contains("apiKeys=2"), o.toString());
+        assertFalse(o.toString().contains("secret"), o.toString());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> o.withApiKeys(List.of("sk-third-secret", "sk-fourth secret")));
+        assertFalse(e.getMessage().contains("secret"), e.getMessage());
     }
 }

@@ -1,6 +1,7 @@
 package org.attn4j.models.bert;
 
 import java.util.List;
+import org.attn4j.api.Shape;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.Epilogue;
@@ -15,10 +16,11 @@ import org.attn4j.models.parameters.Parameters;
 import org.attn4j.models.parameters.StateDict;
 
 /**
- * One post-norm BERT layer ({@code encoder.layer.<i>.}):
+ * One post-norm BERT layer ({@code encoder.layer.<i>.}; also XLM-RoBERTa's, and MPNet's under its own names with
+ * a relative position bias added to the logits):
  * <pre>
  *   q, k, v = x·W_qᵀ + b_q, x·W_kᵀ + b_k, x·W_vᵀ + b_v        (one fused [3d, d] projection)
- *   a = attention.output.LayerNorm(x + attention.output.dense(attention(q, k, v, key padding)))
+ *   a = attention.output.LayerNorm(x + attention.output.dense(attention(q, k, v, key padding [, bias])))
  *   y = output.LayerNorm(a + output.dense(act(intermediate.dense(a))))
  * </pre>
  * as five fused ops: the QKV projection, attention straight from it ({@code packedAttention}), each dense with its
@@ -55,6 +57,27 @@ final class BertLayer {
         return new BertLayer(fused,
                 Linear.load(p.select("attention.output.dense."), d, d, true),
                 LayerNorm.load(p.select("attention.output.LayerNorm."), d, c.layerNormEps(), true),
+                Linear.load(p.select("intermediate.dense."), d, c.intermediateSize(), true),
+                Linear.load(p.select("output.dense."), c.intermediateSize(), d, true),
+                LayerNorm.load(p.select("output.LayerNorm."), d, c.layerNormEps(), true), c);
+    }
+
+    /**
+     * MPNet's layer ({@code encoder.layer.<i>.} of an {@code MPNetModel}): the same computation under its own names,
+     * {@code attention.attn.q/k/v/o}, {@code attention.LayerNorm}, {@code intermediate.dense}, {@code output.dense},
+     * {@code output.LayerNorm}.
+     */
+    static BertLayer loadMpnet(StateDict p, BertConfig c) {
+        int d = c.hiddenSize();
+        Linear q = Linear.load(p.select("attention.attn.q."), d, d, true);
+        Linear k = Linear.load(p.select("attention.attn.k."), d, d, true);
+        Linear v = Linear.load(p.select("attention.attn.v."), d, d, true);
+        Linear fused = new Linear(
+                HostTensor.concatRows(List.of(weight(q), weight(k), weight(v))),
+                HostTensor.concatRows(List.of(bias(q), bias(k), bias(v))));
+        return new BertLayer(fused,
+                Linear.load(p.select("attention.attn.o."), d, d, true),
+                LayerNorm.load(p.select("attention.LayerNorm."), d, c.layerNormEps(), true),
                 Linear.load(p.select("intermediate.dense."), d, c.intermediateSize(), true),
                 Linear.load(p.select("output.dense."), c.intermediateSize(), d, true),
                 LayerNorm.load(p.select("output.LayerNorm."), d, c.layerNormEps(), true), c);
@@ -97,26 +120,98 @@ final class BertLayer {
      * @return {@code [B, L, d]}
      */
     Tensor forward(Scope scope, Tensor x, Mask keyPadding) {
-        return forward(scope, x, keyPadding, false).output();
+        return forward(scope, x, keyPadding, null, false).output();
     }
 
     /**
      * @param scope receives the results
      * @param x {@code [B, L, d]}
      * @param keyPadding {@code [B, 1, 1, L]}, true on real tokens, or null when nothing is padded
+     * @param bias added to the scaled logits, {@code [1, H, L, L]} (MPNet's relative position bias), or null
      * @param needWeights whether to return the attention weights {@code [B, H, L, L]} too
      * @return the layer's output {@code [B, L, d]} and, if asked, its attention weights
      */
-    AttentionResult forward(Scope scope, Tensor x, Mask keyPadding, boolean needWeights) {
+    AttentionResult forward(Scope scope, Tensor x, Mask keyPadding, Tensor bias, boolean needWeights) {
         try (Scope work = scope.backend().newScope()) {
             Ops ops = work.ops();
             int h = config.numAttentionHeads();
             AttentionResult attended = ops.packedAttention(qkv.forward(work, x), h, h,
-                    AttentionOptions.defaults().withMask(keyPadding).withWeights(needWeights));
+                    AttentionOptions.defaults().withMask(keyPadding).withAdditiveMask(bias).withWeights(needWeights));
             Tensor a = attentionNorm.forward(work, attentionOut.forward(work, attended.output()), x);
             Tensor hidden = intermediate.forward(work, a, Epilogue.none().withActivation(config.hiddenAct()));
             Tensor y = scope.adopt(outputNorm.forward(work, output.forward(work, hidden), a));
             return new AttentionResult(y, needWeights ? scope.adopt(attended.weights()) : null);
         }
+    }
+
+    /**
+     * Runs layers one after another, as every encoder of this package does after its embeddings.
+     *
+     * @param scope receives the result
+     * @param work the caller's work scope
+     * @param layers the layers, in order
+     * @param x the embeddings {@code [B, L, d]}
+     * @param keyPadding from {@link #keyPadding}, or null
+     * @param weightsOf the layer whose attention weights to return instead of the output, or -1
+     * @return the last layer's output, or the attention weights of layer {@code weightsOf}
+     */
+    static AttentionResult stack(Scope scope, Scope work, List<BertLayer> layers, Tensor x, Mask keyPadding,
+                                 int weightsOf) {
+        return stack(scope, work, layers, x, keyPadding, null, weightsOf);
+    }
+
+    /**
+     * As {@link #stack(Scope, Scope, List, Tensor, Mask, int)}, with one additive bias shared by every layer.
+     *
+     * @param bias added to every layer's scaled logits, {@code [1, H, L, L]}, or null
+     */
+    static AttentionResult stack(Scope scope, Scope work, List<BertLayer> layers, Tensor x, Mask keyPadding,
+                                 Tensor bias, int weightsOf) {
+        for (int i = 0; i < layers.size(); i++) {
+            AttentionResult r = layers.get(i).forward(work, x, keyPadding, bias, i == weightsOf);
+            if (i == weightsOf) {
+                return new AttentionResult(null, scope.adopt(r.weights()));
+            }
+            x = r.output();
+        }
+        return new AttentionResult(scope.adopt(x), null);
+    }
+
+    /**
+     * @param owner the model, for the message
+     * @param layer a layer index asked for
+     * @param layers how many layers there are
+     */
+    static void checkLayer(String owner, int layer, int layers) {
+        if (layer < 0 || layer >= layers) {
+            throw new IllegalArgumentException(owner + ".attentionWeights: argument layer is " + layer
+                    + "; the model has layers 0 to " + (layers - 1));
+        }
+    }
+
+    /**
+     * @param work receives the result
+     * @param hidden {@code [B, L, d]}
+     * @return {@code hidden[:, 0]}, {@code [B, d]}: the first token of each row
+     */
+    static Tensor firstToken(Scope work, Tensor hidden) {
+        Ops ops = work.ops();
+        int batch = hidden.shape().dim(0);
+        int length = hidden.shape().dim(1);
+        int d = hidden.shape().dim(2);
+        Tensor first = length == 1 ? hidden : ops.split(hidden, new int[] {1, length - 1}, 1).get(0);
+        return ops.reshape(first, batch, d);
+    }
+
+    /**
+     * @param work receives the result
+     * @param y any tensor
+     * @return {@code tanh(y)}, computed as {@code 1 - 2 / (exp(2y) + 1)} so that large {@code |y|} gives ±1
+     */
+    static Tensor tanh(Scope work, Tensor y) {
+        Ops ops = work.ops();
+        Tensor one = work.tensor(new double[] {1}, Shape.of(1), y.dtype());
+        Tensor denominator = ops.add(ops.exp(ops.scale(y, 2)), one);
+        return ops.sub(one, ops.scale(ops.div(one, denominator), 2));
     }
 }

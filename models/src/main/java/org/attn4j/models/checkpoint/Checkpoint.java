@@ -23,7 +23,9 @@ import org.attn4j.models.io.SafeTensors;
 import org.attn4j.models.onnx.OnnxModel;
 import org.attn4j.models.onnx.OnnxStateDict;
 import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.QuantMix;
 import org.attn4j.models.parameters.StateDict;
+import org.attn4j.models.parameters.WeightCensus;
 import org.attn4j.models.tokenize.Tokenizer;
 import org.attn4j.models.tokenize.TokenizerConfig;
 
@@ -324,6 +326,7 @@ public final class Checkpoint {
         c.notes.add("configuration, weights, tokenizer" + (kind == Kind.ENCODER ? " and pooling"
                 : ", generation config and chat template") + ": " + path + " (one GGUF file, general.architecture "
                 + architecture + ")");
+        c.notes.add("weights: " + fileMix(contents));
         if (contents.has("tokenizer.ggml.model")) {
             c.tokenizer = Tokenizer.fromGguf(contents);
         } else {
@@ -333,6 +336,22 @@ public final class Checkpoint {
             c.setup = ggufPooling(contents, architecture);
         }
         return c;
+    }
+
+    /**
+     * @return a GGUF file's tensors counted by type under the name of its {@code general.file_type}, with their bytes
+     *     in the file, as llama.cpp's loader lists them
+     */
+    private static WeightCensus fileMix(Gguf.Contents contents) throws Gguf.FormatException {
+        String name = "no general.file_type";
+        if (contents.has("general.file_type")) {
+            name = QuantMix.nameOf(contents.integer("general.file_type"));
+        }
+        WeightCensus census = new WeightCensus(name, Map.of(), 0);
+        for (Gguf.TensorInfo t : contents.infos()) {
+            census = census.with(t.type(), t.byteSize());
+        }
+        return census;
     }
 
     /**
@@ -348,7 +367,7 @@ public final class Checkpoint {
         Pooling pooling = switch ((int) Math.max(-1, Math.min(type, 5))) {
             case 1 -> Pooling.MEAN;
             case 2 -> Pooling.CLS;
-            case 3 -> Pooling.LAST;
+            case 3 -> Pooling.LAST_TOKEN;
             case 0 -> throw new IllegalArgumentException("gguf: " + key + " is 0 (none: one vector per token), which"
                     + " is no sentence embedding; attn4j pools mean (1), cls (2) or last (3)");
             case 4 -> throw new IllegalArgumentException("gguf: " + key + " is 4 (rank: a reranker's classifier"

@@ -15,7 +15,9 @@ import org.attn4j.api.WeightType;
 import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.io.Gguf;
 import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.QuantMix;
 import org.attn4j.models.parameters.StateDict;
+import org.attn4j.models.parameters.WeightCensus;
 
 /**
  * A decoder-only language model of one of the families of {@link DecoderConfig.Type} (GPT-2, Llama 2 and 3.x,
@@ -39,14 +41,20 @@ public final class CausalLM implements AutoCloseable {
     private final DType dtype;
     private final Scope weights;
     private final Architecture architecture;
+    private final WeightCensus census;
 
-    private CausalLM(DecoderConfig config, Backend backend, DType dtype, Scope weights, Architecture architecture) {
+    private CausalLM(DecoderConfig config, Backend backend, DType dtype, Scope weights, Architecture architecture,
+                     WeightCensus census) {
         this.config = config;
         this.backend = backend;
         this.dtype = dtype;
         this.weights = weights;
         this.architecture = architecture;
+        this.census = census;
     }
+
+    /** The name of the mix of a checkpoint whose matrices keep their file's types and that names none. */
+    private static final String AS_FILE = "as in the file";
 
     /**
      * @param folder a Hugging Face folder: {@code config.json} and the weights, {@code model.safetensors} or the
@@ -96,19 +104,39 @@ public final class CausalLM implements AutoCloseable {
     public static CausalLM from(Checkpoint checkpoint, Backend backend, DType dtype, WeightType storage)
             throws IOException {
         checkpoint.requireKind("CausalLM.from", Checkpoint.Kind.DECODER);
+        return build(checkpoint, backend, dtype, storage, null);
+    }
+
+    /**
+     * The decoder of a checkpoint as {@link #from} builds it, each matrix quantized once to the type a llama.cpp mix
+     * chooses for it ({@link QuantMix#typeOf}), as {@code llama-quantize} would write the checkpoint; the vectors
+     * (norms, biases) stay in the activations' F32. Each tensor's memory map is given back once it is bound.
+     *
+     * @param checkpoint a decoder ({@link Checkpoint#open}): a Hugging Face folder or a GGUF file
+     * @param backend where the weights go
+     * @param dtype the element type of activations and cache: F32
+     * @param mix a producible mix ({@link QuantMix#isProducible()})
+     * @return the model, its weights bound
+     * @throws IOException if a weight file cannot be read
+     * @throws IllegalArgumentException if the tensors do not describe a supported model, the dtype is not F32 or
+     *     the mix is null or not producible
+     * @throws IllegalStateException if the checkpoint holds an encoder
+     */
+    public static CausalLM quantized(Checkpoint checkpoint, Backend backend, DType dtype, QuantMix mix)
+            throws IOException {
+        checkpoint.requireKind("CausalLM.quantized", Checkpoint.Kind.DECODER);
+        return build(checkpoint, backend, dtype, null, checkMix(mix, dtype));
+    }
+
+    private static CausalLM build(Checkpoint checkpoint, Backend backend, DType dtype, WeightType storage,
+                                  QuantMix mix) throws IOException {
         if (checkpoint.gguf().isPresent()) {
-            Gguf.Contents gguf = checkpoint.gguf().get();
-            try {
-                GgufDecoder.Decoded c = GgufDecoder.read(gguf);
-                return build(c.config(), c.state(), backend, dtype, storage, true, true);
-            } finally {
-                gguf.tensors().asMap().values().forEach(HostTensor::release);
-            }
+            return loadReleasing(checkpoint.gguf().get(), backend, dtype, storage, mix);
         }
         DecoderConfig config = config(checkpoint);
         StateDict state = checkpoint.parameters();
         try {
-            return build(config, state, backend, dtype, storage, false, true);
+            return build(config, state, backend, dtype, storage, mix, name(null, storage, dtype, mix), false, true);
         } finally {
             state.asMap().values().forEach(HostTensor::release);
         }
@@ -151,7 +179,73 @@ public final class CausalLM implements AutoCloseable {
      */
     public static CausalLM load(Gguf.Contents gguf, Backend backend, DType dtype, WeightType storage) {
         GgufDecoder.Decoded c = GgufDecoder.read(gguf);
-        return build(c.config(), c.state(), backend, dtype, storage, true, false);
+        return build(c.config(), c.state(), backend, dtype, storage, null, name(gguf, storage, dtype), true, false);
+    }
+
+    /**
+     * As {@link #load(Gguf.Contents, Backend, DType, WeightType)} for a caller that hands the contents over: each
+     * tensor's memory map is given back as soon as the tensor is bound ({@link HostTensor#release()}), so that
+     * loading holds the bound weights and the pages of about one tensor rather than the whole file's pages too;
+     * the contents' tensors cannot be read afterwards. With a mix, each matrix is quantized once to the type the mix
+     * chooses for it ({@link QuantMix#typeOf}).
+     *
+     * @param gguf a GGUF file's contents, given over
+     * @param backend where the weights go
+     * @param dtype the element type of activations and cache: F32, or F64 (every weight then F64)
+     * @param storage every matrix's storage type, or null
+     * @param mix the llama.cpp mix that chooses each matrix's type, or null; with a mix the storage is null and the
+     *     dtype F32
+     * @return the model, its weights bound
+     * @throws IllegalArgumentException if the file does not describe a decoder attn4j runs as written, or both a
+     *     storage type and a mix are given
+     */
+    public static CausalLM loadReleasing(Gguf.Contents gguf, Backend backend, DType dtype, WeightType storage,
+                                         QuantMix mix) {
+        GgufDecoder.Decoded c = GgufDecoder.read(gguf);
+        try {
+            QuantMix m = mix == null ? null : checkMix(mix, dtype);
+            return build(c.config(), c.state(), backend, dtype, storage, m,
+                    m != null ? m.name() : name(gguf, storage, dtype), true, true);
+        } finally {
+            gguf.tensors().asMap().values().forEach(HostTensor::release);
+        }
+    }
+
+    private static QuantMix checkMix(QuantMix mix, DType dtype) {
+        if (mix == null || !mix.isProducible()) {
+            throw new IllegalArgumentException("decoder: mix " + mix + " cannot be produced; attn4j quantizes to "
+                    + QuantMix.producibleNames());
+        }
+        if (dtype != DType.F32) {
+            throw new IllegalArgumentException("decoder: the " + mix + " mix needs F32 activations, not " + dtype
+                    + " (which holds every matrix in " + dtype + ")");
+        }
+        return mix;
+    }
+
+    /** @return the census's name for a GGUF file's matrices as the file holds them, or converted to one type */
+    private static String name(Gguf.Contents gguf, WeightType storage, DType dtype) {
+        if (dtype == DType.F64 || storage != null) {
+            return dtype == DType.F64 ? WeightType.F64.name() : storage.name();
+        }
+        if (!gguf.has("general.file_type")) {
+            return AS_FILE;
+        }
+        try {
+            return QuantMix.nameOf(gguf.integer("general.file_type"));
+        } catch (Gguf.FormatException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
+    private static String name(Gguf.Contents gguf, WeightType storage, DType dtype, QuantMix mix) {
+        if (mix != null) {
+            return mix.name();
+        }
+        if (gguf != null || dtype == DType.F64 || storage != null) {
+            return name(gguf, storage, dtype);
+        }
+        return AS_FILE;
     }
 
     /**
@@ -176,7 +270,7 @@ public final class CausalLM implements AutoCloseable {
      */
     public static CausalLM of(DecoderConfig config, StateDict state, Backend backend, DType dtype,
                               WeightType storage) {
-        return build(config, state, backend, dtype, storage, false, false);
+        return build(config, state, backend, dtype, storage, null, name(null, storage, dtype, null), false, false);
     }
 
     /**
@@ -184,7 +278,7 @@ public final class CausalLM implements AutoCloseable {
      *     bound (a caller's state_dict is left as it is)
      */
     private static CausalLM build(DecoderConfig config, StateDict state, Backend backend, DType dtype,
-                                  WeightType storage, boolean fromGguf, boolean owned) {
+                                  WeightType storage, QuantMix mix, String name, boolean fromGguf, boolean owned) {
         if (config.type() == DecoderConfig.Type.GPT2) {
             Map<String, HostTensor> renamed = new HashMap<>();
             state.asMap().forEach((k, v) -> renamed.put(k.startsWith("transformer.") ? k.substring(12) : k, v));
@@ -192,10 +286,11 @@ public final class CausalLM implements AutoCloseable {
         }
         Scope scope = backend.newScope();
         try {
-            Weights w = new Weights(state, scope, dtype, storage, fromGguf, owned);
+            Weights w = new Weights(state, scope, dtype, storage, mix, config.layers(),
+                    config.tiedEmbeddings(), name, fromGguf, owned);
             Architecture a = config.bind(w);
             w.finish(config.type().modelType());
-            return new CausalLM(config, backend, dtype, scope, a);
+            return new CausalLM(config, backend, dtype, scope, a, w.census());
         } catch (RuntimeException e) {
             scope.close();
             throw e;
@@ -205,6 +300,13 @@ public final class CausalLM implements AutoCloseable {
     /** @return the hyper-parameters */
     public DecoderConfig config() {
         return config;
+    }
+
+    /**
+     * @return the parameters it holds, counted by storage type, with the mix's name and the bytes on the backend
+     */
+    public WeightCensus census() {
+        return census;
     }
 
     /** @return the backend holding the weights */

@@ -11,6 +11,7 @@ import java.util.Map;
 import org.attn4j.models.bert.BertConfig;
 import org.attn4j.models.bert.BertGguf;
 import org.attn4j.models.bert.BertGraph;
+import org.attn4j.models.bert.EncoderConfig;
 import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.checkpoint.EncoderSetup;
 import org.attn4j.models.parameters.HostTensor;
@@ -18,20 +19,22 @@ import org.attn4j.models.parameters.StateDict;
 import org.attn4j.models.tokenize.Tokenizer;
 
 /**
- * An encoder {@link Checkpoint} read into what a model needs: the configuration (from {@code config.json}, from the
- * ONNX graph, a {@code config.json} beside it checked against the graph, or from a GGUF file's {@link BertGguf}), the weights under Hugging Face names, the
- * tokenizer, and what the files say about pooling. Shared by {@link SentenceEmbedder} and {@link CrossEncoder}.
+ * An encoder {@link Checkpoint} read into what a model needs: the configuration (of any family of
+ * {@link EncoderConfig#of} from {@code config.json}; a BERT from the ONNX graph, a {@code config.json} beside it
+ * checked against the graph; or a BERT from a GGUF file's {@link BertGguf}), the weights under Hugging Face names,
+ * the tokenizer, and what the files say about pooling, projections, normalisation, length and prompts. Shared by
+ * {@link SentenceEmbedder} and {@link CrossEncoder}.
  *
  * @param description what was loaded, for people: the weights file and, for a jar, the jar
  * @param config the hyper-parameters
  * @param weights the parameters on the host, under Hugging Face names (a classifier's {@code bert.} prefix kept)
  * @param tokenizer the tokenizer
- * @param setup what the files state about pooling, normalisation and length
+ * @param setup what the files state about pooling, Dense modules, normalisation, length and prompts
  * @param configJson the {@code config.json}, or null when the configuration came from an ONNX graph alone
  * @param notes where each part came from ({@link Checkpoint#notes()}), then facts of the configuration worth
  *     telling a user, for example where the head count came from
  */
-record EncoderCheckpoint(String description, BertConfig config, StateDict weights, Tokenizer tokenizer,
+record EncoderCheckpoint(String description, EncoderConfig config, StateDict weights, Tokenizer tokenizer,
                          EncoderSetup setup, JsonNode configJson, List<String> notes) {
 
     /**
@@ -56,13 +59,13 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
             }
         }
         StateDict weights = checkpoint.parameters();
-        BertConfig config;
+        EncoderConfig config;
         if (checkpoint.gguf().isPresent()) {
             BertGguf read = BertGguf.read(checkpoint.gguf().get());
             config = read.config();
             weights = read.weights();
         } else if (checkpoint.onnx().isEmpty()) {
-            config = BertConfig.of(configJson, configFile);
+            config = EncoderConfig.of(configJson, configFile);
         } else {
             Map<String, long[]> dims = new LinkedHashMap<>();
             for (Map.Entry<String, HostTensor> e : weights.asMap().entrySet()) {
@@ -75,22 +78,24 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
             }
             BertGraph stated = BertGraph.of(checkpoint.onnx().get(), dims);
             if (configJson != null) {
-                config = BertConfig.of(configJson, configFile);
-                List<String> contradictions = stated.contradictions(config);
+                BertConfig declared = BertConfig.of(configJson, configFile);
+                config = declared;
+                List<String> contradictions = stated.contradictions(declared);
                 if (!contradictions.isEmpty()) {
                     throw new IllegalArgumentException(configFile + " contradicts " + checkpoint.description() + ": "
                             + String.join("; ", contradictions) + ". A model is never run with a configuration its "
                             + "weights contradict: fix or remove config.json");
                 }
                 if (stated.heads().isEmpty()) {
-                    notes.add("num_attention_heads " + config.numAttentionHeads() + " comes from " + configFile
+                    notes.add("num_attention_heads " + declared.numAttentionHeads() + " comes from " + configFile
                             + "; the ONNX graph does not state it, so it is unchecked");
                 }
             } else {
-                config = stated.config();
-                notes.add("configuration read from the ONNX graph: " + config.numHiddenLayers() + " layers of width "
-                        + config.hiddenSize() + ", " + config.numAttentionHeads() + " heads, feed-forward "
-                        + config.intermediateSize());
+                BertConfig read = stated.config();
+                config = read;
+                notes.add("configuration read from the ONNX graph: " + read.numHiddenLayers() + " layers of width "
+                        + read.hiddenSize() + ", " + read.numAttentionHeads() + " heads, feed-forward "
+                        + read.intermediateSize());
             }
         }
         Tokenizer tokenizer = checkpoint.requireTokenizer();

@@ -6,10 +6,11 @@ import java.util.Optional;
 import org.attn4j.models.checkpoint.Checkpoint;
 
 /**
- * Where a BERT-family encoder comes from, as users hold one: a value that grows by {@code with…} methods. The path
- * is recognised and read by {@link Checkpoint#open(Path, Checkpoint.Kind, Path)} (a Hugging Face or
- * sentence-transformers folder, an {@code .onnx} file, a model jar); its tokenizer is found beside the weights unless
- * {@link #withTokenizer(Path)} names one.
+ * Where an encoder comes from, as users hold one: a value that grows by {@code with…} methods. The path is
+ * recognised and read by {@link Checkpoint#open(Path, Checkpoint.Kind, Path)}: a Hugging Face or sentence-transformers
+ * folder ({@code config.json} of a family of {@link org.attn4j.models.bert.EncoderConfig#of}: bert, xlm-roberta,
+ * mpnet, nomic_bert, modernbert, new), an {@code .onnx} file, a GGUF {@code bert} file, a model jar; its tokenizer is
+ * found beside the weights unless {@link #withTokenizer(Path)} names one.
  */
 public final class EncoderSource {
     private final Path path;

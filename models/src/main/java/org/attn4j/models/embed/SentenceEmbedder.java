@@ -6,13 +6,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.models.bert.BertInput;
-import org.attn4j.models.bert.BertModel;
+import org.attn4j.models.bert.Encoder;
 import org.attn4j.models.checkpoint.Checkpoint;
+import org.attn4j.models.checkpoint.DenseModule;
 import org.attn4j.models.checkpoint.EncoderSetup;
 import org.attn4j.models.checkpoint.Pooling;
 import org.attn4j.models.parameters.Parameters;
@@ -20,11 +22,15 @@ import org.attn4j.models.tokenize.Encoding;
 import org.attn4j.models.tokenize.Tokenizer;
 
 /**
- * Turns texts into sentence embeddings with a BERT-family encoder, as sentence-transformers does:
+ * Turns texts into sentence embeddings with an encoder of any family {@link Encoder}
+ * loads ({@code bert}, {@code xlm-roberta}, {@code mpnet}, {@code nomic_bert}, {@code modernbert}, {@code new}), as
+ * sentence-transformers does:
  * <pre>
- *   ids    = [CLS] wordpieces(text) [SEP], truncated to maxLength
- *   h      = BertModel(ids)                    [L, d]   (batches padded, padding hidden from attention)
- *   v      = pooling(h, mask)                  [d]      (mean over the real tokens, CLS, max or the last)
+ *   ids    = tokenizer(prompt + text), special tokens included ([CLS] … [SEP], &lt;s&gt; … &lt;/s&gt;)
+ *   h      = Encoder(ids)                      [L, d]   (batches padded, padding hidden from attention)
+ *   v      = pooling(h, mask)                  [d]      (mean over the real tokens, CLS, max, …: Pooling)
+ *   v      = dense_k(… dense_1(v))             [d']     (the checkpoint's Dense modules, if any)
+ *   v      = v[0 .. dimensions)                         (Matryoshka truncation, if asked)
  *   vector = v / max(|v|₂, 1e-12)                      (unless normalisation is off)
  * </pre>
  * The model's parameters are uploaded to the backend once, when it is loaded, and stay there until {@link #close()};
@@ -39,7 +45,7 @@ import org.attn4j.models.tokenize.Tokenizer;
  * </pre>
  */
 public final class SentenceEmbedder implements AutoCloseable {
-    private final BertModel model;
+    private final Encoder model;
     private final Parameters parameters;
     private final Tokenizer tokenizer;
     private final Tokenizer untruncated;
@@ -53,14 +59,19 @@ public final class SentenceEmbedder implements AutoCloseable {
     private final String description;
     private final String poolingStatedBy;
     private final List<String> notes;
+    private final List<DenseModule> dense;
+    private final int dimensions;
+    private final boolean includePrompt;
+    private final Map<String, String> prompts;
+    private final String prompt;
 
-    private SentenceEmbedder(BertModel host, Tokenizer tokenizer, Backend backend, EmbeddingOptions options,
+    private SentenceEmbedder(Encoder host, Tokenizer tokenizer, Backend backend, EmbeddingOptions options,
                              EncoderSetup folder, String description, List<String> notes) {
-        int positions = host.config().maxPositionEmbeddings();
+        int positions = host.maxLength();
         this.maxLength = options.maxLength().orElse(folder.maxLength() > 0 ? folder.maxLength() : positions);
         if (maxLength > positions) {
             throw new IllegalArgumentException("SentenceEmbedder: maxLength " + maxLength
-                    + " exceeds the model's max_position_embeddings " + positions);
+                    + " exceeds the longest input the model's position table allows, " + positions);
         }
         if (!backend.capabilities().supports(options.dtype())) {
             throw new IllegalArgumentException("SentenceEmbedder: backend " + backend.name() + " does not support "
@@ -77,6 +88,24 @@ public final class SentenceEmbedder implements AutoCloseable {
         this.longTexts = options.longTexts();
         this.description = description;
         this.notes = List.copyOf(notes);
+        this.dense = folder.dense();
+        int width = host.config().hiddenSize();
+        for (DenseModule m : dense) {
+            if (m.in() != width) {
+                throw new IllegalArgumentException("SentenceEmbedder: Dense module " + m.path() + " takes "
+                        + m.in() + " features but receives " + width);
+            }
+            width = m.out();
+        }
+        this.dimensions = options.dimensions().orElse(width);
+        if (dimensions > width) {
+            throw new IllegalArgumentException("SentenceEmbedder: dimensions " + dimensions + " exceeds the model's "
+                    + width + " output features");
+        }
+        this.includePrompt = folder.includePrompt();
+        this.prompts = folder.prompts();
+        this.prompt = options.prompt().isPresent() ? options.prompt().get()
+                : prompt(options.promptName().orElse(folder.defaultPromptName()));
         this.parameters = Parameters.on(backend, dtype);
         try {
             this.model = host.bind(parameters);
@@ -87,10 +116,11 @@ public final class SentenceEmbedder implements AutoCloseable {
     }
 
     /**
-     * Loads a Hugging Face folder: {@code config.json} ({@code model_type} bert), {@code model.safetensors} or a
-     * sharded {@code model.safetensors.index.json} (or, without either, a PyTorch-exported {@code model.onnx}, its
-     * weights mapped to Hugging Face names), {@code tokenizer.json} (WordPiece), and, when present, the
-     * sentence-transformers files that set pooling, normalisation and length. Also an {@code .onnx} file or a model
+     * Loads a Hugging Face folder: {@code config.json} (a {@code model_type} of {@link Encoder}'s families),
+     * {@code model.safetensors} or a sharded {@code model.safetensors.index.json} (or, without either, a
+     * PyTorch-exported {@code model.onnx}, its weights mapped to Hugging Face names), {@code tokenizer.json}, and,
+     * when present, the sentence-transformers files that set pooling, projection, normalisation, length and prompts.
+     * Also an {@code .onnx} file or a model
      * jar: see {@link #load(EncoderSource, Backend, EmbeddingOptions)}.
      *
      * @param model the folder, {@code .onnx} file or jar
@@ -145,7 +175,7 @@ public final class SentenceEmbedder implements AutoCloseable {
     public static SentenceEmbedder from(Checkpoint checkpoint, Backend backend, EmbeddingOptions options)
             throws IOException {
         EncoderCheckpoint c = EncoderCheckpoint.of(checkpoint, "SentenceEmbedder.from");
-        BertModel host = BertModel.load(c.weights(), c.config());
+        Encoder host = c.config().loadEncoder(c.weights());
         return new SentenceEmbedder(host, c.tokenizer(), backend, options, c.setup(), c.description(), c.notes());
     }
 
@@ -168,88 +198,123 @@ public final class SentenceEmbedder implements AutoCloseable {
 
     /**
      * @param texts the texts, in order; none null
-     * @return one embedding per text, in the same order
+     * @return one embedding per text, in the same order, each text after the prompt in use ({@link #prompt()})
      * @throws IllegalStateException if closed
      */
     public List<SentenceEmbedding> embed(List<String> texts) {
+        return embedAfter(prompt, texts);
+    }
+
+    /**
+     * Embeds texts after one of the folder's named prompts, as sentence-transformers' {@code encode(texts,
+     * prompt_name=…)}: for example {@code "query"} and {@code "passage"} for multilingual-e5-style folders.
+     *
+     * @param texts the texts, in order; none null
+     * @param promptName a key of the folder's {@code prompts}
+     * @return one embedding per text, in the same order
+     * @throws IllegalArgumentException if the folder has no such prompt
+     * @throws IllegalStateException if closed
+     */
+    public List<SentenceEmbedding> embed(List<String> texts, String promptName) {
+        if (promptName == null) {
+            throw new IllegalArgumentException("SentenceEmbedder.embed: argument promptName is null");
+        }
+        return embedAfter(prompt(promptName), texts);
+    }
+
+    private String prompt(String name) {
+        if (name == null) {
+            return "";
+        }
+        String text = prompts.get(name);
+        if (text == null) {
+            throw new IllegalArgumentException("SentenceEmbedder: prompt name '" + name + "' is not one of the"
+                    + " model's prompts " + new java.util.TreeSet<>(prompts.keySet())
+                    + " (config_sentence_transformers.json)");
+        }
+        return text;
+    }
+
+    private List<SentenceEmbedding> embedAfter(String promptText, List<String> texts) {
         if (texts == null || texts.stream().anyMatch(t -> t == null)) {
             throw new IllegalArgumentException("SentenceEmbedder.embed: argument texts is null or holds null");
         }
         if (!parameters.isOpen()) {
             throw new IllegalStateException("SentenceEmbedder.embed: the embedder is closed");
         }
+        if (!promptText.isEmpty() && longTexts == LongTexts.SPLIT) {
+            throw new IllegalArgumentException("SentenceEmbedder.embed: a prompt ('" + promptText + "') and"
+                    + " LongTexts.SPLIT do not go together: only the first window would read the prompt");
+        }
+        int promptTokens = promptText.isEmpty() || includePrompt ? 0 : tokenizer.encode(promptText).length() - 1;
         int n = texts.size();
         int[][] textIds = new int[n][];
         List<int[]> segments = new ArrayList<>(n);
         List<Integer> owner = new ArrayList<>(n);
         List<Integer> weight = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
+            String text = promptText + texts.get(i);
             if (longTexts == LongTexts.TRUNCATE) {
-                textIds[i] = tokenizer.encode(texts.get(i)).ids();
+                textIds[i] = tokenizer.encode(text).ids();
                 segments.add(textIds[i]);
                 owner.add(i);
                 weight.add(1);
                 continue;
             }
-            List<Encoding> windows = tokenizer.encodeWindows(texts.get(i));
+            List<Encoding> windows = tokenizer.encodeWindows(text);
             textIds[i] = windows.size() == 1 ? windows.get(0).ids()
-                    : tokenizer.withMaxLength(Integer.MAX_VALUE).encode(texts.get(i)).ids();
+                    : tokenizer.withMaxLength(Integer.MAX_VALUE).encode(text).ids();
             for (Encoding w : windows) {
                 segments.add(w.ids());
                 owner.add(i);
                 weight.add(Math.max(1, w.length() - specialTokens));
             }
         }
-        float[][] pooled = poolAll(segments);
-        int dim = dimension();
+        double[][] pooled = poolAll(segments, promptTokens);
         double[][] sums = new double[n][];
         double[] totals = new double[n];
-        float[][] single = new float[n][];
         for (int s = 0; s < segments.size(); s++) {
             int i = owner.get(s);
-            if (single[i] == null && sums[i] == null) {
-                single[i] = pooled[s];
-                totals[i] = weight.get(s);
-                continue;
-            }
             if (sums[i] == null) {
-                sums[i] = new double[dim];
-                for (int j = 0; j < dim; j++) {
-                    sums[i][j] = (double) single[i][j] * totals[i];
-                }
+                sums[i] = new double[pooled[s].length];
             }
-            for (int j = 0; j < dim; j++) {
-                sums[i][j] += (double) pooled[s][j] * weight.get(s);
+            for (int j = 0; j < sums[i].length; j++) {
+                sums[i][j] += pooled[s][j] * weight.get(s);
             }
             totals[i] += weight.get(s);
         }
         SentenceEmbedding[] out = new SentenceEmbedding[n];
         for (int i = 0; i < n; i++) {
-            float[] v = single[i];
-            if (sums[i] != null) {
-                v = new float[dim];
-                for (int j = 0; j < dim; j++) {
-                    v[j] = (float) (sums[i][j] / totals[i]);
-                }
+            double[] v = sums[i];
+            for (int j = 0; j < v.length; j++) {
+                v[j] /= totals[i];
             }
+            for (DenseModule m : dense) {
+                v = m.apply(v);
+            }
+            v = Arrays.copyOf(v, dimensions);
             if (normalize) {
                 normalizeInPlace(v);
             }
-            out[i] = new SentenceEmbedding(texts.get(i), textIds[i], v);
+            float[] f = new float[dimensions];
+            for (int j = 0; j < dimensions; j++) {
+                f[j] = (float) v[j];
+            }
+            out[i] = new SentenceEmbedding(texts.get(i), textIds[i], f);
         }
         return List.of(out);
     }
 
     /** Runs the sequences in batches of similar length and returns each one's pooled, unnormalised vector. */
-    private float[][] poolAll(List<int[]> ids) {
+    private double[][] poolAll(List<int[]> ids, int promptTokens) {
         int n = ids.size();
         Integer[] order = new Integer[n];
         for (int i = 0; i < n; i++) {
             order[i] = i;
         }
         Arrays.sort(order, Comparator.comparingInt(i -> ids.get(i).length));
-        float[][] out = new float[n][];
-        int dim = dimension();
+        double[][] out = new double[n][];
+        int dim = model.config().hiddenSize();
         for (int from = 0; from < n; from += batchSize) {
             int to = Math.min(n, from + batchSize);
             List<int[]> batch = new ArrayList<>(to - from);
@@ -262,6 +327,9 @@ public final class SentenceEmbedder implements AutoCloseable {
                 hidden = model.forward(scope, input, dtype).toFloatArray();
             }
             int[] mask = input.attentionMask();
+            for (int b = 0; b < batch.size(); b++) {
+                Arrays.fill(mask, b * input.length(), b * input.length() + Math.min(promptTokens, input.length()), 0);
+            }
             for (int b = 0; b < batch.size(); b++) {
                 out[order[from + b]] = pool(pooling, hidden, mask, b, input.length(), dim);
             }
@@ -313,7 +381,7 @@ public final class SentenceEmbedder implements AutoCloseable {
         try (Scope scope = parameters.backend().newScope()) {
             flat = model.attentionWeights(scope, BertInput.pad(List.of(ids)), dtype, layer).toDoubleArray();
         }
-        int heads = model.config().numAttentionHeads();
+        int heads = model.heads();
         int n = ids.length;
         double[][][] out = new double[heads][n][n];
         for (int h = 0; h < heads; h++) {
@@ -326,23 +394,31 @@ public final class SentenceEmbedder implements AutoCloseable {
 
     /** @return the encoder's number of layers */
     public int layers() {
-        return model.config().numHiddenLayers();
+        return model.layers();
     }
 
-    private static void normalizeInPlace(float[] v) {
+    private static void normalizeInPlace(double[] v) {
         double sum = 0;
-        for (float x : v) {
-            sum += (double) x * x;
+        for (double x : v) {
+            sum += x * x;
         }
         double norm = Math.max(Math.sqrt(sum), 1e-12);
         for (int i = 0; i < v.length; i++) {
-            v[i] = (float) (v[i] / norm);
+            v[i] /= norm;
         }
     }
 
-    /** @return {@code d}, the length of every vector */
+    /**
+     * @return the length of every vector: the encoder's width, or the last Dense module's {@code out_features},
+     *     or the dimensions the options keep
+     */
     public int dimension() {
-        return model.config().hiddenSize();
+        return dimensions;
+    }
+
+    /** @return the prompt put before every text by {@link #embed(List)}, empty for none */
+    public String prompt() {
+        return prompt;
     }
 
     /** @return the pooling in use */
@@ -402,35 +478,52 @@ public final class SentenceEmbedder implements AutoCloseable {
     /**
      * @param pooling how the row is pooled
      * @param hidden {@code [B, L, d]} row-major; not modified
-     * @param mask {@code [B, L]}, 1 on real tokens; not modified
+     * @param mask {@code [B, L]}, 1 on the tokens pooling reads; not modified
      * @param row {@code b}
      * @param length {@code L}
      * @param dim {@code d}
-     * @return the pooled vector of row {@code b}: {@code h_0} (CLS), {@code Σ_i m_i·h_i / Σ_i m_i} (MEAN),
-     *     {@code max_i h_i} over the real tokens (MAX) or the last real token's (LAST)
+     * @return the pooled vector of row {@code b}, by the formula of each {@link Pooling} constant
      */
-    private static float[] pool(Pooling pooling, float[] hidden, int[] mask, int row, int length, int dim) {
-        float[] out = new float[dim];
+    private static double[] pool(Pooling pooling, float[] hidden, int[] mask, int row, int length, int dim) {
+        double[] out = new double[dim];
         int base = row * length;
         switch (pooling) {
-            case CLS -> System.arraycopy(hidden, base * dim, out, 0, dim);
-            case MEAN -> {
-                double[] sum = new double[dim];
-                int count = 0;
-                for (int i = 0; i < length; i++) {
+            case CLS -> {
+                for (int j = 0; j < dim; j++) {
+                    out[j] = hidden[base * dim + j];
+                }
+            }
+            case LAST_TOKEN -> {
+                int last = length - 1;
+                for (int i = length - 1; i >= 0; i--) {
                     if (mask[base + i] == 1) {
-                        count++;
-                        for (int j = 0; j < dim; j++) {
-                            sum[j] += hidden[(base + i) * dim + j];
-                        }
+                        last = i;
+                        break;
                     }
                 }
                 for (int j = 0; j < dim; j++) {
-                    out[j] = (float) (sum[j] / Math.max(count, 1));
+                    out[j] = hidden[(base + last) * dim + j];
+                }
+            }
+            case MEAN, MEAN_SQRT_LEN, WEIGHTED_MEAN -> {
+                double count = 0;
+                for (int i = 0; i < length; i++) {
+                    if (mask[base + i] == 1) {
+                        double w = pooling == Pooling.WEIGHTED_MEAN ? i + 1 : 1;
+                        count += w;
+                        for (int j = 0; j < dim; j++) {
+                            out[j] += w * hidden[(base + i) * dim + j];
+                        }
+                    }
+                }
+                double divisor = pooling == Pooling.MEAN_SQRT_LEN ? Math.sqrt(Math.max(count, 1e-9))
+                        : Math.max(count, 1e-9);
+                for (int j = 0; j < dim; j++) {
+                    out[j] /= divisor;
                 }
             }
             case MAX -> {
-                Arrays.fill(out, Float.NEGATIVE_INFINITY);
+                Arrays.fill(out, Double.NEGATIVE_INFINITY);
                 for (int i = 0; i < length; i++) {
                     if (mask[base + i] == 1) {
                         for (int j = 0; j < dim; j++) {
@@ -438,15 +531,6 @@ public final class SentenceEmbedder implements AutoCloseable {
                         }
                     }
                 }
-            }
-            case LAST -> {
-                int last = 0;
-                for (int i = 0; i < length; i++) {
-                    if (mask[base + i] == 1) {
-                        last = i;
-                    }
-                }
-                System.arraycopy(hidden, (base + last) * dim, out, 0, dim);
             }
             default -> throw new IllegalStateException(pooling.name());
         }

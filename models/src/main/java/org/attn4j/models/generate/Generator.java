@@ -134,7 +134,7 @@ public final class Generator {
             }
             all[length++] = token;
             count++;
-            if (!listener.onToken(token)) {
+            if (!listener.onToken(token, logits)) {
                 reason = StopReason.CANCELLED;
                 break;
             }

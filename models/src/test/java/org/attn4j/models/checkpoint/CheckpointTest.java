@@ -29,6 +29,7 @@ import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
 import org.attn4j.models.generate.ChatModel;
 import org.attn4j.models.generate.GenerationConfig;
+import org.attn4j.models.parameters.QuantMix;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -160,14 +161,34 @@ class CheckpointTest {
         GgufCheckpoints.byteLevelBpe(GgufCheckpoints.fromFolder(decoder, WeightType.F32), decoder,
                 DecoderConfig.read(decoder).vocabSize(), "llama-bpe").write(gguf);
         Checkpoint checkpoint = Checkpoint.open(gguf);
+        assertTrue(checkpoint.notes().stream().anyMatch(n -> n.matches("weights: F32: F32 \\d+; [0-9.]+ MiB")),
+                checkpoint.notes().toString());
         DecoderConfig config = CausalLM.config(checkpoint);
         GenerationConfig generation = GenerationConfig.of(checkpoint);
         try (CausalLM model = CausalLM.from(checkpoint, Backends.load(), DType.F32, null)) {
             assertEquals(config.vocabSize(), model.config().vocabSize());
             assertEquals(config.layers(), model.config().layers());
+            assertEquals("F32", model.census().name());
         }
         assertEquals(GenerationConfig.fromGguf(checkpoint.gguf().orElseThrow()).options().toString(),
                 generation.options().toString());
+    }
+
+    @Test
+    void aFolderQuantizedToAMixHoldsEveryTensorItHoldsAsFileUnderTheMixsName() throws Exception {
+        Path decoder = resource("decoder/llama3_chat_tiny");
+        int tensors;
+        try (CausalLM model = CausalLM.from(Checkpoint.open(decoder), Backends.load(), DType.F32, null)) {
+            assertEquals("as in the file", model.census().name());
+            tensors = model.census().tensors();
+        }
+        try (CausalLM model = CausalLM.quantized(Checkpoint.open(decoder), Backends.load(), DType.F32,
+                QuantMix.Q4_K_M)) {
+            assertEquals("Q4_K_M", model.census().name());
+            assertEquals(tensors, model.census().tensors(), model.census().toString());
+            assertTrue(model.census().counts().keySet().stream().allMatch(t -> t == WeightType.F32 || t.isQuantized()
+                    || t == WeightType.F16), model.census().toString());
+        }
     }
 
     @Test

@@ -102,7 +102,7 @@ class GgufEncoderTest {
     @Test
     void thePoolingTypeOfTheMetadataIsThePooling() throws IOException {
         Path folder = SentenceEmbedderTest.tiny();
-        for (Object[] c : new Object[][] {{2, Pooling.CLS}, {3, Pooling.LAST}}) {
+        for (Object[] c : new Object[][] {{2, Pooling.CLS}, {3, Pooling.LAST_TOKEN}}) {
             Path file = dir.resolve("pooling-" + c[0] + ".gguf");
             GgufEncoders.gguf(folder, WeightType.F32, (int) c[0]).write(file);
             Pooling pooling = (Pooling) c[1];
