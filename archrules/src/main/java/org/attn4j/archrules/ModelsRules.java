@@ -21,9 +21,9 @@ import java.util.Map;
  *
  * <p>The module's packages form layers, each using only those below it:
  * <pre>
- *   org.attn4j.models             Checkpoint: opens a path, builds the models        (top)
- *   embed, generate               models a user runs: sentence embeddings, reranking; generation and chat
+ *   embed, generate               models a user runs: sentence embeddings, reranking; generation and chat  (top)
  *   bert, decoder                 model families: configuration, blocks, forward
+ *   checkpoint                    Checkpoint: looks at a path once, decides what it is, reads its files
  *   tutorial                      the classic texts' attention layers and encoder blocks
  *   layers                        building blocks: Linear, LayerNorm, Embedding
  *   io, onnx, tokenize, chat, text  readers of files, tokenizers, chat templates
@@ -37,6 +37,7 @@ public final class ModelsRules {
         ROOT + ".chat..", ROOT + ".text.."};
     private static final String[] FAMILIES = {ROOT + ".bert..", ROOT + ".decoder.."};
     private static final String[] MODELS = {ROOT + ".embed..", ROOT + ".generate.."};
+    private static final String CHECKPOINT = ROOT + ".checkpoint..";
 
     private static String[] packages(String[]... groups) {
         return Arrays.stream(groups).flatMap(Arrays::stream).toArray(String[]::new);
@@ -47,7 +48,7 @@ public final class ModelsRules {
     public static final ArchRule PARAMETERS_ARE_THE_FOUNDATION = noClasses()
             .that().resideInAPackage(ROOT + ".parameters..")
             .should().dependOnClassesThat().resideInAnyPackage(packages(new String[] {ROOT, ROOT + ".layers..",
-                ROOT + ".tutorial..", ROOT + ".examples.."}, READERS, FAMILIES, MODELS))
+                ROOT + ".tutorial..", ROOT + ".examples..", CHECKPOINT}, READERS, FAMILIES, MODELS))
             .because("host tensors, state dicts and parameters are what every other package builds on; an arrow"
                     + " back up would tie the foundation to one of its users");
 
@@ -56,7 +57,7 @@ public final class ModelsRules {
     public static final ArchRule READERS_KNOW_NO_MODEL = noClasses()
             .that().resideInAnyPackage(READERS)
             .should().dependOnClassesThat().resideInAnyPackage(packages(new String[] {ROOT, ROOT + ".layers..",
-                ROOT + ".tutorial..", ROOT + ".examples.."}, FAMILIES, MODELS))
+                ROOT + ".tutorial..", ROOT + ".examples..", CHECKPOINT}, FAMILIES, MODELS))
             .because("a format or a tokenizer is read the same whichever model uses it");
 
     /** The building blocks use the foundation only. */
@@ -64,7 +65,7 @@ public final class ModelsRules {
     public static final ArchRule BUILDING_BLOCKS_USE_ONLY_THE_FOUNDATION = noClasses()
             .that().resideInAPackage(ROOT + ".layers..")
             .should().dependOnClassesThat().resideInAnyPackage(packages(new String[] {ROOT, ROOT + ".tutorial..",
-                ROOT + ".examples.."}, READERS, FAMILIES, MODELS))
+                ROOT + ".examples..", CHECKPOINT}, READERS, FAMILIES, MODELS))
             .because("Linear, LayerNorm and Embedding serve every family and take their parameters from a state"
                     + " dict, whatever file it came from");
 
@@ -72,11 +73,23 @@ public final class ModelsRules {
     @ArchTest
     public static final ArchRule TUTORIAL_LAYERS_STAND_APART = noClasses()
             .that().resideInAPackage(ROOT + ".tutorial..")
-            .should().dependOnClassesThat().resideInAnyPackage(packages(new String[] {ROOT, ROOT + ".examples.."},
-                READERS, FAMILIES, MODELS))
+            .should().dependOnClassesThat().resideInAnyPackage(packages(new String[] {ROOT, ROOT + ".examples..",
+                CHECKPOINT}, READERS, FAMILIES, MODELS))
             .because("the classic texts' forms teach attention; a real model's family must not depend on them");
 
-    /** A family is built from the blocks, the foundation and the readers, never from the tutorials' layers. */
+    /**
+     * The checkpoint layer reads files with the readers into the foundation's types, and knows no layer, family or
+     * model: those are built from it.
+     */
+    @ArchTest
+    public static final ArchRule CHECKPOINTS_POINT_NO_ARROW_UP = noClasses()
+            .that().resideInAPackage(CHECKPOINT)
+            .should().dependOnClassesThat().resideInAnyPackage(packages(new String[] {ROOT, ROOT + ".layers..",
+                ROOT + ".tutorial..", ROOT + ".examples.."}, FAMILIES, MODELS))
+            .because("Checkpoint is the one place that decides what a path is; the families and models it would"
+                    + " point at are built from it, so an arrow up would be a cycle");
+
+    /** A family is built from the blocks, the foundation, the readers and checkpoints, never from the tutorials. */
     @ArchTest
     public static final ArchRule FAMILIES_STAND_ON_BLOCKS_AND_READERS = noClasses()
             .that().resideInAnyPackage(FAMILIES)
@@ -94,12 +107,13 @@ public final class ModelsRules {
             .orShould().dependOnClassesThat().resideInAPackage(ROOT + ".generate..")
             .because("what encoders and decoders share belongs in layers or parameters");
 
-    /** The models a user runs are built from families and readers, and never open a checkpoint themselves. */
+    /** The models a user runs are built from checkpoints, families and readers, never from the tutorials. */
     @ArchTest
-    public static final ArchRule MODELS_DO_NOT_OPEN_CHECKPOINTS = noClasses()
+    public static final ArchRule MODELS_STAND_ON_FAMILIES = noClasses()
             .that().resideInAnyPackage(MODELS)
             .should().dependOnClassesThat().resideInAnyPackage(ROOT, ROOT + ".tutorial..", ROOT + ".examples..")
-            .because("Checkpoint is the one place that looks at a path; the models take what it read");
+            .because("a model a user runs is a family's forward fed by a checkpoint; the classic texts' forms teach"
+                    + " attention and are no part of it");
 
     /** Sentence embedding and generation know nothing of each other. */
     @ArchTest

@@ -8,7 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.attn4j.api.DType;
-import org.attn4j.models.Checkpoint;
+import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.chat.ChatTemplateException;
 import org.attn4j.models.chat.Message;
 import org.attn4j.models.generate.ChatModel;
@@ -68,14 +68,14 @@ final class ChatCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Checkpoint checkpoint = CheckpointOption.open(model, Checkpoint.Kind.DECODER, spec);
+        Checkpoint checkpoint = CheckpointOption.open(model, Checkpoint.Kind.DECODER, null, spec);
         if (message != null && message.isBlank()) {
             throw new ParameterException(spec.commandLine(), "--message is empty; give some text");
         }
         BackendChoice choice = BackendChoice.resolve(backend, spec);
         ChatModel chat;
         try {
-            chat = checkpoint.chatModel(choice.backend(), DType.F32);
+            chat = ChatModel.from(checkpoint, choice.backend(), DType.F32);
         } catch (IllegalArgumentException | IllegalStateException | Tokenizer.FormatException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -11,10 +11,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.attn4j.cli.TextTable.Align;
-import org.attn4j.models.Checkpoint;
+import org.attn4j.models.checkpoint.Checkpoint;
+import org.attn4j.models.checkpoint.Pooling;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.LongTexts;
-import org.attn4j.models.embed.Pooling;
 import org.attn4j.models.embed.SentenceEmbedder;
 import org.attn4j.models.embed.SentenceEmbedding;
 import picocli.CommandLine.Command;
@@ -155,8 +155,9 @@ final class EmbedCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         checkArguments();
         checkOutput();
-        Checkpoint checkpoint = model == null ? null : CheckpointOption.open(model, Checkpoint.Kind.ENCODER, spec);
         checkModelPaths();
+        Checkpoint checkpoint = model == null ? null
+                : CheckpointOption.open(model, Checkpoint.Kind.ENCODER, tokenizer, spec);
         if (batchSize < 1) {
             throw bad("--batch-size " + batchSize + " must be at least 1");
         }
@@ -378,11 +379,9 @@ final class EmbedCommand implements Callable<Integer> {
             return SentenceEmbedder.loadDefault(choice.backend(), options);
         }
         try {
-            return tokenizer == null ? checkpoint.sentenceEmbedder(choice.backend(), options)
-                    : checkpoint.sentenceEmbedder(choice.backend(), options, tokenizer);
+            return SentenceEmbedder.from(checkpoint, choice.backend(), options);
         } catch (NoSuchFileException e) {
-            throw bad("--model " + model + ": " + oneLine(e.getFile() + (e.getReason() == null ? " is missing"
-                    : " " + e.getReason())));
+            throw bad("--model " + model + ": " + CheckpointOption.missing(e));
         } catch (IOException | IllegalArgumentException e) {
             throw bad("--model " + model + ": " + oneLine(e.getMessage()));
         }

@@ -9,7 +9,7 @@ import java.util.concurrent.Callable;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.WeightType;
-import org.attn4j.models.Checkpoint;
+import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.decoder.CausalLM;
 import org.attn4j.models.decoder.KvCache;
 import org.attn4j.models.generate.GenerationConfig;
@@ -98,8 +98,13 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Checkpoint checkpoint = CheckpointOption.open(model, Checkpoint.Kind.DECODER, spec);
-        GenerationConfig generation = checkpoint.generationConfig();
+        Checkpoint checkpoint = CheckpointOption.open(model, Checkpoint.Kind.DECODER, null, spec);
+        GenerationConfig generation;
+        try {
+            generation = GenerationConfig.of(checkpoint);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--model " + EmbedCommand.oneLine(e.getMessage()));
+        }
         sampling.apply(generation.options(), 32, generation.maxNewTokens().isPresent(), spec);
         Tokenizer tokenizer = checkpoint.tokenizer().orElse(null);
         int[] ids;
@@ -129,8 +134,8 @@ final class GenerateCommand implements Callable<Integer> {
         BackendChoice choice = BackendChoice.resolve(backend, spec);
         CausalLM lm;
         try {
-            lm = mix != null ? checkpoint.quantizedLM(choice.backend(), DType.F32, mix)
-                    : checkpoint.causalLM(choice.backend(), DType.F32, storage);
+            lm = mix != null ? CausalLM.quantized(checkpoint, choice.backend(), DType.F32, mix)
+                    : CausalLM.from(checkpoint, choice.backend(), DType.F32, storage);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

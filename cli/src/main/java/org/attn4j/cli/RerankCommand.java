@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.attn4j.cli.TextTable.Align;
-import org.attn4j.models.Checkpoint;
+import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.embed.CrossEncoder;
 import org.attn4j.models.embed.RerankOptions;
 import picocli.CommandLine.Command;
@@ -96,10 +96,10 @@ final class RerankCommand implements Callable<Integer> {
         if (batchSize < 1) {
             throw bad("--batch-size " + batchSize + " must be at least 1");
         }
-        Checkpoint checkpoint = CheckpointOption.open(model, Checkpoint.Kind.ENCODER, spec);
         if (tokenizer != null && !Files.isRegularFile(tokenizer)) {
             throw bad("--tokenizer " + tokenizer + (Files.exists(tokenizer) ? " is not a file" : " does not exist"));
         }
+        Checkpoint checkpoint = CheckpointOption.open(model, Checkpoint.Kind.ENCODER, tokenizer, spec);
         if (output != null && !output.equals("-")) {
             Path file = Path.of(output);
             if (Files.isDirectory(file)) {
@@ -177,10 +177,9 @@ final class RerankCommand implements Callable<Integer> {
     private CrossEncoder load(Checkpoint checkpoint, BackendChoice choice, RerankOptions options)
             throws IOException {
         try {
-            return checkpoint.crossEncoder(choice.backend(), options, tokenizer);
+            return CrossEncoder.from(checkpoint, choice.backend(), options);
         } catch (NoSuchFileException e) {
-            throw bad("--model " + model + ": " + EmbedCommand.oneLine(e.getFile() + (e.getReason() == null
-                    ? " is missing" : " " + e.getReason())));
+            throw bad("--model " + model + ": " + CheckpointOption.missing(e));
         } catch (IOException | IllegalArgumentException e) {
             throw bad("--model " + model + ": " + EmbedCommand.oneLine(e.getMessage()));
         }

@@ -26,7 +26,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.attn4j.api.Backends;
+import org.attn4j.api.WeightType;
+import org.attn4j.models.checkpoint.Pooling;
 import org.attn4j.models.embed.EmbeddingOptions;
+import org.attn4j.models.embed.GgufEncoders;
 import org.attn4j.models.embed.SentenceEmbedder;
 import org.attn4j.models.embed.SentenceEmbedding;
 import org.junit.jupiter.api.BeforeAll;
@@ -356,6 +359,26 @@ class EmbedCommandTest {
         try (var files = Files.list(dir)) {
             assertEquals(List.of("empty.txt"), files.map(p -> p.getFileName().toString()).toList());
         }
+    }
+
+    @Test
+    void aGgufEncoderEmbedsAsItsFolderWithThePoolingItsMetadataStates() throws IOException {
+        Path gguf = dir.resolve("tiny.gguf");
+        GgufEncoders.gguf(tiny, WeightType.F32, 2).write(gguf);
+        List<SentenceEmbedding> expected;
+        try (SentenceEmbedder embedder = SentenceEmbedder.load(tiny, Backends.load("ejml"),
+                EmbeddingOptions.defaults().withPooling(Pooling.CLS))) {
+            expected = embedder.embed(List.of(CAT));
+        }
+        Path out = dir.resolve("e.jsonl");
+        Cli r = Cli.run("embed", "--backend", "ejml", "--model", gguf.toString(), "--output", out.toString(),
+                "--ids", CAT);
+        assertEquals(0, r.exitCode(), r.transcript());
+        assertTrue(r.out().contains("cls pooling"), r.transcript());
+        assertTrue(r.out().contains("pooling: stated by bert.pooling_type (cls)"), r.transcript());
+        JsonNode line = JSON.readTree(Files.readAllLines(out).get(0));
+        assertArrayEquals(expected.get(0).ids(), ints(line.get("ids")));
+        assertVector("gguf", expected.get(0).vector(), line.get("embedding"));
     }
 
     @Test

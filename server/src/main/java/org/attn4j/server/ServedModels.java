@@ -12,7 +12,7 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
-import org.attn4j.models.Checkpoint;
+import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.decoder.CausalLM;
 import org.attn4j.models.embed.CrossEncoder;
 import org.attn4j.models.embed.EmbeddingOptions;
@@ -84,7 +84,7 @@ public final class ServedModels implements AutoCloseable {
         checkName(name);
         Checkpoint checkpoint = Checkpoint.open(path);
         if (checkpoint.kind() == Checkpoint.Kind.ENCODER) {
-            SentenceEmbedder e = checkpoint.sentenceEmbedder(backend, EmbeddingOptions.defaults());
+            SentenceEmbedder e = SentenceEmbedder.from(checkpoint, backend, EmbeddingOptions.defaults());
             try {
                 return addEncoder(name, e, matryoshkaDimensions);
             } catch (RuntimeException failure) {
@@ -101,16 +101,16 @@ public final class ServedModels implements AutoCloseable {
                 : "no tokenizer.json, no vocab.json and merges.txt") + "); the server needs one to read prompts and"
                 + " write text"));
         if (checkpoint.hasChatTemplate()) {
-            return addChatModel(name, checkpoint.chatModel(backend, DType.F32));
+            return addChatModel(name, ChatModel.from(checkpoint, backend, DType.F32));
         }
-        return addDecoder(name, checkpoint.causalLM(backend, DType.F32, null), tokenizer,
-                checkpoint.generationConfig().options());
+        GenerationOptions defaults = GenerationConfig.of(checkpoint).options();
+        return addDecoder(name, CausalLM.from(checkpoint, backend, DType.F32, null), tokenizer, defaults);
     }
 
     /**
      * Loads a cross-encoder from a path and serves it for {@code /v1/rerank}: a folder, {@code .onnx} file or model
      * jar of a one-label {@code BertForSequenceClassification}, as {@code attn4j rerank} reads it
-     * ({@link Checkpoint#crossEncoder}, {@link RerankOptions#defaults()}: the activation its
+     * ({@link CrossEncoder#from}, {@link RerankOptions#defaults()}: the activation its
      * {@code config.json} names).
      *
      * @param name the model name clients send
@@ -124,7 +124,7 @@ public final class ServedModels implements AutoCloseable {
         Objects.requireNonNull(path, "ServedModels.loadReranker: argument path is null");
         Objects.requireNonNull(backend, "ServedModels.loadReranker: argument backend is null");
         checkName(name);
-        CrossEncoder encoder = Checkpoint.open(path, Checkpoint.Kind.ENCODER).crossEncoder(backend,
+        CrossEncoder encoder = CrossEncoder.from(Checkpoint.open(path, Checkpoint.Kind.ENCODER), backend,
                 RerankOptions.defaults());
         try {
             return addReranker(name, encoder);

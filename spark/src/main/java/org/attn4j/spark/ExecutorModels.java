@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 import org.apache.spark.SparkEnv;
 import org.attn4j.api.Backend;
 import org.attn4j.api.Backends;
-import org.attn4j.models.Checkpoint;
+import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.embed.SentenceEmbedder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,7 +96,7 @@ final class ExecutorModels {
                     copy = ModelFiles.copyToLocal(key.modelPath(), ModelFiles.deserialize(hadoopConf));
                     folder = copy;
                 }
-                loaded = new Loaded(Checkpoint.open(folder, Checkpoint.Kind.ENCODER).sentenceEmbedder(backend,
+                loaded = new Loaded(SentenceEmbedder.from(Checkpoint.open(folder, Checkpoint.Kind.ENCODER), backend,
                         key.options()), copy);
             }
             LOG.info(loadLine(key, loaded.embedder(), (System.nanoTime() - start) / 1_000_000));

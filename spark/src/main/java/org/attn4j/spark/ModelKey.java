@@ -2,8 +2,8 @@ package org.attn4j.spark;
 
 import java.io.Serializable;
 import java.util.Locale;
+import org.attn4j.models.checkpoint.Pooling;
 import org.attn4j.models.embed.EmbeddingOptions;
-import org.attn4j.models.embed.Pooling;
 
 /**
  * Which model an executor runs: the folder, the backend and the embedding options. Executors keep one loaded model

@@ -1,7 +1,6 @@
 package org.attn4j.models.decoder;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -17,8 +16,8 @@ import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.WeightType;
+import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.io.Gguf;
-import org.attn4j.models.io.SafeTensors;
 import org.attn4j.models.parameters.HostTensor;
 import org.attn4j.models.parameters.QuantMix;
 import org.attn4j.models.parameters.StateDict;
@@ -79,9 +78,7 @@ public final class CausalLM implements AutoCloseable {
 
     /**
      * @param folder a Hugging Face folder: {@code config.json} and one or more {@code *.safetensors}; or a
-     *     {@code .gguf} file ({@link #load(Gguf.Contents, Backend, DType, WeightType)}). The files are memory-mapped
-     *     and each tensor's map is given back as soon as the tensor is bound ({@link HostTensor#release()}), so that
-     *     loading holds the bound weights and the pages of about one tensor, not the weights twice
+     *     {@code .gguf} file: opened as a {@link Checkpoint} and built by {@link #from}
      * @param backend where the weights go
      * @param dtype the element type of activations and cache: F32, or F64 (every weight then F64)
      * @param storage every matrix's storage type, converted once here (for example Q8_0), or null to keep the
@@ -91,86 +88,79 @@ public final class CausalLM implements AutoCloseable {
      * @throws IllegalArgumentException if the config or the tensors do not describe a supported model
      */
     public static CausalLM load(Path folder, Backend backend, DType dtype, WeightType storage) throws IOException {
-        if (Files.isRegularFile(folder) && folder.getFileName().toString().endsWith(".gguf")) {
-            Gguf.Contents gguf = Gguf.read(folder);
-            try {
-                GgufDecoder.Checkpoint c = GgufDecoder.read(gguf);
-                return build(c.config(), c.state(), backend, dtype, storage, null, name(gguf, storage, dtype), true,
-                        true);
-            } finally {
-                gguf.tensors().asMap().values().forEach(HostTensor::release);
-            }
-        }
-        return load(DecoderConfig.read(folder), folder, backend, dtype, storage);
+        return from(Checkpoint.open(folder, Checkpoint.Kind.DECODER), backend, dtype, storage);
     }
 
     /**
-     * The weights of a Hugging Face folder whose configuration is already read: {@code model.safetensors}, the
-     * shards of {@code model.safetensors.index.json}, else every {@code *.safetensors}, each tensor's memory map
-     * given back as soon as the tensor is bound.
+     * The decoder of a checkpoint: a folder's {@code config.json} read into its family's {@link DecoderConfig} and
+     * its weights ({@link Checkpoint#parameters()}), or a GGUF file ({@link #load(Gguf.Contents, Backend, DType,
+     * WeightType)}). Each tensor's memory map is given back as soon as the tensor is bound
+     * ({@link HostTensor#release()}), so that loading holds the bound weights and the pages of about one tensor, not
+     * the weights twice; a GGUF checkpoint therefore builds one model.
      *
-     * @param config the folder's configuration
-     * @param folder the folder
+     * @param checkpoint a decoder ({@link Checkpoint#open})
      * @param backend where the weights go
      * @param dtype the element type of activations and cache: F32, or F64 (every weight then F64)
      * @param storage every matrix's storage type, converted once here, or null to keep the file's
      * @return the model, its weights bound
-     * @throws IOException if a file cannot be read
-     * @throws IllegalArgumentException if the tensors do not describe the configured model
+     * @throws IOException if a weight file cannot be read
+     * @throws IllegalArgumentException if the config or the tensors do not describe a supported model
+     * @throws IllegalStateException if the checkpoint holds an encoder
      */
-    public static CausalLM load(DecoderConfig config, Path folder, Backend backend, DType dtype, WeightType storage)
+    public static CausalLM from(Checkpoint checkpoint, Backend backend, DType dtype, WeightType storage)
             throws IOException {
-        return folder(config, folder, backend, dtype, storage, null);
+        checkpoint.requireKind("CausalLM.from", Checkpoint.Kind.DECODER);
+        return build(checkpoint, backend, dtype, storage, null);
     }
 
     /**
-     * The weights of a Hugging Face folder whose configuration is already read, each matrix quantized once to the
-     * type a llama.cpp mix chooses for it ({@link QuantMix#typeOf}), as {@code llama-quantize} would write it; the
-     * vectors (norms, biases) stay in the activations' F32.
+     * The decoder of a checkpoint as {@link #from} builds it, each matrix quantized once to the type a llama.cpp mix
+     * chooses for it ({@link QuantMix#typeOf}), as {@code llama-quantize} would write the checkpoint; the vectors
+     * (norms, biases) stay in the activations' F32. Each tensor's memory map is given back once it is bound.
      *
-     * @param config the folder's configuration
-     * @param folder the folder
+     * @param checkpoint a decoder ({@link Checkpoint#open}): a Hugging Face folder or a GGUF file
      * @param backend where the weights go
      * @param dtype the element type of activations and cache: F32
      * @param mix a producible mix ({@link QuantMix#isProducible()})
      * @return the model, its weights bound
-     * @throws IOException if a file cannot be read
-     * @throws IllegalArgumentException if the tensors do not describe the configured model, the dtype is not F32
-     *     or the mix is not producible
+     * @throws IOException if a weight file cannot be read
+     * @throws IllegalArgumentException if the tensors do not describe a supported model, the dtype is not F32 or
+     *     the mix is null or not producible
+     * @throws IllegalStateException if the checkpoint holds an encoder
      */
-    public static CausalLM quantized(DecoderConfig config, Path folder, Backend backend, DType dtype, QuantMix mix)
+    public static CausalLM quantized(Checkpoint checkpoint, Backend backend, DType dtype, QuantMix mix)
             throws IOException {
-        return folder(config, folder, backend, dtype, null, checkMix(mix, dtype));
+        checkpoint.requireKind("CausalLM.quantized", Checkpoint.Kind.DECODER);
+        return build(checkpoint, backend, dtype, null, checkMix(mix, dtype));
     }
 
-    private static CausalLM folder(DecoderConfig config, Path folder, Backend backend, DType dtype,
-                                   WeightType storage, QuantMix mix) throws IOException {
-        String name = name(null, storage, dtype, mix);
-        if (Files.exists(folder.resolve("model.safetensors"))
-                || Files.exists(folder.resolve("model.safetensors.index.json"))) {
-            StateDict state = SafeTensors.readCheckpoint(folder).tensors();
-            try {
-                return build(config, state, backend, dtype, storage, mix, name, false, true);
-            } finally {
-                state.asMap().values().forEach(HostTensor::release);
-            }
+    private static CausalLM build(Checkpoint checkpoint, Backend backend, DType dtype, WeightType storage,
+                                  QuantMix mix) throws IOException {
+        if (checkpoint.gguf().isPresent()) {
+            return loadReleasing(checkpoint.gguf().get(), backend, dtype, storage, mix);
         }
-        List<Path> files;
-        try (Stream<Path> listing = Files.list(folder)) {
-            files = listing.filter(f -> f.getFileName().toString().endsWith(".safetensors")).sorted().toList();
-        }
-        if (files.isEmpty()) {
-            throw new IllegalArgumentException("decoder: " + folder + " has no .safetensors file");
-        }
-        Map<String, HostTensor> all = new HashMap<>();
+        DecoderConfig config = config(checkpoint);
+        StateDict state = checkpoint.parameters();
         try {
-            for (Path f : files) {
-                all.putAll(SafeTensors.read(f).tensors().asMap());
-            }
-            return build(config, StateDict.of(all), backend, dtype, storage, mix, name, false, true);
+            return build(config, state, backend, dtype, storage, mix, name(null, storage, dtype, mix), false, true);
         } finally {
-            all.values().forEach(HostTensor::release);
+            state.asMap().values().forEach(HostTensor::release);
         }
+    }
+
+    /**
+     * @param checkpoint a decoder ({@link Checkpoint#open})
+     * @return the family's configuration: a folder's {@code config.json}, or a GGUF file's {@code <arch>.*} metadata
+     * @throws IllegalArgumentException if it is not a family attn4j loads, or carries a key or a value attn4j would
+     *     not honour
+     * @throws IllegalStateException if the checkpoint holds an encoder
+     */
+    public static DecoderConfig config(Checkpoint checkpoint) {
+        checkpoint.requireKind("CausalLM.config", Checkpoint.Kind.DECODER);
+        if (checkpoint.gguf().isPresent()) {
+            return GgufDecoder.read(checkpoint.gguf().get()).config();
+        }
+        return DecoderConfig.parse(checkpoint.configJson().orElseThrow(), checkpoint.configSource().orElseThrow());
     }
 
     /**
@@ -194,7 +184,7 @@ public final class CausalLM implements AutoCloseable {
      * @throws IllegalArgumentException if the file does not describe a decoder attn4j runs as written
      */
     public static CausalLM load(Gguf.Contents gguf, Backend backend, DType dtype, WeightType storage) {
-        GgufDecoder.Checkpoint c = GgufDecoder.read(gguf);
+        GgufDecoder.Decoded c = GgufDecoder.read(gguf);
         return build(c.config(), c.state(), backend, dtype, storage, null, name(gguf, storage, dtype), true, false);
     }
 
@@ -217,7 +207,7 @@ public final class CausalLM implements AutoCloseable {
      */
     public static CausalLM loadReleasing(Gguf.Contents gguf, Backend backend, DType dtype, WeightType storage,
                                          QuantMix mix) {
-        GgufDecoder.Checkpoint c = GgufDecoder.read(gguf);
+        GgufDecoder.Decoded c = GgufDecoder.read(gguf);
         try {
             QuantMix m = mix == null ? null : checkMix(mix, dtype);
             return build(c.config(), c.state(), backend, dtype, storage, m,
@@ -262,15 +252,6 @@ public final class CausalLM implements AutoCloseable {
             return name(gguf, storage, dtype);
         }
         return AS_FILE;
-    }
-
-    /**
-     * @param gguf a GGUF file's contents ({@link Gguf#read})
-     * @return the family's configuration its {@code <arch>.*} metadata states
-     * @throws IllegalArgumentException if the file does not describe a decoder attn4j runs as written
-     */
-    public static DecoderConfig config(Gguf.Contents gguf) {
-        return GgufDecoder.read(gguf).config();
     }
 
     /**

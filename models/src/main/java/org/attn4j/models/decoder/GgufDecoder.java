@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.attn4j.models.io.Gguf;
+import org.attn4j.models.io.GgufMetadata;
 import org.attn4j.models.parameters.HostTensor;
 import org.attn4j.models.parameters.StateDict;
 
@@ -89,7 +90,7 @@ final class GgufDecoder {
     }
 
     /** A config and its parameters under Hugging Face names, in the file's storage types. */
-    record Checkpoint(DecoderConfig config, StateDict state) {
+    record Decoded(DecoderConfig config, StateDict state) {
     }
 
     /**
@@ -97,7 +98,7 @@ final class GgufDecoder {
      * @return the decoder it describes
      * @throws IllegalArgumentException if the architecture, a key or a tensor is not one attn4j runs as written
      */
-    static Checkpoint read(Gguf.Contents gguf) {
+    static Decoded read(Gguf.Contents gguf) {
         String arch;
         try {
             arch = gguf.string("general.architecture");
@@ -115,7 +116,7 @@ final class GgufDecoder {
                 + String.join(", ", LINEAGE) + ", gpt2");
     }
 
-    private static Checkpoint lineage(GgufMetadata m, StateDict tensors) {
+    private static Decoded lineage(GgufMetadata m, StateDict tensors) {
         String arch = m.arch();
         boolean gemma = arch.startsWith("gemma");
         int hidden = m.count("embedding_length");
@@ -194,7 +195,7 @@ final class GgufDecoder {
                         + " gives back");
             }
         }
-        return new Checkpoint(config, StateDict.of(lineageTensors(arch, tensors, consumed, heads, kvHeads, headDim)));
+        return new Decoded(config, StateDict.of(lineageTensors(arch, tensors, consumed, heads, kvHeads, headDim)));
     }
 
     private static void gemma2(GgufMetadata m, Map<String, Object> json, int layers, int hidden, int heads,
@@ -596,7 +597,7 @@ final class GgufDecoder {
         return new HostTensor(t.shape(), v);
     }
 
-    private static Checkpoint gpt2(GgufMetadata m, StateDict tensors) {
+    private static Decoded gpt2(GgufMetadata m, StateDict tensors) {
         int hidden = m.count("embedding_length");
         int heads = m.count("attention.head_count");
         int kvHeads = m.count("attention.head_count_kv", heads);
@@ -631,7 +632,7 @@ final class GgufDecoder {
             }
         }
         refuseUnknown(unknown, "gpt2");
-        return new Checkpoint(config, StateDict.of(hf));
+        return new Decoded(config, StateDict.of(hf));
     }
 
     private static String gpt2Name(String name) {

@@ -10,7 +10,7 @@
  * <p>What lives where: {@code DecoderConfig} and {@code ConfigJson} read a config strictly, one reader per family
  * ({@code Gpt2}, {@code Llama}, {@code Mistral}, {@code Qwen2}, {@code Qwen3}, {@code Gemma}, {@code Gemma2},
  * {@code Gemma3}, {@code Phi3}) whose javadoc lists the keys it honours and ignores; {@code GgufDecoder} turns a GGUF
- * file's {@code <arch>.*} metadata ({@code GgufMetadata}, as strict) into those readers' keys and its tensors into their
+ * file's {@code <arch>.*} metadata ({@code io.GgufMetadata}, as strict) into those readers' keys and its tensors into their
  * names; {@code RopeScaling} computes rotary embeddings as transformers does; {@code Weights} binds every parameter
  * (the only place that takes tensors out of a state_dict) into {@code Projection}s, {@code TokenTable}s and
  * {@code Norm}s, the only places that call {@code linear} and {@code embedding}; {@code DecoderAttention} and

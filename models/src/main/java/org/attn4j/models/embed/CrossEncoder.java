@@ -12,6 +12,7 @@ import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.models.bert.BertInput;
 import org.attn4j.models.bert.SequenceClassifier;
+import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.parameters.Parameters;
 import org.attn4j.models.tokenize.Encoding;
 import org.attn4j.models.tokenize.Tokenizer;
@@ -110,7 +111,7 @@ public final class CrossEncoder implements AutoCloseable {
      * @throws IllegalArgumentException if the checkpoint is no one-label classifier or contradicts its config
      */
     public static CrossEncoder load(Path model, Backend backend, RerankOptions options) throws IOException {
-        return load(EncoderSource.of(model), backend, options);
+        return from(Checkpoint.open(model, Checkpoint.Kind.ENCODER), backend, options);
     }
 
     /**
@@ -123,7 +124,24 @@ public final class CrossEncoder implements AutoCloseable {
      */
     public static CrossEncoder load(EncoderSource source, Backend backend, RerankOptions options)
             throws IOException {
-        return new CrossEncoder(EncoderCheckpoint.read(source), backend, options);
+        return from(Checkpoint.open(source.path(), Checkpoint.Kind.ENCODER, source.tokenizer().orElse(null)), backend,
+                options);
+    }
+
+    /**
+     * @param checkpoint an encoder holding a {@code BertForSequenceClassification} with one label
+     *     ({@link Checkpoint#open})
+     * @param backend where the parameters will live
+     * @param options activation, length, batch size, dtype
+     * @return the cross-encoder; close it to free the parameters
+     * @throws java.nio.file.NoSuchFileException if the checkpoint has no tokenizer
+     * @throws IOException if {@code config.json} describes an unsupported model or activation
+     * @throws IllegalArgumentException if the checkpoint is no one-label classifier or contradicts its config
+     * @throws IllegalStateException if the checkpoint holds a decoder
+     */
+    public static CrossEncoder from(Checkpoint checkpoint, Backend backend, RerankOptions options)
+            throws IOException {
+        return new CrossEncoder(EncoderCheckpoint.of(checkpoint, "CrossEncoder.from"), backend, options);
     }
 
     private static int labels(EncoderCheckpoint c) {

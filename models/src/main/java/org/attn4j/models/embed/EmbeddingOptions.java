@@ -4,6 +4,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.Consumer;
 import org.attn4j.api.DType;
+import org.attn4j.models.checkpoint.Pooling;
 
 /**
  * How a {@link SentenceEmbedder} embeds, a value that grows by {@code with…} methods. Unset pooling, normalisation

@@ -13,6 +13,10 @@ import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.models.bert.BertInput;
 import org.attn4j.models.bert.Encoder;
+import org.attn4j.models.checkpoint.Checkpoint;
+import org.attn4j.models.checkpoint.DenseModule;
+import org.attn4j.models.checkpoint.EncoderSetup;
+import org.attn4j.models.checkpoint.Pooling;
 import org.attn4j.models.parameters.Parameters;
 import org.attn4j.models.tokenize.Encoding;
 import org.attn4j.models.tokenize.Tokenizer;
@@ -25,7 +29,7 @@ import org.attn4j.models.tokenize.Tokenizer;
  *   ids    = tokenizer(prompt + text), special tokens included ([CLS] … [SEP], &lt;s&gt; … &lt;/s&gt;)
  *   h      = Encoder(ids)                      [L, d]   (batches padded, padding hidden from attention)
  *   v      = pooling(h, mask)                  [d]      (mean over the real tokens, CLS, max, …: Pooling)
- *   v      = dense_k(… dense_1(v))             [d']     (the folder's Dense modules, if any)
+ *   v      = dense_k(… dense_1(v))             [d']     (the checkpoint's Dense modules, if any)
  *   v      = v[0 .. dimensions)                         (Matryoshka truncation, if asked)
  *   vector = v / max(|v|₂, 1e-12)                      (unless normalisation is off)
  * </pre>
@@ -62,7 +66,7 @@ public final class SentenceEmbedder implements AutoCloseable {
     private final String prompt;
 
     private SentenceEmbedder(Encoder host, Tokenizer tokenizer, Backend backend, EmbeddingOptions options,
-                             ModelFolder folder, String description, List<String> notes) {
+                             EncoderSetup folder, String description, List<String> notes) {
         int positions = host.maxLength();
         this.maxLength = options.maxLength().orElse(folder.maxLength() > 0 ? folder.maxLength() : positions);
         if (maxLength > positions) {
@@ -128,7 +132,7 @@ public final class SentenceEmbedder implements AutoCloseable {
      *     contradiction)
      */
     public static SentenceEmbedder load(Path model, Backend backend, EmbeddingOptions options) throws IOException {
-        return load(EncoderSource.of(model), backend, options);
+        return from(Checkpoint.open(model, Checkpoint.Kind.ENCODER), backend, options);
     }
 
     /**
@@ -148,7 +152,29 @@ public final class SentenceEmbedder implements AutoCloseable {
      */
     public static SentenceEmbedder load(EncoderSource source, Backend backend, EmbeddingOptions options)
             throws IOException {
-        EncoderCheckpoint c = EncoderCheckpoint.read(source);
+        return from(Checkpoint.open(source.path(), Checkpoint.Kind.ENCODER, source.tokenizer().orElse(null)), backend,
+                options);
+    }
+
+    /**
+     * Builds the embedder of an encoder checkpoint: its configuration ({@code config.json}, or the ONNX graph), its
+     * weights, its tokenizer, and what its files state about pooling, normalisation and length, for the options
+     * that leave them unset ({@link #poolingStatedBy()} says which file), else mean pooling, normalised, the model's
+     * maximum length.
+     *
+     * @param checkpoint an encoder ({@link Checkpoint#open})
+     * @param backend where the parameters will live
+     * @param options pooling, normalisation, length, batch size, dtype, long texts
+     * @return the embedder; close it to free the parameters
+     * @throws java.nio.file.NoSuchFileException if the checkpoint has no tokenizer
+     * @throws IOException if {@code config.json} describes an unsupported model
+     * @throws IllegalArgumentException if the configuration contradicts the weights (the message lists every
+     *     contradiction)
+     * @throws IllegalStateException if the checkpoint holds a decoder
+     */
+    public static SentenceEmbedder from(Checkpoint checkpoint, Backend backend, EmbeddingOptions options)
+            throws IOException {
+        EncoderCheckpoint c = EncoderCheckpoint.of(checkpoint, "SentenceEmbedder.from");
         Encoder host = c.config().loadEncoder(c.weights());
         return new SentenceEmbedder(host, c.tokenizer(), backend, options, c.setup(), c.description(), c.notes());
     }
@@ -166,7 +192,7 @@ public final class SentenceEmbedder implements AutoCloseable {
     public static SentenceEmbedder loadDefault(Backend backend, EmbeddingOptions options) throws IOException {
         DefaultModel m = DefaultModel.read();
         return new SentenceEmbedder(m.model(), m.tokenizer(), backend, options,
-                new ModelFolder(Pooling.MEAN, true, DefaultModel.MAX_SEQ_LENGTH, DefaultModel.SETUP),
+                new EncoderSetup(Pooling.MEAN, true, DefaultModel.MAX_SEQ_LENGTH, DefaultModel.SETUP),
                 DefaultModel.DESCRIPTION, List.of());
     }
 
@@ -305,7 +331,7 @@ public final class SentenceEmbedder implements AutoCloseable {
                 Arrays.fill(mask, b * input.length(), b * input.length() + Math.min(promptTokens, input.length()), 0);
             }
             for (int b = 0; b < batch.size(); b++) {
-                out[order[from + b]] = pooling.pool(hidden, mask, b, input.length(), dim);
+                out[order[from + b]] = pool(pooling, hidden, mask, b, input.length(), dim);
             }
         }
         return out;
@@ -447,5 +473,67 @@ public final class SentenceEmbedder implements AutoCloseable {
     @Override
     public void close() {
         parameters.close();
+    }
+
+    /**
+     * @param pooling how the row is pooled
+     * @param hidden {@code [B, L, d]} row-major; not modified
+     * @param mask {@code [B, L]}, 1 on the tokens pooling reads; not modified
+     * @param row {@code b}
+     * @param length {@code L}
+     * @param dim {@code d}
+     * @return the pooled vector of row {@code b}, by the formula of each {@link Pooling} constant
+     */
+    private static double[] pool(Pooling pooling, float[] hidden, int[] mask, int row, int length, int dim) {
+        double[] out = new double[dim];
+        int base = row * length;
+        switch (pooling) {
+            case CLS -> {
+                for (int j = 0; j < dim; j++) {
+                    out[j] = hidden[base * dim + j];
+                }
+            }
+            case LAST_TOKEN -> {
+                int last = length - 1;
+                for (int i = length - 1; i >= 0; i--) {
+                    if (mask[base + i] == 1) {
+                        last = i;
+                        break;
+                    }
+                }
+                for (int j = 0; j < dim; j++) {
+                    out[j] = hidden[(base + last) * dim + j];
+                }
+            }
+            case MEAN, MEAN_SQRT_LEN, WEIGHTED_MEAN -> {
+                double count = 0;
+                for (int i = 0; i < length; i++) {
+                    if (mask[base + i] == 1) {
+                        double w = pooling == Pooling.WEIGHTED_MEAN ? i + 1 : 1;
+                        count += w;
+                        for (int j = 0; j < dim; j++) {
+                            out[j] += w * hidden[(base + i) * dim + j];
+                        }
+                    }
+                }
+                double divisor = pooling == Pooling.MEAN_SQRT_LEN ? Math.sqrt(Math.max(count, 1e-9))
+                        : Math.max(count, 1e-9);
+                for (int j = 0; j < dim; j++) {
+                    out[j] /= divisor;
+                }
+            }
+            case MAX -> {
+                Arrays.fill(out, Double.NEGATIVE_INFINITY);
+                for (int i = 0; i < length; i++) {
+                    if (mask[base + i] == 1) {
+                        for (int j = 0; j < dim; j++) {
+                            out[j] = Math.max(out[j], hidden[(base + i) * dim + j]);
+                        }
+                    }
+                }
+            }
+            default -> throw new IllegalStateException(pooling.name());
+        }
+        return out;
     }
 }

@@ -3,13 +3,14 @@
  * XLM-RoBERTa, MPNet), as the {@code sentence-transformers} library computes them.
  * {@link org.attn4j.models.embed.SentenceEmbedder} turns texts into
  * {@link org.attn4j.models.embed.SentenceEmbedding}s: the encoder, pooling over the real tokens
- * ({@link org.attn4j.models.embed.Pooling}), a sentence-transformers folder's Dense projections, prompts and
- * Matryoshka truncation, and L2 normalisation, long texts truncated or read in windows
- * ({@link org.attn4j.models.embed.LongTexts}); {@link org.attn4j.models.embed.EmbeddingOptions} chooses pooling,
- * normalisation, length, batch size, prompt and dimensions. Its sibling {@link org.attn4j.models.embed.CrossEncoder}
- * scores passages against a query with a one-label classifier ({@link org.attn4j.models.embed.RerankOptions}). Both
- * load a model as users hold it ({@link org.attn4j.models.embed.EncoderSource}: a Hugging Face or
- * sentence-transformers folder, an ONNX file, a model jar) through one loading route, or the embedded
- * all-MiniLM-L6-v2, and bind its parameters to a backend once.
+ * ({@link org.attn4j.models.checkpoint.Pooling}), a sentence-transformers folder's Dense projections
+ * ({@link org.attn4j.models.checkpoint.DenseModule}), prompts and Matryoshka truncation, and L2 normalisation, long
+ * texts truncated or read in windows ({@link org.attn4j.models.embed.LongTexts});
+ * {@link org.attn4j.models.embed.EmbeddingOptions} chooses pooling, normalisation, length, batch size, prompt and
+ * dimensions. Its sibling {@link org.attn4j.models.embed.CrossEncoder} scores passages against a query with a
+ * one-label classifier ({@link org.attn4j.models.embed.RerankOptions}). Both are built from an encoder
+ * {@link org.attn4j.models.checkpoint.Checkpoint} (a Hugging Face or sentence-transformers folder, an ONNX file, a
+ * GGUF {@code bert} file, a model jar; {@code load(Path, …)} opens one), or the embedded all-MiniLM-L6-v2, and bind
+ * its parameters to a backend once.
  */
 package org.attn4j.models.embed;

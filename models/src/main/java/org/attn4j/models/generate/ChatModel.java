@@ -1,7 +1,6 @@
 package org.attn4j.models.generate;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,6 +12,7 @@ import org.attn4j.api.DType;
 import org.attn4j.models.chat.ChatTemplate;
 import org.attn4j.models.chat.ChatTemplateOptions;
 import org.attn4j.models.chat.Message;
+import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.decoder.CausalLM;
 import org.attn4j.models.decoder.KvCache;
 import org.attn4j.models.io.Gguf;
@@ -69,16 +69,38 @@ public final class ChatModel implements AutoCloseable {
      *     config asks for something attn4j does not do
      */
     public static ChatModel load(Path folder, Backend backend, DType dtype) throws IOException {
-        if (Files.isRegularFile(folder) && folder.getFileName().toString().endsWith(".gguf")) {
-            return load(Gguf.read(folder), backend, dtype);
+        return from(Checkpoint.open(folder, Checkpoint.Kind.DECODER), backend, dtype);
+    }
+
+    /**
+     * The chat model of a decoder checkpoint: a folder's model, tokenizer, chat template
+     * ({@code tokenizer_config.json}'s), generation config and {@code eos_token}; or a GGUF file's
+     * ({@link #load(Gguf.Contents, Backend, DType)}, its tensors' maps given back once bound, so that a GGUF
+     * checkpoint builds one model).
+     *
+     * @param checkpoint a decoder ({@link Checkpoint#open})
+     * @param backend where the weights go
+     * @param dtype the element type of weights and activations
+     * @return the chat model, its weights uploaded
+     * @throws IOException if a weight file cannot be read
+     * @throws IllegalArgumentException if the checkpoint is no supported model, a GGUF file has no chat template,
+     *     or its generation config asks for something attn4j does not do
+     * @throws IllegalStateException if the checkpoint holds an encoder, or a folder has no tokenizer
+     * @throws org.attn4j.models.chat.ChatTemplateException if a folder has no chat template, or it does not parse
+     */
+    public static ChatModel from(Checkpoint checkpoint, Backend backend, DType dtype) throws IOException {
+        checkpoint.requireKind("ChatModel.from", Checkpoint.Kind.DECODER);
+        if (checkpoint.gguf().isPresent()) {
+            return load(checkpoint.gguf().get(), backend, dtype);
         }
-        TokenizerConfig config = TokenizerConfig.read(folder);
-        Tokenizer tokenizer = Tokenizer.fromFolder(folder);
+        Tokenizer tokenizer = checkpoint.tokenizer().orElseThrow(() -> new IllegalStateException("chat: "
+                + checkpoint.path() + " has no tokenizer, which a chat needs"));
+        TokenizerConfig config = checkpoint.tokenizerConfig();
         ChatTemplate template = ChatTemplate.of(config);
-        GenerationConfig generation = GenerationConfig.read(folder);
+        GenerationConfig generation = GenerationConfig.of(checkpoint);
         int[] eos = config.specialToken("eos_token").stream().mapToInt(t -> tokenizer.id(t).orElse(-1))
                 .filter(id -> id >= 0).toArray();
-        return new ChatModel(CausalLM.load(folder, backend, dtype), tokenizer, template, generation, eos);
+        return new ChatModel(CausalLM.from(checkpoint, backend, dtype, null), tokenizer, template, generation, eos);
     }
 
     /**

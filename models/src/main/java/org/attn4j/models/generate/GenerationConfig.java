@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.io.Gguf;
 
 /**
@@ -163,6 +165,29 @@ public final class GenerationConfig {
     }
 
     /**
+     * @param checkpoint a decoder ({@link Checkpoint#open})
+     * @return a GGUF file's {@link #fromGguf}; a folder's {@code generation_config.json}; without one, the
+     *     generation ids of its {@code config.json}; without either, {@link #empty()}
+     * @throws IllegalArgumentException if a file is not valid JSON, or a key holds a value attn4j cannot honour
+     * @throws IllegalStateException if the checkpoint holds an encoder
+     */
+    public static GenerationConfig of(Checkpoint checkpoint) {
+        checkpoint.requireKind("GenerationConfig.of", Checkpoint.Kind.DECODER);
+        if (checkpoint.gguf().isPresent()) {
+            return fromGguf(checkpoint.gguf().get());
+        }
+        if (checkpoint.generationConfigJson().isPresent()) {
+            return parse(checkpoint.generationConfigJson().get(), checkpoint.generationConfigSource().orElseThrow());
+        }
+        if (checkpoint.configJson().isPresent()) {
+            String source = checkpoint.configSource().orElseThrow();
+            return new GenerationConfig(tree(new String(checkpoint.configJson().get(), StandardCharsets.UTF_8),
+                    source), source, true);
+        }
+        return empty();
+    }
+
+    /**
      * The generation intent a GGUF file carries, as llama.cpp reads it:
      * <ul>
      *   <li>{@code eos_token_id}: the end-of-generation ids llama.cpp stops at: {@code tokenizer.ggml.eos_token_id},
@@ -265,12 +290,16 @@ public final class GenerationConfig {
      * @throws IllegalArgumentException if it is not valid JSON, or a key holds a value attn4j cannot honour
      */
     public static GenerationConfig parse(String json, String source) {
+        return new GenerationConfig(tree(json, source), source, false);
+    }
+
+    private static JsonNode tree(String json, String source) {
         try {
             JsonNode root = JSON.readTree(json);
             if (root == null || !root.isObject()) {
                 throw new IllegalArgumentException("generation config: " + source + " is not a JSON object");
             }
-            return new GenerationConfig(root, source, false);
+            return root;
         } catch (JacksonException e) {
             throw new IllegalArgumentException("generation config: " + source + " is not valid JSON: "
                     + e.getOriginalMessage(), e);

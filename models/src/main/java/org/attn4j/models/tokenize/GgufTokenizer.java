@@ -25,6 +25,7 @@ import org.attn4j.models.io.Gguf;
  *       byte fallback through the {@code <0xNN>} tokens; decoding turns {@code ▁} back into spaces and drops the
  *       first leading space.</li>
  * </ul>
+ * {@code model = bert} is BERT's WordPiece (see {@code wordPiece}).
  * Tokens of type control (3) and user-defined (4) in {@code token_type} are found in the raw text as whole tokens;
  * control tokens are special (left out when decoding). {@code bos_token_id} / {@code eos_token_id} are added around
  * a text per {@code add_bos_token} / {@code add_eos_token} (defaults: SentencePiece BOS only, Llama 3's BOS only,
@@ -64,11 +65,58 @@ final class GgufTokenizer {
         }
     }
 
+    /**
+     * BERT's WordPiece from {@code model = bert}: the converter wrote each word-start token with a {@code ▁} before
+     * it and each continuation without BERT's {@code ##}, and kept {@code [X]} tokens as they are; this undoes that
+     * and builds the tokenizer {@code vocab.txt} gives, lower-cased as llama.cpp's WordPiece always is, with
+     * {@code [CLS]} ({@code bos_token_id}) and {@code [SEP]} ({@code seperator_token_id}) around each text, the
+     * unknown ({@code unknown_token_id}), padding ({@code padding_token_id}) and mask ({@code mask_token_id}) tokens
+     * named by their ids. {@code add_bos_token} or {@code add_sep_token} set to false are refused.
+     */
+    private static Tokenizer wordPiece(Gguf.Contents g) throws Gguf.FormatException, Tokenizer.FormatException {
+        for (String key : List.of("tokenizer.ggml.add_bos_token", "tokenizer.ggml.add_sep_token")) {
+            if (g.has(key) && !g.bool(key)) {
+                throw new Tokenizer.FormatException("gguf tokenizer: " + key + " is false; attn4j puts BERT's [CLS]"
+                        + " and [SEP] around every text");
+            }
+        }
+        List<String> tokens = g.strings("tokenizer.ggml.tokens");
+        StringBuilder vocab = new StringBuilder();
+        for (String t : tokens) {
+            String word = t.startsWith("[") && t.endsWith("]") ? t
+                    : t.startsWith(SPACE) ? t.substring(SPACE.length()) : "##" + t;
+            if (word.indexOf('\n') >= 0) {
+                throw new Tokenizer.FormatException("gguf tokenizer: a WordPiece token holds a line break");
+            }
+            vocab.append(word).append('\n');
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode config =
+                new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().put("do_lower_case", true);
+        String[][] roles = {{"unknown_token_id", "unk_token"}, {"bos_token_id", "cls_token"},
+            {"seperator_token_id", "sep_token"}, {"padding_token_id", "pad_token"}, {"mask_token_id", "mask_token"}};
+        for (String[] role : roles) {
+            String key = "tokenizer.ggml." + role[0];
+            if (g.has(key)) {
+                long id = g.integer(key);
+                if (id < 0 || id >= tokens.size()) {
+                    throw new Tokenizer.FormatException("gguf tokenizer: " + key + " is " + id + ", outside the "
+                            + tokens.size() + " tokens");
+                }
+                config.put(role[1], tokens.get((int) id));
+            }
+        }
+        return TokenizerJson.fromVocabTxt(vocab.toString(), config.toString().getBytes(
+                StandardCharsets.UTF_8), "gguf tokenizer.ggml.tokens");
+    }
+
     private static Tokenizer build(Gguf.Contents g) throws Gguf.FormatException, Tokenizer.FormatException {
         String model = g.string("tokenizer.ggml.model");
+        if (model.equals("bert")) {
+            return wordPiece(g);
+        }
         if (!model.equals("gpt2") && !model.equals("llama")) {
             throw new Tokenizer.FormatException("gguf tokenizer: tokenizer.ggml.model '" + model + "' is not "
-                    + "supported; supported: gpt2 (byte-level BPE), llama (SentencePiece)");
+                    + "supported; supported: gpt2 (byte-level BPE), llama (SentencePiece), bert (WordPiece)");
         }
         List<String> tokens = g.strings("tokenizer.ggml.tokens");
         int n = tokens.size();

@@ -65,7 +65,22 @@ public interface Tokenizer {
      */
     static Tokenizer fromFolder(Path folder) throws IOException {
         Objects.requireNonNull(folder, "Tokenizer.fromFolder: argument folder is null");
-        return TokenizerJson.folder(folder, TokenizerConfig.read(folder));
+        return fromFolder(folder, TokenizerConfig.read(folder));
+    }
+
+    /**
+     * As {@link #fromFolder(Path)}, with the folder's {@code tokenizer_config.json} already read.
+     *
+     * @param folder a Hugging Face model folder
+     * @param config its {@link TokenizerConfig#read(Path)}
+     * @return its tokenizer
+     * @throws FormatException if the files are not ones attn4j reads, or disagree
+     * @throws IOException if one cannot be read
+     */
+    static Tokenizer fromFolder(Path folder, TokenizerConfig config) throws IOException {
+        Objects.requireNonNull(folder, "Tokenizer.fromFolder: argument folder is null");
+        Objects.requireNonNull(config, "Tokenizer.fromFolder: argument config is null");
+        return TokenizerJson.folder(folder, config);
     }
 
     /**

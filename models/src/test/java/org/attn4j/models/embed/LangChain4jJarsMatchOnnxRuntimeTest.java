@@ -18,6 +18,7 @@ import org.attn4j.api.Activation;
 import org.attn4j.api.Backends;
 import org.attn4j.models.bert.BertConfig;
 import org.attn4j.models.bert.BertGraph;
+import org.attn4j.models.checkpoint.Pooling;
 import org.attn4j.models.onnx.OnnxModel;
 import org.attn4j.models.onnx.OnnxStateDict;
 import org.junit.jupiter.api.Test;

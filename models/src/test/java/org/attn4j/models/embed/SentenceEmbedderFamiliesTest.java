@@ -20,6 +20,7 @@ import java.util.stream.Stream;
 import org.attn4j.api.Backend;
 import org.attn4j.api.Backends;
 import org.attn4j.api.DType;
+import org.attn4j.models.checkpoint.Pooling;
 import org.attn4j.models.io.SafeTensors;
 import org.attn4j.models.parameters.StateDict;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package org.attn4j.models;
+package org.attn4j.models.checkpoint;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -23,9 +24,11 @@ import org.attn4j.models.chat.Message;
 import org.attn4j.models.decoder.CausalLM;
 import org.attn4j.models.decoder.DecoderConfig;
 import org.attn4j.models.decoder.GgufCheckpoints;
+import org.attn4j.models.embed.CrossEncoder;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
 import org.attn4j.models.generate.ChatModel;
+import org.attn4j.models.generate.GenerationConfig;
 import org.attn4j.models.parameters.QuantMix;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,6 +57,26 @@ class CheckpointTest {
             Checkpoint.UnreadablePathException e = assertThrows(Checkpoint.UnreadablePathException.class,
                     () -> Checkpoint.open(Path.of(c[0])));
             assertEquals(c[1], e.getMessage());
+        }
+        Path pickle = Files.createDirectory(dir.resolve("pickle"));
+        Files.write(pickle.resolve("pytorch_model.bin"), new byte[] {1});
+        IOException e = assertThrows(IOException.class, () -> Checkpoint.open(pickle));
+        assertEquals(pickle + " holds pytorch_model.bin, which attn4j does not read: save the model as"
+                + " model.safetensors (or export it to ONNX)", e.getMessage());
+    }
+
+    @Test
+    void everyDecoderFamilyIsRecognisedAsADecoderByItsModelType() throws IOException {
+        for (DecoderConfig.Type type : DecoderConfig.Type.values()) {
+            Path folder = Files.createDirectories(dir.resolve(type.name()));
+            Files.writeString(folder.resolve("config.json"), "{\"model_type\": \"" + type.modelType() + "\"}");
+            Checkpoint checkpoint = Checkpoint.open(folder);
+            assertEquals(Checkpoint.Kind.DECODER, checkpoint.kind(), type.modelType());
+            assertEquals(type.modelType(), checkpoint.family());
+            assertTrue(checkpoint.tokenizer().isEmpty(), type.modelType());
+            NoSuchFileException none = assertThrows(NoSuchFileException.class, checkpoint::requireTokenizer);
+            assertTrue(none.getMessage().contains("no tokenizer.json, no vocab.json and merges.txt"),
+                    none.getMessage());
         }
     }
 
@@ -99,10 +122,14 @@ class CheckpointTest {
             Checkpoint checkpoint = Checkpoint.open((Path) c[0]);
             assertEquals(c[1], checkpoint.format(), c[0].toString());
             assertEquals(c[2], checkpoint.kind(), c[0].toString());
+            assertTrue(checkpoint.tokenizer().isPresent(), c[0].toString());
+            assertFalse(checkpoint.notes().isEmpty(), c[0].toString());
             if (checkpoint.kind() == Checkpoint.Kind.DECODER) {
-                assertEquals(DecoderConfig.Type.LLAMA, checkpoint.decoderConfig().type(), c[0].toString());
-                assertTrue(checkpoint.tokenizer().isPresent(), c[0].toString());
-                assertFalse(checkpoint.notes().isEmpty(), c[0].toString());
+                assertEquals("llama", checkpoint.family(), c[0].toString());
+                assertEquals(DecoderConfig.Type.LLAMA, CausalLM.config(checkpoint).type(), c[0].toString());
+            } else {
+                assertEquals("bert", checkpoint.family(), c[0].toString());
+                assertFalse(checkpoint.parameters().asMap().isEmpty(), c[0].toString());
             }
         }
     }
@@ -115,7 +142,7 @@ class CheckpointTest {
         assertTrue(checkpoint.hasChatTemplate());
         List<Message> chat = List.of(Message.of("user", "What is attention?"));
         ChatTemplateOptions prompt = ChatTemplateOptions.defaults().withAddGenerationPrompt(true);
-        try (ChatModel fromCheckpoint = checkpoint.chatModel(backend, DType.F32);
+        try (ChatModel fromCheckpoint = ChatModel.from(checkpoint, backend, DType.F32);
              ChatModel loaded = ChatModel.load(folder, backend, DType.F32)) {
             int[] a = fromCheckpoint.stopTokens();
             int[] b = loaded.stopTokens();
@@ -136,22 +163,27 @@ class CheckpointTest {
         Checkpoint checkpoint = Checkpoint.open(gguf);
         assertTrue(checkpoint.notes().stream().anyMatch(n -> n.matches("weights: F32: F32 \\d+; [0-9.]+ MiB")),
                 checkpoint.notes().toString());
-        try (CausalLM model = checkpoint.causalLM(Backends.load(), DType.F32, null)) {
-            assertEquals(checkpoint.decoderConfig().vocabSize(), model.config().vocabSize());
-            assertEquals(checkpoint.decoderConfig().layers(), model.config().layers());
+        DecoderConfig config = CausalLM.config(checkpoint);
+        GenerationConfig generation = GenerationConfig.of(checkpoint);
+        try (CausalLM model = CausalLM.from(checkpoint, Backends.load(), DType.F32, null)) {
+            assertEquals(config.vocabSize(), model.config().vocabSize());
+            assertEquals(config.layers(), model.config().layers());
             assertEquals("F32", model.census().name());
         }
+        assertEquals(GenerationConfig.fromGguf(checkpoint.gguf().orElseThrow()).options().toString(),
+                generation.options().toString());
     }
 
     @Test
     void aFolderQuantizedToAMixHoldsEveryTensorItHoldsAsFileUnderTheMixsName() throws Exception {
         Path decoder = resource("decoder/llama3_chat_tiny");
         int tensors;
-        try (CausalLM model = Checkpoint.open(decoder).causalLM(Backends.load(), DType.F32, null)) {
+        try (CausalLM model = CausalLM.from(Checkpoint.open(decoder), Backends.load(), DType.F32, null)) {
             assertEquals("as in the file", model.census().name());
             tensors = model.census().tensors();
         }
-        try (CausalLM model = Checkpoint.open(decoder).quantizedLM(Backends.load(), DType.F32, QuantMix.Q4_K_M)) {
+        try (CausalLM model = CausalLM.quantized(Checkpoint.open(decoder), Backends.load(), DType.F32,
+                QuantMix.Q4_K_M)) {
             assertEquals("Q4_K_M", model.census().name());
             assertEquals(tensors, model.census().tensors(), model.census().toString());
             assertTrue(model.census().counts().keySet().stream().allMatch(t -> t == WeightType.F32 || t.isQuantized()
@@ -160,17 +192,55 @@ class CheckpointTest {
     }
 
     @Test
-    void aCheckpointRefusesToBuildAModelOfTheOtherKindByName() throws Exception {
+    void aModelOfTheOtherKindIsRefusedByName() throws Exception {
         Checkpoint decoder = Checkpoint.open(resource("decoder/llama3_chat_tiny"));
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> decoder.sentenceEmbedder(Backends.load(), EmbeddingOptions.defaults()));
-        assertTrue(e.getMessage().startsWith("Checkpoint.sentenceEmbedder: "), e.getMessage());
-        assertTrue(e.getMessage().endsWith("holds a decoder (llama), not an encoder"), e.getMessage());
+                () -> SentenceEmbedder.from(decoder, Backends.load(), EmbeddingOptions.defaults()));
+        assertEquals("SentenceEmbedder.from: " + decoder.path() + " holds a decoder (llama), not an encoder",
+                e.getMessage());
         Checkpoint encoder = Checkpoint.open(resource("bert/tiny"));
-        e = assertThrows(IllegalStateException.class, () -> encoder.causalLM(Backends.load(), DType.F32, null));
-        assertTrue(e.getMessage().endsWith("holds an encoder, not a decoder"), e.getMessage());
-        try (SentenceEmbedder embedder = encoder.sentenceEmbedder(Backends.load(), EmbeddingOptions.defaults())) {
+        e = assertThrows(IllegalStateException.class, () -> CausalLM.from(encoder, Backends.load(), DType.F32, null));
+        assertEquals("CausalLM.from: " + encoder.path() + " holds an encoder, not a decoder", e.getMessage());
+        try (SentenceEmbedder embedder = SentenceEmbedder.from(encoder, Backends.load(),
+                EmbeddingOptions.defaults())) {
             assertEquals(1, embedder.embed(List.of("attention")).size());
         }
+    }
+
+    @Test
+    void anEncoderOffersItsTokenizerAndPoolingWithWhereEachCameFrom() throws Exception {
+        Path folder = resource("bert/tiny");
+        Checkpoint checkpoint = Checkpoint.open(folder);
+        assertEquals(Pooling.CLS, checkpoint.setup().pooling());
+        assertEquals(Boolean.TRUE, checkpoint.setup().normalize());
+        assertEquals(Path.of("1_Pooling", "config.json").toString(), checkpoint.setup().statedBy());
+        assertTrue(checkpoint.notes().contains("tokenizer: " + folder.resolve("tokenizer.json")),
+                checkpoint.notes().toString());
+        assertTrue(checkpoint.notes().contains("pooling: " + Path.of("1_Pooling", "config.json")),
+                checkpoint.notes().toString());
+        int[] ids = checkpoint.tokenizer().orElseThrow().encode("attention is all you need").ids();
+        try (SentenceEmbedder embedder = SentenceEmbedder.from(checkpoint, Backends.load(),
+                EmbeddingOptions.defaults())) {
+            assertEquals(Pooling.CLS, embedder.pooling());
+            assertEquals(checkpoint.setup().statedBy(), embedder.poolingStatedBy().orElseThrow());
+            assertArrayEquals(ids, embedder.embed(List.of("attention is all you need")).get(0).ids());
+        }
+
+        Path onnx = resource("embed/tiny-onnx/model.onnx");
+        Path bare = Files.createDirectory(dir.resolve("bare"));
+        Files.copy(onnx, bare.resolve("encoder.onnx"));
+        Checkpoint untokenized = Checkpoint.open(bare.resolve("encoder.onnx"));
+        assertTrue(untokenized.tokenizer().isEmpty());
+        assertEquals(EncoderSetup.SILENT, untokenized.setup());
+        NoSuchFileException missing = assertThrows(NoSuchFileException.class,
+                () -> CrossEncoder.from(untokenized, Backends.load(), org.attn4j.models.embed.RerankOptions.defaults()));
+        assertTrue(missing.getMessage().contains("has no tokenizer: looked for tokenizer.json, encoder-tokenizer.json,"
+                + " encoder_tokenizer.json, encoder.tokenizer.json, vocab.txt"), missing.getMessage());
+        Path vocab = onnx.resolveSibling("vocab.txt");
+        Checkpoint named = Checkpoint.open(bare.resolve("encoder.onnx"), Checkpoint.Kind.ENCODER, vocab);
+        assertTrue(named.tokenizer().isPresent());
+        assertTrue(named.notes().contains("tokenizer: " + vocab + " (given)"), named.notes().toString());
+        assertThrows(NoSuchFileException.class, () -> Checkpoint.open(bare.resolve("encoder.onnx"),
+                Checkpoint.Kind.ENCODER, bare.resolve("no-such-vocab.txt")));
     }
 }

@@ -1,11 +1,10 @@
-package org.attn4j.models.decoder;
+package org.attn4j.models.io;
 
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import org.attn4j.models.io.Gguf;
 
 /**
  * A GGUF file's {@code <arch>.*} metadata read key by key, strictly, as {@link ConfigJson} reads a
@@ -15,28 +14,32 @@ import org.attn4j.models.io.Gguf;
  * split ({@code split.}, with {@code split.count} at most 1). Keys are named relative to the architecture
  * ({@code "rope.freq_base"} is {@code llama.rope.freq_base} in a llama file).
  */
-final class GgufMetadata {
+public final class GgufMetadata {
     private final Gguf.Contents gguf;
     private final String arch;
     private final Set<String> taken = new HashSet<>();
 
-    GgufMetadata(Gguf.Contents gguf, String arch) {
+    /**
+     * @param gguf a GGUF file's contents
+     * @param arch its {@code general.architecture}
+     */
+    public GgufMetadata(Gguf.Contents gguf, String arch) {
         this.gguf = gguf;
         this.arch = arch;
     }
 
     /** @return {@code general.architecture} */
-    String arch() {
+    public String arch() {
         return arch;
     }
 
     /** @return the full key name of {@code key} */
-    String name(String key) {
+    public String name(String key) {
         return arch + "." + key;
     }
 
     /** @return whether the file has {@code <arch>.key} (marks nothing) */
-    boolean has(String key) {
+    public boolean has(String key) {
         return gguf.has(name(key));
     }
 
@@ -45,7 +48,7 @@ final class GgufMetadata {
      * @return its value, a positive int
      * @throws IllegalArgumentException if it is absent, not an integer or not positive
      */
-    int count(String key) {
+    public int count(String key) {
         taken.add(key);
         long v = integer(name(key));
         if (v < 1 || v > Integer.MAX_VALUE) {
@@ -60,7 +63,7 @@ final class GgufMetadata {
      * @param fallback its value when absent
      * @return its value, a positive int
      */
-    int count(String key, int fallback) {
+    public int count(String key, int fallback) {
         return has(key) ? count(key) : mark(key, fallback);
     }
 
@@ -69,7 +72,7 @@ final class GgufMetadata {
      * @param fallback its value when absent
      * @return its integer value, at least 0
      */
-    long natural(String key, long fallback) {
+    public long natural(String key, long fallback) {
         taken.add(key);
         if (!has(key)) {
             return fallback;
@@ -86,7 +89,7 @@ final class GgufMetadata {
      * @return its numeric value, or null when absent
      * @throws IllegalArgumentException if it is not a finite number
      */
-    Double number(String key) {
+    public Double number(String key) {
         taken.add(key);
         if (!has(key)) {
             return null;
@@ -108,7 +111,7 @@ final class GgufMetadata {
      * @param fallback its value when absent
      * @return its numeric value
      */
-    double number(String key, double fallback) {
+    public double number(String key, double fallback) {
         Double v = number(key);
         return v == null ? fallback : v;
     }
@@ -117,7 +120,7 @@ final class GgufMetadata {
      * @param key a key
      * @return its string value, or null when absent
      */
-    String string(String key) {
+    public String string(String key) {
         taken.add(key);
         if (!has(key)) {
             return null;
@@ -133,7 +136,7 @@ final class GgufMetadata {
      * @param key a key
      * @return its boolean value, or null when absent
      */
-    Boolean bool(String key) {
+    public Boolean bool(String key) {
         taken.add(key);
         if (!has(key)) {
             return null;
@@ -153,7 +156,7 @@ final class GgufMetadata {
      * @param why what any other value would mean
      * @throws IllegalArgumentException naming the key and its value otherwise
      */
-    void neutral(String key, double neutral, String why) {
+    public void neutral(String key, double neutral, String why) {
         Double v = number(key);
         if (v != null && v != neutral) {
             throw new IllegalArgumentException("gguf: " + name(key) + " is " + v + "; attn4j runs only with "
@@ -162,7 +165,7 @@ final class GgufMetadata {
     }
 
     /** Marks a key that changes no number (for example {@code rope.scaling.finetuned}). */
-    void accept(String key) {
+    public void accept(String key) {
         taken.add(key);
     }
 
@@ -183,7 +186,7 @@ final class GgufMetadata {
      * @throws IllegalArgumentException naming every {@code <arch>.*} key no reader took, every key of another
      *     namespace and a {@code split.count} above 1
      */
-    void finish() {
+    public void finish() {
         List<String> refused = new ArrayList<>();
         for (String key : gguf.metadata().keySet()) {
             if (key.startsWith("general.") || key.startsWith("tokenizer.") || key.startsWith("quantize.")) {

@@ -1,4 +1,4 @@
-package org.attn4j.models.embed;
+package org.attn4j.models.checkpoint;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
@@ -19,16 +19,17 @@ import org.attn4j.models.parameters.StateDict;
  * {@code y = activation(linear.weight · x + linear.bias)}, {@code [in_features] → [out_features]}, computed on the
  * host in double precision (one small product per text). Read from its folder's {@code config.json}
  * ({@code in_features}, {@code out_features}, {@code bias}, {@code activation_function}) and
- * {@code model.safetensors} ({@code linear.weight [out, in]}, {@code linear.bias [out]}).
+ * {@code model.safetensors} ({@code linear.weight [out, in]}, {@code linear.bias [out]}) by {@link Checkpoint#open};
+ * {@code org.attn4j.models.embed.SentenceEmbedder} applies it.
  *
  * @param path the module's folder inside the model folder, for messages
  * @param weight {@code [out, in]}, row-major
  * @param bias {@code [out]}, zeros when the module has none
  * @param activation the activation
  */
-record DenseModule(String path, double[] weight, double[] bias, Activation activation) {
+public record DenseModule(String path, double[] weight, double[] bias, Activation activation) {
     /** The activations sentence-transformers' Dense modules name, by their class names. */
-    enum Activation {
+    public enum Activation {
         /** {@code torch.nn.modules.linear.Identity}. */
         IDENTITY("torch.nn.modules.linear.Identity"),
         /** {@code torch.nn.modules.activation.Tanh}. */
@@ -57,12 +58,12 @@ record DenseModule(String path, double[] weight, double[] bias, Activation activ
     private static final Set<String> KEYS = Set.of("in_features", "out_features", "bias", "activation_function");
 
     /** @return {@code in_features} */
-    int in() {
+    public int in() {
         return weight.length / bias.length;
     }
 
     /** @return {@code out_features} */
-    int out() {
+    public int out() {
         return bias.length;
     }
 
@@ -70,7 +71,7 @@ record DenseModule(String path, double[] weight, double[] bias, Activation activ
      * @param x {@code [in]}; not modified
      * @return {@code activation(W·x + b)}, {@code [out]}
      */
-    double[] apply(double[] x) {
+    public double[] apply(double[] x) {
         int in = in();
         if (x.length != in) {
             throw new IllegalArgumentException("Dense module " + path + ": input has " + x.length

@@ -1,4 +1,4 @@
-package org.attn4j.models.embed;
+package org.attn4j.models.checkpoint;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -14,13 +14,13 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * What a model's files say about what follows the encoder. A sentence-transformers folder says it in
+ * What an encoder's files say about what follows it. A sentence-transformers folder says it in
  * {@code modules.json}, whose modules run in order: {@code Transformer}, then {@code Pooling} (its folder's
  * {@code config.json}: one {@code pooling_mode_*}, {@code include_prompt}), any {@code Dense} projections
  * ({@link DenseModule}), and {@code Normalize} last; also {@code sentence_bert_config.json} ({@code max_seq_length})
  * and {@code config_sentence_transformers.json} ({@code prompts}, {@code default_prompt_name}). Any other module
  * type, order or key that changes the vectors is refused by name. A langchain4j model jar states its pooling in its
- * model class; a plain Hugging Face folder says nothing.
+ * model class, a GGUF file in its {@code <arch>.pooling_type}; a plain Hugging Face folder says nothing.
  *
  * @param pooling the pooling, or null when the files do not say
  * @param normalize whether a Normalize module follows, or null when nothing says
@@ -31,10 +31,11 @@ import java.util.Set;
  * @param prompts the named prompts
  * @param defaultPromptName the prompt used when none is named, or null
  */
-record ModelFolder(Pooling pooling, Boolean normalize, int maxLength, String statedBy, boolean includePrompt,
-                   List<DenseModule> dense, Map<String, String> prompts, String defaultPromptName) {
+public record EncoderSetup(Pooling pooling, Boolean normalize, int maxLength, String statedBy,
+                           boolean includePrompt, List<DenseModule> dense, Map<String, String> prompts,
+                           String defaultPromptName) {
     /** Nothing stated. */
-    static final ModelFolder SILENT = new ModelFolder(null, null, 0, null);
+    public static final EncoderSetup SILENT = new EncoderSetup(null, null, 0, null);
 
     private static final String MODULES = "sentence_transformers.models.";
     private static final Set<String> POOLING_KEYS = Set.of("word_embedding_dimension", "pooling_mode_cls_token",
@@ -43,24 +44,25 @@ record ModelFolder(Pooling pooling, Boolean normalize, int maxLength, String sta
     private static final Set<String> SETTINGS_KEYS = Set.of("__version__", "prompts", "default_prompt_name",
             "similarity_fn_name", "model_type");
 
-    ModelFolder {
+    /** Copies the lists. */
+    public EncoderSetup {
         dense = List.copyOf(dense);
         prompts = Map.copyOf(prompts);
     }
 
     /**
-     * A folder that states only pooling, normalisation and length.
+     * A setup that states only pooling, normalisation and length: prompts pooled, no Dense module, no prompts.
      *
      * @param pooling the pooling, or null
      * @param normalize whether vectors are normalised, or null
      * @param maxLength the length, or 0
      * @param statedBy which file states the pooling, or null
      */
-    ModelFolder(Pooling pooling, Boolean normalize, int maxLength, String statedBy) {
+    public EncoderSetup(Pooling pooling, Boolean normalize, int maxLength, String statedBy) {
         this(pooling, normalize, maxLength, statedBy, true, List.of(), Map.of(), null);
     }
 
-    static ModelFolder read(Path folder) throws IOException {
+    static EncoderSetup read(Path folder) throws IOException {
         ObjectMapper json = new ObjectMapper();
         Pooling pooling = null;
         Boolean normalize = null;
@@ -137,7 +139,7 @@ record ModelFolder(Pooling pooling, Boolean normalize, int maxLength, String sta
                 }
             }
         }
-        return new ModelFolder(pooling, normalize, maxLength, statedBy, includePrompt, dense, prompts, defaultPrompt);
+        return new EncoderSetup(pooling, normalize, maxLength, statedBy, includePrompt, dense, prompts, defaultPrompt);
     }
 
     private static JsonNode tree(ObjectMapper json, Path file) throws IOException {

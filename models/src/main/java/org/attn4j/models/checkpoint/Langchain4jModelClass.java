@@ -1,4 +1,4 @@
-package org.attn4j.models.embed;
+package org.attn4j.models.checkpoint;
 
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
