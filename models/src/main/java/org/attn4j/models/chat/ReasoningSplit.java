@@ -54,14 +54,29 @@ public final class ReasoningSplit {
     }
 
     /**
+     * @param prompt a rendered prompt
+     * @return whether its last {@code <think>} is not closed, so that a reply to it starts inside the reasoning
+     */
+    public static boolean leavesOpen(String prompt) {
+        Objects.requireNonNull(prompt, "ReasoningSplit.leavesOpen: argument prompt is null");
+        int open = prompt.lastIndexOf(OPEN);
+        return open >= 0 && prompt.indexOf(CLOSE, open) < 0;
+    }
+
+    /**
+     * @param insideReasoning whether the reply starts inside the reasoning ({@link #leavesOpen} of its prompt)
+     * @return a split for one reply
+     */
+    public static ReasoningSplit starting(boolean insideReasoning) {
+        return new ReasoningSplit(insideReasoning ? State.REASONING : State.START);
+    }
+
+    /**
      * @param prompt the rendered prompt the reply continues
-     * @return a split for the reply: inside the reasoning from the start when the prompt's last {@code <think>}
-     *     is not closed
+     * @return a split for the reply, {@link #starting} inside the reasoning when the prompt {@link #leavesOpen} it
      */
     public static ReasoningSplit after(String prompt) {
-        Objects.requireNonNull(prompt, "ReasoningSplit.after: argument prompt is null");
-        int open = prompt.lastIndexOf(OPEN);
-        return new ReasoningSplit(open >= 0 && prompt.indexOf(CLOSE, open) < 0 ? State.REASONING : State.START);
+        return starting(leavesOpen(prompt));
     }
 
     /**
