@@ -7,7 +7,8 @@ Two sets of cases go to models/src/test/resources/org/attn4j/models/chat/expecte
                the template string and the special tokens as the checkpoint's own tokenizer_config.json has them),
                rendered for every conversation below: single user turn, system + alternating turns, no generation
                prompt, text with quotes, backslashes, Unicode and Jinja-like braces, tool schemas with tool calls
-               and tool results, continue_final_message, a date_string variable;
+               and tool results, assistant reasoning_content beside tool calls, continue_final_message, a
+               date_string variable;
   features     small templates, one Jinja behaviour each (white space control, trim_blocks and lstrip_blocks,
                loop variables and controls, namespaces, string methods, filters, tests, operators, tojson), rendered
                with the same Jinja2 set-up.
@@ -135,6 +136,15 @@ CONVERSATIONS = [
                   {"role": "assistant", "content": "The colour is"}]},
     {"name": "date_string", "add_generation_prompt": True, "variables": {"date_string": "01 Jan 2025"},
      "messages": [{"role": "user", "content": "What day is it?"}]},
+    {"name": "reasoning_and_tool_results", "add_generation_prompt": True, "tools": TOOLS,
+     "variables": {"enable_thinking": True},
+     "messages": [{"role": "user", "content": "Weather in Paris?"},
+                  {"role": "assistant", "content": "", "reasoning_content": "\nThe tool knows.\n",
+                   "tool_calls": [{"id": "abc123XYZ", "type": "function", "function": {
+                       "name": "get_weather", "arguments": {"city": "Paris"}}}]},
+                  {"role": "tool", "tool_call_id": "abc123XYZ", "content": "22.0"},
+                  {"role": "assistant", "content": "It is 22 degrees.", "reasoning_content": "Read it out."},
+                  {"role": "user", "content": "Thanks!"}]},
     {"name": "thinking", "add_generation_prompt": True, "variables": {"enable_thinking": False},
      "messages": [{"role": "user", "content": "Hi"},
                   {"role": "assistant", "content": "<think>\nhmm\n</think>\n\nHello!"},

@@ -6,11 +6,17 @@ import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import org.attn4j.api.DType;
 import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.chat.ChatTemplateException;
+import org.attn4j.models.chat.ChatTemplateOptions;
 import org.attn4j.models.chat.Message;
+import org.attn4j.models.generate.ChatListener;
 import org.attn4j.models.generate.ChatModel;
 import org.attn4j.models.generate.ChatResponse;
 import org.attn4j.models.generate.ChatSession;
@@ -28,14 +34,18 @@ import picocli.CommandLine.Spec;
  * {@code attn4j chat}: talks with a chat checkpoint (a Hugging Face folder with a chat template, or a GGUF file with
  * {@code tokenizer.chat_template}), streaming each reply as it is generated and stopping on the checkpoint's
  * end-of-turn and end-of-sequence ids. With {@code --message} it
- * answers one message and exits; without, it reads messages from standard input, one a line, keeping the
- * conversation (on a terminal it prompts with {@code > }; {@code /reset} starts over, {@code /exit} or end of input
- * leaves).
+ * answers one message and exits; with {@code --messages FILE} it answers a whole conversation (a JSON array of OpenAI
+ * chat messages, tool calls and results and reasoning included, passed to the template as transformers takes them),
+ * followed by the {@code --message} if one is given, and exits; without either, it reads messages from standard
+ * input, one a line, keeping the conversation (on a terminal it prompts with {@code > }; {@code /reset} starts over,
+ * {@code /exit} or end of input leaves). {@code --print-prompt-ids} prints each prompt's token ids on standard error
+ * before its reply.
  */
 @Command(name = "chat", mixinStandardHelpOptions = true,
         description = {"Chat with a model from a Hugging Face folder whose tokenizer_config.json has a chat template, "
                 + "or from a GGUF file with tokenizer.chat_template: one message with --message, else a conversation "
-                + "read from standard input (one message a line; /reset starts over, /exit leaves). Replies stream as "
+                + "read from standard input (one message a line; /reset starts over, /exit leaves), or a whole "
+                + "conversation from a JSON file with --messages. Replies stream as "
                 + "they are generated and stop on the checkpoint's end-of-turn ids; generation_config.json (a GGUF "
                 + "file's general.sampling.* keys) gives the sampling defaults."},
         footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input."})
@@ -56,6 +66,15 @@ final class ChatCommand implements Callable<Integer> {
     @Option(names = "--system", paramLabel = "TEXT", description = "a system message to start the conversation with")
     private String system;
 
+    @Option(names = "--messages", paramLabel = "FILE", description = "answer this conversation and exit: a JSON array "
+            + "of OpenAI chat messages (role, content, name, tool_calls, tool_call_id, reasoning_content), then "
+            + "--message if given")
+    private Path messages;
+
+    @Option(names = "--print-prompt-ids", description = "before each reply, print the prompt's token ids on standard "
+            + "error as a JSON array")
+    private boolean printPromptIds;
+
     @Mixin
     private SamplingOptions sampling;
 
@@ -72,6 +91,11 @@ final class ChatCommand implements Callable<Integer> {
         if (message != null && message.isBlank()) {
             throw new ParameterException(spec.commandLine(), "--message is empty; give some text");
         }
+        if (messages != null && system != null) {
+            throw new ParameterException(spec.commandLine(), "--system and --messages: give the system message in the "
+                    + "file");
+        }
+        List<Message> conversation = messages == null ? List.of() : MessagesFile.read(messages, spec);
         BackendChoice choice = BackendChoice.resolve(backend, spec);
         ChatModel chat;
         try {
@@ -80,6 +104,7 @@ final class ChatCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         try (chat; ChatSession session = start(chat)) {
+            conversation.forEach(session::add);
             if (!chat.generationConfig().unknownKeys().isEmpty()) {
                 spec.commandLine().getErr().println(spec.qualifiedName() + ": " + chat.generationConfig().source()
                         + " has keys attn4j does not know, ignored: "
@@ -87,7 +112,7 @@ final class ChatCommand implements Callable<Integer> {
             }
             GenerationOptions options = sampling.apply(chat.defaults(), 512,
                     chat.generationConfig().maxNewTokens().isPresent(), spec);
-            if (message != null) {
+            if (message != null || messages != null) {
                 try {
                     reply(chat, session, message, options);
                 } catch (ChatTemplateException e) {
@@ -152,13 +177,25 @@ final class ChatCommand implements Callable<Integer> {
         }
     }
 
+    /** Answers {@code text} as the next user message, or the conversation as it stands when it is null. */
     private void reply(ChatModel chat, ChatSession session, String text, GenerationOptions options) {
         PrintWriter out = spec.commandLine().getOut();
-        ChatResponse r = session.send(text, options, (token, piece) -> {
+        if (printPromptIds) {
+            List<Message> prompt = new ArrayList<>(session.messages());
+            if (text != null) {
+                prompt.add(Message.user(text));
+            }
+            int[] ids = chat.encode(prompt, ChatTemplateOptions.defaults().withAddGenerationPrompt(true));
+            PrintWriter err = spec.commandLine().getErr();
+            err.println(Arrays.stream(ids).mapToObj(Integer::toString).collect(Collectors.joining(", ", "[", "]")));
+            err.flush();
+        }
+        ChatListener print = (token, piece) -> {
             out.print(piece);
             out.flush();
             return true;
-        });
+        };
+        ChatResponse r = text != null ? session.send(text, options, print) : session.reply(options, print);
         out.println();
         out.flush();
         if (stats) {

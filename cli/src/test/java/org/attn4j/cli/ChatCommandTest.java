@@ -12,14 +12,19 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.attn4j.api.WeightType;
+import org.attn4j.models.chat.ChatTemplate;
+import org.attn4j.models.chat.ChatTemplateOptions;
+import org.attn4j.models.chat.Message;
 import org.attn4j.models.decoder.DecoderConfig;
 import org.attn4j.models.decoder.GgufCheckpoints;
 import org.attn4j.models.io.GgufWriter;
 import org.attn4j.models.tokenize.Tokenizer;
+import org.attn4j.models.tokenize.TokenizerConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -82,6 +87,44 @@ class ChatCommandTest {
         Cli again = withInput(QUESTION + "\n/reset\n" + QUESTION + "\n", args);
         List<String> both = again.out().lines().toList();
         assertEquals(List.of(replies.get(0), replies.get(0)), both, again.transcript());
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aConversationFileGetsTransformersPromptIdsAndPyTorchsReply(@TempDir Path tmp) throws IOException {
+        Path f = folder("llama3_chat_tiny");
+        Map<String, Object> expected = JSON.readValue(f.resolve("expected.json").toFile(), Map.class);
+        Path conversation = tmp.resolve("chat.json");
+        Files.writeString(conversation, JSON.writeValueAsString(expected.get("messages")));
+        Cli r = Cli.run("chat", "--model", f.toString(), "--messages", conversation.toString(), "--temperature", "0",
+                "--print-prompt-ids");
+        assertEquals(0, r.exitCode(), r.transcript());
+        assertEquals(expectedReply() + "\n", r.out(), r.transcript());
+        assertEquals(expected.get("chat_prompt"), JSON.readValue(r.err().strip(), List.class), r.transcript());
+    }
+
+    @Test
+    void toolCallsAndResultsInAConversationFileReachTheTemplateWithTheirArgumentsAsObjects(@TempDir Path tmp)
+            throws IOException {
+        Path f = folder("llama3_chat_tiny");
+        Path conversation = tmp.resolve("tools.json");
+        Files.writeString(conversation, "[{\"role\": \"developer\", \"content\": \"Use tools.\"}, "
+                + "{\"role\": \"user\", \"content\": \"Weather?\"}, {\"role\": \"assistant\", \"content\": \"\", "
+                + "\"tool_calls\": [{\"id\": \"c1\", \"type\": \"function\", \"function\": {\"name\": \"w\", "
+                + "\"arguments\": \"{\\\"city\\\": \\\"Paris\\\"}\"}}]}, {\"role\": \"tool\", \"tool_call_id\": \"c1\", "
+                + "\"content\": \"22 C\"}]");
+        Cli r = Cli.run("chat", "--model", f.toString(), "--messages", conversation.toString(), "--max-new", "2",
+                "--print-prompt-ids", "--message", "Thanks");
+        assertEquals(0, r.exitCode(), r.transcript());
+        List<Message> messages = List.of(Message.system("Use tools."), Message.user("Weather?"),
+                Message.assistant("").with("tool_calls", List.of(Map.of("id", "c1", "type", "function", "function",
+                        Map.of("name", "w", "arguments", Map.of("city", "Paris"))))),
+                Message.of("tool", "22 C").with("tool_call_id", "c1"), Message.user("Thanks"));
+        String text = ChatTemplate.of(TokenizerConfig.read(f)).render(messages,
+                ChatTemplateOptions.defaults().withAddGenerationPrompt(true));
+        int[] ids = Tokenizer.fromFolder(f).encode(text, false).ids();
+        assertEquals(Arrays.stream(ids).boxed().toList(), JSON.readValue(r.err().strip(), List.class),
+                r.transcript());
     }
 
     @Test
@@ -149,7 +192,21 @@ class ChatCommandTest {
                 new Object[] {new String[] {"--model", noTemplateGguf.toString(), "--message", "hi"},
                     "no chat template (tokenizer.chat_template)"},
                 new Object[] {new String[] {"--model", mirostat.toString(), "--message", "hi"},
-                    "general.sampling.mirostat"})) {
+                    "general.sampling.mirostat"},
+                new Object[] {new String[] {"--model", folder("llama3_chat_tiny").toString(), "--messages",
+                    tmp.resolve("missing.json").toString()}, "cannot be read"},
+                new Object[] {new String[] {"--model", folder("llama3_chat_tiny").toString(), "--messages",
+                    write(tmp, "broken.json", "[{\"role\": ")}, "is not JSON"},
+                new Object[] {new String[] {"--model", folder("llama3_chat_tiny").toString(), "--messages",
+                    write(tmp, "object.json", "{\"role\": \"user\"}")}, "non-empty JSON array"},
+                new Object[] {new String[] {"--model", folder("llama3_chat_tiny").toString(), "--messages",
+                    write(tmp, "field.json", "[{\"role\": \"user\", \"content\": \"x\", \"audio\": 1}]")},
+                    "messages[0].audio is not a message field"},
+                new Object[] {new String[] {"--model", folder("llama3_chat_tiny").toString(), "--messages",
+                    write(tmp, "role.json", "[{\"content\": \"x\"}]")}, "messages[0].role must be"},
+                new Object[] {new String[] {"--model", folder("llama3_chat_tiny").toString(), "--system", "x",
+                    "--messages", write(tmp, "ok.json", "[{\"role\": \"user\", \"content\": \"x\"}]")},
+                    "--system and --messages"})) {
             String[] args = Stream.concat(Stream.of("chat"), Stream.of((String[]) c[0])).toArray(String[]::new);
             Cli r = Cli.run(args);
             assertEquals(2, r.exitCode(), r.transcript());
@@ -157,6 +214,12 @@ class ChatCommandTest {
             assertTrue(r.err().contains((String) c[1]), r.transcript());
             assertEquals("", r.out(), r.transcript());
         }
+    }
+
+    private static String write(Path dir, String name, String text) throws IOException {
+        Path file = dir.resolve(name);
+        Files.writeString(file, text);
+        return file.toString();
     }
 
     /** The chat checkpoint copied with some tokenizer_config.json and generation_config.json keys replaced. */

@@ -10,8 +10,8 @@ import org.attn4j.models.generate.Generation;
 /**
  * {@code POST /v1/completions} and {@code POST /v1/chat/completions}: a request is checked
  * ({@link GenerationRequest}), admitted and batched with the others ({@link GenerationScheduler}), run
- * ({@link GenerationRun}) and answered whole or as server-sent events ({@link GenerationJson},
- * {@link EventStream}).
+ * ({@link GenerationRun}), its text read into reasoning, content and function calls ({@link ChatReply}) and answered
+ * whole or as server-sent events ({@link GenerationJson}, {@link EventStream}).
  *
  * <p>A streamed reply whose client goes away stops at its next piece of text and counts as {@link #abandoned()};
  * one that runs past the per-request timeout ends with an error event and no {@code [DONE]}. A whole reply past the
@@ -22,6 +22,7 @@ final class GenerationEndpoint {
     private final GenerationScheduler scheduler;
     private final ServerOptions options;
     private final Metrics metrics;
+    private static final ChatReply.Delta NOTHING = new ChatReply.Delta("", "", List.of());
     private final AtomicLong abandoned = new AtomicLong();
 
     GenerationEndpoint(Map<String, ServedModels.Decoder> decoders, GenerationScheduler scheduler,
@@ -80,8 +81,9 @@ final class GenerationEndpoint {
                     + run.tokens() + " tokens");
         }
         text.append(run.finish());
+        ChatReply.Delta reply = ChatReply.whole(request.reply(), text.toString());
         ctx.status(200).contentType("application/json").result(GenerationJson.whole(GenerationJson.id(kind), kind,
-                request, text.toString(), run.finishReason(g), g, run.takeLogprobs()));
+                request, reply, finishReason(run, g, reply), g, run.takeLogprobs()));
     }
 
     private void stream(Context ctx, GenerationRequest request, GenerationKind kind, GenerationRun run,
@@ -93,13 +95,16 @@ final class GenerationEndpoint {
         EventStream events = opened.get();
         String id = GenerationJson.id(kind);
         if (kind == GenerationKind.CHAT
-                && !events.send(GenerationJson.chunk(id, kind, request, "", true, null, null))) {
+                && !events.send(GenerationJson.chunk(id, kind, request, NOTHING, true, null, null))) {
             return;
         }
+        ChatReply reply = new ChatReply(request.reply());
         Generation g;
         try {
             g = run.run(ticket, deadlineNanos, piece -> {
-                if (events.send(GenerationJson.chunk(id, kind, request, piece, false, null, run.takeLogprobs()))) {
+                ChatReply.Delta delta = reply.next(piece);
+                if (delta.isEmpty()
+                        || events.send(GenerationJson.chunk(id, kind, request, delta, false, null, run.takeLogprobs()))) {
                     return true;
                 }
                 abandoned.incrementAndGet();
@@ -117,13 +122,13 @@ final class GenerationEndpoint {
                     + "after " + run.tokens() + " tokens")));
             return;
         }
-        String rest = run.finish();
+        ChatReply.Delta rest = reply.finish(run.finish());
         List<TokenLogprob> held = run.takeLogprobs();
         if ((!rest.isEmpty() || !held.isEmpty())
                 && !events.send(GenerationJson.chunk(id, kind, request, rest, false, null, held))) {
             return;
         }
-        if (!events.send(GenerationJson.chunk(id, kind, request, "", false, run.finishReason(g), null))) {
+        if (!events.send(GenerationJson.chunk(id, kind, request, NOTHING, false, finishReason(run, g, rest), null))) {
             return;
         }
         if (request.usageChunk()
@@ -131,6 +136,11 @@ final class GenerationEndpoint {
             return;
         }
         events.done();
+    }
+
+    /** @return {@code tool_calls} when the reply called functions, else the run's reason */
+    private static String finishReason(GenerationRun run, Generation g, ChatReply.Delta reply) {
+        return reply.calls().isEmpty() ? run.finishReason(g) : "tool_calls";
     }
 
     /** @return the error event that ends a stream, counted as an error */

@@ -6,19 +6,25 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import org.attn4j.models.chat.ToolCall;
 import org.attn4j.models.generate.Generation;
 
 /**
  * The JSON OpenAI's API answers a generation with. A whole answer:
  * <pre>
  *   {"id", "object": "text_completion" | "chat.completion", "created", "model", "system_fingerprint": null,
- *    "choices": [{"index": 0, "text": "…" | "message": {"role": "assistant", "content": "…", "refusal": null},
- *                 "logprobs": null, "finish_reason": "stop" | "length"[, "prompt_token_ids", "token_ids"]}],
+ *    "choices": [{"index": 0, "text": "…" | "message": {"role": "assistant", "content": "…" | null,
+ *                                                       ["reasoning_content": "…",] ["tool_calls": [CALL, …],]
+ *                                                       "refusal": null},
+ *                 "logprobs": null, "finish_reason": "stop" | "length" | "tool_calls"
+ *                 [, "prompt_token_ids", "token_ids"]}],
  *    "usage": {"prompt_tokens", "completion_tokens", "total_tokens"}}
  * </pre>
- * A streamed chunk has the same head with the chunk object, and one choice whose {@code text} (chat: {@code delta},
- * with the {@code role} in the first) carries the next piece; the last carries the {@code finish_reason}; a usage
- * chunk has no choice and the usage.
+ * where a CALL is {@code {"id", "type": "function", "function": {"name", "arguments": "<JSON object's text>"}}} and
+ * {@code content} is null when the reply is only calls ({@link ChatReply}). A streamed chunk has the same head with the
+ * chunk object, and one choice whose {@code text} (chat: {@code delta}, with the {@code role} in the first) carries
+ * the next piece: a chat delta's {@code reasoning_content}, {@code content} or {@code tool_calls} (each CALL with its
+ * {@code index}); the last carries the {@code finish_reason}; a usage chunk has no choice and the usage.
  *
  * <p>When the request asks for log-probabilities ({@link GenerationRequest#logprobs()}), a choice's {@code logprobs}
  * holds those of its tokens ({@link TokenLogprob}; in a stream, of the tokens generated since the previous chunk,
@@ -46,14 +52,14 @@ final class GenerationJson {
      * @param id the answer's id
      * @param kind which endpoint
      * @param request the request
-     * @param text the reply's text
-     * @param finishReason {@code stop} or {@code length}
+     * @param reply the reply: a completion's text is its content; a chat's reasoning and calls are written too
+     * @param finishReason {@code stop}, {@code length} or {@code tool_calls}
      * @param g the generation (its ids, for {@code token_ids} and the usage)
      * @param logprobs every token's log-probability, when the request asks for them
      * @return the whole answer
      */
-    static byte[] whole(String id, GenerationKind kind, GenerationRequest request, String text, String finishReason,
-                        Generation g, List<TokenLogprob> logprobs) {
+    static byte[] whole(String id, GenerationKind kind, GenerationRequest request, ChatReply.Delta reply,
+                        String finishReason, Generation g, List<TokenLogprob> logprobs) {
         return JsonBody.object(w -> {
             head(w, id, kind.object, request);
             w.writeArrayFieldStart("choices");
@@ -62,11 +68,19 @@ final class GenerationJson {
             if (kind == GenerationKind.CHAT) {
                 w.writeObjectFieldStart("message");
                 w.writeStringField("role", "assistant");
-                w.writeStringField("content", text);
+                if (reply.content().isEmpty() && !reply.calls().isEmpty()) {
+                    w.writeNullField("content");
+                } else {
+                    w.writeStringField("content", reply.content());
+                }
+                if (!reply.reasoning().isEmpty()) {
+                    w.writeStringField("reasoning_content", reply.reasoning());
+                }
+                toolCalls(w, reply.calls(), false);
                 w.writeNullField("refusal");
                 w.writeEndObject();
             } else {
-                w.writeStringField("text", text);
+                w.writeStringField("text", reply.content());
             }
             logprobs(w, kind, request, logprobs);
             w.writeStringField("finish_reason", finishReason);
@@ -87,15 +101,16 @@ final class GenerationJson {
      * @param id the answer's id
      * @param kind which endpoint
      * @param request the request
-     * @param text the next piece of the reply ({@code ""} in the first chat chunk and the last)
+     * @param delta the next piece of the reply (empty in the first chat chunk and the last): a completion's text is
+     *     its content; a chat chunk carries the reasoning, content and calls it has
      * @param first whether this is a chat stream's first chunk, which names the role
-     * @param finishReason null, or {@code stop} or {@code length} in the last chunk
+     * @param finishReason null, or {@code stop}, {@code length} or {@code tool_calls} in the last chunk
      * @param logprobs the log-probabilities of the tokens generated since the previous chunk (when the request asks
      *     for them), or null
      * @return one streamed chunk
      */
-    static byte[] chunk(String id, GenerationKind kind, GenerationRequest request, String text, boolean first,
-                        String finishReason, List<TokenLogprob> logprobs) {
+    static byte[] chunk(String id, GenerationKind kind, GenerationRequest request, ChatReply.Delta delta,
+                        boolean first, String finishReason, List<TokenLogprob> logprobs) {
         return JsonBody.object(w -> {
             head(w, id, kind.chunkObject, request);
             w.writeArrayFieldStart("choices");
@@ -106,12 +121,17 @@ final class GenerationJson {
                 if (first) {
                     w.writeStringField("role", "assistant");
                 }
-                if (finishReason == null) {
-                    w.writeStringField("content", text);
+                if (!delta.reasoning().isEmpty()) {
+                    w.writeStringField("reasoning_content", delta.reasoning());
                 }
+                if (finishReason == null && (!delta.content().isEmpty() || delta.reasoning().isEmpty()
+                        && delta.calls().isEmpty())) {
+                    w.writeStringField("content", delta.content());
+                }
+                toolCalls(w, delta.calls(), true);
                 w.writeEndObject();
             } else {
-                w.writeStringField("text", text);
+                w.writeStringField("text", delta.content());
             }
             logprobs(w, kind, request, logprobs);
             w.writeStringField("finish_reason", finishReason);
@@ -137,6 +157,38 @@ final class GenerationJson {
             w.writeEndArray();
             usage(w, request, completionTokens);
         });
+    }
+
+    /** @return a new tool call id: 9 random letters and digits (the length Mistral's templates require) */
+    static String callId() {
+        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        StringBuilder out = new StringBuilder(9);
+        for (int i = 0; i < 9; i++) {
+            out.append(alphabet.charAt(ThreadLocalRandom.current().nextInt(alphabet.length())));
+        }
+        return out.toString();
+    }
+
+    /** Writes {@code tool_calls} (a stream's with each call's {@code index}), nothing when there are no calls. */
+    private static void toolCalls(JsonGenerator w, List<ToolCall> calls, boolean indexed) throws IOException {
+        if (calls.isEmpty()) {
+            return;
+        }
+        w.writeArrayFieldStart("tool_calls");
+        for (int i = 0; i < calls.size(); i++) {
+            w.writeStartObject();
+            if (indexed) {
+                w.writeNumberField("index", i);
+            }
+            w.writeStringField("id", callId());
+            w.writeStringField("type", "function");
+            w.writeObjectFieldStart("function");
+            w.writeStringField("name", calls.get(i).name());
+            w.writeStringField("arguments", calls.get(i).arguments());
+            w.writeEndObject();
+            w.writeEndObject();
+        }
+        w.writeEndArray();
     }
 
     private static void logprobs(JsonGenerator w, GenerationKind kind, GenerationRequest request,

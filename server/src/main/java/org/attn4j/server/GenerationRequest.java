@@ -11,6 +11,8 @@ import java.util.stream.Collectors;
 import org.attn4j.models.chat.ChatTemplateException;
 import org.attn4j.models.chat.ChatTemplateOptions;
 import org.attn4j.models.chat.Message;
+import org.attn4j.models.chat.ReasoningSplit;
+import org.attn4j.models.chat.ToolCallFormat;
 import org.attn4j.models.generate.GenerationOptions;
 
 /**
@@ -28,9 +30,10 @@ import org.attn4j.models.generate.GenerationOptions;
  * (an extension, not streamed) adds the prompt's and the reply's token ids to the choice. Log-probabilities
  * ({@link TokenLogprob}) are asked for with {@code "logprobs": true} and {@code top_logprobs} (0 to 20) on chat, and
  * with {@code logprobs} (0 to 20, the alternatives per token) on completions. {@code n} must be 1; {@code echo},
- * {@code suffix}, penalties other than 0, tools and response formats other than text are refused by name. A chat
- * request's messages are rendered by the checkpoint's chat template with a generation prompt ({@code developer}
- * messages as {@code system}); a completion's prompt is a string or token ids.
+ * {@code suffix}, penalties other than 0 and response formats other than text are refused by name. A chat
+ * request's messages, {@code tools} and {@code chat_template_kwargs} are rendered by the checkpoint's chat template
+ * with a generation prompt, as {@link ChatTools} checks and converts them; the reply is read for reasoning and calls
+ * as {@link ChatReply.Format} says. A completion's prompt is a string or token ids.
  *
  * @param decoder the model named by {@code model}
  * @param prompt the prompt's token ids, {@code [promptLength]}
@@ -42,11 +45,13 @@ import org.attn4j.models.generate.GenerationOptions;
  * @param usageChunk whether a stream ends with a usage chunk ({@code stream_options.include_usage})
  * @param tokenIds whether the whole answer carries the prompt's and the reply's token ids
  * @param logprobs how many alternatives each token's log-probability comes with, 0 to 20; -1: no log-probabilities
+ * @param reply how the reply is read: reasoning split off, function calls read ({@link ChatReply.Format#PLAIN} for
+ *     completions)
  * @param created the answer's {@code created}, seconds since the epoch
  */
 record GenerationRequest(ServedModels.Decoder decoder, int[] prompt, int[] context, GenerationOptions options,
                          List<String> stops, boolean stream, boolean usageChunk, boolean tokenIds, int logprobs,
-                         long created) {
+                         ChatReply.Format reply, long created) {
     /** The most alternatives a token's log-probability may come with, as OpenAI's API allows. */
     static final int MAX_TOP_LOGPROBS = 20;
 
@@ -55,8 +60,9 @@ record GenerationRequest(ServedModels.Decoder decoder, int[] prompt, int[] conte
             "top_k", "min_p", "repetition_penalty", "return_token_ids");
     private static final Set<String> COMPLETION_ONLY = Set.of("prompt", "echo", "best_of", "logprobs", "suffix");
     private static final Set<String> CHAT_ONLY = Set.of("messages", "max_completion_tokens", "logprobs",
-            "top_logprobs", "response_format", "store", "metadata", "parallel_tool_calls");
-    private static final Set<String> CHAT_UNSUPPORTED = Set.of("tools", "tool_choice", "functions",
+            "top_logprobs", "response_format", "store", "metadata", "parallel_tool_calls", "tools", "tool_choice",
+            "chat_template_kwargs");
+    private static final Set<String> CHAT_UNSUPPORTED = Set.of("functions",
             "function_call", "audio", "modalities", "prediction", "web_search_options", "reasoning_effort");
 
     /**
@@ -86,9 +92,26 @@ record GenerationRequest(ServedModels.Decoder decoder, int[] prompt, int[] conte
         refuseUnsupported(r, kind);
         int[] prompt;
         int[] context;
+        ChatReply.Format reply = ChatReply.Format.PLAIN;
         if (kind == GenerationKind.CHAT) {
-            prompt = render(d, messages(r.get("messages")));
+            ChatTemplateOptions templateOptions = ChatTemplateOptions.defaults().withAddGenerationPrompt(true);
+            ToolCallFormat format = null;
+            List<Object> tools = ChatTools.tools(r.get("tools"));
+            if (ChatTools.offered(r.get("tool_choice"), tools, r.get("parallel_tool_calls"))) {
+                format = ToolCallFormat.of(d.chat().template()).orElseThrow(() -> ApiException.invalid("tools",
+                        "Model '" + model + "' has a chat template that defines no tool-call format this server "
+                        + "reads (Qwen's <tool_call>, Llama 3's JSON, Mistral's [TOOL_CALLS])"));
+                templateOptions = templateOptions.withTools(tools);
+            }
+            templateOptions = ChatTools.variables(templateOptions, r.get("chat_template_kwargs"));
+            String text = render(d, ChatTools.messages(r.get("messages")), templateOptions);
+            prompt = d.chat().tokenizer().encode(text, false).ids();
+            if (prompt.length == 0) {
+                throw ApiException.invalid("messages", "The conversation renders to no tokens");
+            }
             context = new int[0];
+            boolean thinks = ReasoningSplit.marksReasoning(d.chat().template());
+            reply = new ChatReply.Format(format, thinks, thinks && ReasoningSplit.leavesOpen(text));
         } else {
             prompt = prompt(d, r.get("prompt"));
             int last = prompt[prompt.length - 1];
@@ -156,7 +179,7 @@ record GenerationRequest(ServedModels.Decoder decoder, int[] prompt, int[] conte
         }
         r.string("user", null);
         return new GenerationRequest(d, prompt, context, o, stops(r.get("stop")), stream, usage, ids,
-                logprobs(r, kind), System.currentTimeMillis() / 1000);
+                logprobs(r, kind), reply, System.currentTimeMillis() / 1000);
     }
 
     /** @return the alternatives asked for per token, or -1 when no log-probabilities are */
@@ -206,9 +229,6 @@ record GenerationRequest(ServedModels.Decoder decoder, int[] prompt, int[] conte
                     && format.get("type").textValue().equals("text"))) {
                 throw ApiException.invalid("response_format", "'response_format' may only be {\"type\": \"text\"} "
                         + "on this server");
-            }
-            if (r.get("parallel_tool_calls") != null && !r.get("parallel_tool_calls").isBoolean()) {
-                throw ApiException.invalid("parallel_tool_calls", "'parallel_tool_calls' must be true or false");
             }
             r.bool("store", false);
         }
@@ -305,84 +325,12 @@ record GenerationRequest(ServedModels.Decoder decoder, int[] prompt, int[] conte
         return ids;
     }
 
-    private static List<Message> messages(JsonNode messages) {
-        if (messages == null) {
-            throw ApiException.invalid("messages", "'messages' is required: an array of messages");
-        }
-        if (!messages.isArray() || messages.isEmpty()) {
-            throw ApiException.invalid("messages", "'messages' must be a non-empty array, not "
-                    + (messages.isArray() ? "an empty one" : JsonRequest.kind(messages)));
-        }
-        List<Message> out = new ArrayList<>();
-        for (int i = 0; i < messages.size(); i++) {
-            String where = "messages[" + i + "]";
-            JsonNode m = messages.get(i);
-            if (!m.isObject()) {
-                throw ApiException.invalid("messages", where + " must be an object, not " + JsonRequest.kind(m));
-            }
-            for (var it = m.fieldNames(); it.hasNext(); ) {
-                String f = it.next();
-                if (!Set.of("role", "content", "name").contains(f)) {
-                    throw ApiException.invalid("messages", where + "." + f + " is not supported by this server"
-                            + (f.equals("tool_calls") || f.equals("tool_call_id") ? " (no tools)" : ""));
-                }
-            }
-            JsonNode role = m.get("role");
-            if (role == null || !role.isTextual()) {
-                throw ApiException.invalid("messages", where + ".role must be a string, not " + JsonRequest.kind(role));
-            }
-            String r = role.textValue();
-            if (!Set.of("system", "developer", "user", "assistant").contains(r)) {
-                throw ApiException.invalid("messages", where + ".role is '" + r + "'; it must be system, developer,"
-                        + " user or assistant");
-            }
-            Message message = Message.of(r.equals("developer") ? "system" : r, content(m.get("content"), where));
-            JsonNode name = m.get("name");
-            if (name != null && !name.isNull()) {
-                if (!name.isTextual()) {
-                    throw ApiException.invalid("messages", where + ".name must be a string");
-                }
-                message = message.with("name", name.textValue());
-            }
-            out.add(message);
-        }
-        return out;
-    }
-
-    private static String content(JsonNode c, String where) {
-        if (c == null || c.isNull()) {
-            throw ApiException.invalid("messages", where + ".content is required");
-        }
-        if (c.isTextual()) {
-            return c.textValue();
-        }
-        if (!c.isArray()) {
-            throw ApiException.invalid("messages", where + ".content must be a string or an array of text parts, not "
-                    + JsonRequest.kind(c));
-        }
-        StringBuilder text = new StringBuilder();
-        for (int j = 0; j < c.size(); j++) {
-            JsonNode part = c.get(j);
-            if (!part.isObject() || !"text".equals(part.path("type").asText(null)) || !part.path("text").isTextual()) {
-                throw ApiException.invalid("messages", where + ".content[" + j + "] must be {\"type\": \"text\", "
-                        + "\"text\": \"...\"}; this server reads text only");
-            }
-            text.append(part.get("text").textValue());
-        }
-        return text.toString();
-    }
-
-    private static int[] render(ServedModels.Decoder d, List<Message> messages) {
-        int[] ids;
+    private static String render(ServedModels.Decoder d, List<Message> messages, ChatTemplateOptions options) {
         try {
-            ids = d.chat().encode(messages, ChatTemplateOptions.defaults().withAddGenerationPrompt(true));
+            return d.chat().template().render(messages, options);
         } catch (ChatTemplateException e) {
             throw ApiException.invalid("messages", "The model's chat template refused the conversation: "
                     + e.getMessage());
         }
-        if (ids.length == 0) {
-            throw ApiException.invalid("messages", "The conversation renders to no tokens");
-        }
-        return ids;
     }
 }

@@ -106,7 +106,7 @@ class BadInputTest {
                 Arguments.of(CHAT, "{" + c + ", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], "
                         + "\"stop\": [\"a\", \"b\", \"c\", \"d\", \"e\"]}", 400, "stop", "at most 4"),
                 Arguments.of(CHAT, "{" + c + ", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], "
-                        + "\"tools\": [{\"type\": \"function\"}]}", 400, "tools", "not supported"),
+                        + "\"tools\": [{\"type\": \"function\"}]}", 400, "tools[0].function", "must be an object"),
                 Arguments.of(CHAT, "{" + c + ", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], "
                         + "\"logprobs\": \"yes\"}", 400, "logprobs", "true or false"),
                 Arguments.of(CHAT, "{" + c + ", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], "
