@@ -7,7 +7,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * A GGUF file's {@code <arch>.*} metadata read key by key, strictly, as {@link ConfigJson} reads a
+ * A GGUF file's {@code <arch>.*} metadata read key by key, strictly, as the decoder's {@code ConfigJson} reads a
  * {@code config.json}: every key a reader takes is marked, and {@link #finish()} refuses, in one message, every
  * {@code <arch>.*} key no reader took and every key outside the namespaces that describe the file
  * ({@code general.}), its tokenizer ({@code tokenizer.}), how it was quantized ({@code quantize.}) and how it was
