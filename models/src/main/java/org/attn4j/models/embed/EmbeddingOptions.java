@@ -9,7 +9,9 @@ import org.attn4j.api.DType;
  * How a {@link SentenceEmbedder} embeds, a value that grows by {@code with…} methods. Unset pooling, normalisation
  * and length follow the model folder's sentence-transformers files ({@code modules.json},
  * {@code 1_Pooling/config.json}, {@code sentence_bert_config.json}), and without them: mean pooling, normalised,
- * the model's {@code max_position_embeddings}.
+ * the model's {@code max_position_embeddings}. A prompt ({@link #withPrompt}, {@link #withPromptName}) is text put
+ * before every text, as sentence-transformers' {@code encode(texts, prompt=…)} and {@code prompt_name=…} do; unset,
+ * the folder's {@code config_sentence_transformers.json} {@code default_prompt_name} chooses one, else none.
  */
 public final class EmbeddingOptions {
     private static final EmbeddingOptions DEFAULTS = new EmbeddingOptions(new Values());
@@ -22,6 +24,8 @@ public final class EmbeddingOptions {
         int batchSize = 32;
         DType dtype = DType.F32;
         LongTexts longTexts = LongTexts.TRUNCATE;
+        String prompt;
+        String promptName;
 
         Values copy() {
             try {
@@ -116,6 +120,47 @@ public final class EmbeddingOptions {
         return with(o -> o.longTexts = value);
     }
 
+    /**
+     * @param text put before every text (for Qwen3-Embedding's queries, {@code "Instruct: " + task + "\nQuery:"});
+     *     replaces a prompt name
+     * @return a copy with the prompt set
+     */
+    public EmbeddingOptions withPrompt(String text) {
+        if (text == null) {
+            throw new IllegalArgumentException("EmbeddingOptions.withPrompt: argument text is null");
+        }
+        return with(o -> {
+            o.prompt = text;
+            o.promptName = null;
+        });
+    }
+
+    /**
+     * @param name a key of the {@code prompts} of the model's {@code config_sentence_transformers.json} (for
+     *     example {@code "query"}), whose text is put before every text; a model without it refuses it at load;
+     *     replaces a prompt
+     * @return a copy with the prompt name set
+     */
+    public EmbeddingOptions withPromptName(String name) {
+        if (name == null) {
+            throw new IllegalArgumentException("EmbeddingOptions.withPromptName: argument name is null");
+        }
+        return with(o -> {
+            o.promptName = name;
+            o.prompt = null;
+        });
+    }
+
+    /** @return the prompt asked for, empty for none or a named one */
+    public Optional<String> prompt() {
+        return Optional.ofNullable(v.prompt);
+    }
+
+    /** @return the prompt name asked for, empty for none or a prompt given as text */
+    public Optional<String> promptName() {
+        return Optional.ofNullable(v.promptName);
+    }
+
     /** @return what happens to a text longer than the maximum length */
     public LongTexts longTexts() {
         return v.longTexts;
@@ -151,6 +196,8 @@ public final class EmbeddingOptions {
         return "EmbeddingOptions[pooling=" + (v.pooling == null ? "model" : v.pooling) + ", normalize="
                 + (v.normalize == null ? "model" : v.normalize) + ", maxLength="
                 + (v.maxLength == 0 ? "model" : v.maxLength) + ", batchSize=" + v.batchSize + ", dtype=" + v.dtype
-                + ", longTexts=" + v.longTexts + "]";
+                + ", longTexts=" + v.longTexts
+                + (v.prompt == null ? "" : ", prompt=" + v.prompt)
+                + (v.promptName == null ? "" : ", promptName=" + v.promptName) + "]";
     }
 }

@@ -10,7 +10,8 @@ import java.nio.file.Path;
 /**
  * What a model's files say about pooling, normalisation and length. A sentence-transformers folder says it in
  * {@code modules.json} (a {@code Pooling} module's folder, a {@code Normalize} module),
- * {@code <pooling folder>/config.json} ({@code pooling_mode_*_tokens}) and {@code sentence_bert_config.json}
+ * {@code <pooling folder>/config.json} ({@code pooling_mode_*_tokens}, {@code pooling_mode_cls_token},
+ * {@code pooling_mode_lasttoken}) and {@code sentence_bert_config.json}
  * ({@code max_seq_length}); a langchain4j model jar in its model class; a plain Hugging Face folder says nothing.
  *
  * @param pooling the pooling, or null when the files do not say
@@ -68,8 +69,9 @@ record ModelFolder(Pooling pooling, Boolean normalize, int maxLength, String sta
                     case "pooling_mode_mean_tokens" -> Pooling.MEAN;
                     case "pooling_mode_cls_token" -> Pooling.CLS;
                     case "pooling_mode_max_tokens" -> Pooling.MAX;
+                    case "pooling_mode_lasttoken" -> Pooling.LAST_TOKEN;
                     default -> throw new IOException(file + ": " + e.getKey()
-                            + " is not supported (mean, cls and max pooling are)");
+                            + " is not supported (mean, cls, max and last-token pooling are)");
                 };
             }
         }

@@ -10,7 +10,12 @@ public enum Pooling {
     /** {@code h_0}: the {@code [CLS]} token ({@code pooling_mode_cls_token}). */
     CLS,
     /** {@code max_i h_i} per feature over the real tokens ({@code pooling_mode_max_tokens}). */
-    MAX;
+    MAX,
+    /**
+     * {@code h_t} with {@code t = max{i : m_i = 1}}: the last real token ({@code pooling_mode_lasttoken}), which
+     * in a decoder has read every token before it; with left padding, the row's last position.
+     */
+    LAST_TOKEN;
 
     /**
      * @param hidden {@code [B, L, d]} row-major; not modified
@@ -49,6 +54,13 @@ public enum Pooling {
                         }
                     }
                 }
+            }
+            case LAST_TOKEN -> {
+                int last = length - 1;
+                while (last > 0 && mask[base + last] != 1) {
+                    last--;
+                }
+                System.arraycopy(hidden, (base + last) * dim, out, 0, dim);
             }
             default -> throw new IllegalStateException(name());
         }
