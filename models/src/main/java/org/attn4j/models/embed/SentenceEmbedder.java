@@ -1,6 +1,7 @@
 package org.attn4j.models.embed;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,13 +18,21 @@ import org.attn4j.models.tokenize.Encoding;
 import org.attn4j.models.tokenize.Tokenizer;
 
 /**
- * Turns texts into sentence embeddings with a BERT-family encoder, as sentence-transformers does:
+ * Turns texts into sentence embeddings with a BERT-family encoder, or a Qwen3 decoder read as one
+ * (Qwen3-Embedding), as sentence-transformers does:
  * <pre>
- *   ids    = [CLS] wordpieces(text) [SEP], truncated to maxLength
+ *   ids    = [CLS] wordpieces(prompt + text) [SEP], truncated to maxLength
  *   h      = BertModel(ids)                    [L, d]   (batches padded, padding hidden from attention)
- *   v      = pooling(h, mask)                  [d]      (mean over the real tokens, CLS or max)
+ *   v      = pooling(h, mask)                  [d]      (mean over the real tokens, CLS, max or the last token)
  *   vector = v / max(|v|₂, 1e-12)                      (unless normalisation is off)
  * </pre>
+ * For a Qwen3 folder ({@code model_type} {@code qwen3}) the ids are those of its {@code tokenizer.json}, whose
+ * post-processor appends {@code <|endoftext|>}; {@code h} is the decoder's final norm's output, batches padded on the
+ * left as Qwen3-Embedding's tokenizer pads them ({@link Qwen3Embedding}); pooling is the last token's unless the
+ * folder or the options say otherwise. Queries take the instruction as a prompt: {@link
+ * EmbeddingOptions#withPromptName} {@code "query"} reads it from {@code config_sentence_transformers.json}, or
+ * {@link EmbeddingOptions#withPrompt} gives {@code "Instruct: " + task + "\nQuery:"} (the model card's
+ * {@code get_detailed_instruct}); documents take none.
  * The model's parameters are uploaded to the backend once, when it is loaded, and stay there until {@link #close()};
  * each {@link #embed} call allocates only activations and frees them before it returns. An embedder may be shared by
  * threads: each call works in its own scope.
@@ -38,6 +47,8 @@ import org.attn4j.models.tokenize.Tokenizer;
 public final class SentenceEmbedder implements AutoCloseable {
     private final BertModel model;
     private final Parameters parameters;
+    private final Qwen3Embedding decoder;
+    private final String prompt;
     private final Tokenizer tokenizer;
     private final Tokenizer untruncated;
     private final Pooling pooling;
@@ -51,9 +62,16 @@ public final class SentenceEmbedder implements AutoCloseable {
     private final String poolingStatedBy;
     private final List<String> notes;
 
-    private SentenceEmbedder(BertModel host, Tokenizer tokenizer, Backend backend, EmbeddingOptions options,
-                             ModelFolder folder, String description, List<String> notes) {
-        int positions = host.config().maxPositionEmbeddings();
+    /**
+     * @param host the BERT-family encoder, or null for a decoder
+     * @param decoder the decoder read as an encoder, or null for a BERT-family one (its caller closes it if this
+     *     fails)
+     */
+    private SentenceEmbedder(BertModel host, Qwen3Embedding decoder, Tokenizer tokenizer, Backend backend,
+                             EmbeddingOptions options, ModelFolder folder, Prompts prompts, String description,
+                             List<String> notes) {
+        this.prompt = prompts.choose(options, description);
+        int positions = host != null ? host.config().maxPositionEmbeddings() : decoder.maxPositions();
         this.maxLength = options.maxLength().orElse(folder.maxLength() > 0 ? folder.maxLength() : positions);
         if (maxLength > positions) {
             throw new IllegalArgumentException("SentenceEmbedder: maxLength " + maxLength
@@ -66,7 +84,8 @@ public final class SentenceEmbedder implements AutoCloseable {
         this.tokenizer = tokenizer.withMaxLength(maxLength);
         this.specialTokens = this.tokenizer.encode("").length();
         this.untruncated = tokenizer.withMaxLength(Integer.MAX_VALUE);
-        this.pooling = options.pooling().orElse(folder.pooling() == null ? Pooling.MEAN : folder.pooling());
+        Pooling unstated = decoder == null ? Pooling.MEAN : Pooling.LAST_TOKEN;
+        this.pooling = options.pooling().orElse(folder.pooling() == null ? unstated : folder.pooling());
         this.poolingStatedBy = options.pooling().isPresent() ? "the options" : folder.statedBy();
         this.normalize = options.normalize().orElse(folder.normalize() == null || folder.normalize());
         this.batchSize = options.batchSize();
@@ -74,6 +93,12 @@ public final class SentenceEmbedder implements AutoCloseable {
         this.longTexts = options.longTexts();
         this.description = description;
         this.notes = List.copyOf(notes);
+        this.decoder = decoder;
+        if (decoder != null) {
+            this.parameters = null;
+            this.model = null;
+            return;
+        }
         this.parameters = Parameters.on(backend, dtype);
         try {
             this.model = host.bind(parameters);
@@ -84,7 +109,8 @@ public final class SentenceEmbedder implements AutoCloseable {
     }
 
     /**
-     * Loads a Hugging Face folder: {@code config.json} ({@code model_type} bert), {@code model.safetensors} or a
+     * Loads a Hugging Face folder: {@code config.json} ({@code model_type} bert, or qwen3 for Qwen3-Embedding, see
+     * {@link Qwen3Checkpoint}), {@code model.safetensors} or a
      * sharded {@code model.safetensors.index.json} (or, without either, a PyTorch-exported {@code model.onnx}, its
      * weights mapped to Hugging Face names), {@code tokenizer.json} (WordPiece), and, when present, the
      * sentence-transformers files that set pooling, normalisation and length. Also an {@code .onnx} file or a model
@@ -119,9 +145,28 @@ public final class SentenceEmbedder implements AutoCloseable {
      */
     public static SentenceEmbedder load(EncoderSource source, Backend backend, EmbeddingOptions options)
             throws IOException {
+        Path path = source.path();
+        Prompts prompts = Files.isDirectory(path) ? Prompts.read(path) : Prompts.NONE;
+        if (Qwen3Checkpoint.is(path)) {
+            if (!backend.capabilities().supports(options.dtype())) {
+                throw new IllegalArgumentException("SentenceEmbedder: backend " + backend.name()
+                        + " does not support " + options.dtype());
+            }
+            ModelFolder setup = ModelFolder.read(path);
+            Qwen3Checkpoint c = Qwen3Checkpoint.read(source, backend, options.dtype(), false);
+            Qwen3Embedding network = new Qwen3Embedding(c.model(), c.weightBytes());
+            try {
+                return new SentenceEmbedder(null, network, c.tokenizer(), backend, options, setup, prompts,
+                        path.toString(), c.notes());
+            } catch (RuntimeException e) {
+                network.close();
+                throw e;
+            }
+        }
         EncoderCheckpoint c = EncoderCheckpoint.read(source);
         BertModel host = BertModel.load(c.weights(), c.config());
-        return new SentenceEmbedder(host, c.tokenizer(), backend, options, c.setup(), c.description(), c.notes());
+        return new SentenceEmbedder(host, null, c.tokenizer(), backend, options, c.setup(), prompts,
+                c.description(), c.notes());
     }
 
     /**
@@ -136,8 +181,8 @@ public final class SentenceEmbedder implements AutoCloseable {
      */
     public static SentenceEmbedder loadDefault(Backend backend, EmbeddingOptions options) throws IOException {
         DefaultModel m = DefaultModel.read();
-        return new SentenceEmbedder(m.model(), m.tokenizer(), backend, options,
-                new ModelFolder(Pooling.MEAN, true, DefaultModel.MAX_SEQ_LENGTH, DefaultModel.SETUP),
+        return new SentenceEmbedder(m.model(), null, m.tokenizer(), backend, options,
+                new ModelFolder(Pooling.MEAN, true, DefaultModel.MAX_SEQ_LENGTH, DefaultModel.SETUP), Prompts.NONE,
                 DefaultModel.DESCRIPTION, List.of());
     }
 
@@ -150,7 +195,7 @@ public final class SentenceEmbedder implements AutoCloseable {
         if (texts == null || texts.stream().anyMatch(t -> t == null)) {
             throw new IllegalArgumentException("SentenceEmbedder.embed: argument texts is null or holds null");
         }
-        if (!parameters.isOpen()) {
+        if (!isOpen()) {
             throw new IllegalStateException("SentenceEmbedder.embed: the embedder is closed");
         }
         int n = texts.size();
@@ -160,15 +205,15 @@ public final class SentenceEmbedder implements AutoCloseable {
         List<Integer> weight = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             if (longTexts == LongTexts.TRUNCATE) {
-                textIds[i] = tokenizer.encode(texts.get(i)).ids();
+                textIds[i] = tokenizer.encode(prompt + texts.get(i)).ids();
                 segments.add(textIds[i]);
                 owner.add(i);
                 weight.add(1);
                 continue;
             }
-            List<Encoding> windows = tokenizer.encodeWindows(texts.get(i));
+            List<Encoding> windows = tokenizer.encodeWindows(prompt + texts.get(i));
             textIds[i] = windows.size() == 1 ? windows.get(0).ids()
-                    : tokenizer.withMaxLength(Integer.MAX_VALUE).encode(texts.get(i)).ids();
+                    : tokenizer.withMaxLength(Integer.MAX_VALUE).encode(prompt + texts.get(i)).ids();
             for (Encoding w : windows) {
                 segments.add(w.ids());
                 owner.add(i);
@@ -231,14 +276,24 @@ public final class SentenceEmbedder implements AutoCloseable {
             for (int i = from; i < to; i++) {
                 batch.add(ids.get(order[i]));
             }
-            BertInput input = BertInput.pad(batch);
             float[] hidden;
-            try (Scope scope = parameters.backend().newScope()) {
-                hidden = model.forward(scope, input, dtype).toFloatArray();
+            int[] mask;
+            int length;
+            if (decoder != null) {
+                Qwen3Embedding.Hidden h = decoder.hidden(batch);
+                hidden = h.hidden();
+                mask = h.mask();
+                length = h.length();
+            } else {
+                BertInput input = BertInput.pad(batch);
+                try (Scope scope = parameters.backend().newScope()) {
+                    hidden = model.forward(scope, input, dtype).toFloatArray();
+                }
+                mask = input.attentionMask();
+                length = input.length();
             }
-            int[] mask = input.attentionMask();
             for (int b = 0; b < batch.size(); b++) {
-                out[order[from + b]] = pooling.pool(hidden, mask, b, input.length(), dim);
+                out[order[from + b]] = pooling.pool(hidden, mask, b, length, dim);
             }
         }
         return out;
@@ -257,7 +312,7 @@ public final class SentenceEmbedder implements AutoCloseable {
      * @return its tokens as the encoder sees them, {@code [CLS]} and {@code [SEP]} included, after truncation
      */
     public List<String> tokens(String text) {
-        return tokenizer.encode(text).tokens();
+        return tokenizer.encode(prompt + text).tokens();
     }
 
     /**
@@ -268,7 +323,7 @@ public final class SentenceEmbedder implements AutoCloseable {
      *     {@link #maxLength()} when {@link #embed} would read only its first {@link #maxLength()} tokens
      */
     public int tokenCount(String text) {
-        return untruncated.encode(text).length();
+        return untruncated.encode(prompt + text).length();
     }
 
     /**
@@ -278,12 +333,17 @@ public final class SentenceEmbedder implements AutoCloseable {
      * @param layer {@code 0 ..} the number of layers − 1
      * @return {@code [H][L][L]}: {@code [h][i][j]} is how much query token {@code i} attends to key token {@code j}
      *     in head {@code h}, with the tokens of {@link #tokens(String)}; each row sums to 1
+     * @throws UnsupportedOperationException for a Qwen3 decoder, whose weights are BERT-family encoders' only
      */
     public double[][][] attentionWeights(String text, int layer) {
-        if (!parameters.isOpen()) {
+        if (!isOpen()) {
             throw new IllegalStateException("SentenceEmbedder.attentionWeights: the embedder is closed");
         }
-        int[] ids = tokenizer.encode(text).ids();
+        if (decoder != null) {
+            throw new UnsupportedOperationException("SentenceEmbedder.attentionWeights: " + description
+                    + " is a qwen3 decoder; attention weights are offered for BERT-family encoders only");
+        }
+        int[] ids = tokenizer.encode(prompt + text).ids();
         double[] flat;
         try (Scope scope = parameters.backend().newScope()) {
             flat = model.attentionWeights(scope, BertInput.pad(List.of(ids)), dtype, layer).toDoubleArray();
@@ -299,9 +359,13 @@ public final class SentenceEmbedder implements AutoCloseable {
         return out;
     }
 
-    /** @return the encoder's number of layers */
+    /** @return the encoder's (or decoder's) number of layers */
     public int layers() {
-        return model.config().numHiddenLayers();
+        return decoder != null ? decoder.layers() : model.config().numHiddenLayers();
+    }
+
+    private boolean isOpen() {
+        return decoder != null ? decoder.isOpen() : parameters.isOpen();
     }
 
     private static void normalizeInPlace(float[] v) {
@@ -317,7 +381,12 @@ public final class SentenceEmbedder implements AutoCloseable {
 
     /** @return {@code d}, the length of every vector */
     public int dimension() {
-        return model.config().hiddenSize();
+        return decoder != null ? decoder.dimension() : model.config().hiddenSize();
+    }
+
+    /** @return the text put before every text (an instruction for a query), or "" for none */
+    public String prompt() {
+        return prompt;
     }
 
     /** @return the pooling in use */
@@ -360,17 +429,24 @@ public final class SentenceEmbedder implements AutoCloseable {
 
     /** @return the backend the parameters live on */
     public Backend backend() {
-        return parameters.backend();
+        return decoder != null ? decoder.backend() : parameters.backend();
     }
 
-    /** @return the bytes the parameters occupy on the backend */
+    /**
+     * @return the bytes the parameters occupy on the backend; for a Qwen3 decoder, the bytes of its weight files'
+     *     tensors, which it keeps in their storage types
+     */
     public long parameterBytes() {
-        return parameters.byteSize();
+        return decoder != null ? decoder.weightBytes() : parameters.byteSize();
     }
 
     /** Frees the parameters; later {@link #embed} calls throw {@link IllegalStateException}. */
     @Override
     public void close() {
-        parameters.close();
+        if (decoder != null) {
+            decoder.close();
+        } else {
+            parameters.close();
+        }
     }
 }
