@@ -218,7 +218,8 @@ public final class Checkpoint {
                     + modelType, expected);
         }
         boolean sentenceTransformers = Files.isRegularFile(dir.resolve("modules.json"));
-        if (modelType.equals(QWEN3) && expected != Kind.DECODER && (expected == Kind.ENCODER || sentenceTransformers)) {
+        if (modelType.equals(QWEN3) && expected != Kind.DECODER
+                && (expected == Kind.ENCODER || sentenceTransformers)) {
             return encoder(format == Format.SAFETENSORS ? dir : path, format, "a qwen3 decoder read as an encoder ("
                     + (sentenceTransformers ? "a sentence-transformers folder" : "asked for as one")
                     + "): Qwen3-Embedding or Qwen3-Reranker", expected);

@@ -13,10 +13,11 @@ import org.attn4j.models.tokenize.Tokenizer;
  * Qwen3-Reranker's recipe under a {@link CrossEncoder}: a Qwen3 causal LM asked whether a document meets a query,
  * its relevance the odds of answering "yes" rather than "no", as the model card computes them:
  * <pre>
- *   ids   = prefix + tokens("&lt;Instruct&gt;: {instruction}\n&lt;Query&gt;: {query}\n&lt;Document&gt;: {doc}") + suffix
- *           prefix = tokens("&lt;|im_start|&gt;system\nJudge whether the Document meets the requirements based on the
- *                    Query and the Instruct provided. Note that the answer can only be \"yes\" or \"no\".&lt;|im_end|&gt;\n
- *                    &lt;|im_start|&gt;user\n")
+ *   ids   = prefix + tokens(text) + suffix
+ *           text   = "&lt;Instruct&gt;: {instruction}\n&lt;Query&gt;: {query}\n&lt;Document&gt;: {doc}"
+ *           prefix = tokens("&lt;|im_start|&gt;system\nJudge whether the Document meets the requirements based on
+ *                    the Query and the Instruct provided. Note that the answer can only be \"yes\" or \"no\".
+ *                    &lt;|im_end|&gt;\n&lt;|im_start|&gt;user\n")
  *           suffix = tokens("&lt;|im_end|&gt;\n&lt;|im_start|&gt;assistant\n&lt;think&gt;\n\n&lt;/think&gt;\n\n")
  *           (prefix and suffix without the tokenizer's special tokens; the middle as the tokenizer's post-processor
  *           says, truncated to maxLength − |prefix| − |suffix|)

@@ -184,8 +184,9 @@ class Qwen3EncodersMatchPyTorchTest {
 
     @Test
     void aPromptNameTheFolderDoesNotHaveIsRefusedByName() {
+        EmbeddingOptions options = EmbeddingOptions.defaults().withPromptName("passage");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SentenceEmbedder.load(
-                fixture("qwen3-embedding"), Backends.load("ejml"), EmbeddingOptions.defaults().withPromptName("passage")));
+                fixture("qwen3-embedding"), Backends.load("ejml"), options));
         assertTrue(e.getMessage().contains("passage") && e.getMessage().contains("query"), e.getMessage());
     }
 

@@ -66,7 +66,8 @@ class SentenceEmbedderTest {
         double[] v = new double[d];
         for (int j = 0; j < d; j++) {
             double acc = pooling == Pooling.MAX ? Double.NEGATIVE_INFINITY : 0;
-            for (int i = 0; i < (pooling == Pooling.CLS ? 1 : ids.length); i++) {
+            int first = pooling == Pooling.LAST_TOKEN ? ids.length - 1 : 0;
+            for (int i = first; i < (pooling == Pooling.CLS ? 1 : ids.length); i++) {
                 double x = h[i * d + j];
                 acc = pooling == Pooling.MAX ? Math.max(acc, x) : acc + x;
             }
