@@ -45,7 +45,9 @@ import picocli.CommandLine.Spec;
                 "",
                 "Models (--model): a Hugging Face folder (config.json with model_type bert; model.safetensors, a "
                         + "sharded index, model.onnx or onnx/model.onnx); a sentence-transformers folder (modules.json,"
-                        + " 1_Pooling/config.json, sentence_bert_config.json set pooling, normalisation and length); an"
+                        + " 1_Pooling/config.json, sentence_bert_config.json set pooling, normalisation and length, "
+                        + "config_sentence_transformers.json the prompts); a Qwen3-Embedding folder (model_type "
+                        + "qwen3: the last token's hidden state, queries with --prompt-name query); an"
                         + " .onnx file (its configuration read from the graph: sizes from the weights, the head count "
                         + "from the attention reshapes; a config.json beside it that contradicts the graph is refused);"
                         + " a jar holding an .onnx model and its tokenizer, such as langchain4j's "
@@ -86,9 +88,20 @@ final class EmbedCommand implements Callable<Integer> {
     private String backend;
 
     @Option(names = "--pooling", paramLabel = "MODE",
-            description = "How token vectors become one: mean (over the attention mask), cls or max (default: what "
-                    + "the model's files state, else mean).")
+            description = "How token vectors become one: mean (over the attention mask), cls, max or last_token (the "
+                    + "last real token, as decoder embedders such as Qwen3-Embedding pool) (default: what the model's "
+                    + "files state, else mean; last_token for a qwen3 model).")
     private Pooling pooling;
+
+    @Option(names = "--prompt", paramLabel = "TEXT",
+            description = "Put TEXT before every text, such as Qwen3-Embedding's instruction for queries: "
+                    + "\"Instruct: TASK\\nQuery:\" (a \\n in TEXT stands for a line break).")
+    private String prompt;
+
+    @Option(names = "--prompt-name", paramLabel = "NAME",
+            description = "Put the model's prompt NAME before every text (config_sentence_transformers.json's "
+                    + "prompts, for example query); default: its default_prompt_name, else no prompt.")
+    private String promptName;
 
     @Option(names = "--no-normalize", description = "Keep the pooled vectors as they are instead of scaling them "
             + "to unit length.")
@@ -148,6 +161,15 @@ final class EmbedCommand implements Callable<Integer> {
         }
         if (noNormalize) {
             options = options.withNormalize(false);
+        }
+        if (prompt != null && promptName != null) {
+            throw bad("--prompt and --prompt-name exclude each other: give one");
+        }
+        if (prompt != null) {
+            options = options.withPrompt(prompt.replace("\\n", "\n"));
+        }
+        if (promptName != null) {
+            options = options.withPromptName(promptName);
         }
         long inputBytes = -1;
         TextSource source = null;
@@ -341,17 +363,17 @@ final class EmbedCommand implements Callable<Integer> {
     /** Loads the model; what is wrong with its files is bad input, on one line. */
     private SentenceEmbedder load(Checkpoint checkpoint, BackendChoice choice, EmbeddingOptions options)
             throws IOException {
-        if (checkpoint == null) {
-            return SentenceEmbedder.loadDefault(choice.backend(), options);
-        }
         try {
+            if (checkpoint == null) {
+                return SentenceEmbedder.loadDefault(choice.backend(), options);
+            }
             return tokenizer == null ? checkpoint.sentenceEmbedder(choice.backend(), options)
                     : checkpoint.sentenceEmbedder(choice.backend(), options, tokenizer);
         } catch (NoSuchFileException e) {
             throw bad("--model " + model + ": " + oneLine(e.getFile() + (e.getReason() == null ? " is missing"
                     : " " + e.getReason())));
         } catch (IOException | IllegalArgumentException e) {
-            throw bad("--model " + model + ": " + oneLine(e.getMessage()));
+            throw bad((model == null ? "the embedded model" : "--model " + model) + ": " + oneLine(e.getMessage()));
         }
     }
 

@@ -316,9 +316,34 @@ class EmbedCommandTest {
                 + "write them with --output FILE", "--output", "-", "--similarity", CAT);
         assertBadInput("attn4j embed: --tokenizer needs --model: the embedded model has its own", "--tokenizer",
                 tiny.resolve("vocab.txt").toString(), CAT);
+        assertBadInput("attn4j embed: --prompt and --prompt-name exclude each other: give one", "--prompt", "a: ",
+                "--prompt-name", "query", CAT);
         try (var files = Files.list(dir)) {
             assertEquals(List.of("empty.txt"), files.map(p -> p.getFileName().toString()).toList());
         }
+    }
+
+    @Test
+    void aPromptNameTheModelDoesNotHaveIsOneLineAndExitTwo() {
+        Cli r = Cli.run("embed", "--backend", "ejml", "--prompt-name", "query", CAT);
+        assertEquals(2, r.exitCode(), r.transcript());
+        assertEquals(1, r.err().strip().lines().count(), r.transcript());
+        assertTrue(r.err().contains("the embedded model: SentenceEmbedder: prompt name query is not among the "
+                + "prompts []"), r.transcript());
+    }
+
+    @Test
+    void aPromptIsReadBeforeEveryTextAndAnEscapedNewLineIsALineBreak() throws IOException {
+        Cli plain = Cli.run("embed", "--backend", "ejml", "--ids", "--output", "-", "query: a\ncat");
+        Cli prompted = Cli.run("embed", "--backend", "ejml", "--ids", "--output", "-", "--prompt", "query: a\\n",
+                "cat");
+        assertEquals(0, plain.exitCode(), plain.transcript());
+        assertEquals(0, prompted.exitCode(), prompted.transcript());
+        JsonNode a = JSON.readTree(plain.out());
+        JsonNode b = JSON.readTree(prompted.out());
+        assertEquals("cat", b.get("text").asText());
+        assertEquals(a.get("ids"), b.get("ids"));
+        assertEquals(a.get("embedding"), b.get("embedding"));
     }
 
     @Test
