@@ -26,7 +26,7 @@ import org.attn4j.models.tokenize.Tokenizer;
  *            (sentence_transformers.activation_fn) or the options ask for it
  * </pre>
  * A Qwen3-Reranker folder ({@code model_type} {@code qwen3}) is read as its model card reads it
- * ({@link Qwen3Reranker}): the pair in its instruction prompt, {@code logit = z[yes] − z[no]} of the last position,
+ * ({@code Qwen3Reranker}): the pair in its instruction prompt, {@code logit = z[yes] − z[no]} of the last position,
  * and by default {@code score = P(yes) = 1 / (1 + exp(-logit))}; {@link RerankOptions#withInstruction} sets the task.
  * A higher score is a better passage. The parameters are uploaded once, at load, and freed by {@link #close()}; a
  * cross-encoder may be shared by threads.

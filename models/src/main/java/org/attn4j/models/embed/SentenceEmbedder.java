@@ -28,7 +28,7 @@ import org.attn4j.models.tokenize.Tokenizer;
  * </pre>
  * For a Qwen3 folder ({@code model_type} {@code qwen3}) the ids are those of its {@code tokenizer.json}, whose
  * post-processor appends {@code <|endoftext|>}; {@code h} is the decoder's final norm's output, batches padded on the
- * left as Qwen3-Embedding's tokenizer pads them ({@link Qwen3Embedding}); pooling is the last token's unless the
+ * left as Qwen3-Embedding's tokenizer pads them ({@code Qwen3Embedding}); pooling is the last token's unless the
  * folder or the options say otherwise. Queries take the instruction as a prompt: {@link
  * EmbeddingOptions#withPromptName} {@code "query"} reads it from {@code config_sentence_transformers.json}, or
  * {@link EmbeddingOptions#withPrompt} gives {@code "Instruct: " + task + "\nQuery:"} (the model card's
@@ -110,7 +110,7 @@ public final class SentenceEmbedder implements AutoCloseable {
 
     /**
      * Loads a Hugging Face folder: {@code config.json} ({@code model_type} bert, or qwen3 for Qwen3-Embedding, see
-     * {@link Qwen3Checkpoint}), {@code model.safetensors} or a
+     * {@code Qwen3Checkpoint}), {@code model.safetensors} or a
      * sharded {@code model.safetensors.index.json} (or, without either, a PyTorch-exported {@code model.onnx}, its
      * weights mapped to Hugging Face names), {@code tokenizer.json} (WordPiece), and, when present, the
      * sentence-transformers files that set pooling, normalisation and length. Also an {@code .onnx} file or a model
