@@ -200,6 +200,20 @@ class Qwen3EncodersMatchPyTorchTest {
     }
 
     @Test
+    void anUntiedEmbedderWithoutItsHeadLoadsAndGivesTheSameVectors(@TempDir Path dir) throws IOException {
+        Path copy = copyOf(fixture("qwen3-embedding"), dir.resolve("untied"));
+        String config = Files.readString(copy.resolve("config.json"));
+        Files.writeString(copy.resolve("config.json"), config.replace("\"tie_word_embeddings\": true",
+                "\"tie_word_embeddings\": false"));
+        JsonNode c = cases(expected("qwen3-embedding"), "document").get(0);
+        try (SentenceEmbedder e = SentenceEmbedder.load(copy, Backends.load("ejml"), EmbeddingOptions.defaults())) {
+            assertTrue(e.notes().stream().anyMatch(n -> n.contains("no lm_head.weight")), e.notes().toString());
+            assertClose("untied copy", doubles(c.get("vector")), doubles(e.embed(c.get("text").asText()).vector()),
+                    F32);
+        }
+    }
+
+    @Test
     void truncationKeepsTheAppendedEndOfText() throws IOException {
         try (SentenceEmbedder e = SentenceEmbedder.load(fixture("qwen3-embedding"), Backends.load("ejml"),
                 EmbeddingOptions.defaults().withMaxLength(5))) {
