@@ -25,7 +25,15 @@ public final class Capabilities {
         /** Dropout, as an op and as an attention option. */
         DROPOUT,
         /** Attention can return its weights. */
-        ATTENTION_WEIGHTS
+        ATTENTION_WEIGHTS,
+        /**
+         * Batch invariance: {@code linear} (over a weight of every storage type, with each epilogue), the norms and
+         * attention give each row of a call the same bits whatever other rows share it, so that a decoder stepping
+         * several sequences together gives each exactly what it gets alone; the TCK checks it. A backend whose
+         * products add in an order that depends on the number of rows (a matrix-vector path for a few rows, a blocked
+         * one for many) does not declare it.
+         */
+        BATCH_INVARIANT
     }
 
     private final String device;
@@ -59,6 +67,7 @@ public final class Capabilities {
         if (b.dtypes.contains(DType.F64)) {
             types.add(WeightType.F64);
         }
+        types.add(WeightType.I8);
         this.weightTypes = Collections.unmodifiableSet(types);
         this.maxThreads = b.maxThreads;
     }
@@ -88,7 +97,8 @@ public final class Capabilities {
 
     /**
      * @return the {@link WeightType}s it holds as they are, in {@link WeightType} order; always contains
-     *     {@link WeightType#F32}, and {@link WeightType#F64} exactly when {@link #dtypes()} does. A weight of another
+     *     {@link WeightType#F32} and {@link WeightType#I8} (every backend holds an I8 weight as it is, on the host,
+     *     through the spi), and {@link WeightType#F64} exactly when {@link #dtypes()} does. A weight of another
      *     type is converted once, when it is created, to a wider form (F32, or a backend's own form that reads back
      *     the same numbers), never per call.
      */

@@ -189,6 +189,22 @@ public interface Ops {
      * result equals the same map over the weight's {@link Weight#toFloatArray() values} within F32 rounding. F32
      * activations take weights of every type but {@link WeightType#F64}; F64 activations take F64 weights only.
      *
+     * <p>Over an {@link WeightType#I8} weight the product is integer arithmetic, as ONNX's
+     * {@code DynamicQuantizeLinear → MatMulInteger → Cast → Mul} computes it. {@code x} is quantized to uint8 one
+     * sequence at a time: every axis but the last two indexes separate sequences, so each matrix {@code x[b…]} of
+     * {@code x [..., L, in]} has its own range, and an {@code x} of rank 2 (or 1) is one sequence. Over a sequence
+     * {@code S}:
+     * <pre>
+     *   lo = min(0, min x[S]),  hi = max(0, max x[S]),  a_s = (hi - lo) / 255 (1 when hi = lo)
+     *   a_z = clamp(round(-lo / a_s), 0, 255),   a = clamp(round(x / a_s) + a_z, 0, 255)      round: halves to even
+     *   acc[i][j] = Σ_p (a[i][p] - a_z) · (q[j][p] - z[j])                                     in int32
+     *   y[i][j] = float(acc[i][j]) · (a_s · s[j]) + b[j]                                       each step in F32
+     * </pre>
+     * then the epilogue. A sequence's result is ONNX Runtime's on a tensor holding that sequence alone; it depends on
+     * the other rows of its own sequence through {@code a_s} and {@code a_z}, and on no other sequence. The range
+     * always holds 0, so rows of zeros move no range: a caller leaves padding rows out of a sequence's range by
+     * zeroing them. F64 activations do not meet I8 weights.
+     *
      * @param x {@code [..., in]}
      * @param weight {@code [out, in]}, or {@code [2·out, in]} when gated
      * @param bias {@code [out]} ({@code [2·out]} when gated) of {@code x}'s dtype, or null

@@ -6,8 +6,9 @@ import java.nio.ByteOrder;
 /**
  * How a {@link Weight} stores its values: one element per number ({@link #F32}, {@link #F64}, {@link #F16},
  * {@link #BF16}), or GGUF's quantized blocks along a row ({@link #Q8_0} … {@link #IQ4_XS}), bit for bit as ggml
- * lays them out ({@code block_q8_0} … {@code block_iq4_xs} of {@code ggml-common.h}). Bytes are little-endian, rows
- * follow each other, and a row's blocks follow each other, exactly as in a GGUF file:
+ * lays them out ({@code block_q8_0} … {@code block_iq4_xs} of {@code ggml-common.h}), or ONNX Runtime's int8 rows
+ * with a scale and a zero point each ({@link #I8}). Bytes are little-endian, rows follow each other, and a row's
+ * blocks follow each other, exactly as in a GGUF file:
  * <pre>
  *   Q8_0 block (34 bytes): d: binary16, q[32]: int8             value i = q[i] · d
  *   Q4_0 block (18 bytes): d: binary16, n[16]: packed nibbles   value i = ((n[i] &amp; 0xF) - 8) · d        for i &lt; 16
@@ -39,6 +40,15 @@ import java.nio.ByteOrder;
  * ggml's reference quantizers do, and the K-types and IQ4 types in one pass without ggml's search for the best
  * scales (the numbers are near, not equal, to what {@code llama-quantize} writes). {@link #BF16} and {@link #F16}
  * round to nearest, ties to even, as PyTorch's {@code .to(torch.bfloat16)} / {@code .half()} do.
+ *
+ * <p>{@link #I8} is ONNX Runtime's {@code quantize_dynamic} per-channel weight: each row (an output feature of a
+ * linear map {@code [out, in]}) starts with its binary32 scale {@code s} and int32 zero point {@code z} in
+ * {@code [-128, 127]}, then holds its {@code in} int8 numbers, value {@code (q - z) · s}. {@link #encode} quantizes
+ * a row symmetrically as {@code quantize_dynamic} does for {@code QInt8}: {@code s = max|x| / 127} (1 for an
+ * all-zero row), {@code z = 0}, {@code q = round(x / s)}, halves to even. A {@code linear} over an I8 weight runs in
+ * integer arithmetic as ONNX's {@code DynamicQuantizeLinear → MatMulInteger → Cast → Mul} does (see
+ * {@link Ops#linear(Tensor, Weight, Tensor, Epilogue)}). I8 is not one of the quantized block types
+ * ({@link #isQuantized()} is false): its scale is per row.
  */
 public enum WeightType {
     /** IEEE 754 binary32. */
@@ -72,7 +82,12 @@ public enum WeightType {
     /** GGUF's IQ4_NL: blocks of 32 four-bit indices into a table of 16 levels and a binary16 scale, 4.5 bits. */
     IQ4_NL(32, 18, 32),
     /** GGUF's IQ4_XS: super-blocks of 256, 8 groups of 32 IQ4 indices with signed 6-bit scales, 4.25 bits. */
-    IQ4_XS(256, 136, 32);
+    IQ4_XS(256, 136, 32),
+    /** ONNX Runtime's per-row int8: a binary32 scale and an int32 zero point, then one int8 per number. */
+    I8(1, 1, 1);
+
+    /** The bytes before an {@link #I8} row's numbers: its scale and its zero point. */
+    private static final int I8_ROW_HEADER = 8;
 
     private final int blockSize;
     private final int blockBytes;
@@ -84,7 +99,7 @@ public enum WeightType {
         this.groupSize = groupSize;
     }
 
-    /** @return how many numbers share one block: 1 for the plain floats, 32 or 256 for the quantized types */
+    /** @return how many numbers share one block: 1 for the plain floats and I8, 32 or 256 for the quantized types */
     public int blockSize() {
         return blockSize;
     }
@@ -96,13 +111,13 @@ public enum WeightType {
 
     /**
      * @return how many consecutive numbers share one scale and one offset in {@link #decodeLevels}: 16 for Q2_K, Q3_K
-     *     and Q6_K, 32 for the other quantized types, 1 for the plain floats
+     *     and Q6_K, 32 for the other quantized types, 1 for the plain floats and I8
      */
     public int groupSize() {
         return groupSize;
     }
 
-    /** @return whether values are stored as blocks with a shared scale */
+    /** @return whether values are stored as GGUF blocks with a shared scale (not {@link #I8}, scaled per row) */
     public boolean isQuantized() {
         return blockSize > 1;
     }
@@ -122,7 +137,7 @@ public enum WeightType {
      * @return the bytes of one row
      */
     public long rowBytes(int columns) {
-        return (long) (columns / blockSize) * blockBytes;
+        return (long) (columns / blockSize) * blockBytes + (this == I8 ? I8_ROW_HEADER : 0);
     }
 
     /**
@@ -178,6 +193,7 @@ public enum WeightType {
                     out.putShort(2 * i, bf16(values[i]));
                 }
             }
+            case I8 -> encodeI8(values, shape.dim(1), out);
             default -> {
                 int columns = shape.dim(1);
                 for (int b = 0; b < values.length / blockSize; b++) {
@@ -217,6 +233,17 @@ public enum WeightType {
             case BF16 -> {
                 for (int i = 0; i < out.length; i++) {
                     out[i] = Float.intBitsToFloat((in.getShort(2 * i) & 0xffff) << 16);
+                }
+            }
+            case I8 -> {
+                int columns = shape.dim(1);
+                for (int r = 0; r < shape.dim(0); r++) {
+                    int at = Math.toIntExact(r * rowBytes(columns));
+                    float s = in.getFloat(at);
+                    int z = in.getInt(at + 4);
+                    for (int i = 0; i < columns; i++) {
+                        out[r * columns + i] = (in.get(at + I8_ROW_HEADER + i) - z) * s;
+                    }
                 }
             }
             default -> {
@@ -286,6 +313,19 @@ public enum WeightType {
             throw new IllegalArgumentException(op + ": a " + this + " weight of shape " + shape + " has " + need
                     + " bytes, but argument data has " + data.remaining());
         }
+        if (this == I8) {
+            ByteBuffer in = data.slice().order(ByteOrder.LITTLE_ENDIAN);
+            for (int r = 0; r < shape.dim(0); r++) {
+                int at = Math.toIntExact(r * rowBytes(shape.dim(1)));
+                float s = in.getFloat(at);
+                int z = in.getInt(at + 4);
+                if (!Float.isFinite(s) || z < -128 || z > 127) {
+                    throw new IllegalArgumentException(op + ": I8 weight of shape " + shape + ": row " + r
+                            + " has scale " + s + " and zero point " + z + "; a row's scale must be finite and its"
+                            + " zero point in [-128, 127]");
+                }
+            }
+        }
         if (isQuantized()) {
             ByteBuffer in = data.slice().order(ByteOrder.LITTLE_ENDIAN);
             int perRow = shape.dim(1) / blockSize;
@@ -300,6 +340,28 @@ public enum WeightType {
                                 + " at byte " + field + " of the block; every block's scales must be finite");
                     }
                 }
+            }
+        }
+    }
+
+    private static void encodeI8(float[] x, int columns, ByteBuffer out) {
+        for (int r = 0; r < x.length / Math.max(1, columns); r++) {
+            float amax = 0f;
+            for (int i = 0; i < columns; i++) {
+                float v = x[r * columns + i];
+                if (!Float.isFinite(v)) {
+                    throw new IllegalArgumentException("encode: I8 row " + r + " holds " + v
+                            + "; quantized rows hold finite numbers only");
+                }
+                amax = Math.max(amax, Math.abs(v));
+            }
+            float s = amax == 0f ? 1f : amax / 127f;
+            int at = r * (columns + I8_ROW_HEADER);
+            out.putFloat(at, s);
+            out.putInt(at + 4, 0);
+            for (int i = 0; i < columns; i++) {
+                float q = Math.max(-127f, Math.min(127f, (float) Math.rint(x[r * columns + i] / s)));
+                out.put(at + I8_ROW_HEADER + i, (byte) q);
             }
         }
     }

@@ -53,11 +53,12 @@ class CapabilitiesTest {
     }
 
     @Test
-    void weightTypesDefaultToF32AndGainF64WithTheF64Dtype() {
-        assertEquals(Set.of(WeightType.F32), Capabilities.builder("cpu").build().weightTypes());
+    void weightTypesDefaultToF32AndI8AndGainF64WithTheF64Dtype() {
+        assertEquals(Set.of(WeightType.F32, WeightType.I8), Capabilities.builder("cpu").build().weightTypes());
         Capabilities c = Capabilities.builder("cpu").dtypes(DType.F32, DType.F64)
                 .weightTypes(WeightType.BF16, WeightType.F32, WeightType.Q8_0).build();
-        assertEquals(EnumSet.of(WeightType.F32, WeightType.F64, WeightType.BF16, WeightType.Q8_0), c.weightTypes());
+        assertEquals(EnumSet.of(WeightType.F32, WeightType.F64, WeightType.BF16, WeightType.Q8_0, WeightType.I8),
+                c.weightTypes());
         assertTrue(c.supports(WeightType.Q8_0));
         assertFalse(c.supports(WeightType.Q4_0));
     }

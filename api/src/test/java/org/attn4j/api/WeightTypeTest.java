@@ -46,6 +46,10 @@ class WeightTypeTest {
         float[] x = gaussian(2048, 11, 1.0);
         float[] y = type.decode(type.encode(x, shape), shape);
         int n = Math.max(32, type.blockSize());
+        float[] rowAmax = new float[4];
+        for (int i = 0; i < x.length; i++) {
+            rowAmax[i / 512] = Math.max(rowAmax[i / 512], Math.abs(x[i]));
+        }
         for (int block = 0; block < x.length / n; block++) {
             float amax = 0;
             for (int i = 0; i < n; i++) {
@@ -61,6 +65,7 @@ class WeightTypeTest {
                     case Q5_0 -> amax / 16.0 * (1 + 0x1p-10) + amax * 0x1p-11;
                     case Q4_1 -> amax / 15.0 * (1 + 0x1p-10) + amax * 0x1p-10;
                     case Q5_1 -> amax / 31.0 * (1 + 0x1p-10) + amax * 0x1p-10;
+                    case I8 -> rowAmax[i / 512] / 127.0 * 0.5 + rowAmax[i / 512] * 0x1p-22;
                     default -> oneStepBound(type) * amax;
                 };
                 double err = Math.abs(y[i] - x[i]);
@@ -91,7 +96,7 @@ class WeightTypeTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = WeightType.class, mode = EnumSource.Mode.EXCLUDE, names = {"F32", "F64", "F16", "BF16"})
+    @EnumSource(value = WeightType.class, mode = EnumSource.Mode.EXCLUDE, names = {"F32", "F64", "F16", "BF16", "I8"})
     void levelsScalesAndOffsetsRecomposeTheDecodedValuesBitForBit(WeightType type) {
         Shape shape = Shape.of(3, 512);
         ByteBuffer bytes = type.encode(gaussian(1536, 5, 0.3), shape);
@@ -137,6 +142,35 @@ class WeightTypeTest {
         assertEquals(-3, b.get(4));
         assertEquals(-127, b.get(5));
         assertEquals(0, b.get(6));
+    }
+
+    @Test
+    void i8HoldsPerRowScaleAndZeroPointThenTheNumbersAndRoundsHalvesToEven() {
+        float[] x = {127f, 2.5f, -3.5f, 0.5f, 0f, 0f, 0f, 0f};
+        ByteBuffer b = WeightType.I8.encode(x, Shape.of(2, 4));
+        assertEquals(2 * (4 + 8), b.remaining());
+        assertEquals(1f, b.getFloat(0), 0f, "row 0: scale max|x| / 127");
+        assertEquals(0, b.getInt(4), "row 0: zero point 0");
+        assertEquals(127, b.get(8));
+        assertEquals(2, b.get(9), "2.5 rounds to even 2");
+        assertEquals(-4, b.get(10), "-3.5 rounds to even -4");
+        assertEquals(0, b.get(11), "0.5 rounds to even 0");
+        assertEquals(1f, b.getFloat(12), 0f, "an all-zero row has scale 1");
+        ByteBuffer shifted = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN).putFloat(0.5f).putInt(-3)
+                .put(new byte[] {-3, 0, 127, -128}).flip();
+        assertArrayEquals(new float[] {0f, 1.5f, 65f, -62.5f}, WeightType.I8.decode(shifted, Shape.of(1, 4)));
+    }
+
+    @Test
+    void i8RefusesAZeroPointOutsideInt8AndANonFiniteScaleNamingTheRow() {
+        ByteBuffer b = ByteBuffer.allocate(20).order(ByteOrder.LITTLE_ENDIAN).putFloat(1f).putInt(0).put(new byte[2])
+                .putFloat(1f).putInt(128).put(new byte[2]).flip();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> WeightType.I8.checkData("weight", b, Shape.of(2, 2)));
+        assertTrue(e.getMessage().contains("row 1 has scale 1.0 and zero point 128"), e.getMessage());
+        ByteBuffer nan = ByteBuffer.allocate(10).order(ByteOrder.LITTLE_ENDIAN).putFloat(Float.NaN).putInt(0)
+                .put(new byte[2]).flip();
+        assertThrows(IllegalArgumentException.class, () -> WeightType.I8.checkData("weight", nan, Shape.of(1, 2)));
     }
 
     @Test

@@ -43,11 +43,13 @@ import picocli.CommandLine.Spec;
                         + "when complete, with the permissions of your umask. A progress line (texts/s, ETA) is drawn "
                         + "on standard error when it is a terminal.",
                 "",
-                "Models (--model): a Hugging Face folder (config.json with model_type bert; model.safetensors, a "
+                "Models (--model): a Hugging Face folder (config.json with model_type bert, xlm-roberta or mpnet; "
+                        + "model.safetensors, a "
                         + "sharded index, model.onnx or onnx/model.onnx); a sentence-transformers folder (modules.json,"
-                        + " 1_Pooling/config.json, sentence_bert_config.json set pooling, normalisation and length, "
-                        + "config_sentence_transformers.json the prompts); a Qwen3-Embedding folder (model_type "
-                        + "qwen3: the last token's hidden state, queries with --prompt-name query); an"
+                        + " 1_Pooling/config.json, a Dense projection, Normalize, sentence_bert_config.json and "
+                        + "config_sentence_transformers.json set pooling, projection, normalisation, length and "
+                        + "prompts); a Qwen3-Embedding folder (model_type qwen3: the last token's hidden state, "
+                        + "queries with --prompt-name query); an"
                         + " .onnx file (its configuration read from the graph: sizes from the weights, the head count "
                         + "from the attention reshapes; a config.json beside it that contradicts the graph is refused);"
                         + " a jar holding an .onnx model and its tokenizer, such as langchain4j's "
@@ -88,24 +90,30 @@ final class EmbedCommand implements Callable<Integer> {
     private String backend;
 
     @Option(names = "--pooling", paramLabel = "MODE",
-            description = "How token vectors become one: mean (over the attention mask), cls, max or last_token (the "
-                    + "last real token, as decoder embedders such as Qwen3-Embedding pool) (default: what the model's "
-                    + "files state, else mean; last_token for a qwen3 model).")
+            description = "How token vectors become one: mean (over the attention mask), cls, max, mean_sqrt_len, "
+                    + "weighted_mean or last_token (default: what "
+                    + "the model's files state, else mean).")
     private Pooling pooling;
-
-    @Option(names = "--prompt", paramLabel = "TEXT",
-            description = "Put TEXT before every text, such as Qwen3-Embedding's instruction for queries: "
-                    + "\"Instruct: TASK\\nQuery:\" (a \\n in TEXT stands for a line break).")
-    private String prompt;
-
-    @Option(names = "--prompt-name", paramLabel = "NAME",
-            description = "Put the model's prompt NAME before every text (config_sentence_transformers.json's "
-                    + "prompts, for example query); default: its default_prompt_name, else no prompt.")
-    private String promptName;
 
     @Option(names = "--no-normalize", description = "Keep the pooled vectors as they are instead of scaling them "
             + "to unit length.")
     private boolean noNormalize;
+
+    @Option(names = "--dimensions", paramLabel = "N",
+            description = "Keep the first N features of each vector (Matryoshka models), then scale it to unit "
+                    + "length unless --no-normalize.")
+    private Integer dimensions;
+
+    @Option(names = "--prompt-name", paramLabel = "NAME",
+            description = "Put the model's prompt NAME (config_sentence_transformers.json, for example query or "
+                    + "passage) before every text (default: the model's default_prompt_name, if any).")
+    private String promptName;
+
+    @Option(names = "--prompt", paramLabel = "TEXT",
+            description = "Put TEXT before every text instead of the model's prompt (\"\" for none), such as "
+                    + "Qwen3-Embedding's instruction for queries: \"Instruct: TASK\\nQuery:\" (a \\n in TEXT stands "
+                    + "for a line break).")
+    private String prompt;
 
     @Option(names = "--long", paramLabel = "MODE",
             description = "A text longer than the model reads at once: truncate (keep its first tokens, the default) "
@@ -162,14 +170,20 @@ final class EmbedCommand implements Callable<Integer> {
         if (noNormalize) {
             options = options.withNormalize(false);
         }
-        if (prompt != null && promptName != null) {
-            throw bad("--prompt and --prompt-name exclude each other: give one");
+        if (dimensions != null) {
+            if (dimensions < 1) {
+                throw bad("--dimensions " + dimensions + " must be at least 1");
+            }
+            options = options.withDimensions(dimensions);
         }
-        if (prompt != null) {
-            options = options.withPrompt(prompt.replace("\\n", "\n"));
+        if (promptName != null && prompt != null) {
+            throw bad("--prompt-name and --prompt both choose the prompt; give one");
         }
         if (promptName != null) {
             options = options.withPromptName(promptName);
+        }
+        if (prompt != null) {
+            options = options.withPrompt(prompt.replace("\\n", "\n"));
         }
         long inputBytes = -1;
         TextSource source = null;
@@ -390,6 +404,9 @@ final class EmbedCommand implements Callable<Integer> {
                 : ""));
         o.println("backend: " + choice.backend().name() + " (" + choice.reason() + ")");
         embedder.poolingStatedBy().ifPresent(s -> o.println("pooling: stated by " + s));
+        if (!embedder.prompt().isEmpty()) {
+            o.println("prompt: '" + embedder.prompt() + "' before every text");
+        }
         embedder.notes().forEach(n -> o.println("note: " + n));
         o.println();
         if (count <= HANDFUL) {

@@ -15,6 +15,7 @@ import org.attn4j.models.decoder.KvCache;
 import org.attn4j.models.generate.GenerationConfig;
 import org.attn4j.models.generate.GenerationOptions;
 import org.attn4j.models.generate.Generator;
+import org.attn4j.models.parameters.QuantMix;
 import org.attn4j.models.tokenize.DecodeStream;
 import org.attn4j.models.tokenize.Tokenizer;
 import picocli.CommandLine.ArgGroup;
@@ -35,8 +36,11 @@ import picocli.CommandLine.Spec;
  * the GGUF's) and no {@code --print-ids}, else as ids separated by spaces. {@code --prompt} needs the tokenizer,
  * which adds the BOS the checkpoint wants. A folder's {@code generation_config.json} (a GGUF file's metadata: its
  * end-of-generation ids and {@code general.sampling.*}) gives the stop ids and the sampling defaults; options given
- * win. {@code --weights} converts every matrix to one storage type at load; {@code --stats} prints the prefill and
- * decode rates and the peak memory on standard error afterwards ({@link GenerationStats}). Like llama.cpp, it runs
+ * win. {@code --weights} quantizes the matrices once at load, each to the type a llama.cpp mix chooses for it
+ * ({@code q4_k_m}, {@code q5_k_m}, {@code q4_k_s}, {@code q6_k}, {@code q8_0}: {@link QuantMix}), or converts every
+ * matrix to one storage type; {@code --stats} prints the mix the weights are held in (a GGUF file's named by its
+ * {@code general.file_type}), counted by type, with their bytes, the prefill and decode rates and the peak memory
+ * on standard error afterwards ({@link GenerationStats}). Like llama.cpp, it runs
  * the model once before the prompt (on the prompt's first tokens, into a cache it drops), so that the kernels are
  * compiled before the prompt's timing starts.
  */
@@ -82,9 +86,10 @@ final class GenerateCommand implements Callable<Integer> {
     private String backend;
 
     @Option(names = "--weights", paramLabel = "TYPE", defaultValue = "as-file",
-            description = "how the model's matrices are held: as-file (each keeps its file's type), or one weight type for "
-                    + "every matrix, converted once at load: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, "
-                    + "q4_k, q5_k, q6_k, iq4_nl or iq4_xs (default: ${DEFAULT-VALUE})")
+            description = "how the model's matrices are held: as-file (each keeps its file's type); a llama.cpp mix, each "
+                    + "matrix quantized once at load to the type llama-quantize chooses for it: q4_k_m, q5_k_m, q4_k_s, "
+                    + "q6_k or q8_0; or one weight type for every matrix, converted once at load: f32, f16, bf16, q4_0, "
+                    + "q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, iq4_nl or iq4_xs (default: ${DEFAULT-VALUE})")
     private String weights;
 
     @Option(names = "--stats", description = "print the load time, prefill and decode tokens/s and the peak memory on "
@@ -118,12 +123,14 @@ final class GenerateCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--ids is empty; give at least one token id");
             }
         }
-        WeightType storage = storage();
+        QuantMix mix = QuantMix.producible(weights).orElse(null);
+        WeightType storage = mix == null ? storage() : null;
         GenerationStats timing = new GenerationStats();
         BackendChoice choice = BackendChoice.resolve(backend, spec);
         CausalLM lm;
         try {
-            lm = checkpoint.causalLM(choice.backend(), DType.F32, storage);
+            lm = mix != null ? checkpoint.quantizedLM(choice.backend(), DType.F32, mix)
+                    : checkpoint.causalLM(choice.backend(), DType.F32, storage);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -171,8 +178,7 @@ final class GenerateCommand implements Callable<Integer> {
             out.flush();
             if (stats) {
                 timing.print(spec.commandLine().getErr(), ids.length, generated.length < options.maxNewTokens(),
-                        "backend " + choice.backend().name() + ", weights "
-                                + (storage == null ? "as in the file" : storage.toString()));
+                        "backend " + choice.backend().name() + ", weights " + lm.census());
             }
         }
         return 0;
@@ -197,9 +203,9 @@ final class GenerateCommand implements Callable<Integer> {
         if (w.equals("as-file")) {
             return null;
         }
-        StringBuilder names = new StringBuilder("as-file");
+        StringBuilder names = new StringBuilder("as-file, ").append(QuantMix.producibleNames());
         for (WeightType t : WeightType.values()) {
-            if (t == WeightType.F64) {
+            if (t == WeightType.F64 || t == WeightType.I8 || QuantMix.producible(t.name()).isPresent()) {
                 continue;
             }
             String name = t.name().toLowerCase(Locale.ROOT);

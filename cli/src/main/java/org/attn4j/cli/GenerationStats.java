@@ -14,12 +14,14 @@ import java.util.Locale;
  * timings: the prompt's tokens per second (the forward over the whole prompt, which also yields the first new
  * token), the generated tokens per second (every later step), and the process's peak resident memory.
  * <pre>
- *   load: S s (backend ejml, weights as in the file)
+ *   load: S s (backend ejml, weights Q4_K_M: Q8_0 15, Q5_0 166, Q4_K 16, Q6_K 14, F32 61; M MiB)
  *   prefill: N tokens in T ms (T/N ms per token, R tokens/s)
  *   decode: N tokens in T ms (T/N ms per token, R tokens/s)
  *   peak memory: M MiB resident (VmHWM)
  * </pre>
- * A step that ended generation on a stop token counts as a decoded token. Where the OS has no
+ * The load line names the mix of the weights (a GGUF file's {@code general.file_type}, the {@code --weights}
+ * asked for, or {@code as in the file}), counts the checkpoint's tensors by the type each is held in and gives the
+ * bytes they occupy on the backend. A step that ended generation on a stop token counts as a decoded token. Where the OS has no
  * {@code /proc/self/status}, the peak memory is the Java heap's (the sum of its pools' peaks).
  */
 final class GenerationStats {

@@ -37,7 +37,7 @@ import picocli.CommandLine.Spec;
                 + "first. Passages are the PASSAGE arguments, then the lines of --input (blank lines skipped).",
                 "",
                 "--model takes what embed takes: a Hugging Face folder (config.json with architectures "
-                        + "BertForSequenceClassification, model.safetensors or model.onnx, tokenizer.json or "
+                        + "BertForSequenceClassification or XLMRobertaForSequenceClassification, model.safetensors or model.onnx, tokenizer.json or "
                         + "vocab.txt), an .onnx file or a jar. Scores are the model's logits, or their sigmoid when "
                         + "its config.json names a Sigmoid activation (sentence_transformers.activation_fn) or with "
                         + "--sigmoid."},

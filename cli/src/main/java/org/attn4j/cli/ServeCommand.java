@@ -91,8 +91,8 @@ final class ServeCommand implements Callable<Integer> {
             + "more get 429 (default: ${DEFAULT-VALUE})")
     private int maxQueuedEmbeddings;
 
-    @Option(names = "--max-active-generations", paramLabel = "N", description = "generations that take turns "
-            + "token by token (default: ${DEFAULT-VALUE})")
+    @Option(names = {"--parallel", "--max-active-generations"}, paramLabel = "N", description = "generation slots: "
+            + "the most generations decoded together, one batched model step for all (default: ${DEFAULT-VALUE})")
     private int maxActiveGenerations;
 
     @Option(names = "--max-queued-generations", paramLabel = "N", description = "generations that may wait for a "

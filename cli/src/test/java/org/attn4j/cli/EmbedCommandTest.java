@@ -297,6 +297,43 @@ class EmbedCommandTest {
     }
 
     @Test
+    void dimensionsKeepTheFirstFeaturesNormalisedAgainAndAPromptGoesBeforeEveryText() throws IOException {
+        Cli r = Cli.run("embed", "--model", tiny.toString(), "--backend", "ejml", "--output", "-", "--dimensions",
+                "4", "--prompt", "query: ", CAT);
+        assertEquals(0, r.exitCode(), r.transcript());
+        SentenceEmbedding expected;
+        try (SentenceEmbedder embedder = SentenceEmbedder.load(tiny, Backends.load("ejml"),
+                EmbeddingOptions.defaults().withDimensions(4).withPrompt("query: "))) {
+            expected = embedder.embed(CAT);
+        }
+        JsonNode o = JSON.readTree(r.out().lines().toList().get(0));
+        assertEquals(CAT, o.get("text").asText());
+        assertEquals(expected.ids().length, o.get("tokens").asInt());
+        assertEquals(4, o.get("embedding").size());
+        assertVector("--dimensions 4 --prompt", expected.vector(), o.get("embedding"));
+        double norm = 0;
+        for (JsonNode x : o.get("embedding")) {
+            norm += x.asDouble() * x.asDouble();
+        }
+        assertEquals(1, norm, 1e-6, "a truncated vector is normalised again");
+        Cli report = Cli.run("embed", "--model", tiny.toString(), "--backend", "ejml", "--prompt", "query: ", CAT);
+        assertTrue(report.out().contains("prompt: 'query: ' before every text"), report.transcript());
+    }
+
+    @Test
+    void promptsAndDimensionsTheModelCannotHonourAreOneLineAndExitTwo() {
+        assertBadInput("attn4j embed: --dimensions 0 must be at least 1", "--model", tiny.toString(),
+                "--dimensions", "0", CAT);
+        assertBadInput("attn4j embed: --prompt-name and --prompt both choose the prompt; give one", "--model",
+                tiny.toString(), "--prompt-name", "query", "--prompt", "q: ", CAT);
+        assertBadInput("attn4j embed: --model " + tiny + ": SentenceEmbedder: prompt name 'query' is not one of the"
+                + " model's prompts [] (config_sentence_transformers.json)", "--model", tiny.toString(),
+                "--prompt-name", "query", CAT);
+        assertBadInput("attn4j embed: --model " + tiny + ": SentenceEmbedder: dimensions 99 exceeds the model's 8"
+                + " output features", "--model", tiny.toString(), "--dimensions", "99", CAT);
+    }
+
+    @Test
     void badInputIsOneLineAndExitTwoBeforeAnyWork() throws IOException {
         Path missing = dir.resolve("no-model");
         assertBadInput("attn4j embed: --model " + missing + ": no such file or folder; attn4j reads a Hugging Face or"
@@ -316,8 +353,6 @@ class EmbedCommandTest {
                 + "write them with --output FILE", "--output", "-", "--similarity", CAT);
         assertBadInput("attn4j embed: --tokenizer needs --model: the embedded model has its own", "--tokenizer",
                 tiny.resolve("vocab.txt").toString(), CAT);
-        assertBadInput("attn4j embed: --prompt and --prompt-name exclude each other: give one", "--prompt", "a: ",
-                "--prompt-name", "query", CAT);
         try (var files = Files.list(dir)) {
             assertEquals(List.of("empty.txt"), files.map(p -> p.getFileName().toString()).toList());
         }
@@ -328,8 +363,8 @@ class EmbedCommandTest {
         Cli r = Cli.run("embed", "--backend", "ejml", "--prompt-name", "query", CAT);
         assertEquals(2, r.exitCode(), r.transcript());
         assertEquals(1, r.err().strip().lines().count(), r.transcript());
-        assertTrue(r.err().contains("the embedded model: SentenceEmbedder: prompt name query is not among the "
-                + "prompts []"), r.transcript());
+        assertTrue(r.err().contains("the embedded model: SentenceEmbedder: prompt name 'query' is not one of the "
+                + "model's prompts []"), r.transcript());
     }
 
     @Test

@@ -22,6 +22,7 @@ import org.attn4j.models.tokenize.Tokenizer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@code attn4j generate} on the random-weight fixture folders of tck/src/golden/generate_decoder_folders.py. */
@@ -79,7 +80,8 @@ class GenerateCommandTest {
         assertEquals(joined(expected(name, "greedy"), " ") + "\n", r.out(), r.transcript());
         List<String> lines = r.err().lines().toList();
         assertEquals(4, lines.size(), r.transcript());
-        assertTrue(lines.get(0).matches("load: [0-9.]+ s \\(backend \\w+, weights as in the file\\)"), r.transcript());
+        assertTrue(lines.get(0).matches("load: [0-9.]+ s \\(backend \\w+, weights as in the file: F32 21; [0-9.]+ MiB\\)"),
+                r.transcript());
         int prompt = expected(name, "prompt").size();
         assertTrue(lines.get(1).matches("prefill: " + prompt + " tokens in [0-9.]+ ms \\([0-9.]+ ms per token, [0-9.]+"
                 + " tokens/s\\)"), r.transcript());
@@ -96,13 +98,42 @@ class GenerateCommandTest {
         Cli r = Cli.run("generate", "--model", folder(name).toString(), "--ids", joined(expected(name, "prompt"), ","),
                 "--max-new", "16", "--print-ids", "--weights", type, "--stats");
         assertEquals(0, r.exitCode(), r.transcript());
-        assertTrue(r.err().lines().findFirst().orElse("").endsWith("weights " + type.toUpperCase() + ")"),
-                r.transcript());
+        String held = type.equals("f32") ? "F32 21" : "F32 5, " + type.toUpperCase() + " 16";
+        assertTrue(r.err().lines().findFirst().orElse("").matches(".*weights " + type.toUpperCase() + ": " + held
+                + "; [0-9.]+ MiB\\)"), r.transcript());
         int[] ids = Arrays.stream(r.out().trim().split(" ")).mapToInt(Integer::parseInt).toArray();
         assertEquals(16, ids.length, r.transcript());
         if (type.equals("f32")) {
             assertEquals(joined(expected(name, "greedy"), " ") + "\n", r.out(), r.transcript());
         }
+    }
+
+    /**
+     * llama_gqa_tiny's rows of 32 (hidden) and 48 (intermediate) divide into no K-type block: Q4_K falls back to
+     * Q5_0, Q5_K to Q5_1, Q6_K to Q8_0, and the ffn_down rows of 48 to F16; the output takes Q8_0; of 2 layers the
+     * second gets more bits in the _M mixes, both layers' attn_v in Q4_K_S.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {"q4_k_m | Q4_K_M: Q8_0 2, Q5_0 12, F32 5, F16 2",
+        "q5_k_m | Q5_K_M: Q8_0 2, Q5_1 12, F32 5, F16 2", "q4_k_s | Q4_K_S: Q8_0 1, Q5_0 11, Q5_1 2, F32 5, F16 2",
+        "q6_k | Q6_K: Q8_0 14, F32 5, F16 2"})
+    void aLlamaCppMixIsQuantizedAtLoadAndTheStatsCountIt(String mix, String census) throws IOException {
+        String name = "llama_gqa_tiny";
+        Cli r = Cli.run("generate", "--model", folder(name).toString(), "--ids", joined(expected(name, "prompt"), ","),
+                "--max-new", "16", "--print-ids", "--weights", mix, "--stats");
+        assertEquals(0, r.exitCode(), r.transcript());
+        String load = r.err().lines().findFirst().orElse("");
+        assertTrue(load.matches("load: [0-9.]+ s \\(backend \\w+, weights \\Q" + census + "\\E; [0-9.]+ MiB\\)"),
+                r.transcript());
+        assertEquals(16, r.out().trim().split(" ").length, r.transcript());
+    }
+
+    @Test
+    void aMixWhoseTypesCannotHoldARowIsRefusedNamingTheTensor() {
+        Cli r = Cli.run("generate", "--model", folder("llama_gqa_tiny").toString(), "--ids", "1,2",
+                "--weights", "q8_0");
+        assertEquals(2, r.exitCode(), r.transcript());
+        assertTrue(r.err().contains("mlp.down_proj.weight") && r.err().contains("48"), r.transcript());
     }
 
     @ParameterizedTest

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -28,6 +29,8 @@ import org.attn4j.models.generate.ChatModel;
 import org.attn4j.models.generate.GenerationConfig;
 import org.attn4j.models.io.Gguf;
 import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.QuantMix;
+import org.attn4j.models.parameters.WeightCensus;
 import org.attn4j.models.tokenize.Tokenizer;
 import org.attn4j.models.tokenize.TokenizerConfig;
 
@@ -268,6 +271,7 @@ public final class Checkpoint {
         List<String> notes = new ArrayList<>();
         notes.add("configuration, weights, tokenizer, generation config and chat template: " + path
                 + " (one GGUF file)");
+        notes.add("weights: " + fileMix(contents));
         Tokenizer tokenizer = contents.has("tokenizer.ggml.model") ? Tokenizer.fromGguf(contents) : null;
         String noTemplate = tokenizer == null ? path + " has no tokenizer (no tokenizer.ggml.* metadata)"
                 : contents.has("tokenizer.chat_template") ? null
@@ -275,6 +279,22 @@ public final class Checkpoint {
         DecoderConfig config = CausalLM.config(contents);
         return new Checkpoint(path, Format.GGUF, Kind.DECODER, null, config, contents, tokenizer,
                 GenerationConfig.fromGguf(contents), null, noTemplate, new int[0], notes);
+    }
+
+    /**
+     * @return a GGUF file's tensors counted by type under the name of its {@code general.file_type}, with their bytes
+     *     in the file, as llama.cpp's loader lists them
+     */
+    private static WeightCensus fileMix(Gguf.Contents contents) throws Gguf.FormatException {
+        String name = "no general.file_type";
+        if (contents.has("general.file_type")) {
+            name = QuantMix.nameOf(contents.integer("general.file_type"));
+        }
+        WeightCensus census = new WeightCensus(name, Map.of(), 0);
+        for (Gguf.TensorInfo t : contents.infos()) {
+            census = census.with(t.type(), t.byteSize());
+        }
+        return census;
     }
 
     private static boolean hasOnnx(Path dir) throws IOException {
@@ -358,11 +378,28 @@ public final class Checkpoint {
         if (gguf == null) {
             return CausalLM.load(decoderConfig, folder, backend, dtype, storage);
         }
-        try {
-            return CausalLM.load(gguf, backend, dtype, storage);
-        } finally {
-            releaseGguf();
+        return CausalLM.loadReleasing(gguf, backend, dtype, storage, null);
+    }
+
+    /**
+     * @param backend where the weights go
+     * @param dtype the element type of activations and cache: F32
+     * @param mix the llama.cpp mix that chooses each matrix's type, quantized once here ({@link QuantMix#typeOf}), as
+     *     {@code llama-quantize} would write the checkpoint
+     * @return the decoder, its weights bound
+     * @throws IOException if a weight file cannot be read
+     * @throws IllegalStateException for an encoder
+     * @throws IllegalArgumentException if the mix is not producible or the dtype is not F32
+     */
+    public CausalLM quantizedLM(Backend backend, DType dtype, QuantMix mix) throws IOException {
+        requireDecoder("quantizedLM");
+        if (gguf == null) {
+            return CausalLM.quantized(decoderConfig, folder, backend, dtype, mix);
         }
+        if (mix == null) {
+            throw new IllegalArgumentException("quantizedLM: argument mix is null");
+        }
+        return CausalLM.loadReleasing(gguf, backend, dtype, null, mix);
     }
 
     /** Gives back the GGUF file's memory maps once its tensors are bound, so that loading holds them once. */

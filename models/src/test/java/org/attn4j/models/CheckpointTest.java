@@ -26,6 +26,7 @@ import org.attn4j.models.decoder.GgufCheckpoints;
 import org.attn4j.models.embed.EmbeddingOptions;
 import org.attn4j.models.embed.SentenceEmbedder;
 import org.attn4j.models.generate.ChatModel;
+import org.attn4j.models.parameters.QuantMix;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -133,9 +134,28 @@ class CheckpointTest {
         GgufCheckpoints.byteLevelBpe(GgufCheckpoints.fromFolder(decoder, WeightType.F32), decoder,
                 DecoderConfig.read(decoder).vocabSize(), "llama-bpe").write(gguf);
         Checkpoint checkpoint = Checkpoint.open(gguf);
+        assertTrue(checkpoint.notes().stream().anyMatch(n -> n.matches("weights: F32: F32 \\d+; [0-9.]+ MiB")),
+                checkpoint.notes().toString());
         try (CausalLM model = checkpoint.causalLM(Backends.load(), DType.F32, null)) {
             assertEquals(checkpoint.decoderConfig().vocabSize(), model.config().vocabSize());
             assertEquals(checkpoint.decoderConfig().layers(), model.config().layers());
+            assertEquals("F32", model.census().name());
+        }
+    }
+
+    @Test
+    void aFolderQuantizedToAMixHoldsEveryTensorItHoldsAsFileUnderTheMixsName() throws Exception {
+        Path decoder = resource("decoder/llama3_chat_tiny");
+        int tensors;
+        try (CausalLM model = Checkpoint.open(decoder).causalLM(Backends.load(), DType.F32, null)) {
+            assertEquals("as in the file", model.census().name());
+            tensors = model.census().tensors();
+        }
+        try (CausalLM model = Checkpoint.open(decoder).quantizedLM(Backends.load(), DType.F32, QuantMix.Q4_K_M)) {
+            assertEquals("Q4_K_M", model.census().name());
+            assertEquals(tensors, model.census().tensors(), model.census().toString());
+            assertTrue(model.census().counts().keySet().stream().allMatch(t -> t == WeightType.F32 || t.isQuantized()
+                    || t == WeightType.F16), model.census().toString());
         }
     }
 

@@ -9,7 +9,7 @@ import org.attn4j.models.generate.Generation;
 
 /**
  * {@code POST /v1/completions} and {@code POST /v1/chat/completions}: a request is checked
- * ({@link GenerationRequest}), admitted and given turns ({@link GenerationScheduler}), run
+ * ({@link GenerationRequest}), admitted and batched with the others ({@link GenerationScheduler}), run
  * ({@link GenerationRun}) and answered whole or as server-sent events ({@link GenerationJson},
  * {@link EventStream}).
  *
@@ -50,7 +50,8 @@ final class GenerationEndpoint {
         long arrival = System.nanoTime();
         GenerationRequest request = GenerationRequest.parse(body, kind, decoders, options);
         try (GenerationScheduler.Ticket ticket = scheduler.admit()) {
-            ticket.start(deadlineNanos);
+            ticket.start(request.decoder().model(), request.prompt(), request.options(), request.logprobs() >= 0,
+                    deadlineNanos);
             GenerationRun run = new GenerationRun(request);
             try {
                 if (request.stream()) {

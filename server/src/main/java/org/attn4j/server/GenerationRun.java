@@ -2,22 +2,17 @@ package org.attn4j.server;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.attn4j.models.decoder.CausalLM;
 import org.attn4j.models.generate.Generation;
-import org.attn4j.models.generate.Generator;
-import org.attn4j.models.decoder.KvCache;
 import org.attn4j.models.generate.StopReason;
-import org.attn4j.models.generate.TokenListener;
 import org.attn4j.models.tokenize.DecodeStream;
 import org.attn4j.models.tokenize.Tokenizer;
 
 /**
- * One request's generation: {@link Generator#stream} on a cache of its own, one model step per turn of the
- * {@link GenerationScheduler}, each new token decoded to text, passed through the stop strings and handed to a
- * {@link Sink}. It ends at a stop id, a stop string, {@code maxNewTokens}, the deadline ({@link #timedOut()}) or when
- * the sink refuses a piece ({@link #stopped()}). When the request asks for log-probabilities, each token's
- * ({@link TokenLogprob}, from the logits it was chosen from) is kept until {@link #takeLogprobs()}. Not thread-safe:
- * the request's thread runs it.
+ * One request's generation as its thread sees it: the tokens the {@link GenerationScheduler}'s batched steps produce,
+ * each decoded to text, passed through the stop strings and handed to a {@link Sink}. It ends at a stop id, a stop
+ * string, {@code maxNewTokens}, the deadline ({@link #timedOut()}) or when the sink refuses a piece
+ * ({@link #stopped()}). When the request asks for log-probabilities, each token's ({@link TokenLogprob}, from the
+ * logits it was chosen from) is kept until {@link #takeLogprobs()}. Not thread-safe: the request's thread runs it.
  */
 final class GenerationRun {
     /** Receives the text a run lets through, in order. */
@@ -48,58 +43,57 @@ final class GenerationRun {
     }
 
     /**
-     * Runs the generation; the ticket must hold its first turn, and gives it back when the run ends.
+     * Receives the generation's tokens from the scheduler as they come, turns them into text and hands it to the
+     * sink; the ticket must hold a slot ({@link GenerationScheduler.Ticket#start}). Cancels the generation when the
+     * sink refuses, a stop string ends the text, the deadline passes or the thread is interrupted.
      *
      * @param ticket the request's place in the scheduler
      * @param deadlineNanos when the request stops being wanted ({@link System#nanoTime()})
      * @param sink where the text goes
-     * @return the generated ids and why the model stopped
+     * @return the generated ids and why the model stopped ({@link StopReason#CANCELLED} when this run ended it)
+     * @throws RuntimeException what the model threw
      */
     Generation run(GenerationScheduler.Ticket ticket, long deadlineNanos, Sink sink) {
-        CausalLM model = request.decoder().model();
-        int capacity = request.prompt().length + Math.max(1, request.options().maxNewTokens());
-        try (KvCache cache = model.newCache(1, capacity)) {
-            TokenListener step = token -> {
-                ticket.yieldTurn();
-                String text = next(token);
-                if (!text.isEmpty() && !sink.accept(text)) {
-                    stopped = true;
-                    return false;
-                }
-                if (stops.stopped()) {
-                    return false;
-                }
-                try {
-                    ticket.takeTurn(deadlineNanos);
-                } catch (ApiException e) {
-                    timedOut = true;
-                    return false;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    stopped = true;
-                    return false;
-                }
-                return true;
-            };
-            return Generator.stream(model, cache, request.prompt(), request.options(), new TokenListener() {
-                @Override
-                public boolean onToken(int token, float[] logits) {
-                    if (request.logprobs() >= 0) {
-                        TokenLogprob t = TokenLogprob.of(token, logits, request.logprobs(), tokenizer, textOffset);
-                        textOffset += t.text().length();
-                        logprobs.add(t);
-                    }
-                    return step.onToken(token);
-                }
-
-                @Override
-                public boolean onToken(int token) {
-                    return step.onToken(token);
-                }
-            });
-        } finally {
-            ticket.yieldTurn();
+        List<Integer> produced = new ArrayList<>();
+        while (true) {
+            Object event;
+            try {
+                event = ticket.next(deadlineNanos);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                stopped = true;
+                return cancel(ticket, produced);
+            }
+            if (event == null) {
+                timedOut = true;
+                return cancel(ticket, produced);
+            }
+            if (event instanceof Generation g) {
+                return g;
+            }
+            GenerationScheduler.Chosen chosen = (GenerationScheduler.Chosen) event;
+            int token = chosen.token();
+            if (chosen.logits() != null) {
+                TokenLogprob t = TokenLogprob.of(token, chosen.logits(), request.logprobs(), tokenizer, textOffset);
+                textOffset += t.text().length();
+                logprobs.add(t);
+            }
+            produced.add(token);
+            String text = next(token);
+            if (!text.isEmpty() && !sink.accept(text)) {
+                stopped = true;
+                return cancel(ticket, produced);
+            }
+            if (stops.stopped()) {
+                return cancel(ticket, produced);
+            }
         }
+    }
+
+    private Generation cancel(GenerationScheduler.Ticket ticket, List<Integer> produced) {
+        ticket.cancel();
+        return new Generation(produced.stream().mapToInt(Integer::intValue).toArray(), StopReason.CANCELLED, -1,
+                request.prompt().length);
     }
 
     private String next(int token) {

@@ -1,19 +1,21 @@
 package org.attn4j.server;
 
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.function.IntSupplier;
 
 /**
  * What a server has done, in Prometheus' text exposition format 0.0.4 ({@code GET /metrics}):
  * <pre>
  *   attn4j_requests_total{endpoint, status}          counter: answered requests by route and HTTP status
- *   attn4j_errors_total{status, code}                counter: error answers (and error events ending a stream) by
+ *   attn4j_errors_total{code, status}                counter: error answers (and error events ending a stream) by
  *                                                     status and OpenAI error code (the error type when it has none)
  *   attn4j_prompt_tokens_total{model}                counter: tokens read (prompts, embedded texts, rerank pairs)
  *   attn4j_completion_tokens_total{model}            counter: tokens generated
@@ -25,27 +27,34 @@ import java.util.function.IntSupplier;
  * </pre>
  * An {@code endpoint} is a route as it is written ({@code /v1/models/{model}}), or {@code other} for a URL no route
  * serves, so that the number of series stays bounded whatever clients send. Counters only grow; a histogram's
- * {@code _bucket} lines are cumulative and end at {@code le="+Inf"}, equal to its {@code _count}. Thread-safe.
+ * {@code _bucket} lines are cumulative and end at {@code le="+Inf"}, equal to its {@code _count}. Kept in a registry of
+ * Prometheus' Java client, which writes the format; thread-safe.
  */
 final class Metrics {
     /** The content type of {@link #scrape()}. */
-    static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+    static final String CONTENT_TYPE = PrometheusTextFormatWriter.CONTENT_TYPE;
 
     private static final double[] FIRST_TOKEN_BUCKETS = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
             30, 60};
     private static final double[] RATE_BUCKETS = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000};
 
-    private final Map<List<String>, LongAdder> requests = new ConcurrentHashMap<>();
-    private final Map<List<String>, LongAdder> errors = new ConcurrentHashMap<>();
-    private final Map<List<String>, LongAdder> promptTokens = new ConcurrentHashMap<>();
-    private final Map<List<String>, LongAdder> completionTokens = new ConcurrentHashMap<>();
-    private final Histogram firstToken = new Histogram(FIRST_TOKEN_BUCKETS);
-    private final Histogram tokensPerSecond = new Histogram(RATE_BUCKETS);
-    private final List<Gauge> gauges = new ArrayList<>();
-
-    /** A value read when scraped. */
-    private record Gauge(String name, String help, IntSupplier value) {
-    }
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
+    private final Counter requests = Counter.builder().name("attn4j_requests_total")
+            .help("Requests answered, by route and HTTP status.").labelNames("endpoint", "status").register(registry);
+    private final Counter errors = Counter.builder().name("attn4j_errors_total")
+            .help("Error answers and stream error events, by HTTP status and error code.")
+            .labelNames("status", "code").register(registry);
+    private final Counter promptTokens = Counter.builder().name("attn4j_prompt_tokens_total")
+            .help("Tokens read: prompts, embedded texts, reranked pairs.").labelNames("model").register(registry);
+    private final Counter completionTokens = Counter.builder().name("attn4j_completion_tokens_total")
+            .help("Tokens generated.").labelNames("model").register(registry);
+    private final Histogram firstToken = Histogram.builder().name("attn4j_time_to_first_token_seconds")
+            .help("Seconds from a generation request's arrival to its first token.").classicOnly()
+            .classicUpperBounds(FIRST_TOKEN_BUCKETS).register(registry);
+    private final Histogram tokensPerSecond = Histogram.builder().name("attn4j_generation_tokens_per_second")
+            .help("A generation's tokens after the first per second, from its first token to its last.")
+            .classicOnly().classicUpperBounds(RATE_BUCKETS).register(registry);
 
     /**
      * Adds a gauge; call before the server answers.
@@ -56,28 +65,29 @@ final class Metrics {
      * @return this
      */
     Metrics gauge(String name, String help, IntSupplier value) {
-        gauges.add(new Gauge(name, help, value));
+        GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsInt()))
+                .register(registry);
         return this;
     }
 
     /** Counts an answered request: its route ({@code other} for none) and status. */
     void request(String endpoint, int status) {
-        count(requests, endpoint, Integer.toString(status)).increment();
+        requests.labelValues(endpoint, Integer.toString(status)).inc();
     }
 
     /** Counts an error answer or an error event: its status and code. */
     void error(ApiException e) {
-        count(errors, Integer.toString(e.status()), e.code() != null ? e.code() : e.type()).increment();
+        errors.labelValues(Integer.toString(e.status()), e.code() != null ? e.code() : e.type()).inc();
     }
 
     /** Counts tokens read for a model. */
     void promptTokens(String model, long tokens) {
-        count(promptTokens, model).add(tokens);
+        promptTokens.labelValues(model).inc(tokens);
     }
 
     /** Counts tokens generated by a model. */
     void completionTokens(String model, long tokens) {
-        count(completionTokens, model).add(tokens);
+        completionTokens.labelValues(model).inc(tokens);
     }
 
     /**
@@ -98,98 +108,14 @@ final class Metrics {
         }
     }
 
-    private static LongAdder count(Map<List<String>, LongAdder> family, String... labels) {
-        return family.computeIfAbsent(List.of(labels), k -> new LongAdder());
-    }
-
     /** @return every metric, in the text exposition format, {@code \n}-terminated lines */
     String scrape() {
-        StringBuilder out = new StringBuilder();
-        counter(out, "attn4j_requests_total", "Requests answered, by route and HTTP status.", requests,
-                "endpoint", "status");
-        counter(out, "attn4j_errors_total", "Error answers and stream error events, by HTTP status and error code.",
-                errors, "status", "code");
-        counter(out, "attn4j_prompt_tokens_total", "Tokens read: prompts, embedded texts, reranked pairs.",
-                promptTokens, "model");
-        counter(out, "attn4j_completion_tokens_total", "Tokens generated.", completionTokens, "model");
-        for (Gauge g : gauges) {
-            head(out, g.name(), g.help(), "gauge");
-            out.append(g.name()).append(' ').append(g.value().getAsInt()).append('\n');
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            writer.write(out, registry.scrape());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        firstToken.write(out, "attn4j_time_to_first_token_seconds",
-                "Seconds from a generation request's arrival to its first token.");
-        tokensPerSecond.write(out, "attn4j_generation_tokens_per_second",
-                "A generation's tokens after the first per second, from its first token to its last.");
-        return out.toString();
-    }
-
-    private static void counter(StringBuilder out, String name, String help, Map<List<String>, LongAdder> family,
-                                String... labelNames) {
-        head(out, name, help, "counter");
-        Map<String, Long> lines = new TreeMap<>();
-        for (Map.Entry<List<String>, LongAdder> e : family.entrySet()) {
-            StringBuilder line = new StringBuilder(name).append('{');
-            for (int i = 0; i < labelNames.length; i++) {
-                line.append(i == 0 ? "" : ",").append(labelNames[i]).append("=\"").append(escape(e.getKey().get(i)))
-                        .append('"');
-            }
-            lines.put(line.append('}').toString(), e.getValue().sum());
-        }
-        lines.forEach((line, value) -> out.append(line).append(' ').append(value).append('\n'));
-    }
-
-    private static void head(StringBuilder out, String name, String help, String type) {
-        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
-        out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-    }
-
-    /** @return a label value as the format writes it: backslash, double quote and line feed escaped */
-    static String escape(String value) {
-        return value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
-    }
-
-    /** @return a number as the format writes it (Go's {@code ParseFloat} reads it) */
-    static String number(double v) {
-        if (Double.isInfinite(v)) {
-            return v > 0 ? "+Inf" : "-Inf";
-        }
-        return Double.isNaN(v) ? "NaN" : v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v)
-                : Double.toString(v);
-    }
-
-    /** Observations counted in fixed buckets, with their sum. */
-    private static final class Histogram {
-        private final double[] bounds;
-        private final long[] counts;
-        private double sum;
-        private long count;
-
-        Histogram(double[] bounds) {
-            this.bounds = bounds.clone();
-            this.counts = new long[bounds.length];
-        }
-
-        synchronized void observe(double v) {
-            int i = Arrays.binarySearch(bounds, v);
-            int bucket = i >= 0 ? i : -i - 1;
-            if (bucket < counts.length) {
-                counts[bucket]++;
-            }
-            sum += v;
-            count++;
-        }
-
-        synchronized void write(StringBuilder out, String name, String help) {
-            head(out, name, help, "histogram");
-            long cumulative = 0;
-            for (int i = 0; i < bounds.length; i++) {
-                cumulative += counts[i];
-                out.append(name).append("_bucket{le=\"").append(number(bounds[i])).append("\"} ").append(cumulative)
-                        .append('\n');
-            }
-            out.append(name).append("_bucket{le=\"+Inf\"} ").append(count).append('\n');
-            out.append(name).append("_sum ").append(number(sum)).append('\n');
-            out.append(name).append("_count ").append(count).append('\n');
-        }
+        return out.toString(StandardCharsets.UTF_8);
     }
 }

@@ -22,7 +22,7 @@ import java.util.function.Consumer;
  *       <td>—</td></tr>
  *   <tr><td>{@link #maxQueuedEmbeddings()}: embeddings requests waiting for the encoder</td><td>256</td>
  *       <td>429 with {@code Retry-After}</td></tr>
- *   <tr><td>{@link #maxActiveGenerations()}: generations interleaved token by token</td><td>4</td>
+ *   <tr><td>{@link #maxActiveGenerations()}: generations decoded together, one batched step for all</td><td>4</td>
  *       <td>wait in the queue</td></tr>
  *   <tr><td>{@link #maxQueuedGenerations()}: generations waiting for a slot</td><td>16</td>
  *       <td>429 with {@code Retry-After}</td></tr>
@@ -169,7 +169,8 @@ public final class ServerOptions {
     }
 
     /**
-     * @param value the most generations that advance at once, one token each in turn
+     * @param value the generation slots ({@code attn4j serve --parallel}): the most generations decoded together,
+     *     one batched model step for all
      * @return a copy with that limit
      */
     public ServerOptions withMaxActiveGenerations(int value) {
@@ -277,7 +278,7 @@ public final class ServerOptions {
         return v.maxQueuedEmbeddings;
     }
 
-    /** @return the most generations advancing at once */
+    /** @return the generation slots: the most generations decoded together, one batched step for all */
     public int maxActiveGenerations() {
         return v.maxActiveGenerations;
     }

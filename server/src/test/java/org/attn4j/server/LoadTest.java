@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * Bounded loads on loopback that check every answer: 32 embeddings clients × 100 requests each (the figures it
  * prints are indications from whatever machine runs the build; the README's measuring command runs 32 × 200 and
  * compares with the encoder in process), and
- * concurrent greedy generations that must each give the in-process ids while they take turns.
+ * concurrent greedy generations that must each give the in-process ids while they share batched steps.
  */
 class LoadTest {
     private static final int CLIENTS = 32;

@@ -116,9 +116,9 @@ class MetricsTest {
         assertEquals(1, s.value("attn4j_requests_total{endpoint=\"/v1/models/{model}\",status=\"200\"}"));
         assertEquals(1, s.value("attn4j_requests_total{endpoint=\"/v1/models/{model}\",status=\"404\"}"));
         assertEquals(1, s.value("attn4j_requests_total{endpoint=\"other\",status=\"404\"}"));
-        assertEquals(1, s.value("attn4j_errors_total{status=\"404\",code=\"model_not_found\"}"));
-        assertEquals(1, s.value("attn4j_errors_total{status=\"404\",code=\"invalid_request_error\"}"));
-        assertEquals(1, s.value("attn4j_errors_total{status=\"400\",code=\"invalid_request_error\"}"));
+        assertEquals(1, s.value("attn4j_errors_total{code=\"model_not_found\",status=\"404\"}"));
+        assertEquals(1, s.value("attn4j_errors_total{code=\"invalid_request_error\",status=\"404\"}"));
+        assertEquals(1, s.value("attn4j_errors_total{code=\"invalid_request_error\",status=\"400\"}"));
         assertEquals(1, scrape().value("attn4j_requests_total{endpoint=\"/metrics\",status=\"200\"}"),
                 "the first scrape is counted by the second");
     }
@@ -178,9 +178,12 @@ class MetricsTest {
 
     @Test
     void aLabelValueIsEscapedAsTheFormatSays() {
-        assertEquals("a\\\\b\\\"c\\nd", Metrics.escape("a\\b\"c\nd"));
-        assertEquals("+Inf", Metrics.number(Double.POSITIVE_INFINITY));
-        assertEquals("0.005", Metrics.number(0.005));
-        assertEquals("30", Metrics.number(30));
+        Metrics metrics = new Metrics();
+        metrics.promptTokens("a\\b\"c\nd", 3);
+        String line = metrics.scrape().lines().filter(l -> l.startsWith("attn4j_prompt_tokens_total{"))
+                .findFirst().orElseThrow();
+        String labels = "attn4j_prompt_tokens_total{model=\"a\\\\b\\\"c\\nd\"} ";
+        assertTrue(line.startsWith(labels), line);
+        assertEquals(3, Double.parseDouble(line.substring(labels.length())), line);
     }
 }

@@ -259,6 +259,21 @@ final class BadInputSuite {
                 new Case("linear_f64_weight_meets_f32_activations", "linear", iae, Set.of(Feature.OPTIONAL_F64),
                         (s, t) -> s.ops().linear(ones(s, DType.F32, 2, 3), weight(s, DType.F64, 4, 3), null),
                         List.of("F64", "F32", "[2, 3]")),
+                new Case("linear_i8_weight_meets_f64_activations", "linear", iae, Set.of(Feature.OPTIONAL_F64),
+                        (s, t) -> s.ops().linear(ones(s, DType.F64, 2, 3),
+                                s.weight(new float[12], Shape.of(4, 3), WeightType.I8), null),
+                        List.of("F64", "I8", "[2, 3]")),
+                new Case("linear_i8_input_not_finite", "linear", iae, Set.of(),
+                        (s, t) -> s.ops().linear(
+                                s.tensor(new float[] {1f, Float.POSITIVE_INFINITY, 0f}, Shape.of(1, 3)),
+                                s.weight(new float[12], Shape.of(4, 3), WeightType.I8), null),
+                        List.of("x", "Infinity", "row 0")),
+                new Case("weight_i8_zero_point_outside_int8", "weight", iae, Set.of(), (s, t) -> {
+                    ByteBuffer b = WeightType.I8.encode(new float[6], Shape.of(2, 3))
+                            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                    b.putInt(11 + 4, 200);
+                    s.weight(b, WeightType.I8, Shape.of(2, 3));
+                }, List.of("row 1", "zero point 200")),
                 new Case("linear_bias_shape", "linear", iae, Set.of(),
                         (s, t) -> s.ops().linear(ones(s, t, 2, 3), weight(s, t, 4, 3), ones(s, t, 5)),
                         List.of("bias", "[5]", "[4]")),

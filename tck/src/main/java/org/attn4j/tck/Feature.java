@@ -22,6 +22,11 @@ public enum Feature {
     /** A fused attention kernel instead of the reference composition ({@link Capabilities.Feature#FUSED_ATTENTION}). */
     OPTIONAL_FUSED_ATTENTION(false, "fused attention"),
     /**
+     * A row of {@code linear}, the norms and attention is the same bits whatever rows share the call
+     * ({@link Capabilities.Feature#BATCH_INVARIANT}).
+     */
+    OPTIONAL_BATCH_INVARIANCE(false, "batch invariance"),
+    /**
      * A real model's weights, which the kit does not ship: the case runs when its jar is on the class path and is
      * skipped, naming the artifact, when it is not. No backend lacks it.
      */
@@ -66,6 +71,7 @@ public enum Feature {
             case OPTIONAL_RETURNED_WEIGHTS -> lacks(capabilities, Capabilities.Feature.ATTENTION_WEIGHTS);
             case OPTIONAL_FUSED_ATTENTION -> capabilities.has(Capabilities.Feature.FUSED_ATTENTION) ? null
                     : "Capabilities.features() lacks FUSED_ATTENTION, so its attention is the reference composition";
+            case OPTIONAL_BATCH_INVARIANCE -> lacks(capabilities, Capabilities.Feature.BATCH_INVARIANT);
             case OPTIONAL_REAL_MODEL -> null;
         };
         return declared == null ? Optional.empty()

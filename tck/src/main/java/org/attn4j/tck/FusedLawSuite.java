@@ -34,7 +34,13 @@ import org.attn4j.models.parameters.HostTensor;
  *   <li>{@code embedding} of a weight equals {@code embedding} of a tensor of its values;</li>
  *   <li>{@code layerNorm(x, residual, …)} and {@code rmsNorm(x, residual, …)} equal the norm of {@code add(x,
  *       residual)};</li>
- *   <li>{@code packedAttention} equals {@code attention} on q, k and v cut out of the packed projection.</li>
+ *   <li>{@code packedAttention} equals {@code attention} on q, k and v cut out of the packed projection;</li>
+ *   <li>{@code linear} over an {@link WeightType#I8} weight equals ONNX's {@code DynamicQuantizeLinear →
+ *       MatMulInteger → Cast → Mul → Add}, written out here in long arithmetic, bit for bit, each sequence of a
+ *       batch {@code [B, L, in]} over its own range (the int32 sums are exact and every float step is one rounding,
+ *       so no backend may differ). For I8 the epilogue law composes
+ *       with {@code linear} over the weight itself, since its product quantizes the input and so is not the product
+ *       over the weight's values.</li>
  * </ul>
  * In the F64 run every weight is F64; in the F32 run each law runs for every storage type but F64.
  */
@@ -66,6 +72,15 @@ final class FusedLawSuite {
             String norms = "law_residual_norms_equal_norm_of_sum";
             cases.add(LawSuite.lawCase(tolerances.lookup("layerNorm", norms, dtype), dtype, norms, "layerNorm",
                     Set.of(), seed, FusedLawSuite::residualNorms));
+            if (dtype == DType.F32) {
+                cases.add(new TckCase("law_i8_linear_equals_onnx_integer_formula", Kind.LAW, "linear", dtype,
+                        dtype.name(), Set.of(), backend -> {
+                            try (Scope scope = backend.newScope()) {
+                                return integerLinear(scope, HostArrays.random("law_i8_linear", seed),
+                                        backend.name());
+                            }
+                        }));
+            }
             String packed = "law_packed_attention_equals_attention_on_cut_heads";
             cases.add(LawSuite.lawCase(tolerances.lookup("packedAttention", packed, dtype), dtype, packed,
                     "packedAttention", Set.of(), seed, FusedLawSuite::packedAttention));
@@ -73,7 +88,7 @@ final class FusedLawSuite {
         return cases;
     }
 
-    private static List<WeightType> types(DType dtype) {
+    static List<WeightType> types(DType dtype) {
         if (dtype == DType.F64) {
             return List.of(WeightType.F64);
         }
@@ -83,12 +98,12 @@ final class FusedLawSuite {
     }
 
     /** @return {@code columns}, or 256 for the types of 256-number super-blocks */
-    private static int columns(WeightType type, int columns) {
+    static int columns(WeightType type, int columns) {
         return type.blockSize() > columns ? type.blockSize() : columns;
     }
 
     /** Values of a type's range: normal, scaled per row so that blocks have different scales. */
-    private static float[] values(Random random, int rows, int columns) {
+    static float[] values(Random random, int rows, int columns) {
         float[] v = new float[rows * columns];
         for (int r = 0; r < rows; r++) {
             double scale = Math.pow(2, random.nextInt(9) - 6);
@@ -149,19 +164,98 @@ final class FusedLawSuite {
             for (Activation a : ACTIVATIONS) {
                 Epilogue e = Epilogue.none().withActivation(a);
                 pairs.add(pair(ops.linear(x, plain.weight(), bias, e),
-                        ReferenceOps.epilogue(ops, ops.linear(x, plain.values(), bias), e)));
+                        ReferenceOps.epilogue(ops, bare(ops, x, plain, bias, type), e)));
                 Epilogue g = Epilogue.gated(a).withResidual(residual);
                 Tensor b = a == Activation.SILU ? null : gatedBias;
-                Tensor product = ops.linear(x, gated.values(), b);
+                Tensor product = bare(ops, x, gated, b, type);
                 pairs.add(conditioned(ops.linear(x, gated.weight(), b, g), ReferenceOps.epilogue(ops, product, g),
                         product));
             }
             Epilogue r = Epilogue.none().withActivation(Activation.GELU).withResidual(residual);
             pairs.add(pair(ops.linear(x, plain.weight(), null, r),
-                    ReferenceOps.epilogue(ops, ops.linear(x, plain.values(), null), r)));
-            pairs.add(pair(ops.linear(x, plain.weight(), bias), ops.linear(x, plain.values(), bias)));
+                    ReferenceOps.epilogue(ops, bare(ops, x, plain, null, type), r)));
+            if (type != WeightType.I8) {
+                pairs.add(pair(ops.linear(x, plain.weight(), bias), ops.linear(x, plain.values(), bias)));
+            }
         }
         return pairs;
+    }
+
+    /**
+     * @return the product without epilogue that the fused one composes: over the weight's values, or over the I8
+     *     weight itself, whose product quantizes its input
+     */
+    private static Tensor bare(Ops ops, Tensor x, Bound bound, Tensor bias, WeightType type) {
+        return type == WeightType.I8 ? ops.linear(x, bound.weight(), bias) : ops.linear(x, bound.values(), bias);
+    }
+
+    /**
+     * {@code linear} over I8 against ONNX's sequence in long arithmetic, on matrices (one sequence) and on batches
+     * {@code [B, L, in]} whose sequences have different ranges (each quantized over its own, as ONNX Runtime quantizes
+     * a tensor holding that sequence alone).
+     */
+    private static Measurement integerLinear(Scope scope, Random random, String backend) {
+        Ops ops = scope.ops();
+        int[][] shapes = {{0, 1, 1, 1}, {0, 3, 31, 5}, {0, 40, 96, 70}, {0, 7, 384, 33}, {3, 5, 31, 5}, {2, 9, 96, 17}};
+        for (int[] s : shapes) {
+            for (float shift : new float[] {0f, 2.5f, -2.5f}) {
+                int sequences = Math.max(1, s[0]);
+                int rows = s[1];
+                int in = s[2];
+                int out = s[3];
+                float[] x = new float[sequences * rows * in];
+                for (int i = 0; i < x.length; i++) {
+                    x[i] = (float) (random.nextGaussian() * (1 + i / (rows * in)) + shift);
+                }
+                ByteBuffer bytes = ByteBuffer.allocate(Math.toIntExact(WeightType.I8.byteSize(Shape.of(out, in))))
+                        .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                byte[] q = new byte[out * in];
+                random.nextBytes(q);
+                float[] scales = new float[out];
+                int[] zeros = new int[out];
+                float[] bias = new float[out];
+                for (int j = 0; j < out; j++) {
+                    scales[j] = (float) Math.scalb(1 + random.nextDouble(), -6 - random.nextInt(4));
+                    zeros[j] = j % 2 == 0 ? 0 : random.nextInt(256) - 128;
+                    bias[j] = (float) random.nextGaussian();
+                    bytes.putFloat(scales[j]).putInt(zeros[j]).put(q, j * in, in);
+                }
+                Shape xShape = s[0] > 0 ? Shape.of(sequences, rows, in) : Shape.of(rows, in);
+                Weight w = scope.weight(bytes.flip(), WeightType.I8, Shape.of(out, in));
+                float[] actual = ops.linear(scope.tensor(x, xShape), w, scope.tensor(bias, Shape.of(out)))
+                        .toFloatArray();
+                for (int first = 0; first < sequences * rows; first += rows) {
+                    float lo = 0f;
+                    float hi = 0f;
+                    for (int i = first * in; i < (first + rows) * in; i++) {
+                        lo = Math.min(lo, x[i]);
+                        hi = Math.max(hi, x[i]);
+                    }
+                    float as = hi == lo ? 1f : (hi - lo) / 255f;
+                    long az = (long) Math.rint(Math.min(255f, Math.max(0f, 0f - lo / as)));
+                    for (int i = first; i < first + rows; i++) {
+                        for (int j = 0; j < out; j++) {
+                            long acc = 0;
+                            for (int p = 0; p < in; p++) {
+                                long a = Math.max(0, Math.min(255, (long) Math.rint(x[i * in + p] / as) + az));
+                                acc += (a - az) * (q[j * in + p] - zeros[j]);
+                            }
+                            float expected = (float) (int) acc * (as * scales[j]) + bias[j];
+                            float got = actual[i * out + j];
+                            if (Float.floatToIntBits(expected) != Float.floatToIntBits(got)) {
+                                double abs = Math.abs((double) got - expected);
+                                return Measurement.failed("linear law_i8_linear_equals_onnx_integer_formula on "
+                                        + backend + ": x " + xShape + " (shift " + shift + ") by I8 "
+                                        + Shape.of(out, in) + ", index " + (i * out + j) + ": expected " + expected
+                                        + ", actual " + got + ", abs error " + abs + ", rel error "
+                                        + abs / Math.abs(expected));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return Measurement.EXACT;
     }
 
     private static List<HostTensor[]> embedding(Run run, Random random, WeightType type) {

@@ -193,6 +193,7 @@ public final class TckRunner {
                 all.addAll(OpLawSuite.plan(tolerances, settings.seed()));
                 all.addAll(FusedLawSuite.plan(tolerances, settings.seed()));
                 all.addAll(DecoderLawSuite.plan(tolerances, settings.seed()));
+                all.addAll(BatchInvarianceSuite.plan(settings.seed()));
                 all.addAll(OverflowSuite.plan(settings.seed()));
                 all.addAll(IeeeSuite.plan());
                 all.addAll(ConcurrencySuite.plan(settings.seed()));

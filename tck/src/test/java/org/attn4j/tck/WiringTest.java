@@ -140,7 +140,7 @@ class WiringTest {
                 () -> TckRunner.create("loopy", TestBackends.only(Kind.WIRING)).run());
 
         assertEquals(0, report.count(Status.FAILED), report.toTable());
-        int weightTypes = WeightType.values().length - 2;
+        int weightTypes = WeightType.values().length - 3;
         assertEquals(8 + weightTypes, report.count(Status.PASSED), report.toTable());
     }
 

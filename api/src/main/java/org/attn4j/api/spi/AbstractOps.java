@@ -377,8 +377,46 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
             T b = optional("linear", "bias", bias);
             T r = epilogue == null ? null : optional("linear", "residual", epilogue.residual());
             Shape out = ShapeChecks.linear(t, w, b, epilogue);
+            if (w instanceof Int8Weight iw) {
+                return computeLinear(t, iw, b, epilogue, r, out);
+            }
             return computeLinear(t, w, b, epilogue, r, out);
         });
+    }
+
+    /**
+     * The linear map over an {@link org.attn4j.api.WeightType#I8} weight in integer arithmetic, as
+     * {@link Ops#linear(Tensor, Weight, Tensor, Epilogue)} states it, with its epilogue. The default copies
+     * {@code x} to the host, quantizes it one sequence at a time ({@link DynamicQuantization},
+     * {@link DynamicQuantization#sequenceRows}), takes each exact int32 product
+     * ({@link Int8Weight#dot}), scales it and adds the bias there, and composes the epilogue
+     * ({@link ReferenceOps#epilogue}); a backend overrides it with a kernel that computes the same numbers.
+     *
+     * @param x {@code [..., in]}, F32
+     * @param weight {@code [out, in]} ({@code [2·out, in]} when gated)
+     * @param bias {@code [out]} ({@code [2·out]}), F32, or null
+     * @param epilogue the activation, gate and residual
+     * @param residual the epilogue's residual as this backend's tensor, of {@code out}'s shape, or null
+     * @param out {@code [..., out]}
+     * @return {@code act(x·Wᵀ + b) (⊙ up) + residual}
+     */
+    protected Tensor computeLinear(T x, Int8Weight weight, T bias, Epilogue epilogue, T residual, Shape out) {
+        int in = weight.shape().dim(1);
+        int features = weight.shape().dim(0);
+        int rows = Math.toIntExact(x.shape().size() / in);
+        DynamicQuantization a = DynamicQuantization.of("linear", x.toFloatArray(), in,
+                DynamicQuantization.sequenceRows(x.shape()));
+        float[] b = bias == null ? null : bias.toFloatArray();
+        float[] scales = weight.scales();
+        float[] y = new float[Math.multiplyExact(rows, features)];
+        for (int i = 0; i < rows; i++) {
+            for (int j = 0; j < features; j++) {
+                float v = a.dequantize(weight.dot(a, i, j), i, scales[j]);
+                y[i * features + j] = b == null ? v : v + b[j];
+            }
+        }
+        Shape product = out.slice(0, out.rank() - 1).append(features);
+        return ReferenceOps.epilogue(this, scope.tensor(y, product), epilogue);
     }
 
     /**
@@ -420,6 +458,15 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
             ShapeChecks.notNull("embedding", "ids", ids);
             ShapeChecks.notNull("embedding", "idsShape", idsShape);
             Shape out = ShapeChecks.embedding(w.shape(), ids, idsShape);
+            if (w instanceof Int8Weight) {
+                int d = w.shape().dim(1);
+                float[] values = w.toFloatArray();
+                float[] rows = new float[Math.multiplyExact(ids.length, d)];
+                for (int i = 0; i < ids.length; i++) {
+                    System.arraycopy(values, ids[i] * d, rows, i * d, d);
+                }
+                return scope.tensor(rows, out);
+            }
             return computeEmbedding(w, ids, idsShape, out);
         });
     }

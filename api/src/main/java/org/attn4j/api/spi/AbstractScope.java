@@ -124,6 +124,9 @@ public abstract class AbstractScope implements Scope {
                     + " as F32");
         }
         ByteBuffer bytes = data.slice().order(ByteOrder.LITTLE_ENDIAN);
+        if (type == WeightType.I8) {
+            return new Int8Weight(this, bytes, shape);
+        }
         if (!backend.capabilities().supports(type) && CONVERSIONS_NOTED.add(backend.name() + " " + type)) {
             LOG.log(System.Logger.Level.INFO, "attn4j " + backend.name() + ": " + type + " weights are converted once,"
                     + " when bound, to a wider form (this backend holds " + backend.capabilities().weightTypes()
@@ -133,7 +136,8 @@ public abstract class AbstractScope implements Scope {
     }
 
     /**
-     * Creates a weight from checked bytes. The default converts the values once to an F32 tensor (F64 for an F64
+     * Creates a weight from checked bytes, of every type but {@link WeightType#I8}, which every backend holds as an
+     * {@link Int8Weight}. The default converts the values once to an F32 tensor (F64 for an F64
      * weight) in this scope and returns a {@link TensorWeight} over it, which the default weight ops of
      * {@link AbstractOps} read; a backend with kernels for weights overrides this and those ops together.
      *

@@ -77,7 +77,8 @@ public final class EjmlBackendProvider implements BackendProvider {
     private static Capabilities capabilities(int threads) {
         return Capabilities.builder("cpu").dtypes(DType.F32, DType.F64).weightTypes(WeightType.F32, WeightType.F64,
                         WeightType.F16, WeightType.BF16, WeightType.Q8_0, WeightType.Q4_0)
-                .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS)
+                .features(Feature.FUSED_ATTENTION, Feature.DROPOUT, Feature.ATTENTION_WEIGHTS,
+                        Feature.BATCH_INVARIANT)
                 .maxThreads(threads).build();
     }
 

@@ -14,6 +14,8 @@ import org.attn4j.api.Tensor;
 import org.attn4j.api.spi.AbstractOps;
 import org.attn4j.api.spi.AbstractWeight;
 import org.attn4j.api.spi.Dropout;
+import org.attn4j.api.spi.DynamicQuantization;
+import org.attn4j.api.spi.Int8Weight;
 import org.attn4j.api.spi.ReferenceAttention;
 import org.attn4j.api.spi.ShapeChecks;
 import org.attn4j.api.spi.Strides;
@@ -133,6 +135,18 @@ final class HeapOps extends AbstractOps<HeapTensor> {
                     epilogue.gated(), residual == null ? null : residual.f64(), (double[]) result, parallel);
         }
         return scope.wrap(out, result);
+    }
+
+    /** The linear map over an I8 weight in integer arithmetic ({@link Int8Linear}). */
+    @Override
+    protected Tensor computeLinear(HeapTensor x, Int8Weight weight, HeapTensor bias, Epilogue epilogue,
+                                   HeapTensor residual, Shape out) {
+        int rows = (int) (x.shape().size() / weight.shape().dim(1));
+        float[] y = (float[]) HeapScope.allocateForWriting(DType.F32, out);
+        Int8Linear.f32(weight, x.f32(), rows, DynamicQuantization.sequenceRows(x.shape()),
+                bias == null ? null : bias.f32(), epilogue.activation(),
+                epilogue.gated(), residual == null ? null : residual.f32(), y, parallel);
+        return scope.wrap(out, y);
     }
 
     /** Rows of a bound table, copied out of its storage. */

@@ -27,6 +27,9 @@ import org.attn4j.api.WeightType;
  *       the rows run the F32 micro-kernel over it ({@link VectorGemmF32#tileRows}), six rows at a time, so the
  *       widening is paid once for all the rows of the call.</li>
  * </ul>
+ * Both ways sum each output in the same order, from the same widened floats (one multiply-add per column, column
+ * after column), so a row's result is the same bits whichever way ran: the number of rows in a call chooses the
+ * speed, never the numbers (batch invariance, which a server decoding many sequences in one step relies on).
  * Without the Vector API, panels are 16 rows and both ways widen the panel with scalar code and take dot products
  * in F32. Products run on the calling thread and allocate nothing in steady state (per-thread scratch).
  */

@@ -23,11 +23,13 @@ import jdk.incubator.vector.VectorSpecies;
  *          each nibble is the two's complement 4-bit number q - 8                  value = (q - 8) · d
  *   levels byte[p·NR + j], scale and offset[(p/g)·NR + j]   value = level · a + c   (the other GGUF block types)
  * </pre>
- * The decoding kernels accumulate {@code q·x} over each block of 32 columns and multiply by the block's scales
- * once, in four independent chains (two columns by two vectors) so that the multiply-adds do not wait on each
- * other. They follow the rules of {@link VectorGemmF32} for C2: a vector is the receiver of a call only when it is
- * the fresh result of another call, accumulators are arguments of multiply-adds only, and results are stored from
- * the last step of the loop that makes them.
+ * The decoding kernels widen each number to exactly the float its {@code unpack…} kernel writes and add its
+ * product with {@code x[p]} into one chain per output vector, column after column from zero: the order in which
+ * {@link VectorGemmF32#tileRows} sums over a widened panel, so that an output is the same bits whichever kernel
+ * computed it, and a row's result does not depend on how many rows share the product (batch invariance).
+ * They follow the rules of {@link VectorGemmF32} for C2: a vector is the receiver of a call only when it is the fresh
+ * result of another call, accumulators are arguments of multiply-adds only, and results are stored from the last
+ * step of the loop that makes them.
  * Only callers that {@link Simd#enabled()} admitted may load this class.
  */
 final class VectorNarrowPanels {
@@ -45,7 +47,7 @@ final class VectorNarrowPanels {
     /**
      * {@code y[yAt + j] = Σ_{p<k} x[xAt + p] · W[j][p]} for the {@code NR} rows of a BF16 panel.
      *
-     * @param k the columns, even and at least 2
+     * @param k the columns, at least 1
      * @param w the panels; the panel starts at {@code at}
      * @param at where the panel starts
      * @param x the input row at {@code xAt}, not modified
@@ -57,24 +59,17 @@ final class VectorNarrowPanels {
         FloatVector zero = FloatVector.zero(F);
         FloatVector a0 = zero;
         FloatVector a1 = zero;
-        FloatVector b0 = zero;
-        FloatVector b1 = zero;
-        int last = k - 2;
-        for (int p = 0; p < k; p += 2) {
+        int last = k - 1;
+        for (int p = 0; p < k; p++) {
             int i = at + p * NR;
             FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
-            FloatVector xb = FloatVector.broadcast(F, x[xAt + p + 1]);
             a0 = ((IntVector) ShortVector.fromArray(S, w, i).convertShape(VectorOperators.S2I, I, 0))
                     .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(xa, a0);
             a1 = ((IntVector) ShortVector.fromArray(S, w, i + LANES).convertShape(VectorOperators.S2I, I, 0))
                     .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(xa, a1);
-            b0 = ((IntVector) ShortVector.fromArray(S, w, i + NR).convertShape(VectorOperators.S2I, I, 0))
-                    .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(xb, b0);
-            b1 = ((IntVector) ShortVector.fromArray(S, w, i + NR + LANES).convertShape(VectorOperators.S2I, I, 0))
-                    .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(xb, b1);
             if (p == last) {
-                b0.add(a0).intoArray(y, yAt);
-                b1.add(a1).intoArray(y, yAt + LANES);
+                a0.intoArray(y, yAt);
+                a1.intoArray(y, yAt + LANES);
             }
         }
     }
@@ -179,31 +174,16 @@ final class VectorNarrowPanels {
         FloatVector zero = FloatVector.zero(F);
         FloatVector a0 = zero;
         FloatVector a1 = zero;
-        int lastBlock = k - 32;
-        for (int block = 0; block < k; block += 32) {
-            FloatVector t0 = zero;
-            FloatVector t1 = zero;
-            FloatVector u0 = zero;
-            FloatVector u1 = zero;
-            for (int p = block; p < block + 32; p += 2) {
-                int i = at + p * NR;
-                FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
-                FloatVector xb = FloatVector.broadcast(F, x[xAt + p + 1]);
-                t0 = ((FloatVector) ByteVector.fromArray(B, q, i).convertShape(VectorOperators.B2F, F, 0))
-                        .fma(xa, t0);
-                t1 = ((FloatVector) ByteVector.fromArray(B, q, i + LANES).convertShape(VectorOperators.B2F, F, 0))
-                        .fma(xa, t1);
-                u0 = ((FloatVector) ByteVector.fromArray(B, q, i + NR).convertShape(VectorOperators.B2F, F, 0))
-                        .fma(xb, u0);
-                u1 = ((FloatVector) ByteVector.fromArray(B, q, i + NR + LANES)
-                        .convertShape(VectorOperators.B2F, F, 0)).fma(xb, u1);
-            }
-            int s = dAt + (block / 32) * NR;
-            FloatVector d0 = FloatVector.fromArray(F, d, s);
-            FloatVector d1 = FloatVector.fromArray(F, d, s + LANES);
-            a0 = d0.fma(u0, d0.fma(t0, a0));
-            a1 = d1.fma(u1, d1.fma(t1, a1));
-            if (block == lastBlock) {
+        int last = k - 1;
+        for (int p = 0; p < k; p++) {
+            int i = at + p * NR;
+            int s = dAt + (p / 32) * NR;
+            FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
+            a0 = ((FloatVector) ByteVector.fromArray(B, q, i).convertShape(VectorOperators.B2F, F, 0))
+                    .mul(FloatVector.fromArray(F, d, s)).fma(xa, a0);
+            a1 = ((FloatVector) ByteVector.fromArray(B, q, i + LANES).convertShape(VectorOperators.B2F, F, 0))
+                    .mul(FloatVector.fromArray(F, d, s + LANES)).fma(xa, a1);
+            if (p == last) {
                 a0.intoArray(y, yAt);
                 a1.intoArray(y, yAt + LANES);
             }
@@ -248,32 +228,17 @@ final class VectorNarrowPanels {
         FloatVector zero = FloatVector.zero(F);
         FloatVector a0 = zero;
         FloatVector a1 = zero;
-        int lastBlock = k - 32;
-        for (int block = 0; block < k; block += 32) {
-            FloatVector t0 = zero;
-            FloatVector t1 = zero;
-            FloatVector u0 = zero;
-            FloatVector u1 = zero;
-            for (int p = block; p < block + 32; p += 2) {
-                int i = at + p * LANES;
-                FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
-                FloatVector xb = FloatVector.broadcast(F, x[xAt + p + 1]);
-                IntVector v = (IntVector) ByteVector.fromArray(B, q, i).convertShape(VectorOperators.B2I, I, 0);
-                IntVector u = (IntVector) ByteVector.fromArray(B, q, i + LANES)
-                        .convertShape(VectorOperators.B2I, I, 0);
-                t0 = ((FloatVector) v.lanewise(VectorOperators.LSHL, 28).lanewise(VectorOperators.ASHR, 28)
-                        .convert(VectorOperators.I2F, 0)).fma(xa, t0);
-                t1 = ((FloatVector) v.lanewise(VectorOperators.ASHR, 4).convert(VectorOperators.I2F, 0)).fma(xa, t1);
-                u0 = ((FloatVector) u.lanewise(VectorOperators.LSHL, 28).lanewise(VectorOperators.ASHR, 28)
-                        .convert(VectorOperators.I2F, 0)).fma(xb, u0);
-                u1 = ((FloatVector) u.lanewise(VectorOperators.ASHR, 4).convert(VectorOperators.I2F, 0)).fma(xb, u1);
-            }
-            int s = dAt + (block / 32) * NR;
-            FloatVector d0 = FloatVector.fromArray(F, d, s);
-            FloatVector d1 = FloatVector.fromArray(F, d, s + LANES);
-            a0 = d0.fma(u0, d0.fma(t0, a0));
-            a1 = d1.fma(u1, d1.fma(t1, a1));
-            if (block == lastBlock) {
+        int last = k - 1;
+        for (int p = 0; p < k; p++) {
+            int s = dAt + (p / 32) * NR;
+            FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
+            IntVector v = (IntVector) ByteVector.fromArray(B, q, at + p * LANES)
+                    .convertShape(VectorOperators.B2I, I, 0);
+            a0 = ((FloatVector) v.lanewise(VectorOperators.LSHL, 28).lanewise(VectorOperators.ASHR, 28)
+                    .convert(VectorOperators.I2F, 0)).mul(FloatVector.fromArray(F, d, s)).fma(xa, a0);
+            a1 = ((FloatVector) v.lanewise(VectorOperators.ASHR, 4).convert(VectorOperators.I2F, 0))
+                    .mul(FloatVector.fromArray(F, d, s + LANES)).fma(xa, a1);
+            if (p == last) {
                 a0.intoArray(y, yAt);
                 a1.intoArray(y, yAt + LANES);
             }
@@ -309,7 +274,7 @@ final class VectorNarrowPanels {
      * values times {@code x}, accumulated in F32.
      *
      * @param k the columns, a multiple of {@code g}
-     * @param g the columns per group, even
+     * @param g the columns per group
      * @param q the panels' levels; the panel starts at {@code at}
      * @param at where the panel starts
      * @param a the panels' scales, {@code NR} per group
@@ -325,33 +290,17 @@ final class VectorNarrowPanels {
         FloatVector zero = FloatVector.zero(F);
         FloatVector acc0 = zero;
         FloatVector acc1 = zero;
-        int lastGroup = k - g;
-        for (int group = 0; group < k; group += g) {
-            int s = sAt + (group / g) * NR;
-            FloatVector a0 = FloatVector.fromArray(F, a, s);
-            FloatVector a1 = FloatVector.fromArray(F, a, s + LANES);
-            FloatVector c0 = FloatVector.fromArray(F, c, s);
-            FloatVector c1 = FloatVector.fromArray(F, c, s + LANES);
-            FloatVector t0 = zero;
-            FloatVector t1 = zero;
-            FloatVector u0 = zero;
-            FloatVector u1 = zero;
-            for (int p = group; p < group + g; p += 2) {
-                int i = at + p * NR;
-                FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
-                FloatVector xb = FloatVector.broadcast(F, x[xAt + p + 1]);
-                t0 = ((FloatVector) ByteVector.fromArray(B, q, i).convertShape(VectorOperators.B2F, F, 0))
-                        .mul(a0).add(c0).fma(xa, t0);
-                t1 = ((FloatVector) ByteVector.fromArray(B, q, i + LANES).convertShape(VectorOperators.B2F, F, 0))
-                        .mul(a1).add(c1).fma(xa, t1);
-                u0 = ((FloatVector) ByteVector.fromArray(B, q, i + NR).convertShape(VectorOperators.B2F, F, 0))
-                        .mul(a0).add(c0).fma(xb, u0);
-                u1 = ((FloatVector) ByteVector.fromArray(B, q, i + NR + LANES)
-                        .convertShape(VectorOperators.B2F, F, 0)).mul(a1).add(c1).fma(xb, u1);
-            }
-            acc0 = t0.add(u0).add(acc0);
-            acc1 = t1.add(u1).add(acc1);
-            if (group == lastGroup) {
+        int last = k - 1;
+        for (int p = 0; p < k; p++) {
+            int i = at + p * NR;
+            int s = sAt + (p / g) * NR;
+            FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
+            acc0 = ((FloatVector) ByteVector.fromArray(B, q, i).convertShape(VectorOperators.B2F, F, 0))
+                    .mul(FloatVector.fromArray(F, a, s)).add(FloatVector.fromArray(F, c, s)).fma(xa, acc0);
+            acc1 = ((FloatVector) ByteVector.fromArray(B, q, i + LANES).convertShape(VectorOperators.B2F, F, 0))
+                    .mul(FloatVector.fromArray(F, a, s + LANES)).add(FloatVector.fromArray(F, c, s + LANES))
+                    .fma(xa, acc1);
+            if (p == last) {
                 acc0.intoArray(y, yAt);
                 acc1.intoArray(y, yAt + LANES);
             }

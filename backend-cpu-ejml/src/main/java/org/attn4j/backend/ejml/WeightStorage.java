@@ -73,6 +73,8 @@ abstract class WeightStorage {
                     default -> PanelsQ4_0.of(bytes, rows, columns);
                 };
             }
+            case I8 -> throw new IllegalArgumentException("weight: I8 weights are held by the spi as Int8Weight and"
+                    + " computed by Int8Linear, not bound as a WeightStorage");
             default -> {
                 NarrowPanels.warmUp(type);
                 yield PanelsLevels.of(type, bytes, rows, columns);

@@ -113,7 +113,8 @@ final class CudaWeight extends AbstractWeight {
             case Q8_0 -> count;
             case Q4_0 -> count / 2;
             case Q4_K, Q6_K -> count / 256 * type.blockBytes();
-            case F64 -> throw new IllegalArgumentException("weight: backend cuda holds no F64 weights");
+            case F64, I8 -> throw new IllegalArgumentException("weight: backend cuda holds no " + type
+                    + " weights on the device");
             default -> throw new IllegalStateException(type + " is held as F32 on backend cuda");
         };
     }

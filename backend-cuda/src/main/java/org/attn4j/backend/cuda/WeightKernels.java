@@ -22,7 +22,8 @@ final class WeightKernels {
             case Q4_0 -> gemv ? Kernel.LINEAR_GEMV_Q4_0 : Kernel.LINEAR_TILED_Q4_0;
             case Q4_K -> gemv ? Kernel.LINEAR_GEMV_Q4_K : Kernel.LINEAR_TILED_Q4_K;
             case Q6_K -> gemv ? Kernel.LINEAR_GEMV_Q6_K : Kernel.LINEAR_TILED_Q6_K;
-            case F64 -> throw new IllegalArgumentException("linear: backend cuda holds no F64 weights");
+            case F64, I8 -> throw new IllegalArgumentException("linear: backend cuda holds no " + type
+                    + " weights on the device");
             default -> throw new IllegalStateException("linear: a " + type + " weight is held as F32");
         };
     }
@@ -40,7 +41,8 @@ final class WeightKernels {
             case Q4_0 -> Kernel.GATHER_Q4_0;
             case Q4_K -> Kernel.GATHER_Q4_K;
             case Q6_K -> Kernel.GATHER_Q6_K;
-            case F64 -> throw new IllegalArgumentException("embedding: backend cuda holds no F64 weights");
+            case F64, I8 -> throw new IllegalArgumentException("embedding: backend cuda holds no " + type
+                    + " weights on the device");
             default -> throw new IllegalStateException("embedding: a " + type + " table is held as F32");
         };
     }

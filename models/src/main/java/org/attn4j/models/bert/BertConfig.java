@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.attn4j.api.Activation;
+import org.attn4j.models.parameters.StateDict;
 
 /**
  * The hyper-parameters of a BERT encoder, the fields of a Hugging Face {@code config.json} with
@@ -26,7 +27,7 @@ import org.attn4j.api.Activation;
  */
 public record BertConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int numAttentionHeads,
                          int intermediateSize, Activation hiddenAct, double layerNormEps, int maxPositionEmbeddings,
-                         int typeVocabSize) {
+                         int typeVocabSize) implements EncoderConfig {
     /** Refuses a configuration that cannot run. */
     public BertConfig {
         if (vocabSize < 1 || hiddenSize < 1 || numHiddenLayers < 1 || numAttentionHeads < 1 || intermediateSize < 1
@@ -47,6 +48,33 @@ public record BertConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int
             throw new IllegalArgumentException("BertConfig: layer_norm_eps " + layerNormEps
                     + " must be finite and at least 0");
         }
+    }
+
+    @Override
+    public String modelType() {
+        return "bert";
+    }
+
+    /** @return {@code max_position_embeddings} */
+    @Override
+    public int maxLength() {
+        return maxPositionEmbeddings;
+    }
+
+    @Override
+    public BertModel loadEncoder(StateDict params) {
+        return BertModel.load(params, this);
+    }
+
+    @Override
+    public BertForSequenceClassification loadClassifier(StateDict params, int numLabels) {
+        return BertForSequenceClassification.load(params, this, numLabels);
+    }
+
+    /** @return {@code classifier.weight} */
+    @Override
+    public String classifierOutputWeight() {
+        return "classifier.weight";
     }
 
     /** @return {@code hidden_size / num_attention_heads} */

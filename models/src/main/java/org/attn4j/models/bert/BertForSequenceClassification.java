@@ -17,9 +17,10 @@ import org.attn4j.models.parameters.StateDict;
  *   logits = classifier(pooled)                                  [B, num_labels]   (dropout is off in inference)
  * </pre>
  * State_dict names {@code bert.*} (the pooler required) and {@code classifier.weight [num_labels, d]},
- * {@code classifier.bias [num_labels]}; loading is strict.
+ * {@code classifier.bias [num_labels]}; loading is strict. The classifier takes each text's pooled row as a sequence
+ * of its own ({@code [B, 1, d]}), so that over an I8 weight each text is quantized alone.
  */
-public final class BertForSequenceClassification {
+public final class BertForSequenceClassification implements SequenceClassifier {
     private final BertModel bert;
     private final Linear classifier;
 
@@ -56,16 +57,19 @@ public final class BertForSequenceClassification {
      * @param parameters where every parameter is uploaded, once
      * @return this model reading its parameters from {@code parameters}
      */
+    @Override
     public BertForSequenceClassification bind(Parameters parameters) {
         return new BertForSequenceClassification(bert.bind(parameters), classifier.bind(parameters));
     }
 
     /** @return the encoder's hyper-parameters */
+    @Override
     public BertConfig config() {
         return bert.config();
     }
 
     /** @return {@code num_labels} */
+    @Override
     public int numLabels() {
         return classifier.outFeatures();
     }
@@ -76,10 +80,13 @@ public final class BertForSequenceClassification {
      * @param dtype the compute dtype (the bound dtype, for a bound model)
      * @return the logits {@code [B, num_labels]}
      */
+    @Override
     public Tensor logits(Scope scope, BertInput input, DType dtype) {
         try (Scope work = scope.backend().newScope()) {
             Tensor pooled = bert.pool(work, bert.forward(work, input, dtype));
-            return scope.adopt(classifier.forward(work, pooled));
+            int batch = input.batch();
+            Tensor logits = classifier.forward(work, work.ops().reshape(pooled, batch, 1, bert.config().hiddenSize()));
+            return scope.adopt(work.ops().reshape(logits, batch, numLabels()));
         }
     }
 }

@@ -2,6 +2,8 @@ package org.attn4j.models.bert;
 
 import java.util.Arrays;
 import java.util.List;
+import org.attn4j.api.Mask;
+import org.attn4j.api.Shape;
 
 /**
  * A padded batch of token ids for a BERT encoder, the three tensors a Hugging Face tokenizer returns, each
@@ -96,6 +98,20 @@ public record BertInput(int batch, int length, int[] inputIds, int[] tokenTypeId
             }
         }
         return false;
+    }
+
+    /**
+     * @return the key padding mask {@code [B, 1, 1, L]}, true on real tokens, or null when nothing is padded
+     */
+    public Mask keyPadding() {
+        if (!padded()) {
+            return null;
+        }
+        boolean[] allowed = new boolean[attentionMask.length];
+        for (int i = 0; i < allowed.length; i++) {
+            allowed[i] = attentionMask[i] == 1;
+        }
+        return Mask.of(Shape.of(batch, 1, 1, length), allowed);
     }
 
     @Override

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
-import org.attn4j.api.Mask;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
@@ -30,9 +29,12 @@ import org.attn4j.models.parameters.StateDict;
  * <p>A loaded model holds its parameters on the host; {@link #bind(Parameters)} gives the same model with every
  * parameter uploaded once to a backend, which is how it should run: a forward call then allocates only activations.
  * Padding positions ({@code attention_mask} 0) are hidden from every query as keys; their own outputs are computed
- * but meaningless, as in Hugging Face.
+ * but meaningless, as in Hugging Face. Projections over {@link org.attn4j.api.WeightType#I8} weights (the int8 ONNX
+ * encoders) quantize their input one text at a time over its real tokens only, as ONNX Runtime does on that text
+ * alone, so that a text's result does not depend on the other texts of a batch (only, through attention's rounding
+ * over more masked keys, a little on the batch's padded length).
  */
-public final class BertModel {
+public final class BertModel implements Encoder {
     private final BertConfig config;
     private final Embedding words;
     private final Embedding positions;
@@ -92,6 +94,7 @@ public final class BertModel {
      * @param parameters where every parameter is uploaded, once
      * @return this model reading its parameters from {@code parameters}
      */
+    @Override
     public BertModel bind(Parameters parameters) {
         List<BertLayer> bound = new ArrayList<>();
         for (BertLayer l : layers) {
@@ -103,8 +106,30 @@ public final class BertModel {
     }
 
     /** @return the hyper-parameters */
+    @Override
     public BertConfig config() {
         return config;
+    }
+
+    @Override
+    public int hiddenSize() {
+        return config.hiddenSize();
+    }
+
+    @Override
+    public int layers() {
+        return config.numHiddenLayers();
+    }
+
+    @Override
+    public int heads() {
+        return config.numAttentionHeads();
+    }
+
+    /** @return {@code max_position_embeddings} */
+    @Override
+    public int maxLength() {
+        return config.maxPositionEmbeddings();
     }
 
     /** @return whether the checkpoint has a pooler */
@@ -132,6 +157,7 @@ public final class BertModel {
      * @param dtype the compute dtype (the bound dtype, for a bound model)
      * @return {@code [B, L, d]}
      */
+    @Override
     public Tensor forward(Scope scope, BertInput input, DType dtype) {
         return run(scope, input, dtype, -1).output();
     }
@@ -146,11 +172,9 @@ public final class BertModel {
      * @return {@code [B, H, L, L]}: row {@code i} of head {@code h} is how query token {@code i} spreads its
      *     attention over the keys (zero on padding keys; rows sum to 1)
      */
+    @Override
     public Tensor attentionWeights(Scope scope, BertInput input, DType dtype, int layer) {
-        if (layer < 0 || layer >= layers.size()) {
-            throw new IllegalArgumentException("BertModel.attentionWeights: argument layer is " + layer
-                    + "; the model has layers 0 to " + (layers.size() - 1));
-        }
+        BertLayer.checkLayer("BertModel", layer, layers.size());
         return run(scope, input, dtype, layer).weights();
     }
 
@@ -171,29 +195,14 @@ public final class BertModel {
             Tensor x = ops.add(words.forward(work, input.inputIds(), ids, dtype),
                     tokenTypes.forward(work, input.tokenTypeIds(), ids, dtype));
             x = embeddingNorm.forward(work, ops.add(x, positions.forward(work, position, Shape.of(length), dtype)));
-            Mask keyPadding = null;
-            if (input.padded()) {
-                int[] m = input.attentionMask();
-                boolean[] allowed = new boolean[m.length];
-                for (int i = 0; i < m.length; i++) {
-                    allowed[i] = m[i] == 1;
-                }
-                keyPadding = Mask.of(Shape.of(batch, 1, 1, length), allowed);
-            }
-            for (int i = 0; i < layers.size(); i++) {
-                if (i == weightsOf) {
-                    AttentionResult r = layers.get(i).forward(work, x, keyPadding, true);
-                    return new AttentionResult(null, scope.adopt(r.weights()));
-                }
-                x = layers.get(i).forward(work, x, keyPadding);
-            }
-            return new AttentionResult(scope.adopt(x), null);
+            return BertLayer.stack(scope, work, layers, x, input, weightsOf);
         }
     }
 
     /**
      * Hugging Face's {@code pooler_output}: {@code tanh(pooler.dense(hidden[:, 0]))}, computed as
-     * {@code 1 - 2 / (exp(2y) + 1)} so that large {@code |y|} gives ±1.
+     * {@code 1 - 2 / (exp(2y) + 1)} so that large {@code |y|} gives ±1. The pooler takes each text's first row as a
+     * sequence of its own ({@code [B, 1, d]}), so that over an I8 weight each text is quantized alone.
      *
      * @param scope receives the result
      * @param hidden {@code [B, L, d]} from {@link #forward}
@@ -205,15 +214,8 @@ public final class BertModel {
             throw new IllegalStateException("BertModel.pool: the checkpoint has no pooler.dense weights");
         }
         try (Scope work = scope.backend().newScope()) {
-            Ops ops = work.ops();
-            int batch = hidden.shape().dim(0);
-            int length = hidden.shape().dim(1);
-            int d = hidden.shape().dim(2);
-            Tensor first = length == 1 ? hidden : ops.split(hidden, new int[] {1, length - 1}, 1).get(0);
-            Tensor y = pooler.forward(work, ops.reshape(first, batch, d));
-            Tensor one = work.tensor(new double[] {1}, Shape.of(1), hidden.dtype());
-            Tensor denominator = ops.add(ops.exp(ops.scale(y, 2)), one);
-            return scope.adopt(ops.sub(one, ops.scale(ops.div(one, denominator), 2)));
+            return scope.adopt(BertLayer.rows(work,
+                    BertLayer.tanh(work, pooler.forward(work, BertLayer.firstToken(work, hidden)))));
         }
     }
 }

@@ -17,6 +17,18 @@ interface Architecture {
     Tensor hidden(Ops t, int[][] ids, KvCache cache);
 
     /**
+     * Runs the new tokens of several sequences in one pass, each after its own cache of one row, writing their keys
+     * and values into those caches (the caller advances them).
+     *
+     * @param t the ops of a work scope
+     * @param ids {@code ids[r]}: sequence {@code r}'s new token ids, at least one
+     * @param caches {@code caches[r]}: sequence {@code r}'s cache, batch 1, unpadded
+     * @return the final hidden states {@code [1, N, E]} after the last norm, {@code N} the count of every new token,
+     *     sequence after sequence
+     */
+    Tensor hidden(Ops t, int[][] ids, KvCache[] caches);
+
+    /**
      * @param t the ops of a work scope
      * @param hidden {@code [..., E]}
      * @return the logits {@code [..., V]}

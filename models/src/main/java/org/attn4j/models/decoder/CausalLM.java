@@ -4,9 +4,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
@@ -17,13 +20,17 @@ import org.attn4j.api.WeightType;
 import org.attn4j.models.io.Gguf;
 import org.attn4j.models.io.SafeTensors;
 import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.QuantMix;
 import org.attn4j.models.parameters.StateDict;
+import org.attn4j.models.parameters.WeightCensus;
 
 /**
  * A decoder-only language model of one of the families of {@link DecoderConfig.Type} (GPT-2, Llama 2 and 3.x,
  * Mistral, Qwen2 and 2.5, Qwen3, Gemma, Gemma 2, Gemma 3, Phi-3) whose weights live on one backend from
  * {@link #load} until {@link #close()}. {@link #forward} runs new tokens through the blocks against a
  * {@link KvCache} and returns their logits; {@code org.attn4j.models.generate.Generator} loops it.
+ * {@link #step} advances several sequences, each with a cache of its own, in one pass;
+ * {@code org.attn4j.models.generate.BatchDecoder} schedules it.
  *
  * <pre>{@code
  * try (CausalLM model = CausalLM.load(folder, Backends.load(), DType.F32);
@@ -41,14 +48,20 @@ public final class CausalLM implements AutoCloseable {
     private final DType dtype;
     private final Scope weights;
     private final Architecture architecture;
+    private final WeightCensus census;
 
-    private CausalLM(DecoderConfig config, Backend backend, DType dtype, Scope weights, Architecture architecture) {
+    private CausalLM(DecoderConfig config, Backend backend, DType dtype, Scope weights, Architecture architecture,
+                     WeightCensus census) {
         this.config = config;
         this.backend = backend;
         this.dtype = dtype;
         this.weights = weights;
         this.architecture = architecture;
+        this.census = census;
     }
+
+    /** The name of the mix of a checkpoint whose matrices keep their file's types and that names none. */
+    private static final String AS_FILE = "as in the file";
 
     /**
      * @param folder a Hugging Face folder: {@code config.json} and the weights, {@code model.safetensors} or the
@@ -82,7 +95,8 @@ public final class CausalLM implements AutoCloseable {
             Gguf.Contents gguf = Gguf.read(folder);
             try {
                 GgufDecoder.Checkpoint c = GgufDecoder.read(gguf);
-                return build(c.config(), c.state(), backend, dtype, storage, true, true);
+                return build(c.config(), c.state(), backend, dtype, storage, null, name(gguf, storage, dtype), true,
+                        true);
             } finally {
                 gguf.tensors().asMap().values().forEach(HostTensor::release);
             }
@@ -106,11 +120,37 @@ public final class CausalLM implements AutoCloseable {
      */
     public static CausalLM load(DecoderConfig config, Path folder, Backend backend, DType dtype, WeightType storage)
             throws IOException {
+        return folder(config, folder, backend, dtype, storage, null);
+    }
+
+    /**
+     * The weights of a Hugging Face folder whose configuration is already read, each matrix quantized once to the
+     * type a llama.cpp mix chooses for it ({@link QuantMix#typeOf}), as {@code llama-quantize} would write it; the
+     * vectors (norms, biases) stay in the activations' F32.
+     *
+     * @param config the folder's configuration
+     * @param folder the folder
+     * @param backend where the weights go
+     * @param dtype the element type of activations and cache: F32
+     * @param mix a producible mix ({@link QuantMix#isProducible()})
+     * @return the model, its weights bound
+     * @throws IOException if a file cannot be read
+     * @throws IllegalArgumentException if the tensors do not describe the configured model, the dtype is not F32
+     *     or the mix is not producible
+     */
+    public static CausalLM quantized(DecoderConfig config, Path folder, Backend backend, DType dtype, QuantMix mix)
+            throws IOException {
+        return folder(config, folder, backend, dtype, null, checkMix(mix, dtype));
+    }
+
+    private static CausalLM folder(DecoderConfig config, Path folder, Backend backend, DType dtype,
+                                   WeightType storage, QuantMix mix) throws IOException {
+        String name = name(null, storage, dtype, mix);
         if (Files.exists(folder.resolve("model.safetensors"))
                 || Files.exists(folder.resolve("model.safetensors.index.json"))) {
             StateDict state = SafeTensors.readCheckpoint(folder).tensors();
             try {
-                return build(config, state, backend, dtype, storage, false, true);
+                return build(config, state, backend, dtype, storage, mix, name, false, true);
             } finally {
                 state.asMap().values().forEach(HostTensor::release);
             }
@@ -127,7 +167,7 @@ public final class CausalLM implements AutoCloseable {
             for (Path f : files) {
                 all.putAll(SafeTensors.read(f).tensors().asMap());
             }
-            return build(config, StateDict.of(all), backend, dtype, storage, false, true);
+            return build(config, StateDict.of(all), backend, dtype, storage, mix, name, false, true);
         } finally {
             all.values().forEach(HostTensor::release);
         }
@@ -155,7 +195,73 @@ public final class CausalLM implements AutoCloseable {
      */
     public static CausalLM load(Gguf.Contents gguf, Backend backend, DType dtype, WeightType storage) {
         GgufDecoder.Checkpoint c = GgufDecoder.read(gguf);
-        return build(c.config(), c.state(), backend, dtype, storage, true, false);
+        return build(c.config(), c.state(), backend, dtype, storage, null, name(gguf, storage, dtype), true, false);
+    }
+
+    /**
+     * As {@link #load(Gguf.Contents, Backend, DType, WeightType)} for a caller that hands the contents over: each
+     * tensor's memory map is given back as soon as the tensor is bound ({@link HostTensor#release()}), so that
+     * loading holds the bound weights and the pages of about one tensor rather than the whole file's pages too;
+     * the contents' tensors cannot be read afterwards. With a mix, each matrix is quantized once to the type the mix
+     * chooses for it ({@link QuantMix#typeOf}).
+     *
+     * @param gguf a GGUF file's contents, given over
+     * @param backend where the weights go
+     * @param dtype the element type of activations and cache: F32, or F64 (every weight then F64)
+     * @param storage every matrix's storage type, or null
+     * @param mix the llama.cpp mix that chooses each matrix's type, or null; with a mix the storage is null and the
+     *     dtype F32
+     * @return the model, its weights bound
+     * @throws IllegalArgumentException if the file does not describe a decoder attn4j runs as written, or both a
+     *     storage type and a mix are given
+     */
+    public static CausalLM loadReleasing(Gguf.Contents gguf, Backend backend, DType dtype, WeightType storage,
+                                         QuantMix mix) {
+        GgufDecoder.Checkpoint c = GgufDecoder.read(gguf);
+        try {
+            QuantMix m = mix == null ? null : checkMix(mix, dtype);
+            return build(c.config(), c.state(), backend, dtype, storage, m,
+                    m != null ? m.name() : name(gguf, storage, dtype), true, true);
+        } finally {
+            gguf.tensors().asMap().values().forEach(HostTensor::release);
+        }
+    }
+
+    private static QuantMix checkMix(QuantMix mix, DType dtype) {
+        if (mix == null || !mix.isProducible()) {
+            throw new IllegalArgumentException("decoder: mix " + mix + " cannot be produced; attn4j quantizes to "
+                    + QuantMix.producibleNames());
+        }
+        if (dtype != DType.F32) {
+            throw new IllegalArgumentException("decoder: the " + mix + " mix needs F32 activations, not " + dtype
+                    + " (which holds every matrix in " + dtype + ")");
+        }
+        return mix;
+    }
+
+    /** @return the census's name for a GGUF file's matrices as the file holds them, or converted to one type */
+    private static String name(Gguf.Contents gguf, WeightType storage, DType dtype) {
+        if (dtype == DType.F64 || storage != null) {
+            return dtype == DType.F64 ? WeightType.F64.name() : storage.name();
+        }
+        if (!gguf.has("general.file_type")) {
+            return AS_FILE;
+        }
+        try {
+            return QuantMix.nameOf(gguf.integer("general.file_type"));
+        } catch (Gguf.FormatException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
+    private static String name(Gguf.Contents gguf, WeightType storage, DType dtype, QuantMix mix) {
+        if (mix != null) {
+            return mix.name();
+        }
+        if (gguf != null || dtype == DType.F64 || storage != null) {
+            return name(gguf, storage, dtype);
+        }
+        return AS_FILE;
     }
 
     /**
@@ -189,7 +295,7 @@ public final class CausalLM implements AutoCloseable {
      */
     public static CausalLM of(DecoderConfig config, StateDict state, Backend backend, DType dtype,
                               WeightType storage) {
-        return build(config, state, backend, dtype, storage, false, false);
+        return build(config, state, backend, dtype, storage, null, name(null, storage, dtype, null), false, false);
     }
 
     /**
@@ -197,7 +303,7 @@ public final class CausalLM implements AutoCloseable {
      *     bound (a caller's state_dict is left as it is)
      */
     private static CausalLM build(DecoderConfig config, StateDict state, Backend backend, DType dtype,
-                                  WeightType storage, boolean fromGguf, boolean owned) {
+                                  WeightType storage, QuantMix mix, String name, boolean fromGguf, boolean owned) {
         if (config.type() == DecoderConfig.Type.GPT2) {
             Map<String, HostTensor> renamed = new HashMap<>();
             state.asMap().forEach((k, v) -> renamed.put(k.startsWith("transformer.") ? k.substring(12) : k, v));
@@ -205,10 +311,11 @@ public final class CausalLM implements AutoCloseable {
         }
         Scope scope = backend.newScope();
         try {
-            Weights w = new Weights(state, scope, dtype, storage, fromGguf, owned);
+            Weights w = new Weights(state, scope, dtype, storage, mix, config.layers(),
+                    config.tiedEmbeddings(), name, fromGguf, owned);
             Architecture a = config.bind(w);
             w.finish(config.type().modelType());
-            return new CausalLM(config, backend, dtype, scope, a);
+            return new CausalLM(config, backend, dtype, scope, a, w.census());
         } catch (RuntimeException e) {
             scope.close();
             throw e;
@@ -218,6 +325,13 @@ public final class CausalLM implements AutoCloseable {
     /** @return the hyper-parameters */
     public DecoderConfig config() {
         return config;
+    }
+
+    /**
+     * @return the parameters it holds, counted by storage type, with the mix's name and the bytes on the backend
+     */
+    public WeightCensus census() {
+        return census;
     }
 
     /** @return the backend holding the weights */
@@ -293,6 +407,65 @@ public final class CausalLM implements AutoCloseable {
     }
 
     /**
+     * One step of several sequences at once, each with a cache of its own: sequence {@code r}'s new tokens run after
+     * what {@code caches.get(r)} holds, any number of them (one while decoding, a chunk of its prompt while
+     * prefilling), and its keys and values are appended to that cache. Every projection, norm and MLP runs once over
+     * the new tokens of all sequences, so a step reads the weights once; attention runs per sequence against its
+     * cache. On a backend that declares {@code Capabilities.Feature.BATCH_INVARIANT} every op gives a row the same
+     * bits whatever rows share the call (the kit's batch-invariance law), so a sequence's logits do not depend on the
+     * others of the step. Alone, its step equals {@link #next} on its cache, on every backend.
+     *
+     * @param scope receives the logits
+     * @param ids {@code ids[r]}: sequence {@code r}'s new token ids, at least one, each in {@code [0, V)}
+     * @param caches one distinct cache of this model per sequence, each of batch 1, unpadded, with room for its new
+     *     tokens
+     * @return logits {@code [B, V]}: of each sequence's last new position, {@code B = ids.length}
+     * @throws IllegalArgumentException naming the sequence if an argument breaks these rules
+     */
+    public Tensor step(Scope scope, int[][] ids, List<KvCache> caches) {
+        checkStep(ids, caches);
+        int b = ids.length;
+        int[][] input = new int[b][];
+        KvCache[] held = caches.toArray(new KvCache[0]);
+        int beyond = config.recomputeBeyond();
+        for (int r = 0; r < b; r++) {
+            KvCache c = held[r];
+            input[r] = ids[r];
+            if (beyond > 0 && c.length() > 0 && c.length() <= beyond && c.length() + ids[r].length > beyond) {
+                input[r] = c.history(new int[][] {ids[r]})[0];
+                c.truncate(0);
+            }
+        }
+        try (Scope work = backend.newScope()) {
+            Ops t = work.ops();
+            Tensor hidden = architecture.hidden(t, input, held);
+            if (b > 1 || input[0].length > 1) {
+                List<Integer> sizes = new ArrayList<>();
+                for (int[] row : input) {
+                    if (row.length > 1) {
+                        sizes.add(row.length - 1);
+                    }
+                    sizes.add(1);
+                }
+                List<Tensor> pieces = t.split(hidden, sizes.stream().mapToInt(Integer::intValue).toArray(), 1);
+                List<Tensor> last = new ArrayList<>(b);
+                int at = 0;
+                for (int[] row : input) {
+                    at += row.length > 1 ? 2 : 1;
+                    last.add(pieces.get(at - 1));
+                }
+                hidden = b == 1 ? last.get(0) : t.concat(last, 1);
+            }
+            Tensor logits = scope.adopt(architecture.logits(t, t.reshape(hidden, b, config.hidden())));
+            for (int r = 0; r < b; r++) {
+                held[r].record(new int[][] {input[r]});
+                held[r].advance(input[r].length);
+            }
+            return logits;
+        }
+    }
+
+    /**
      * Runs {@code ids} after the cache. Phi-3 with LongRoPE switches to its long factors once the sequence passes
      * {@code original_max_position_embeddings}; as transformers' {@code Phi3ForCausalLM} does, the first such forward
      * with a cache of no more than that many positions runs the cached tokens again with the new ones, so that the
@@ -349,6 +522,41 @@ public final class CausalLM implements AutoCloseable {
         if (cache.length() + ids[0].length > cache.capacity()) {
             throw new IllegalArgumentException("decoder: " + ids[0].length + " new tokens do not fit the cache ("
                     + cache.length() + " of " + cache.capacity() + " positions used)");
+        }
+    }
+
+    private void checkStep(int[][] ids, List<KvCache> caches) {
+        if (ids == null || caches == null || ids.length == 0 || ids.length != caches.size()) {
+            throw new IllegalArgumentException("decoder.step: arguments ids and caches need one entry per sequence,"
+                    + " at least one; ids has " + (ids == null ? "none" : ids.length) + ", caches "
+                    + (caches == null ? "none" : caches.size()));
+        }
+        List<String> problems = new ArrayList<>();
+        Set<KvCache> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (int r = 0; r < ids.length; r++) {
+            KvCache c = caches.get(r);
+            if (c == null || c.batch() != 1 || c.padded() || !seen.add(c)) {
+                problems.add("sequence " + r + "'s cache " + (c == null ? "is null" : c.batch() != 1 ? "has batch "
+                        + c.batch() + ", not 1" : c.padded() ? "is padded" : "is also another sequence's"));
+                continue;
+            }
+            if (ids[r] == null || ids[r].length == 0) {
+                problems.add("sequence " + r + " has no new token");
+                continue;
+            }
+            for (int id : ids[r]) {
+                if (id < 0 || id >= config.vocabSize()) {
+                    problems.add("sequence " + r + " holds id " + id + " outside [0, " + config.vocabSize() + ")");
+                    break;
+                }
+            }
+            if (c.length() + ids[r].length > c.capacity()) {
+                problems.add("sequence " + r + "'s " + ids[r].length + " new tokens do not fit its cache ("
+                        + c.length() + " of " + c.capacity() + " positions used)");
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException("decoder.step: " + String.join("; ", problems));
         }
     }
 

@@ -82,23 +82,24 @@ final class DecoderAttention {
 
     /**
      * @param t the ops of a work scope
-     * @param x {@code [B, L, E]}, normalised
-     * @param layer the layer, whose slot of the cache receives the new keys and values
-     * @param cache the cache, holding the earlier positions
-     * @param rotary this forward's rotary embedding, or null for none
+     * @param x {@code [B, L, E]}, normalised: the new tokens of one cache of {@code B} rows, or ({@code B = 1}) the
+     *     tokens of several sequences one after the other, each part's over its own cache of one row
+     * @param layer the layer, whose slot of each cache receives the new keys and values
+     * @param parts the caches, holding the earlier positions, and how many of the {@code L} tokens are each one's
+     * @param rotary each part's rotary embedding, or nulls for none
      * @param residual added to the output projection in its pass (the block's skip connection), or null
      * @return {@code [B, L, E]}
      */
-    Tensor forward(Ops t, Tensor x, int layer, KvCache cache, RotaryEmbedding rotary, Tensor residual) {
+    Tensor forward(Ops t, Tensor x, int layer, DecoderStack.Part[] parts, RotaryEmbedding[] rotary, Tensor residual) {
         Tensor queries;
         Tensor keys;
         Tensor values;
         if (qkv != null) {
-            List<Tensor> parts = t.split(qkv.apply(t, x), new int[] {heads * headDim, kvHeads * headDim,
+            List<Tensor> split = t.split(qkv.apply(t, x), new int[] {heads * headDim, kvHeads * headDim,
                 kvHeads * headDim}, -1);
-            queries = parts.get(0);
-            keys = parts.get(1);
-            values = parts.get(2);
+            queries = split.get(0);
+            keys = split.get(1);
+            values = split.get(2);
         } else {
             queries = q.apply(t, x);
             keys = k.apply(t, x);
@@ -107,11 +108,24 @@ final class DecoderAttention {
         Tensor qh = heads(t, queries, heads, qNorm);
         Tensor kh = heads(t, keys, kvHeads, kNorm);
         Tensor vh = heads(t, values, kvHeads, Norm.NONE);
-        if (rotary != null) {
-            qh = rope(t, qh, cache, rotary);
-            kh = rope(t, kh, cache, rotary);
+        Tensor a;
+        if (parts.length == 1) {
+            a = attend(t, layer, qh, kh, vh, parts[0].cache(), rotary[0]);
+        } else {
+            int[] counts = new int[parts.length];
+            for (int i = 0; i < parts.length; i++) {
+                counts[i] = parts[i].count();
+            }
+            List<Tensor> qs = t.split(qh, counts, 2);
+            List<Tensor> ks = t.split(kh, counts, 2);
+            List<Tensor> vs = t.split(vh, counts, 2);
+            List<Tensor> outs = new ArrayList<>(parts.length);
+            for (int i = 0; i < parts.length; i++) {
+                outs.add(attend(t, layer, qs.get(i), ks.get(i), vs.get(i), parts[i].cache(), rotary[i]));
+            }
+            a = t.concat(outs, 1);
         }
-        return o.apply(t, attend(t, layer, qh, kh, vh, cache), Epilogue.none().withResidual(residual));
+        return o.apply(t, a, Epilogue.none().withResidual(residual));
     }
 
     /** {@code [B, L, n·d]} normalised per head and viewed as {@code [B, n, L, d]}. */
@@ -122,13 +136,18 @@ final class DecoderAttention {
     }
 
     /**
-     * Writes the new keys and values into the cache and attends the new queries to every cached position:
+     * Rotates the new queries and keys at their positions, writes the new keys and values into the cache and attends
+     * the new queries to every cached position:
      * causal, aligned bottom-right, over the cache's filled length, with the window, the padding mask, the scale
      * and the soft-cap.
      *
      * @return {@code [B, L, H·d]}
      */
-    private Tensor attend(Ops t, int layer, Tensor qh, Tensor kh, Tensor vh, KvCache cache) {
+    private Tensor attend(Ops t, int layer, Tensor qh, Tensor kh, Tensor vh, KvCache cache, RotaryEmbedding rotary) {
+        if (rotary != null) {
+            qh = rope(t, qh, cache, rotary);
+            kh = rope(t, kh, cache, rotary);
+        }
         cache.write(layer, kh, vh);
         int l = qh.shape().dim(2);
         AttentionOptions options = AttentionOptions.defaults().withCausal(true)

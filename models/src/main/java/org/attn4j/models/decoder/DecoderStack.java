@@ -1,5 +1,6 @@
 package org.attn4j.models.decoder;
 
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import org.attn4j.api.DType;
@@ -18,11 +19,25 @@ import org.attn4j.api.Tensor;
  *     x += postMlpNorm(mlp(preMlpNorm(x)))                 postMlpNorm: Gemma 2's and 3's, else none
  *   logits = cap(head(finalNorm(x)))                       cap: Gemma 2's final soft-cap (3's if set), else none
  * </pre>
- * Each block's rotary embedding is computed once per forward from its {@link RopeScaling} at the forward's
- * sequence length (which only dynamic NTK and LongRoPE depend on). Without a post-norm, the skip connection is
+ * Each block's rotary embedding is computed once per forward and sequence from its {@link RopeScaling} at that
+ * sequence's length (which only dynamic NTK and LongRoPE depend on). Without a post-norm, the skip connection is
  * added by the output projection and the down projection in their own pass.
+ *
+ * <p>A forward runs either one cache of {@code B} rows ({@code [B, L]} ids, every row as long) or several sequences,
+ * each with a cache of one row and any number of new tokens: their tokens are laid one after the other into one
+ * {@code [1, N, E]} activation, so that every product, norm and activation runs once over all {@code N} rows and
+ * reads the weights once, and only attention (with each sequence's rotary positions and cache) runs per sequence.
  */
 final class DecoderStack implements Architecture {
+
+    /**
+     * One sequence's share of a forward.
+     *
+     * @param cache its cache, holding its earlier positions
+     * @param count how many of the forward's new tokens are its own
+     */
+    record Part(KvCache cache, int count) {
+    }
 
     /**
      * One block's pieces.
@@ -88,13 +103,46 @@ final class DecoderStack implements Architecture {
         for (int r = 0; r < b; r++) {
             System.arraycopy(ids[r], 0, flat, r * l, l);
         }
-        Shape shape = Shape.of(b, l);
+        return forward(t, flat, Shape.of(b, l), new Part[] {new Part(cache, l)});
+    }
+
+    @Override
+    public Tensor hidden(Ops t, int[][] ids, KvCache[] caches) {
+        Part[] parts = new Part[ids.length];
+        int n = 0;
+        for (int r = 0; r < ids.length; r++) {
+            parts[r] = new Part(caches[r], ids[r].length);
+            n += ids[r].length;
+        }
+        int[] flat = new int[n];
+        int at = 0;
+        for (int[] row : ids) {
+            System.arraycopy(row, 0, flat, at, row.length);
+            at += row.length;
+        }
+        return forward(t, flat, Shape.of(1, n), parts);
+    }
+
+    /**
+     * @param flat the new ids of {@code shape}, row-major
+     * @param shape {@code [B, N]}: one part of {@code N} tokens over a cache of batch {@code B}, or {@code B = 1}
+     *     and the parts' tokens one after the other along {@code N}, each over a cache of batch 1
+     * @param parts each sequence's cache and how many of the tokens are its own
+     * @return {@code [B, N, E]}
+     */
+    private Tensor forward(Ops t, int[] flat, Shape shape, Part[] parts) {
+        int b = shape.dim(0);
+        int n = shape.dim(1);
         Tensor x = embedding.rows(t, flat, shape);
         if (positions != null) {
-            int[] at = new int[b * l];
+            int[] at = new int[b * n];
             for (int r = 0; r < b; r++) {
-                for (int s = 0; s < l; s++) {
-                    at[r * l + s] = Math.max(0, cache.position(r, s));
+                int offset = 0;
+                for (Part p : parts) {
+                    for (int s = 0; s < p.count(); s++) {
+                        at[r * n + offset + s] = Math.max(0, p.cache().position(r, s));
+                    }
+                    offset += p.count();
                 }
             }
             x = t.add(x, positions.rows(t, at, shape));
@@ -102,14 +150,17 @@ final class DecoderStack implements Architecture {
         if (embeddingScale != 1.0) {
             x = t.scale(x, embeddingScale);
         }
-        Map<RopeScaling, RotaryEmbedding> rotary = new IdentityHashMap<>();
-        int sequenceLength = cache.sequenceEnd(l);
+        Map<RopeScaling, Map<Integer, RotaryEmbedding>> rotary = new IdentityHashMap<>();
+        RotaryEmbedding[] ropes = new RotaryEmbedding[parts.length];
         for (int layer = 0; layer < blocks.length; layer++) {
             Block p = blocks[layer];
-            RotaryEmbedding rope = p.rope() == null ? null
-                    : rotary.computeIfAbsent(p.rope(), r -> r.at(sequenceLength));
+            for (int i = 0; i < parts.length; i++) {
+                int sequenceLength = parts[i].cache().sequenceEnd(parts[i].count());
+                ropes[i] = p.rope() == null ? null : rotary.computeIfAbsent(p.rope(), r -> new HashMap<>())
+                        .computeIfAbsent(sequenceLength, p.rope()::at);
+            }
             boolean fuse = p.postAttentionNorm() == Norm.NONE;
-            Tensor a = p.attention().forward(t, p.inputNorm().apply(t, x), layer, cache, rope, fuse ? x : null);
+            Tensor a = p.attention().forward(t, p.inputNorm().apply(t, x), layer, parts, ropes, fuse ? x : null);
             x = fuse ? a : t.add(x, p.postAttentionNorm().apply(t, a));
             fuse = p.postMlpNorm() == Norm.NONE;
             Tensor m = p.mlp().forward(t, p.preMlpNorm().apply(t, x), fuse ? x : null);

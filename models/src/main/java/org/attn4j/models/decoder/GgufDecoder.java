@@ -693,7 +693,9 @@ final class GgufDecoder {
     /**
      * Undoes llama.cpp's {@code permute(w, n_head, n_head_kv)} on a weight {@code [heads·d, in]} or a bias
      * {@code [heads·d]}: within each head's {@code d} rows, file row {@code 2i} goes back to row {@code i} and file
-     * row {@code 2i + 1} to row {@code d/2 + i}.
+     * row {@code 2i + 1} to row {@code d/2 + i}. The result views the file's rows in the new order, copied
+     * nowhere until it is bound, so that reading a file's configuration, or holding its parameters while a model
+     * binds them one by one, keeps no second copy of every query and key weight.
      */
     static HostTensor unpermute(String name, HostTensor t, int heads, int headDim) {
         if (t.shape().rank() > 2 || t.shape().dim(0) != heads * headDim || headDim % 2 != 0) {
@@ -710,7 +712,7 @@ final class GgufDecoder {
                 }
             }
         }
-        return HostTensor.concatRows(rows);
+        return HostTensor.ofRowBlocks(rows);
     }
 
     private static int vocab(GgufMetadata m, StateDict tensors) {

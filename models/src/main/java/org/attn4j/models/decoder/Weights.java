@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
@@ -11,20 +13,35 @@ import org.attn4j.api.Tensor;
 import org.attn4j.api.Weight;
 import org.attn4j.api.WeightType;
 import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.QuantMix;
 import org.attn4j.models.parameters.StateDict;
+import org.attn4j.models.parameters.WeightCensus;
 
 /**
  * Takes a decoder's parameters out of a state_dict by name and shape, binding each once into the model's scope
  * (matrices as {@link Weight}s in their storage type, vectors as tensors of the activations' dtype), and reports every
  * missing, mis-shaped and unexpected name at once, as PyTorch's strict {@code load_state_dict}.
  * Every parameter a decoder binds passes here: the projections, tables and norms it hands out are what the
- * forward passes use.
+ * forward passes use, and {@link #census()} counts each one in the type it is held in.
+ *
+ * <p>A matrix keeps its own storage type, or takes one type chosen for all, or the type a llama.cpp mix
+ * ({@link QuantMix}) chooses by its role and layer, read from its Hugging Face name: {@code embed_tokens}
+ * ({@code wte}), {@code lm_head}, {@code q_proj}, {@code k_proj}, {@code v_proj}, {@code qkv_proj}
+ * ({@code c_attn}), {@code o_proj} ({@code attn.c_proj}), {@code gate_proj}, {@code up_proj} and
+ * {@code gate_up_proj} ({@code c_fc}), {@code down_proj} ({@code mlp.c_proj}), {@code wpe} (kept as it is), in the
+ * block of {@code layers.N.} ({@code h.N.}).
  */
 final class Weights {
+    private static final Pattern LAYER = Pattern.compile("(?:^|\\.)(?:layers|h)\\.(\\d+)\\.");
+
     private final Map<String, HostTensor> remaining;
     private final Scope scope;
     private final DType dtype;
     private final WeightType storage;
+    private final QuantMix mix;
+    private final int layers;
+    private final boolean tied;
+    private WeightCensus census;
     private final boolean conv1dAsLinear;
     private final boolean owned;
     private final List<String> problems = new ArrayList<>();
@@ -35,16 +52,29 @@ final class Weights {
      * @param dtype the activations' dtype: vectors (biases, norms) are uploaded in it
      * @param storage every matrix's storage type, or null to keep each one's own (F64 narrowed to F32 unless the
      *     dtype is F64, which makes every matrix F64)
+     * @param mix the llama.cpp mix that chooses each matrix's type, or null; not with {@code storage}
+     * @param layers the model's blocks, for the mix
+     * @param tied whether the LM head is the embedding, for the mix
+     * @param name the census's name: the mix's, the storage type's, or how the file holds them
      * @param conv1dAsLinear whether GPT-2's Conv1D weights are already stored as {@code nn.Linear}'s
      *     {@code [out, in]} (GGUF files), rather than {@code [in, out]}
      * @param owned whether the loader owns the host tensors, so that each one's memory map is given back as soon
      *     as it is bound ({@link HostTensor#release()}) and loading holds one tensor's pages at a time
      */
-    Weights(StateDict state, Scope scope, DType dtype, WeightType storage, boolean conv1dAsLinear, boolean owned) {
+    Weights(StateDict state, Scope scope, DType dtype, WeightType storage, QuantMix mix, int layers, boolean tied,
+            String name, boolean conv1dAsLinear, boolean owned) {
+        if (storage != null && mix != null) {
+            throw new IllegalArgumentException("decoder: storage " + storage + " and mix " + mix + " both given; one"
+                    + " chooses the matrices' types");
+        }
         this.remaining = new TreeMap<>(state.asMap());
         this.scope = scope;
         this.dtype = dtype;
         this.storage = storage;
+        this.mix = mix;
+        this.layers = layers;
+        this.tied = tied;
+        this.census = new WeightCensus(name, Map.of(), 0);
         this.conv1dAsLinear = conv1dAsLinear;
         this.owned = owned;
     }
@@ -98,8 +128,15 @@ final class Weights {
             return null;
         }
         Tensor t = h.toTensor(scope, dtype);
+        counted(h);
         done(h);
         return t;
+    }
+
+    /** Counts a vector, held as a tensor of the activations' dtype. */
+    private void counted(HostTensor vector) {
+        WeightType held = dtype == DType.F64 ? WeightType.F64 : WeightType.F32;
+        census = census.with(held, vector.shape().size() * dtype.byteSize());
     }
 
     /**
@@ -114,16 +151,72 @@ final class Weights {
     }
 
     private Weight bind(String name, HostTensor h) {
-        WeightType type = dtype == DType.F64 ? WeightType.F64 : storage != null ? storage
-                : h.type() == WeightType.F64 ? WeightType.F32 : h.type();
+        return bind(name, h, 1);
+    }
+
+    /**
+     * @param tensors how many of the checkpoint's tensors {@code h} holds (two for a stacked gate and up)
+     */
+    private Weight bind(String name, HostTensor h, int tensors) {
         try {
-            return h.toWeight(scope, type);
+            WeightType type = typeOf(name, h);
+            Weight w = h.toWeight(scope, type);
+            census = census.with(type, w.byteSize());
+            for (int i = 1; i < tensors; i++) {
+                census = census.with(type, 0);
+            }
+            return w;
         } catch (IllegalArgumentException e) {
             problems.add(name + ": " + e.getMessage());
             return null;
         } finally {
             done(h);
         }
+    }
+
+    private WeightType typeOf(String name, HostTensor h) {
+        WeightType own = h.type() == WeightType.F64 ? WeightType.F32 : h.type();
+        if (dtype == DType.F64) {
+            return WeightType.F64;
+        }
+        if (storage != null) {
+            return storage;
+        }
+        if (mix == null) {
+            return own;
+        }
+        QuantMix.Role role = role(name);
+        if (!role.isQuantized()) {
+            return own;
+        }
+        Matcher m = LAYER.matcher(name);
+        int layer = m.find() ? Integer.parseInt(m.group(1)) : 0;
+        return mix.typeOf(role, layer, layers, h.shape().dim(1), tied);
+    }
+
+    /** @return what a matrix is to llama.cpp's quantizer, by its Hugging Face name */
+    static QuantMix.Role role(String name) {
+        if (name.endsWith("embed_tokens.weight") || name.equals("wte.weight")) {
+            return QuantMix.Role.TOKEN_EMBD;
+        }
+        if (name.equals("lm_head.weight")) {
+            return QuantMix.Role.OUTPUT;
+        }
+        if (name.equals("wpe.weight")) {
+            return QuantMix.Role.POSITION_EMBD;
+        }
+        String[] roles = {"q_proj.", "k_proj.", "v_proj.", "qkv_proj.", "attn.c_attn.", "o_proj.", "attn.c_proj.",
+            "gate_proj.", "gate_up_proj.", "up_proj.", "mlp.c_fc.", "down_proj.", "mlp.c_proj."};
+        QuantMix.Role[] as = {QuantMix.Role.ATTN_Q, QuantMix.Role.ATTN_K, QuantMix.Role.ATTN_V,
+            QuantMix.Role.ATTN_QKV, QuantMix.Role.ATTN_QKV, QuantMix.Role.ATTN_OUTPUT, QuantMix.Role.ATTN_OUTPUT,
+            QuantMix.Role.FFN_GATE, QuantMix.Role.FFN_UP, QuantMix.Role.FFN_UP, QuantMix.Role.FFN_UP,
+            QuantMix.Role.FFN_DOWN, QuantMix.Role.FFN_DOWN};
+        for (int i = 0; i < roles.length; i++) {
+            if (name.contains("." + roles[i]) || name.startsWith(roles[i])) {
+                return as[i];
+            }
+        }
+        return QuantMix.Role.OTHER;
     }
 
     /** Gives back the memory map of a host tensor the loader owns, once it has been read for the last time. */
@@ -160,7 +253,7 @@ final class Weights {
             HostTensor stack = HostTensor.concatRows(List.of(g, u));
             done(g);
             done(u);
-            w = bind(gate + ".weight+" + up + ".weight", stack);
+            w = bind(gate + ".weight+" + up + ".weight", stack, 2);
         }
         Tensor b = null;
         if (bias) {
@@ -168,6 +261,8 @@ final class Weights {
             HostTensor ub = host(up + ".bias", out);
             if (gb != null && ub != null) {
                 b = HostTensor.concatRows(List.of(gb, ub)).toTensor(scope, dtype);
+                counted(gb);
+                counted(ub);
                 done(gb);
                 done(ub);
             }
@@ -227,6 +322,7 @@ final class Weights {
             weight = new HostTensor(h.shape(), v);
         }
         Tensor t = weight.toTensor(scope, dtype);
+        counted(h);
         done(h);
         return Norm.rms(t, eps);
     }
@@ -239,6 +335,11 @@ final class Weights {
      */
     Norm layerNorm(String prefix, int d, double eps) {
         return Norm.layer(take(prefix + ".weight", d), take(prefix + ".bias", d), eps);
+    }
+
+    /** @return every parameter bound so far, counted by the type it is held in */
+    WeightCensus census() {
+        return census;
     }
 
     /** @return the element type parameters are uploaded in */

@@ -10,8 +10,8 @@ import java.util.List;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
-import org.attn4j.models.bert.BertForSequenceClassification;
 import org.attn4j.models.bert.BertInput;
+import org.attn4j.models.bert.SequenceClassifier;
 import org.attn4j.models.parameters.Parameters;
 import org.attn4j.models.tokenize.Encoding;
 import org.attn4j.models.tokenize.Tokenizer;
@@ -42,7 +42,7 @@ public final class CrossEncoder implements AutoCloseable {
     private static final String SIGMOID = "torch.nn.modules.activation.Sigmoid";
     private static final String IDENTITY = "torch.nn.modules.linear.Identity";
 
-    private final BertForSequenceClassification model;
+    private final SequenceClassifier model;
     private final Parameters parameters;
     private final Qwen3Reranker decoder;
     private final Tokenizer tokenizer;
@@ -65,11 +65,15 @@ public final class CrossEncoder implements AutoCloseable {
     }
 
     private CrossEncoder(EncoderCheckpoint c, Backend backend, RerankOptions options) throws IOException {
-        int positions = c.config().maxPositionEmbeddings();
+        if (!c.config().hasClassifier()) {
+            throw new IOException(c.description() + ": a " + c.config().modelType() + " encoder; attn4j reranks with"
+                    + " the cross-encoders of bert and xlm-roberta (their *ForSequenceClassification)");
+        }
+        int positions = c.config().maxLength();
         this.maxLength = options.maxLength().orElse(positions);
         if (maxLength > positions) {
             throw new IllegalArgumentException("CrossEncoder: maxLength " + maxLength
-                    + " exceeds the model's max_position_embeddings " + positions);
+                    + " exceeds the longest input the model's position table allows, " + positions);
         }
         if (!backend.capabilities().supports(options.dtype())) {
             throw new IllegalArgumentException("CrossEncoder: backend " + backend.name() + " does not support "
@@ -80,7 +84,7 @@ public final class CrossEncoder implements AutoCloseable {
                     + " which reads no instruction; RerankOptions.withInstruction is for Qwen3-Reranker");
         }
         int labels = labels(c);
-        BertForSequenceClassification host = BertForSequenceClassification.load(c.weights(), c.config(), labels);
+        SequenceClassifier host = c.config().loadClassifier(c.weights(), labels);
         String named = c.configJson() == null ? null
                 : c.configJson().path("sentence_transformers").path("activation_fn").asText(null);
         if (named != null && !named.equals(SIGMOID) && !named.equals(IDENTITY)) {
@@ -168,18 +172,20 @@ public final class CrossEncoder implements AutoCloseable {
     }
 
     private static int labels(EncoderCheckpoint c) {
-        if (!c.weights().contains("classifier.weight")) {
-            throw new IllegalArgumentException(c.description() + " is not a cross-encoder: it has no classifier.weight"
-                    + " (a BertForSequenceClassification checkpoint has bert.* and classifier.* weights)");
+        String output = c.config().classifierOutputWeight();
+        if (!c.weights().contains(output)) {
+            throw new IllegalArgumentException(c.description() + " is not a cross-encoder: it has no " + output
+                    + " (a " + c.config().modelType() + " sequence classifier has its encoder's and classifier.*"
+                    + " weights)");
         }
-        int rows = c.weights().get("classifier.weight").shape().dim(0);
+        int rows = c.weights().get(output).shape().dim(0);
         JsonNode json = c.configJson();
         if (json != null) {
             int declared = json.has("id2label") ? json.get("id2label").size()
                     : json.path("num_labels").asInt(rows);
             if (declared != rows) {
                 throw new IllegalArgumentException(c.description() + ": config.json declares " + declared
-                        + " labels but classifier.weight has " + rows + " rows");
+                        + " labels but " + output + " has " + rows + " rows");
             }
         }
         if (rows != 1) {

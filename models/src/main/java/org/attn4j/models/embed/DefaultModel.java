@@ -2,14 +2,14 @@ package org.attn4j.models.embed;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.attn4j.models.bert.BertConfig;
 import org.attn4j.models.bert.BertGraph;
 import org.attn4j.models.bert.BertModel;
 import org.attn4j.models.onnx.OnnxModel;
 import org.attn4j.models.onnx.OnnxStateDict;
-import org.attn4j.models.onnx.OnnxTensor;
+import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.StateDict;
 import org.attn4j.models.tokenize.Tokenizer;
 
 /**
@@ -42,11 +42,9 @@ record DefaultModel(BertModel model, Tokenizer tokenizer) {
         try (InputStream in = resource(TOKENIZER)) {
             tokenizer = Tokenizer.fromJson(in);
         }
-        Map<String, OnnxTensor> mapped = OnnxStateDict.map(onnx);
-        Map<String, long[]> dims = new LinkedHashMap<>();
-        mapped.forEach((k, v) -> dims.put(k, v.dims()));
-        BertConfig config = BertGraph.of(onnx, dims).config();
-        return new DefaultModel(BertModel.load(EncoderCheckpoint.stateDict(mapped), config), tokenizer);
+        Map<String, HostTensor> mapped = OnnxStateDict.parameters(onnx);
+        BertConfig config = BertGraph.of(onnx, EncoderCheckpoint.dims(mapped)).config();
+        return new DefaultModel(BertModel.load(StateDict.of(mapped), config), tokenizer);
     }
 
     private static InputStream resource(String name) throws IOException {

@@ -9,9 +9,7 @@ import org.attn4j.api.DType;
  * How a {@link SentenceEmbedder} embeds, a value that grows by {@code with…} methods. Unset pooling, normalisation
  * and length follow the model folder's sentence-transformers files ({@code modules.json},
  * {@code 1_Pooling/config.json}, {@code sentence_bert_config.json}), and without them: mean pooling, normalised,
- * the model's {@code max_position_embeddings}. A prompt ({@link #withPrompt}, {@link #withPromptName}) is text put
- * before every text, as sentence-transformers' {@code encode(texts, prompt=…)} and {@code prompt_name=…} do; unset,
- * the folder's {@code config_sentence_transformers.json} {@code default_prompt_name} chooses one, else none.
+ * the model's {@code max_position_embeddings}. Unset prompts follow {@code config_sentence_transformers.json}.
  */
 public final class EmbeddingOptions {
     private static final EmbeddingOptions DEFAULTS = new EmbeddingOptions(new Values());
@@ -24,8 +22,9 @@ public final class EmbeddingOptions {
         int batchSize = 32;
         DType dtype = DType.F32;
         LongTexts longTexts = LongTexts.TRUNCATE;
-        String prompt;
+        int dimensions;
         String promptName;
+        String prompt;
 
         Values copy() {
             try {
@@ -121,25 +120,25 @@ public final class EmbeddingOptions {
     }
 
     /**
-     * @param text put before every text (for Qwen3-Embedding's queries, {@code "Instruct: " + task + "\nQuery:"});
-     *     replaces a prompt name
-     * @return a copy with the prompt set
+     * Matryoshka truncation: keep the first {@code n} features of each vector (after the folder's Dense modules),
+     * then normalise it if the embedder normalises, as sentence-transformers' {@code truncate_dim} with
+     * {@code normalize_embeddings}.
+     *
+     * @param n at least 1 and at most the model's output dimension
+     * @return a copy with the dimensions set
      */
-    public EmbeddingOptions withPrompt(String text) {
-        if (text == null) {
-            throw new IllegalArgumentException("EmbeddingOptions.withPrompt: argument text is null");
+    public EmbeddingOptions withDimensions(int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("EmbeddingOptions.withDimensions: argument n is " + n
+                    + "; it must be at least 1");
         }
-        return with(o -> {
-            o.prompt = text;
-            o.promptName = null;
-        });
+        return with(o -> o.dimensions = n);
     }
 
     /**
-     * @param name a key of the {@code prompts} of the model's {@code config_sentence_transformers.json} (for
-     *     example {@code "query"}), whose text is put before every text; a model without it refuses it at load;
-     *     replaces a prompt
-     * @return a copy with the prompt name set
+     * @param name one of the folder's prompts ({@code config_sentence_transformers.json}), put before every text
+     *     instead of its {@code default_prompt_name}
+     * @return a copy with the prompt name set (and no literal prompt)
      */
     public EmbeddingOptions withPromptName(String name) {
         if (name == null) {
@@ -151,14 +150,34 @@ public final class EmbeddingOptions {
         });
     }
 
-    /** @return the prompt asked for, empty for none or a named one */
-    public Optional<String> prompt() {
-        return Optional.ofNullable(v.prompt);
+    /**
+     * @param text a prompt put before every text (for example {@code "query: "}), instead of the folder's
+     *     default; the empty string embeds texts without a prompt
+     * @return a copy with the prompt set (and no prompt name)
+     */
+    public EmbeddingOptions withPrompt(String text) {
+        if (text == null) {
+            throw new IllegalArgumentException("EmbeddingOptions.withPrompt: argument text is null");
+        }
+        return with(o -> {
+            o.prompt = text;
+            o.promptName = null;
+        });
     }
 
-    /** @return the prompt name asked for, empty for none or a prompt given as text */
+    /** @return the dimensions asked for, empty for all */
+    public OptionalInt dimensions() {
+        return v.dimensions == 0 ? OptionalInt.empty() : OptionalInt.of(v.dimensions);
+    }
+
+    /** @return the prompt name asked for, empty to follow the model */
     public Optional<String> promptName() {
         return Optional.ofNullable(v.promptName);
+    }
+
+    /** @return the literal prompt asked for, empty to follow the model */
+    public Optional<String> prompt() {
+        return Optional.ofNullable(v.prompt);
     }
 
     /** @return what happens to a text longer than the maximum length */
@@ -196,8 +215,8 @@ public final class EmbeddingOptions {
         return "EmbeddingOptions[pooling=" + (v.pooling == null ? "model" : v.pooling) + ", normalize="
                 + (v.normalize == null ? "model" : v.normalize) + ", maxLength="
                 + (v.maxLength == 0 ? "model" : v.maxLength) + ", batchSize=" + v.batchSize + ", dtype=" + v.dtype
-                + ", longTexts=" + v.longTexts
-                + (v.prompt == null ? "" : ", prompt=" + v.prompt)
-                + (v.promptName == null ? "" : ", promptName=" + v.promptName) + "]";
+                + ", longTexts=" + v.longTexts + ", dimensions=" + (v.dimensions == 0 ? "all" : v.dimensions)
+                + ", prompt=" + (v.prompt != null ? "'" + v.prompt + "'" : v.promptName != null ? v.promptName
+                : "model") + "]";
     }
 }

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -17,15 +18,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.attn4j.api.Shape;
-import org.attn4j.api.WeightType;
 import org.attn4j.models.bert.BertConfig;
 import org.attn4j.models.bert.BertGraph;
+import org.attn4j.models.bert.EncoderConfig;
 import org.attn4j.models.io.SafeTensors;
 import org.attn4j.models.onnx.OnnxModel;
 import org.attn4j.models.onnx.OnnxNode;
 import org.attn4j.models.onnx.OnnxStateDict;
-import org.attn4j.models.onnx.OnnxTensor;
 import org.attn4j.models.parameters.HostTensor;
 import org.attn4j.models.parameters.StateDict;
 import org.attn4j.models.tokenize.Tokenizer;
@@ -44,7 +43,7 @@ import org.attn4j.models.tokenize.Tokenizer;
  * @param configJson the {@code config.json}, or null when the configuration came from an ONNX graph alone
  * @param notes facts worth telling a user, for example where the head count came from
  */
-record EncoderCheckpoint(String description, BertConfig config, StateDict weights, Tokenizer tokenizer,
+record EncoderCheckpoint(String description, EncoderConfig config, StateDict weights, Tokenizer tokenizer,
                          ModelFolder setup, JsonNode configJson, List<String> notes) {
 
     /** Weight files of other frameworks, refused by name. */
@@ -112,7 +111,7 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
             throw new NoSuchFileException(label, null, "has no weights: expected model.safetensors, "
                     + "model.safetensors.index.json, model.onnx, onnx/model.onnx or one *.onnx file");
         }
-        BertConfig config;
+        EncoderConfig config;
         StateDict weights;
         String description;
         if (safetensors) {
@@ -120,7 +119,7 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
                 throw new NoSuchFileException(configFile.toString(), null, "no config.json beside the safetensors "
                         + "weights, which do not state the head count and the other hyper-parameters");
             }
-            config = BertConfig.of(configJson, configFile.toString());
+            config = EncoderConfig.of(configJson, configFile.toString());
             weights = jar ? SafeTensors.read(Files.readAllBytes(single(dir, label))).tensors()
                     : SafeTensors.readCheckpoint(dir).tensors();
             description = label;
@@ -128,13 +127,12 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
             OnnxModel graph = dir.getFileSystem() == FileSystems.getDefault() ? OnnxModel.read(onnx)
                     : OnnxModel.read(Files.readAllBytes(onnx));
             String onnxLabel = jar ? onnx.getFileName() + " in " + label : onnx.toString();
-            Map<String, OnnxTensor> mapped = OnnxStateDict.map(graph);
-            Map<String, long[]> dims = new LinkedHashMap<>();
-            mapped.forEach((k, v) -> dims.put(k, v.dims()));
-            BertGraph stated = BertGraph.of(graph, dims);
+            Map<String, HostTensor> mapped = OnnxStateDict.parameters(graph);
+            BertGraph stated = BertGraph.of(graph, dims(mapped));
             if (configJson != null) {
-                config = BertConfig.of(configJson, configFile.toString());
-                List<String> contradictions = stated.contradictions(config);
+                BertConfig declared = BertConfig.of(configJson, configFile.toString());
+                config = declared;
+                List<String> contradictions = stated.contradictions(declared);
                 if (!contradictions.isEmpty()) {
                     throw new IllegalArgumentException(configFile + " contradicts " + onnxLabel + ": "
                             + String.join("; ", contradictions) + ". A model is never run with a configuration its "
@@ -145,12 +143,13 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
                             + "; the ONNX graph does not state it, so it is unchecked");
                 }
             } else {
-                config = stated.config();
-                notes.add("configuration read from the ONNX graph: " + config.numHiddenLayers() + " layers of width "
-                        + config.hiddenSize() + ", " + config.numAttentionHeads() + " heads, feed-forward "
-                        + config.intermediateSize());
+                BertConfig read = stated.config();
+                config = read;
+                notes.add("configuration read from the ONNX graph: " + read.numHiddenLayers() + " layers of width "
+                        + read.hiddenSize() + ", " + read.numAttentionHeads() + " heads, feed-forward "
+                        + read.intermediateSize());
             }
-            weights = stateDict(mapped);
+            weights = StateDict.of(mapped);
             description = onnxLabel;
         }
         Tokenizer tokenizer = tokenizer(dir, onnx, source, label, notes);
@@ -166,17 +165,11 @@ record EncoderCheckpoint(String description, BertConfig config, StateDict weight
         return new EncoderCheckpoint(description, config, weights, tokenizer, setup, configJson, List.copyOf(notes));
     }
 
-    /**
-     * Parameters of a PyTorch-exported encoder under Hugging Face names: F32 views of the model's bytes where no
-     * transpose was needed. The one place ONNX weights become a {@link StateDict}.
-     */
-    static StateDict stateDict(Map<String, OnnxTensor> mapped) {
-        Map<String, HostTensor> out = new LinkedHashMap<>();
-        for (Map.Entry<String, OnnxTensor> e : mapped.entrySet()) {
-            OnnxTensor t = e.getValue();
-            out.put(e.getKey(), HostTensor.wrap(Shape.of(t.intDims()), WeightType.F32, t.bytes()));
-        }
-        return StateDict.of(out);
+    /** @return the dims of each parameter, as {@link BertGraph#of} reads them */
+    static Map<String, long[]> dims(Map<String, HostTensor> parameters) {
+        Map<String, long[]> dims = new LinkedHashMap<>();
+        parameters.forEach((k, v) -> dims.put(k, Arrays.stream(v.shape().toArray()).asLongStream().toArray()));
+        return dims;
     }
 
     private static Path findOnnx(Path dir, String label) throws IOException {

@@ -8,8 +8,9 @@ import java.util.Optional;
  * Where a BERT-family encoder comes from, as users hold one: a value that grows by {@code with…} methods.
  * {@link #of(Path)} takes
  * <ul>
- *   <li>a Hugging Face folder: {@code config.json} ({@code model_type} bert) and {@code model.safetensors}, a sharded
- *   {@code model.safetensors.index.json}, or an ONNX export ({@code model.onnx}, {@code onnx/model.onnx}, or one
+ *   <li>a Hugging Face folder: {@code config.json} ({@code model_type} bert, or with {@code model.safetensors} the
+ *   rotary encoders nomic_bert, modernbert and new: see {@link org.attn4j.models.bert.Encoder}) and
+ *   {@code model.safetensors}, a sharded {@code model.safetensors.index.json}, or an ONNX export ({@code model.onnx}, {@code onnx/model.onnx}, or one
  *   {@code *.onnx}); a sentence-transformers folder adds {@code modules.json}, {@code 1_Pooling/config.json} and
  *   {@code sentence_bert_config.json};</li>
  *   <li>an {@code .onnx} file: a PyTorch-exported encoder, its configuration read from the graph itself (and a

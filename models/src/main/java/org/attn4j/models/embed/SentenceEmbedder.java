@@ -1,35 +1,38 @@
 package org.attn4j.models.embed;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
 import org.attn4j.models.bert.BertInput;
-import org.attn4j.models.bert.BertModel;
+import org.attn4j.models.bert.Encoder;
 import org.attn4j.models.parameters.Parameters;
 import org.attn4j.models.tokenize.Encoding;
 import org.attn4j.models.tokenize.Tokenizer;
 
 /**
- * Turns texts into sentence embeddings with a BERT-family encoder, or a Qwen3 decoder read as one
- * (Qwen3-Embedding), as sentence-transformers does:
+ * Turns texts into sentence embeddings with an encoder of any family {@link Encoder}
+ * loads ({@code bert}, {@code xlm-roberta}, {@code mpnet}, {@code nomic_bert}, {@code modernbert}, {@code new}), as
+ * sentence-transformers does:
  * <pre>
- *   ids    = [CLS] wordpieces(prompt + text) [SEP], truncated to maxLength
- *   h      = BertModel(ids)                    [L, d]   (batches padded, padding hidden from attention)
- *   v      = pooling(h, mask)                  [d]      (mean over the real tokens, CLS, max or the last token)
+ *   ids    = tokenizer(prompt + text), special tokens included ([CLS] … [SEP], &lt;s&gt; … &lt;/s&gt;)
+ *   h      = Encoder(ids)                      [L, d]   (batches padded, padding hidden from attention)
+ *   v      = pooling(h, mask)                  [d]      (mean over the real tokens, CLS, max, …: Pooling)
+ *   v      = dense_k(… dense_1(v))             [d']     (the folder's Dense modules, if any)
+ *   v      = v[0 .. dimensions)                         (Matryoshka truncation, if asked)
  *   vector = v / max(|v|₂, 1e-12)                      (unless normalisation is off)
  * </pre>
- * For a Qwen3 folder ({@code model_type} {@code qwen3}) the ids are those of its {@code tokenizer.json}, whose
- * post-processor appends {@code <|endoftext|>}; {@code h} is the decoder's final norm's output, batches padded on the
- * left as Qwen3-Embedding's tokenizer pads them ({@code Qwen3Embedding}); pooling is the last token's unless the
- * folder or the options say otherwise. Queries take the instruction as a prompt: {@link
+ * A Qwen3 folder ({@code model_type} {@code qwen3}, Qwen3-Embedding) is a decoder read as an encoder: the ids are
+ * those of its {@code tokenizer.json}, whose post-processor appends {@code <|endoftext|>}; {@code h} is the decoder's
+ * final norm's output, batches padded on the left as Qwen3-Embedding's tokenizer pads them ({@code Qwen3Embedding});
+ * pooling is {@link Pooling#LAST_TOKEN} unless the folder or the options say otherwise. Queries take the instruction as a prompt: {@link
  * EmbeddingOptions#withPromptName} {@code "query"} reads it from {@code config_sentence_transformers.json}, or
  * {@link EmbeddingOptions#withPrompt} gives {@code "Instruct: " + task + "\nQuery:"} (the model card's
  * {@code get_detailed_instruct}); documents take none.
@@ -45,10 +48,9 @@ import org.attn4j.models.tokenize.Tokenizer;
  * </pre>
  */
 public final class SentenceEmbedder implements AutoCloseable {
-    private final BertModel model;
+    private final Encoder model;
     private final Parameters parameters;
     private final Qwen3Embedding decoder;
-    private final String prompt;
     private final Tokenizer tokenizer;
     private final Tokenizer untruncated;
     private final Pooling pooling;
@@ -61,21 +63,23 @@ public final class SentenceEmbedder implements AutoCloseable {
     private final String description;
     private final String poolingStatedBy;
     private final List<String> notes;
+    private final List<DenseModule> dense;
+    private final int dimensions;
+    private final boolean includePrompt;
+    private final Map<String, String> prompts;
+    private final String prompt;
 
     /**
-     * @param host the BERT-family encoder, or null for a decoder
-     * @param decoder the decoder read as an encoder, or null for a BERT-family one (its caller closes it if this
-     *     fails)
+     * @param host the encoder, or null for a decoder
+     * @param decoder the decoder read as an encoder, or null for an encoder (its caller closes it if this fails)
      */
-    private SentenceEmbedder(BertModel host, Qwen3Embedding decoder, Tokenizer tokenizer, Backend backend,
-                             EmbeddingOptions options, ModelFolder folder, Prompts prompts, String description,
-                             List<String> notes) {
-        this.prompt = prompts.choose(options, description);
-        int positions = host != null ? host.config().maxPositionEmbeddings() : decoder.maxPositions();
+    private SentenceEmbedder(Encoder host, Qwen3Embedding decoder, Tokenizer tokenizer, Backend backend,
+                             EmbeddingOptions options, ModelFolder folder, String description, List<String> notes) {
+        int positions = host != null ? host.maxLength() : decoder.maxPositions();
         this.maxLength = options.maxLength().orElse(folder.maxLength() > 0 ? folder.maxLength() : positions);
         if (maxLength > positions) {
             throw new IllegalArgumentException("SentenceEmbedder: maxLength " + maxLength
-                    + " exceeds the model's max_position_embeddings " + positions);
+                    + " exceeds the longest input the model's position table allows, " + positions);
         }
         if (!backend.capabilities().supports(options.dtype())) {
             throw new IllegalArgumentException("SentenceEmbedder: backend " + backend.name() + " does not support "
@@ -93,6 +97,24 @@ public final class SentenceEmbedder implements AutoCloseable {
         this.longTexts = options.longTexts();
         this.description = description;
         this.notes = List.copyOf(notes);
+        this.dense = folder.dense();
+        int width = host != null ? host.config().hiddenSize() : decoder.dimension();
+        for (DenseModule m : dense) {
+            if (m.in() != width) {
+                throw new IllegalArgumentException("SentenceEmbedder: Dense module " + m.path() + " takes "
+                        + m.in() + " features but receives " + width);
+            }
+            width = m.out();
+        }
+        this.dimensions = options.dimensions().orElse(width);
+        if (dimensions > width) {
+            throw new IllegalArgumentException("SentenceEmbedder: dimensions " + dimensions + " exceeds the model's "
+                    + width + " output features");
+        }
+        this.includePrompt = folder.includePrompt();
+        this.prompts = folder.prompts();
+        this.prompt = options.prompt().isPresent() ? options.prompt().get()
+                : prompt(options.promptName().orElse(folder.defaultPromptName()));
         this.decoder = decoder;
         if (decoder != null) {
             this.parameters = null;
@@ -109,11 +131,12 @@ public final class SentenceEmbedder implements AutoCloseable {
     }
 
     /**
-     * Loads a Hugging Face folder: {@code config.json} ({@code model_type} bert, or qwen3 for Qwen3-Embedding, see
-     * {@code Qwen3Checkpoint}), {@code model.safetensors} or a
-     * sharded {@code model.safetensors.index.json} (or, without either, a PyTorch-exported {@code model.onnx}, its
-     * weights mapped to Hugging Face names), {@code tokenizer.json} (WordPiece), and, when present, the
-     * sentence-transformers files that set pooling, normalisation and length. Also an {@code .onnx} file or a model
+     * Loads a Hugging Face folder: {@code config.json} (a {@code model_type} of {@link Encoder}'s families, or
+     * {@code qwen3} for Qwen3-Embedding, see {@code Qwen3Checkpoint}),
+     * {@code model.safetensors} or a sharded {@code model.safetensors.index.json} (or, without either, a
+     * PyTorch-exported {@code model.onnx}, its weights mapped to Hugging Face names), {@code tokenizer.json}, and,
+     * when present, the sentence-transformers files that set pooling, projection, normalisation, length and prompts.
+     * Also an {@code .onnx} file or a model
      * jar: see {@link #load(EncoderSource, Backend, EmbeddingOptions)}.
      *
      * @param model the folder, {@code .onnx} file or jar
@@ -146,7 +169,6 @@ public final class SentenceEmbedder implements AutoCloseable {
     public static SentenceEmbedder load(EncoderSource source, Backend backend, EmbeddingOptions options)
             throws IOException {
         Path path = source.path();
-        Prompts prompts = Files.isDirectory(path) ? Prompts.read(path) : Prompts.NONE;
         if (Qwen3Checkpoint.is(path)) {
             if (!backend.capabilities().supports(options.dtype())) {
                 throw new IllegalArgumentException("SentenceEmbedder: backend " + backend.name()
@@ -156,17 +178,17 @@ public final class SentenceEmbedder implements AutoCloseable {
             Qwen3Checkpoint c = Qwen3Checkpoint.read(source, backend, options.dtype(), false);
             Qwen3Embedding network = new Qwen3Embedding(c.model(), c.weightBytes());
             try {
-                return new SentenceEmbedder(null, network, c.tokenizer(), backend, options, setup, prompts,
-                        path.toString(), c.notes());
+                return new SentenceEmbedder(null, network, c.tokenizer(), backend, options, setup, path.toString(),
+                        c.notes());
             } catch (RuntimeException e) {
                 network.close();
                 throw e;
             }
         }
         EncoderCheckpoint c = EncoderCheckpoint.read(source);
-        BertModel host = BertModel.load(c.weights(), c.config());
-        return new SentenceEmbedder(host, null, c.tokenizer(), backend, options, c.setup(), prompts,
-                c.description(), c.notes());
+        Encoder host = c.config().loadEncoder(c.weights());
+        return new SentenceEmbedder(host, null, c.tokenizer(), backend, options, c.setup(), c.description(),
+                c.notes());
     }
 
     /**
@@ -182,94 +204,129 @@ public final class SentenceEmbedder implements AutoCloseable {
     public static SentenceEmbedder loadDefault(Backend backend, EmbeddingOptions options) throws IOException {
         DefaultModel m = DefaultModel.read();
         return new SentenceEmbedder(m.model(), null, m.tokenizer(), backend, options,
-                new ModelFolder(Pooling.MEAN, true, DefaultModel.MAX_SEQ_LENGTH, DefaultModel.SETUP), Prompts.NONE,
+                new ModelFolder(Pooling.MEAN, true, DefaultModel.MAX_SEQ_LENGTH, DefaultModel.SETUP),
                 DefaultModel.DESCRIPTION, List.of());
     }
 
     /**
      * @param texts the texts, in order; none null
-     * @return one embedding per text, in the same order
+     * @return one embedding per text, in the same order, each text after the prompt in use ({@link #prompt()})
      * @throws IllegalStateException if closed
      */
     public List<SentenceEmbedding> embed(List<String> texts) {
+        return embedAfter(prompt, texts);
+    }
+
+    /**
+     * Embeds texts after one of the folder's named prompts, as sentence-transformers' {@code encode(texts,
+     * prompt_name=…)}: for example {@code "query"} and {@code "passage"} for multilingual-e5-style folders.
+     *
+     * @param texts the texts, in order; none null
+     * @param promptName a key of the folder's {@code prompts}
+     * @return one embedding per text, in the same order
+     * @throws IllegalArgumentException if the folder has no such prompt
+     * @throws IllegalStateException if closed
+     */
+    public List<SentenceEmbedding> embed(List<String> texts, String promptName) {
+        if (promptName == null) {
+            throw new IllegalArgumentException("SentenceEmbedder.embed: argument promptName is null");
+        }
+        return embedAfter(prompt(promptName), texts);
+    }
+
+    private String prompt(String name) {
+        if (name == null) {
+            return "";
+        }
+        String text = prompts.get(name);
+        if (text == null) {
+            throw new IllegalArgumentException("SentenceEmbedder: prompt name '" + name + "' is not one of the"
+                    + " model's prompts " + new java.util.TreeSet<>(prompts.keySet())
+                    + " (config_sentence_transformers.json)");
+        }
+        return text;
+    }
+
+    private List<SentenceEmbedding> embedAfter(String promptText, List<String> texts) {
         if (texts == null || texts.stream().anyMatch(t -> t == null)) {
             throw new IllegalArgumentException("SentenceEmbedder.embed: argument texts is null or holds null");
         }
         if (!isOpen()) {
             throw new IllegalStateException("SentenceEmbedder.embed: the embedder is closed");
         }
+        if (!promptText.isEmpty() && longTexts == LongTexts.SPLIT) {
+            throw new IllegalArgumentException("SentenceEmbedder.embed: a prompt ('" + promptText + "') and"
+                    + " LongTexts.SPLIT do not go together: only the first window would read the prompt");
+        }
+        int promptTokens = promptText.isEmpty() || includePrompt ? 0 : tokenizer.encode(promptText).length() - 1;
         int n = texts.size();
         int[][] textIds = new int[n][];
         List<int[]> segments = new ArrayList<>(n);
         List<Integer> owner = new ArrayList<>(n);
         List<Integer> weight = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
+            String text = promptText + texts.get(i);
             if (longTexts == LongTexts.TRUNCATE) {
-                textIds[i] = tokenizer.encode(prompt + texts.get(i)).ids();
+                textIds[i] = tokenizer.encode(text).ids();
                 segments.add(textIds[i]);
                 owner.add(i);
                 weight.add(1);
                 continue;
             }
-            List<Encoding> windows = tokenizer.encodeWindows(prompt + texts.get(i));
+            List<Encoding> windows = tokenizer.encodeWindows(text);
             textIds[i] = windows.size() == 1 ? windows.get(0).ids()
-                    : tokenizer.withMaxLength(Integer.MAX_VALUE).encode(prompt + texts.get(i)).ids();
+                    : tokenizer.withMaxLength(Integer.MAX_VALUE).encode(text).ids();
             for (Encoding w : windows) {
                 segments.add(w.ids());
                 owner.add(i);
                 weight.add(Math.max(1, w.length() - specialTokens));
             }
         }
-        float[][] pooled = poolAll(segments);
-        int dim = dimension();
+        double[][] pooled = poolAll(segments, promptTokens);
         double[][] sums = new double[n][];
         double[] totals = new double[n];
-        float[][] single = new float[n][];
         for (int s = 0; s < segments.size(); s++) {
             int i = owner.get(s);
-            if (single[i] == null && sums[i] == null) {
-                single[i] = pooled[s];
-                totals[i] = weight.get(s);
-                continue;
-            }
             if (sums[i] == null) {
-                sums[i] = new double[dim];
-                for (int j = 0; j < dim; j++) {
-                    sums[i][j] = (double) single[i][j] * totals[i];
-                }
+                sums[i] = new double[pooled[s].length];
             }
-            for (int j = 0; j < dim; j++) {
-                sums[i][j] += (double) pooled[s][j] * weight.get(s);
+            for (int j = 0; j < sums[i].length; j++) {
+                sums[i][j] += pooled[s][j] * weight.get(s);
             }
             totals[i] += weight.get(s);
         }
         SentenceEmbedding[] out = new SentenceEmbedding[n];
         for (int i = 0; i < n; i++) {
-            float[] v = single[i];
-            if (sums[i] != null) {
-                v = new float[dim];
-                for (int j = 0; j < dim; j++) {
-                    v[j] = (float) (sums[i][j] / totals[i]);
-                }
+            double[] v = sums[i];
+            for (int j = 0; j < v.length; j++) {
+                v[j] /= totals[i];
             }
+            for (DenseModule m : dense) {
+                v = m.apply(v);
+            }
+            v = Arrays.copyOf(v, dimensions);
             if (normalize) {
                 normalizeInPlace(v);
             }
-            out[i] = new SentenceEmbedding(texts.get(i), textIds[i], v);
+            float[] f = new float[dimensions];
+            for (int j = 0; j < dimensions; j++) {
+                f[j] = (float) v[j];
+            }
+            out[i] = new SentenceEmbedding(texts.get(i), textIds[i], f);
         }
         return List.of(out);
     }
 
     /** Runs the sequences in batches of similar length and returns each one's pooled, unnormalised vector. */
-    private float[][] poolAll(List<int[]> ids) {
+    private double[][] poolAll(List<int[]> ids, int promptTokens) {
         int n = ids.size();
         Integer[] order = new Integer[n];
         for (int i = 0; i < n; i++) {
             order[i] = i;
         }
         Arrays.sort(order, Comparator.comparingInt(i -> ids.get(i).length));
-        float[][] out = new float[n][];
-        int dim = dimension();
+        double[][] out = new double[n][];
+        int dim = decoder != null ? decoder.dimension() : model.config().hiddenSize();
         for (int from = 0; from < n; from += batchSize) {
             int to = Math.min(n, from + batchSize);
             List<int[]> batch = new ArrayList<>(to - from);
@@ -293,6 +350,10 @@ public final class SentenceEmbedder implements AutoCloseable {
                 length = input.length();
             }
             for (int b = 0; b < batch.size(); b++) {
+                int start = b * length + (decoder != null ? length - batch.get(b).length : 0);
+                Arrays.fill(mask, start, Math.min(start + promptTokens, (b + 1) * length), 0);
+            }
+            for (int b = 0; b < batch.size(); b++) {
                 out[order[from + b]] = pooling.pool(hidden, mask, b, length, dim);
             }
         }
@@ -309,7 +370,8 @@ public final class SentenceEmbedder implements AutoCloseable {
 
     /**
      * @param text a text
-     * @return its tokens as the encoder sees them, {@code [CLS]} and {@code [SEP]} included, after truncation
+     * @return its tokens as {@link #embed(List)} reads them: after the prompt in use ({@link #prompt()}), special
+     *     tokens ({@code [CLS]} and {@code [SEP]}, …) included, after truncation
      */
     public List<String> tokens(String text) {
         return tokenizer.encode(prompt + text).tokens();
@@ -319,7 +381,8 @@ public final class SentenceEmbedder implements AutoCloseable {
      * How long a text is before truncation, so that a caller can refuse a text that {@link #embed} would cut short.
      *
      * @param text a text
-     * @return its number of tokens without truncation, {@code [CLS]} and {@code [SEP]} included; more than
+     * @return its number of tokens without truncation, the prompt in use ({@link #prompt()}) and {@code [CLS]} and
+     *     {@code [SEP]} included; more than
      *     {@link #maxLength()} when {@link #embed} would read only its first {@link #maxLength()} tokens
      */
     public int tokenCount(String text) {
@@ -333,7 +396,6 @@ public final class SentenceEmbedder implements AutoCloseable {
      * @param layer {@code 0 ..} the number of layers − 1
      * @return {@code [H][L][L]}: {@code [h][i][j]} is how much query token {@code i} attends to key token {@code j}
      *     in head {@code h}, with the tokens of {@link #tokens(String)}; each row sums to 1
-     * @throws UnsupportedOperationException for a Qwen3 decoder, whose weights are BERT-family encoders' only
      */
     public double[][][] attentionWeights(String text, int layer) {
         if (!isOpen()) {
@@ -341,14 +403,14 @@ public final class SentenceEmbedder implements AutoCloseable {
         }
         if (decoder != null) {
             throw new UnsupportedOperationException("SentenceEmbedder.attentionWeights: " + description
-                    + " is a qwen3 decoder; attention weights are offered for BERT-family encoders only");
+                    + " is a qwen3 decoder; attention weights are offered for encoders only");
         }
         int[] ids = tokenizer.encode(prompt + text).ids();
         double[] flat;
         try (Scope scope = parameters.backend().newScope()) {
             flat = model.attentionWeights(scope, BertInput.pad(List.of(ids)), dtype, layer).toDoubleArray();
         }
-        int heads = model.config().numAttentionHeads();
+        int heads = model.heads();
         int n = ids.length;
         double[][][] out = new double[heads][n][n];
         for (int h = 0; h < heads; h++) {
@@ -361,30 +423,33 @@ public final class SentenceEmbedder implements AutoCloseable {
 
     /** @return the encoder's (or decoder's) number of layers */
     public int layers() {
-        return decoder != null ? decoder.layers() : model.config().numHiddenLayers();
+        return decoder != null ? decoder.layers() : model.layers();
     }
 
     private boolean isOpen() {
         return decoder != null ? decoder.isOpen() : parameters.isOpen();
     }
 
-    private static void normalizeInPlace(float[] v) {
+    private static void normalizeInPlace(double[] v) {
         double sum = 0;
-        for (float x : v) {
-            sum += (double) x * x;
+        for (double x : v) {
+            sum += x * x;
         }
         double norm = Math.max(Math.sqrt(sum), 1e-12);
         for (int i = 0; i < v.length; i++) {
-            v[i] = (float) (v[i] / norm);
+            v[i] /= norm;
         }
     }
 
-    /** @return {@code d}, the length of every vector */
+    /**
+     * @return the length of every vector: the encoder's width, or the last Dense module's {@code out_features},
+     *     or the dimensions the options keep
+     */
     public int dimension() {
-        return decoder != null ? decoder.dimension() : model.config().hiddenSize();
+        return dimensions;
     }
 
-    /** @return the text put before every text (an instruction for a query), or "" for none */
+    /** @return the prompt put before every text by {@link #embed(List)}, empty for none */
     public String prompt() {
         return prompt;
     }

@@ -10,7 +10,6 @@ import java.util.Objects;
 import java.util.stream.IntStream;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
-import org.attn4j.api.WeightType;
 import org.attn4j.models.chat.ChatTemplate;
 import org.attn4j.models.chat.ChatTemplateOptions;
 import org.attn4j.models.chat.Message;
@@ -83,15 +82,16 @@ public final class ChatModel implements AutoCloseable {
     }
 
     /**
-     * A chat model from a GGUF file as llama.cpp's converter writes it: the decoder ({@link CausalLM#load(Gguf.Contents,
-     * Backend, DType, WeightType)}), the tokenizer of its {@code tokenizer.ggml.*} metadata
+     * A chat model from a GGUF file as llama.cpp's converter writes it: the decoder ({@link CausalLM#loadReleasing}),
+     * the tokenizer of its {@code tokenizer.ggml.*} metadata
      * ({@link Tokenizer#fromGguf}), the template {@code tokenizer.chat_template} with the texts of
      * {@code bos_token_id}, {@code eos_token_id}, {@code unknown_token_id} and {@code padding_token_id} as
      * {@code bos_token}, {@code eos_token}, {@code unk_token} and {@code pad_token}, and the stop ids and sampling
      * defaults of {@link GenerationConfig#fromGguf} (EOS, EOT and EOM ids, and the end-of-turn tokens llama.cpp
      * finds by their text).
      *
-     * @param gguf a GGUF file's contents ({@link Gguf#read})
+     * @param gguf a GGUF file's contents ({@link Gguf#read}), given over: each tensor's memory map is given back as
+     *     soon as it is bound ({@link CausalLM#loadReleasing}), so that loading holds no second copy of the weights
      * @param backend where the weights go
      * @param dtype the element type of weights and activations
      * @return the chat model, its weights uploaded
@@ -104,7 +104,8 @@ public final class ChatModel implements AutoCloseable {
         Tokenizer tokenizer = Tokenizer.fromGguf(gguf);
         ChatTemplate template = ChatTemplate.of(chatTemplate(gguf), templateVariables(gguf, tokenizer));
         GenerationConfig generation = GenerationConfig.fromGguf(gguf);
-        return new ChatModel(CausalLM.load(gguf, backend, dtype, null), tokenizer, template, generation, new int[0]);
+        return new ChatModel(CausalLM.loadReleasing(gguf, backend, dtype, null, null), tokenizer, template, generation,
+                new int[0]);
     }
 
     private static String chatTemplate(Gguf.Contents gguf) {

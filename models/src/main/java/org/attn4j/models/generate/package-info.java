@@ -4,7 +4,9 @@
  * {@link org.attn4j.models.decoder.KvCache}, picking each token as {@link org.attn4j.models.generate.GenerationOptions}
  * say (greedy, temperature, top-k, top-p, min-p, repetition penalty), streaming it to a
  * {@link org.attn4j.models.generate.TokenListener} and saying why it stopped
- * ({@link org.attn4j.models.generate.StopReason}).
+ * ({@link org.attn4j.models.generate.StopReason}). {@link org.attn4j.models.generate.BatchDecoder} runs many
+ * generations together (continuous batching: each joins and leaves between steps, its prompt read in chunks), each
+ * giving the same tokens as it would alone.
  *
  * <p>A checkpoint's intent is read, not assumed: {@link org.attn4j.models.generate.GenerationConfig} reads
  * {@code generation_config.json} (or a GGUF file's metadata) into the default options, refusing the keys that would

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.CharBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
@@ -39,7 +38,9 @@ import org.attn4j.models.parameters.StateDict;
  * F64 and of every block type a {@link WeightType} names (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K,
  * Q6_K, IQ4_NL, IQ4_XS: every type of llama.cpp's common mixes such as {@code Q4_K_M}, which keep each tensor in
  * its own type) become {@link HostTensor}s that view their bytes in the file's own type through a memory map
- * ({@link HostTensor#wrap}), copied nowhere; any other type is refused naming the type and the tensor.
+ * ({@link HostTensor#wrap}), copied nowhere; any other type is refused naming the type and the tensor. A tensor
+ * of more than 2<sup>31</sup> - 1 bytes (an F32 embedding of a 128k vocabulary × 4096) is mapped in several blocks
+ * of whole rows ({@link HostTensor#view}), as one {@link ByteBuffer} holds no more.
  *
  * <p>Everything is validated against the real size before anything is allocated: counts of entries, array elements
  * and string bytes cannot exceed the bytes left, keys and tensor names are unique UTF-8, dims are 1 to 4 positive
@@ -303,8 +304,9 @@ public final class Gguf {
     }
 
     /**
-     * @param type a storage type attn4j holds
+     * @param type a storage type attn4j holds, any but {@link WeightType#I8}
      * @return its ggml type number
+     * @throws IllegalArgumentException for I8, ONNX's per-row scaled int8, which GGUF has no type for
      */
     public static int ggmlType(WeightType type) {
         return switch (type) {
@@ -324,16 +326,18 @@ public final class Gguf {
             case IQ4_XS -> 23;
             case F64 -> 28;
             case BF16 -> 30;
+            case I8 -> throw new IllegalArgumentException("ggmlType: GGUF has no type for I8 weights (int8 scaled per"
+                    + " row, as ONNX Runtime stores them)");
         };
     }
 
     /** The ggml names of the types attn4j loads, for messages. */
-    private static final String SUPPORTED = java.util.Arrays.stream(WeightType.values()).map(Enum::name)
-            .collect(java.util.stream.Collectors.joining(", "));
+    private static final String SUPPORTED = java.util.Arrays.stream(WeightType.values())
+            .filter(t -> t != WeightType.I8).map(Enum::name).collect(java.util.stream.Collectors.joining(", "));
 
     private static WeightType weightType(long code, String where) throws FormatException {
         for (WeightType t : WeightType.values()) {
-            if (ggmlType(t) == code) {
+            if (t != WeightType.I8 && ggmlType(t) == code) {
                 return t;
             }
         }
@@ -451,9 +455,7 @@ public final class Gguf {
         }
         Map<String, HostTensor> tensors = new LinkedHashMap<>();
         for (TensorInfo t : infos) {
-            ByteBuffer view = views.view(dataStart + t.offset(), (int) t.byteSize());
-            tensors.put(t.name(), view instanceof MappedByteBuffer map ? HostTensor.mapped(t.shape(), t.type(), map)
-                    : HostTensor.wrap(t.shape(), t.type(), view));
+            tensors.put(t.name(), HostTensor.view(t.shape(), t.type(), dataStart + t.offset(), views::view));
         }
         return new Contents(version, alignment, metadata, infos, StateDict.of(tensors));
     }
@@ -640,9 +642,11 @@ public final class Gguf {
                         + " blocks of " + type.blockSize());
             }
             long bytes = elements / type.blockSize() * type.blockBytes();
-            if (bytes > Integer.MAX_VALUE) {
-                throw new FormatException(where + " has " + bytes + " bytes; one tensor may have at most "
-                        + Integer.MAX_VALUE);
+            long rowBytes = nDims == 1 ? bytes : bytes / ne[nDims - 1];
+            if (bytes > Integer.MAX_VALUE && rowBytes > Integer.MAX_VALUE) {
+                throw new FormatException(where + " has rows (along its first axis, ne[" + (nDims - 1) + "]) of "
+                        + rowBytes + " bytes; a tensor is mapped in blocks of whole rows of at most "
+                        + Integer.MAX_VALUE + " bytes");
             }
             long offset = in.getLong();
             if (offset < 0 || offset % alignment != 0) {

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -276,9 +275,7 @@ public final class SafeTensors {
         Map<String, HostTensor> tensors = new LinkedHashMap<>();
         Map<String, WeightType> dtypes = new LinkedHashMap<>();
         for (Entry en : entries) {
-            ByteBuffer view = src.view(dataStart + en.begin(), (int) (en.end() - en.begin()));
-            tensors.put(en.name(), view instanceof MappedByteBuffer map ? HostTensor.mapped(en.shape(), en.dtype(), map)
-                    : HostTensor.wrap(en.shape(), en.dtype(), view));
+            tensors.put(en.name(), HostTensor.view(en.shape(), en.dtype(), dataStart + en.begin(), src::view));
             dtypes.put(en.name(), en.dtype());
         }
         return new Contents(StateDict.of(tensors), dtypes, metadata);
@@ -334,9 +331,10 @@ public final class SafeTensors {
                         + dataSize + "-byte data section can hold");
             }
         }
-        if (elements * dtype.blockBytes() > Integer.MAX_VALUE - 8) {
-            throw new FormatException(where + " has " + elements * dtype.blockBytes()
-                    + " bytes, more than one buffer holds");
+        long rowBytes = elements * dtype.blockBytes() / (dims.length < 2 ? 1 : dims[0]);
+        if (rowBytes > Integer.MAX_VALUE) {
+            throw new FormatException(where + " has rows of " + rowBytes + " bytes along axis 0; a tensor is mapped"
+                    + " in blocks of whole rows of at most " + Integer.MAX_VALUE + " bytes");
         }
         if (!(map.get("data_offsets") instanceof List<?> offsets) || offsets.size() != 2) {
             throw new FormatException(where + " has no \"data_offsets\" [begin, end]");

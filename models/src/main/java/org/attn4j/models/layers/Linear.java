@@ -95,6 +95,14 @@ public final class Linear {
         return (weight != null ? weight.shape() : boundWeight.shape()).dim(0);
     }
 
+    /**
+     * @return the weight's storage type (as bound, for a bound layer); over {@link WeightType#I8} the product
+     *     quantizes its input per sequence (see {@code Ops.linear})
+     */
+    public WeightType weightType() {
+        return weight != null ? weight.type() : boundWeight.type();
+    }
+
     /** @return {@code weight} and, if present, {@code bias} */
     public StateDict stateDict() {
         StateDict sd = StateDict.of("weight", hostWeight());

@@ -11,6 +11,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.attn4j.api.Shape;
+import org.attn4j.api.WeightType;
+import org.attn4j.models.parameters.HostTensor;
 
 /**
  * The parameters of a PyTorch-exported ONNX encoder (BERT and its family) under their Hugging Face
@@ -32,16 +35,19 @@ import java.util.regex.Pattern;
  *       got its weight above to {@code a.b.bias}.</li>
  * </ul>
  * Int8-quantized exports (ONNX Runtime's {@code quantize_dynamic}, as in langchain4j's {@code -q} models) keep
- * their weights as integers with scales and zero points; they are dequantized to FLOAT once, here:
+ * their weights as integers with scales and zero points. {@link #map} dequantizes them to FLOAT once, here;
+ * {@link #parameters} keeps each {@code MatMulInteger} weight in integers instead (an {@code I8} matrix):
  * <ul>
  *   <li>a {@code MatMulInteger} node {@code /a/b/MatMul_quant} with an INT8/UINT8 initializer {@code B [in, out]}
  *       and its zero point {@code zp} (scalar or {@code [out]}), whose output reaches {@code Cast} and then a
  *       {@code Mul} by the product of the activations' scale and a FLOAT initializer {@code s} (scalar or
- *       {@code [out]}), gives {@code a.b.weight[o][i] = (B[i][o] - zp[o]) · s[o]};</li>
+ *       {@code [out]}), gives {@code a.b.weight[o][i] = (B[i][o] - zp[o]) · s[o]}; {@link #parameters} requires its
+ *       input to come from a {@code DynamicQuantizeLinear}, which the I8 weight's {@code linear} then computes;</li>
  *   <li>a {@code DequantizeLinear} of a {@code Gather} node {@code /a/b/Gather} from an INT8/UINT8 table, with its
  *       scale and zero point (per tensor, or per row along {@code axis}), gives
  *       {@code a.b.weight = (table - zp) · scale};</li>
- *   <li>{@code DynamicQuantizeLinear} quantizes activations, which attn4j keeps in FLOAT: it maps nothing.</li>
+ *   <li>{@code DynamicQuantizeLinear} quantizes activations, which attn4j keeps in FLOAT (a {@code linear} over an
+ *       I8 weight quantizes them as it does): it maps nothing.</li>
  * </ul>
  * The scales and zero points so used are not parameters and are left out. Any other quantized operator
  * ({@code QuantizeLinear}, {@code QLinearMatMul}, {@code MatMulNBits}, …) is refused by name in one line.
@@ -65,12 +71,43 @@ public final class OnnxStateDict {
      *     path, or anonymous weights remain unnamed (all listed)
      */
     public static Map<String, OnnxTensor> map(OnnxModel model) {
+        return map(model, null);
+    }
+
+    /**
+     * The parameters as {@link #map} names them, each a host tensor: FLOAT ones as F32 views, and each
+     * {@code MatMulInteger} weight kept in integers, as an {@link WeightType#I8} matrix {@code [out, in]} (its
+     * column scales and zero points per row), so that a {@code linear} over it computes what ONNX Runtime's
+     * {@code DynamicQuantizeLinear → MatMulInteger → Cast → Mul} computes.
+     *
+     * @param model a PyTorch-exported encoder, plain or int8-quantized
+     * @return its parameters by state_dict name
+     * @throws IllegalArgumentException as {@link #map} does, and if a {@code MatMulInteger}'s input does not come
+     *     from a {@code DynamicQuantizeLinear}
+     */
+    public static Map<String, HostTensor> parameters(OnnxModel model) {
+        Map<String, HostTensor> integer = new LinkedHashMap<>();
+        Map<String, HostTensor> out = new LinkedHashMap<>();
+        for (Map.Entry<String, OnnxTensor> e : map(model, integer).entrySet()) {
+            OnnxTensor t = e.getValue();
+            out.put(e.getKey(), HostTensor.wrap(Shape.of(t.intDims()), WeightType.F32, t.bytes()));
+        }
+        for (Map.Entry<String, HostTensor> e : integer.entrySet()) {
+            if (out.putIfAbsent(e.getKey(), e.getValue()) != null) {
+                throw new IllegalArgumentException("OnnxStateDict.map: " + e.getKey() + " is given twice: by a"
+                        + " MatMulInteger node and by a FLOAT initializer");
+            }
+        }
+        return out;
+    }
+
+    private static Map<String, OnnxTensor> map(OnnxModel model, Map<String, HostTensor> integer) {
         Map<String, OnnxTensor> out = new LinkedHashMap<>();
         Map<String, String> namedBy = new LinkedHashMap<>();
         Map<String, OnnxTensor> dequantized = new LinkedHashMap<>();
         Map<String, String> dequantizedFrom = new LinkedHashMap<>();
         Set<String> consumed = new HashSet<>();
-        Quantized.map(model, dequantized, dequantizedFrom, consumed);
+        Quantized.map(model, dequantized, integer, dequantizedFrom, consumed);
         for (OnnxTensor t : model.initializers().values()) {
             if (t.dataType().isFloatingPoint() && !isAnonymous(t.name()) && !consumed.contains(t.name())) {
                 put(out, namedBy, t.name(), asFloat(t.name(), t), "initializer '" + t.name() + "'");
@@ -79,16 +116,17 @@ public final class OnnxStateDict {
         for (Map.Entry<String, OnnxTensor> e : dequantized.entrySet()) {
             put(out, namedBy, e.getKey(), e.getValue(), dequantizedFrom.get(e.getKey()));
         }
+        Set<String> integerNames = integer == null ? Set.of() : integer.keySet();
         for (OnnxNode node : model.nodes()) {
             switch (node.opType()) {
                 case "MatMul" -> linearWeight(model, node, 1, true, out, namedBy);
                 case "Gemm" -> {
                     linearWeight(model, node, 1, node.intAttribute("transB", 0) == 0, out, namedBy);
-                    bias(model, node, 2, out, namedBy);
+                    bias(model, node, 2, out, integerNames, namedBy);
                 }
                 case "Add" -> {
                     for (int i = 0; i < node.inputs().size(); i++) {
-                        bias(model, node, i, out, namedBy);
+                        bias(model, node, i, out, integerNames, namedBy);
                     }
                 }
                 default -> {
@@ -126,13 +164,14 @@ public final class OnnxStateDict {
     }
 
     private static void bias(OnnxModel model, OnnxNode node, int input, Map<String, OnnxTensor> out,
-                             Map<String, String> namedBy) {
+                             Set<String> integerWeights, Map<String, String> namedBy) {
         OnnxTensor c = anonymousInput(model, node, input);
         if (c == null || c.dims().length != 1) {
             return;
         }
         String module = modulePath(node, c);
-        if (node.opType().equals("Add") && !out.containsKey(module + ".weight")) {
+        if (node.opType().equals("Add") && !out.containsKey(module + ".weight")
+                && !integerWeights.contains(module + ".weight")) {
             return;
         }
         String name = module + ".bias";

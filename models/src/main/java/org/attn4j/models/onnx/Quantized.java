@@ -1,16 +1,22 @@
 package org.attn4j.models.onnx;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.attn4j.api.Shape;
+import org.attn4j.api.WeightType;
+import org.attn4j.models.parameters.HostTensor;
 
 /**
- * The int8 weights of an ONNX Runtime {@code quantize_dynamic} export, dequantized to FLOAT in {@code nn.Module}
- * layout under their module's name (see {@link OnnxStateDict}): {@code MatMulInteger} weights with their
- * per-column scales and zero points, and {@code DequantizeLinear}ed {@code Gather} tables. Operators of other
- * quantization schemes are refused by name.
+ * The int8 weights of an ONNX Runtime {@code quantize_dynamic} export in {@code nn.Module} layout under their
+ * module's name (see {@link OnnxStateDict}): {@code MatMulInteger} weights with their per-column scales and zero
+ * points, either dequantized to FLOAT or kept as {@link WeightType#I8} rows (a UINT8 matrix shifted to int8 with its
+ * zero point, {@code (q - 128) - (zp - 128) = q - zp}), and {@code DequantizeLinear}ed {@code Gather} tables, always
+ * dequantized. Operators of other quantization schemes are refused by name.
  */
 final class Quantized {
     private static final Set<String> SUPPORTED = Set.of("DynamicQuantizeLinear", "MatMulInteger", "DequantizeLinear");
@@ -20,10 +26,13 @@ final class Quantized {
 
     /**
      * @param out receives each dequantized weight by state_dict name
+     * @param integer receives each {@code MatMulInteger} weight as an I8 matrix {@code [out, in]} instead of
+     *     {@code out}, or null to dequantize those too
      * @param from receives, by the same name, what it was made from
      * @param consumed receives the names of every initializer used (integers, scales, zero points)
      */
-    static void map(OnnxModel model, Map<String, OnnxTensor> out, Map<String, String> from, Set<String> consumed) {
+    static void map(OnnxModel model, Map<String, OnnxTensor> out, Map<String, HostTensor> integer,
+                    Map<String, String> from, Set<String> consumed) {
         Map<String, OnnxNode> producer = new HashMap<>();
         Map<String, List<OnnxNode>> consumers = new HashMap<>();
         for (OnnxNode n : model.nodes()) {
@@ -41,7 +50,7 @@ final class Quantized {
                         + "MatMulInteger, DequantizeLinear");
             }
             if (op.equals("MatMulInteger")) {
-                matMulInteger(model, n, consumers, producer, out, from, consumed);
+                matMulInteger(model, n, consumers, producer, out, integer, from, consumed);
             } else if (op.equals("DequantizeLinear")) {
                 dequantizeLinear(model, n, producer, out, from, consumed);
             }
@@ -63,7 +72,8 @@ final class Quantized {
 
     private static void matMulInteger(OnnxModel model, OnnxNode n, Map<String, List<OnnxNode>> consumers,
                                       Map<String, OnnxNode> producer, Map<String, OnnxTensor> out,
-                                      Map<String, String> from, Set<String> consumed) {
+                                      Map<String, HostTensor> integer, Map<String, String> from,
+                                      Set<String> consumed) {
         OnnxTensor b = integerInitializer(model, n, 1);
         if (b == null || b.dims().length != 2) {
             throw refuse(n, "does not multiply by an INT8/UINT8 matrix initializer");
@@ -97,20 +107,51 @@ final class Quantized {
         long[] q = b.toLongArray();
         long[] z = perColumn(zp == null ? new long[] {0} : zp.toLongArray(), cols, n, "zero point");
         float[] s = perColumn(scale.toFloatArray(), cols, n, "scale");
-        float[] w = new float[in * cols];
-        for (int i = 0; i < in; i++) {
-            for (int o = 0; o < cols; o++) {
-                w[o * in + i] = (q[i * cols + o] - z[o]) * s[o];
-            }
-        }
         String name = OnnxStateDict.modulePath(n, b) + ".weight";
-        out.put(name, OnnxTensor.ofFloats(name, new long[] {cols, in}, w));
+        if (integer != null) {
+            OnnxNode quantize = producer.get(n.inputs().get(0));
+            if (quantize == null || !quantize.opType().equals("DynamicQuantizeLinear")) {
+                throw refuse(n, "multiplies an input that no DynamicQuantizeLinear quantized");
+            }
+            integer.put(name, integerRows(q, z, s, in, cols, b.dataType() == OnnxDataType.UINT8 ? 128 : 0));
+        } else {
+            float[] w = new float[in * cols];
+            for (int i = 0; i < in; i++) {
+                for (int o = 0; o < cols; o++) {
+                    w[o * in + i] = (q[i * cols + o] - z[o]) * s[o];
+                }
+            }
+            out.put(name, OnnxTensor.ofFloats(name, new long[] {cols, in}, w));
+        }
         from.put(name, "initializer '" + b.name() + "'");
         consumed.add(b.name());
         consumed.add(scale.name());
         if (zp != null) {
             consumed.add(zp.name());
         }
+    }
+
+    /**
+     * @param q {@code B [in, cols]} row-major
+     * @param z the zero point of each column
+     * @param s the scale of each column
+     * @param shift 128 for UINT8 numbers, moved into int8 with their zero points; 0 for INT8
+     * @return {@code Bᵀ} as I8 rows: per column of {@code B}, its scale, zero point and numbers
+     */
+    private static HostTensor integerRows(long[] q, long[] z, float[] s, int in, int cols, int shift) {
+        Shape shape = Shape.of(cols, in);
+        int rowBytes = Math.toIntExact(WeightType.I8.rowBytes(in));
+        ByteBuffer bytes = ByteBuffer.allocate(Math.toIntExact(WeightType.I8.byteSize(shape)))
+                .order(ByteOrder.LITTLE_ENDIAN);
+        for (int o = 0; o < cols; o++) {
+            int at = o * rowBytes;
+            bytes.putFloat(at, s[o]);
+            bytes.putInt(at + 4, (int) z[o] - shift);
+            for (int i = 0; i < in; i++) {
+                bytes.put(at + 8 + i, (byte) (q[i * cols + o] - shift));
+            }
+        }
+        return HostTensor.wrap(shape, WeightType.I8, bytes);
     }
 
     private static void dequantizeLinear(OnnxModel model, OnnxNode n, Map<String, OnnxNode> producer,

@@ -1,5 +1,6 @@
 package org.attn4j.models.parameters;
 
+import java.io.IOException;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -24,6 +25,15 @@ import org.attn4j.api.WeightType;
  * collector would ({@link #release()}): a model loader that owns its files releases each tensor once it is bound, so
  * that loading holds the file's pages of one tensor at a time in resident memory beside the bound weights, not the
  * whole file. A released tensor, and every view made of it, refuses to be read.
+ *
+ * <p>A tensor of more bytes than one {@link ByteBuffer} holds (2<sup>31</sup> - 1: an F32 embedding of a 128k
+ * vocabulary × 4096) views several maps, each a whole number of its rows along axis 0 ({@link #ofRowBlocks}).
+ * It is read by {@link #get}, {@link #rows} (a view of one block where the rows lie in one), {@link #toFloatArray}
+ * (while the values fit a Java array) and converted by {@link #toWeight} to a type whose bytes fit one buffer;
+ * {@link #bytes()}, {@link #reshape}, {@link #transpose} and binding it in its own type refuse it by name, since a
+ * backend takes a weight's bytes in one buffer. Rows picked from anywhere ({@link #ofRowBlocks} of
+ * {@link #rows} views: a reader's reordering of a file's rows) are viewed the same way, copied nowhere until they
+ * are bound, when the rows of one tensor are gathered once into the buffer the backend takes.
  */
 public final class HostTensor {
     /** {@code sun.misc.Unsafe} and its {@code invokeCleaner(ByteBuffer)}, or nulls where the JDK does not offer them. */
@@ -51,6 +61,8 @@ public final class HostTensor {
     private final ByteBuffer bytes;
     /** The memory map these bytes are in, shared with every view made of this tensor; null for other bytes. */
     private final Mapping mapping;
+    /** The blocks of whole rows of a tensor over several buffers (then {@code bytes} is null); else null. */
+    private final List<HostTensor> blocks;
 
     /** A memory map that one reader's tensor owns, and whether it was given back. */
     private static final class Mapping {
@@ -71,6 +83,103 @@ public final class HostTensor {
         this.type = type;
         this.bytes = bytes.slice().order(ByteOrder.LITTLE_ENDIAN).asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
         this.mapping = mapping;
+        this.blocks = null;
+    }
+
+    private HostTensor(Shape shape, WeightType type, List<HostTensor> blocks) {
+        this.shape = shape;
+        this.type = type;
+        this.bytes = null;
+        this.mapping = null;
+        this.blocks = List.copyOf(blocks);
+    }
+
+    /** Where a reader's tensors lie: views of a file's bytes, a memory map each, or of bytes in memory. */
+    @FunctionalInterface
+    public interface Region {
+        /**
+         * @param position the first byte
+         * @param bytes how many
+         * @return a view of them (a {@link MappedByteBuffer} made for this call alone, or a view of memory)
+         * @throws IOException if they cannot be mapped
+         */
+        ByteBuffer view(long position, int bytes) throws IOException;
+    }
+
+    /**
+     * Views a tensor's bytes where a reader found them: one view, or, for more bytes than one buffer holds, one view
+     * per block of as many whole rows (along axis 0) as 2<sup>31</sup> - 1 bytes hold ({@link #ofRowBlocks}). A
+     * {@link MappedByteBuffer} becomes a tensor that {@link #release()} may unmap ({@link #mapped}).
+     *
+     * @param shape the dimensions
+     * @param type the element type of the bytes
+     * @param position where its bytes start in the region
+     * @param region the reader's bytes
+     * @return the tensor
+     * @throws IOException if a view cannot be made
+     * @throws IllegalArgumentException if one row along axis 0 has more bytes than one buffer holds
+     */
+    public static HostTensor view(Shape shape, WeightType type, long position, Region region) throws IOException {
+        long total = bytes(shape, type);
+        if (total <= Integer.MAX_VALUE) {
+            return viewOne(shape, type, region.view(position, (int) total));
+        }
+        long rows = shape.rank() < 2 ? 1 : shape.dim(0);
+        long rowBytes = total / rows;
+        if (rowBytes > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("HostTensor.view: " + type + shape + " has rows of " + rowBytes
+                    + " bytes along axis 0; a block of whole rows is at most " + Integer.MAX_VALUE + " bytes");
+        }
+        long perBlock = Integer.MAX_VALUE / rowBytes;
+        List<HostTensor> parts = new java.util.ArrayList<>();
+        for (long first = 0; first < rows; first += perBlock) {
+            int n = (int) Math.min(perBlock, rows - first);
+            parts.add(viewOne(Shape.of(withRows(shape.toArray(), n)), type,
+                    region.view(position + first * rowBytes, (int) (n * rowBytes))));
+        }
+        return ofRowBlocks(parts);
+    }
+
+    private static HostTensor viewOne(Shape shape, WeightType type, ByteBuffer view) {
+        return view instanceof MappedByteBuffer map ? mapped(shape, type, map) : wrap(shape, type, view);
+    }
+
+    /**
+     * Views consecutive blocks of rows as one tensor, without copying them: a tensor of more bytes than one buffer
+     * holds (each block a map of its own), or rows of one tensor taken in another order ({@link #rows} views, which
+     * share its map: {@link #release()} gives it back once).
+     *
+     * @param parts tensors of one type whose shapes agree outside axis 0, in row order, none itself of blocks
+     * @return their rows as one tensor ({@code parts.get(0)} itself if there is one)
+     * @throws IllegalArgumentException if there are none, their types or shapes differ, or the rows exceed an int
+     */
+    public static HostTensor ofRowBlocks(List<HostTensor> parts) {
+        if (parts == null || parts.isEmpty()) {
+            throw new IllegalArgumentException("HostTensor.ofRowBlocks: argument parts is empty");
+        }
+        if (parts.size() == 1) {
+            return parts.get(0);
+        }
+        int[] dims = parts.get(0).shape.toArray();
+        long rows = 0;
+        for (HostTensor p : parts) {
+            int[] pd = p.shape.toArray();
+            if (pd.length == 0 || p.blocks != null || p.type != parts.get(0).type) {
+                throw new IllegalArgumentException("HostTensor.ofRowBlocks: part " + p + " cannot follow "
+                        + parts.get(0));
+            }
+            pd[0] = dims[0];
+            if (!Arrays.equals(pd, dims)) {
+                throw new IllegalArgumentException("HostTensor.ofRowBlocks: shape " + p.shape + " does not match "
+                        + parts.get(0).shape + " outside axis 0");
+            }
+            rows += p.shape.dim(0);
+        }
+        if (rows > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("HostTensor.ofRowBlocks: " + rows + " rows exceed an int");
+        }
+        dims[0] = (int) rows;
+        return new HostTensor(Shape.of(dims), parts.get(0).type, parts);
     }
 
     /**
@@ -115,6 +224,10 @@ public final class HostTensor {
      * @throws IllegalArgumentException if the byte count does not match
      */
     public static HostTensor wrap(Shape shape, WeightType type, ByteBuffer bytes) {
+        if (type == WeightType.I8 && shape.rank() != 2) {
+            throw new IllegalArgumentException("HostTensor.wrap: an I8 tensor is a matrix whose rows carry their scale"
+                    + " and zero point, but its shape is " + shape);
+        }
         if (type.isQuantized() && (shape.rank() < 1 || shape.dim(-1) % type.blockSize() != 0)) {
             throw new IllegalArgumentException("HostTensor.wrap: a " + type + " tensor's last axis holds whole blocks"
                     + " of " + type.blockSize() + ", but its shape is " + shape);
@@ -153,6 +266,13 @@ public final class HostTensor {
      *     then unmaps it once it is unreachable
      */
     public boolean release() {
+        if (blocks != null) {
+            boolean any = false;
+            for (HostTensor b : blocks) {
+                any |= b.release();
+            }
+            return any;
+        }
         if (mapping == null || INVOKE_CLEANER == null) {
             return false;
         }
@@ -172,11 +292,17 @@ public final class HostTensor {
 
     /** @return whether {@link #release()} gave this tensor's map back */
     public boolean isReleased() {
-        return mapping != null && mapping.released;
+        return blocks != null ? blocks.stream().allMatch(HostTensor::isReleased)
+                : mapping != null && mapping.released;
     }
 
     /** The bytes, checked not released. */
     private ByteBuffer held(String op) {
+        if (blocks != null) {
+            throw new IllegalStateException("HostTensor." + op + ": " + type + shape + " has " + byteSize()
+                    + " bytes in " + blocks.size() + " maps, more than one buffer holds; read it by get, rows or"
+                    + " toFloatArray");
+        }
         if (mapping != null && mapping.released) {
             throw new IllegalStateException("HostTensor." + op + ": " + type + shape + " was released; its memory"
                     + " map is gone");
@@ -185,12 +311,15 @@ public final class HostTensor {
     }
 
     private static long bytes(Shape shape, WeightType type) {
-        return shape.size() / type.blockSize() * type.blockBytes();
+        return type == WeightType.I8 ? type.byteSize(shape) : shape.size() / type.blockSize() * type.blockBytes();
     }
 
-    /** @return the values viewed as consecutive blocks, the rank-2 shape {@link WeightType#decode} reads */
+    /**
+     * @return the values viewed as consecutive blocks, the rank-2 shape {@link WeightType#decode} reads (an I8
+     *     matrix's own shape: its blocks are its rows)
+     */
     private Shape blocks() {
-        return Shape.of(Math.toIntExact(shape.size() / type.blockSize()), type.blockSize());
+        return type == WeightType.I8 ? shape : Shape.of(Math.toIntExact(shape.size() / type.blockSize()), type.blockSize());
     }
 
     /**
@@ -241,6 +370,16 @@ public final class HostTensor {
 
     /** @return a copy of the row-major values, widened to double */
     public double[] data() {
+        if (type == WeightType.F64 && blocks != null) {
+            double[] d = new double[Math.toIntExact(shape.size())];
+            int at = 0;
+            for (HostTensor b : blocks) {
+                double[] part = b.data();
+                System.arraycopy(part, 0, d, at, part.length);
+                at += part.length;
+            }
+            return d;
+        }
         if (type == WeightType.F64) {
             double[] d = new double[(int) shape.size()];
             held("data").duplicate().order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().get(d);
@@ -256,7 +395,21 @@ public final class HostTensor {
 
     /** @return a copy of the row-major values as floats (F64 values rounded to nearest) */
     public float[] toFloatArray() {
-        return type.decode(held("toFloatArray").duplicate(), blocks());
+        if (blocks == null) {
+            return type.decode(held("toFloatArray").duplicate(), blocks());
+        }
+        if (shape.size() > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException("HostTensor.toFloatArray: " + type + shape + " has " + shape.size()
+                    + " values, more than a Java array holds; read it by rows");
+        }
+        float[] out = new float[(int) shape.size()];
+        int at = 0;
+        for (HostTensor b : blocks) {
+            float[] part = b.toFloatArray();
+            System.arraycopy(part, 0, out, at, part.length);
+            at += part.length;
+        }
+        return out;
     }
 
     /**
@@ -267,13 +420,23 @@ public final class HostTensor {
         if (flatIndex < 0 || flatIndex >= shape.size()) {
             throw new IndexOutOfBoundsException("HostTensor.get: index " + flatIndex + " outside shape " + shape);
         }
+        if (blocks != null) {
+            int at = flatIndex;
+            for (HostTensor b : blocks) {
+                if (at < b.shape.size()) {
+                    return b.get(at);
+                }
+                at -= (int) b.shape.size();
+            }
+        }
         if (type == WeightType.F64) {
             return held("get").getDouble(flatIndex * 8);
         }
-        int block = flatIndex / type.blockSize();
-        ByteBuffer one = held("get").duplicate().position(block * type.blockBytes())
-                .limit((block + 1) * type.blockBytes());
-        return type.decode(one, Shape.of(1, type.blockSize()))[flatIndex % type.blockSize()];
+        int size = type == WeightType.I8 ? shape.dim(1) : type.blockSize();
+        int bytes = Math.toIntExact(type.rowBytes(size));
+        int block = flatIndex / size;
+        ByteBuffer one = held("get").duplicate().position(block * bytes).limit((block + 1) * bytes);
+        return type.decode(one, Shape.of(1, size))[flatIndex % size];
     }
 
     /**
@@ -282,6 +445,17 @@ public final class HostTensor {
      * @return the row-major index of the first NaN or infinite value, or -1 if every value is finite
      */
     public int indexOfNonFinite() {
+        if (blocks != null) {
+            long at = 0;
+            for (HostTensor part : blocks) {
+                int i = part.indexOfNonFinite();
+                if (i >= 0) {
+                    return Math.toIntExact(at + i);
+                }
+                at += part.shape.size();
+            }
+            return -1;
+        }
         ByteBuffer b = held("indexOfNonFinite").slice().order(ByteOrder.LITTLE_ENDIAN);
         int n = (int) shape.size();
         switch (type) {
@@ -348,7 +522,19 @@ public final class HostTensor {
             throw new IllegalArgumentException("HostTensor.toWeight: a weight is a matrix, but the shape is " + shape);
         }
         if (as == type) {
-            return scope.weight(held("toWeight").duplicate(), type, shape);
+            if (blocks == null) {
+                return scope.weight(held("toWeight").duplicate(), type, shape);
+            }
+            if (byteSize() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("HostTensor.toWeight: " + type + shape + " has " + byteSize()
+                        + " bytes, more than the one buffer a backend takes a weight's bytes in holds ("
+                        + Integer.MAX_VALUE + "); bind it in a smaller storage type");
+            }
+            ByteBuffer joined = ByteBuffer.allocate((int) byteSize()).order(ByteOrder.LITTLE_ENDIAN);
+            for (HostTensor b : blocks) {
+                joined.put(b.held("toWeight").duplicate());
+            }
+            return scope.weight(joined.flip(), type, shape);
         }
         if (as == WeightType.F64) {
             ByteBuffer b = ByteBuffer.allocate(Math.toIntExact(shape.size() * 8)).order(ByteOrder.LITTLE_ENDIAN);
@@ -367,6 +553,10 @@ public final class HostTensor {
         if (s.size() != shape.size()) {
             throw new IllegalArgumentException("HostTensor.reshape: shape " + shape + " cannot become " + s);
         }
+        if (type == WeightType.I8 && !s.equals(shape)) {
+            throw new IllegalArgumentException("HostTensor.reshape: an I8 matrix " + shape + " keeps its rows, whose"
+                    + " scales and zero points it carries; it cannot become " + s);
+        }
         return new HostTensor(s, type, held("reshape"), mapping);
     }
 
@@ -381,10 +571,31 @@ public final class HostTensor {
         if (dims.length == 0 || from < 0 || to > dims[0] || from >= to) {
             throw new IllegalArgumentException("HostTensor.rows: rows [" + from + ", " + to + ") of shape " + shape);
         }
+        if (blocks != null) {
+            List<HostTensor> inside = new java.util.ArrayList<>();
+            int first = 0;
+            for (HostTensor b : blocks) {
+                int n = b.shape.dim(0);
+                int lo = Math.max(from, first);
+                int hi = Math.min(to, first + n);
+                if (lo < hi) {
+                    inside.add(b.rows(lo - first, hi - first));
+                }
+                first += n;
+            }
+            return inside.size() == 1 ? inside.get(0) : new HostTensor(Shape.of(withRows(dims, to - from)), type,
+                    inside);
+        }
         int row = Math.toIntExact(bytes(shape, type) / dims[0]);
         dims[0] = to - from;
         return new HostTensor(Shape.of(dims), type, held("rows").duplicate().position(from * row).limit(to * row),
                 mapping);
+    }
+
+    private static int[] withRows(int[] dims, int rows) {
+        int[] d = dims.clone();
+        d[0] = rows;
+        return d;
     }
 
     /**
@@ -414,7 +625,7 @@ public final class HostTensor {
         for (HostTensor p : parts) {
             total += p.shape.size();
         }
-        ByteBuffer all = ByteBuffer.allocate(Math.toIntExact(total / out.blockSize() * out.blockBytes()))
+        ByteBuffer all = ByteBuffer.allocate(Math.toIntExact(bytes(Shape.of(dims), out)))
                 .order(ByteOrder.LITTLE_ENDIAN);
         for (HostTensor p : parts) {
             if (p.type == out) {
@@ -437,7 +648,7 @@ public final class HostTensor {
         if (shape.rank() != 2) {
             throw new IllegalArgumentException("HostTensor.transpose: shape " + shape + " is not a matrix");
         }
-        if (type.isQuantized()) {
+        if (type.isQuantized() || type == WeightType.I8) {
             throw new IllegalArgumentException("HostTensor.transpose: a " + type + " matrix " + shape + " is stored"
                     + " in blocks along its rows and cannot be transposed in place");
         }

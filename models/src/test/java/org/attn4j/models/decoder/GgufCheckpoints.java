@@ -482,6 +482,7 @@ public final class GgufCheckpoints {
             case IQ4_NL -> 25;
             case IQ4_XS -> 30;
             case BF16 -> 32;
+            case I8 -> throw new IllegalArgumentException("GGUF has no I8 (ONNX Runtime's per-row int8) weights");
         };
     }
 

@@ -32,7 +32,9 @@ import org.attn4j.models.io.Gguf;
 import org.attn4j.models.io.GgufWriter;
 import org.attn4j.models.io.SafeTensors;
 import org.attn4j.models.parameters.HostTensor;
+import org.attn4j.models.parameters.QuantMix;
 import org.attn4j.models.parameters.StateDict;
+import org.attn4j.models.parameters.WeightCensus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -565,6 +567,70 @@ class GgufDecoderTest {
              KvCache cache = model.newCache(1, 4); Scope scope = model.backend().newScope()) {
             assertEquals(Shape.of(1, 3, 96), model.forward(scope, new int[][] {{1, 2, 3}}, cache).shape());
         }
+    }
+
+    @Test
+    void aMixQuantizesEachMatrixToTheTypeLlamaCppChoosesAndTheCensusCountsThem() throws IOException {
+        // hidden 64 and intermediate 96 divide into no K-type block: Q4_K falls back to Q5_0, Q6_K to Q8_0; the
+        // output takes Q8_0; of 2 layers only the last gets more bits (its attn_v and ffn_down)
+        Path file = dir.resolve("llama.gguf");
+        tiny("llama").write(file);
+        Gguf.Contents g = Gguf.read(file);
+        try (CausalLM model = CausalLM.loadReleasing(g, Backends.load("ejml"), DType.F32, null, QuantMix.Q4_K_M);
+             KvCache cache = model.newCache(1, 4); Scope scope = model.backend().newScope()) {
+            WeightCensus census = model.census();
+            assertEquals("Q4_K_M", census.name());
+            assertEquals(Map.of(WeightType.Q5_0, 13, WeightType.Q8_0, 3, WeightType.F32, 5), census.counts());
+            long matrices = WeightType.Q5_0.byteSize(Shape.of(96, 64)) + WeightType.Q8_0.byteSize(Shape.of(96, 64))
+                    + 2 * (2 * WeightType.Q5_0.byteSize(Shape.of(64, 64)) + WeightType.Q5_0.byteSize(Shape.of(32, 64))
+                    + WeightType.Q5_0.byteSize(Shape.of(192, 64)))
+                    + WeightType.Q5_0.byteSize(Shape.of(32, 64)) + WeightType.Q8_0.byteSize(Shape.of(32, 64))
+                    + WeightType.Q5_0.byteSize(Shape.of(64, 96)) + WeightType.Q8_0.byteSize(Shape.of(64, 96));
+            assertTrue(census.bytes() >= matrices + 5 * 64 * 4, census.toString());
+            assertEquals(Shape.of(1, 3, 96), model.forward(scope, new int[][] {{1, 2, 3}}, cache).shape());
+        }
+        assertTrue(g.tensors().asMap().values().stream().allMatch(HostTensor::isReleased));
+    }
+
+    @Test
+    void theUndoneRowsViewTheFilesMapUntilBoundInsteadOfCopyingIt() throws IOException {
+        Path file = dir.resolve("views.gguf");
+        tiny("llama").write(file);
+        Gguf.Contents g = Gguf.read(file);
+        HostTensor q = GgufDecoder.read(g).state().get("model.layers.0.self_attn.q_proj.weight");
+        float[] before = q.toFloatArray();
+        try (Scope scope = Backends.load("ejml").newScope()) {
+            assertArrayEquals(before, q.toWeight(scope, WeightType.F32).toFloatArray(),
+                    "bound in its own type, the rows are gathered in their new order");
+        }
+        g.tensors().get("blk.0.attn_q.weight").release();
+        assertThrows(IllegalStateException.class, q::toFloatArray, "a view of the released map");
+    }
+
+    @Test
+    void aFilesMixIsNamedByItsFileTypeAndCountedByType() throws IOException {
+        Gguf.Contents g = Gguf.read(tiny("llama").put("general.file_type",
+                new Gguf.Value(Gguf.ValueType.UINT32, null, 15L)).toBytes());
+        long matrices = 2 * 96 * 64 + 2 * (64 * 64 + 32 * 64 + 32 * 64 + 64 * 64 + 192 * 64 + 64 * 96);
+        try (CausalLM model = CausalLM.load(g, Backends.load("ejml"), DType.F32, null)) {
+            assertEquals("Q4_K_M", model.census().name());
+            assertEquals(Map.of(WeightType.F32, 21), model.census().counts());
+            assertTrue(model.census().bytes() >= (matrices + 5 * 64) * 4, model.census().toString());
+        }
+        try (CausalLM model = CausalLM.load(g, Backends.load("ejml"), DType.F32, WeightType.Q8_0)) {
+            assertEquals("Q8_0", model.census().name());
+            assertEquals(Map.of(WeightType.Q8_0, 16, WeightType.F32, 5), model.census().counts());
+            assertTrue(model.census().bytes() >= matrices / 32 * 34 + 5 * 64 * 4, model.census().toString());
+        }
+    }
+
+    @Test
+    void aMixIsRefusedWhereItCannotBeProduced() throws IOException {
+        Gguf.Contents g = Gguf.read(tiny("llama").toBytes());
+        String message = assertThrows(IllegalArgumentException.class,
+                () -> CausalLM.loadReleasing(g, Backends.load("ejml"), DType.F32, null, QuantMix.Q3_K_M))
+                .getMessage();
+        assertTrue(message.contains("Q3_K_M") && message.contains("q4_k_m"), message);
     }
 
     @SuppressWarnings("unchecked")

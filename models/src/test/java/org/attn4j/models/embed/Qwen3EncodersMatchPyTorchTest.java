@@ -193,7 +193,7 @@ class Qwen3EncodersMatchPyTorchTest {
     @Test
     void anUnknownKeyOfTheSentenceTransformersConfigIsRefusedByName(@TempDir Path dir) throws IOException {
         Path copy = copyOf(fixture("qwen3-embedding"), dir.resolve("copy"));
-        Files.writeString(copy.resolve(Prompts.FILE), "{\"prompts\": {}, \"truncate_dim\": 8}");
+        Files.writeString(copy.resolve("config_sentence_transformers.json"), "{\"prompts\": {}, \"truncate_dim\": 8}");
         IOException e = assertThrows(IOException.class, () -> SentenceEmbedder.load(copy, Backends.load("ejml"),
                 EmbeddingOptions.defaults()));
         assertTrue(e.getMessage().contains("truncate_dim"), e.getMessage());

@@ -64,14 +64,25 @@ class SentenceEmbedderTest {
         }
         int d = 16;
         double[] v = new double[d];
+        int n = ids.length;
         for (int j = 0; j < d; j++) {
             double acc = pooling == Pooling.MAX ? Double.NEGATIVE_INFINITY : 0;
-            int first = pooling == Pooling.LAST_TOKEN ? ids.length - 1 : 0;
-            for (int i = first; i < (pooling == Pooling.CLS ? 1 : ids.length); i++) {
+            for (int i = 0; i < n; i++) {
                 double x = h[i * d + j];
-                acc = pooling == Pooling.MAX ? Math.max(acc, x) : acc + x;
+                acc = switch (pooling) {
+                    case MAX -> Math.max(acc, x);
+                    case CLS -> i == 0 ? x : acc;
+                    case LAST_TOKEN -> i == n - 1 ? x : acc;
+                    case WEIGHTED_MEAN -> acc + (i + 1) * x;
+                    default -> acc + x;
+                };
             }
-            v[j] = pooling == Pooling.MEAN ? acc / ids.length : acc;
+            v[j] = switch (pooling) {
+                case MEAN -> acc / n;
+                case MEAN_SQRT_LEN -> acc / Math.sqrt(n);
+                case WEIGHTED_MEAN -> acc / (n * (n + 1) / 2.0);
+                default -> acc;
+            };
         }
         double norm = 0;
         for (double x : v) {

@@ -28,8 +28,8 @@ class GgufBlockTypesTest {
     }
 
     @ParameterizedTest
-    @EnumSource(WeightType.class)
-    void everyWeightTypeIsReadInItsOwnBytesAndValues(WeightType type) throws Exception {
+    @EnumSource(value = WeightType.class, mode = EnumSource.Mode.EXCLUDE, names = "I8")
+    void everyGgufWeightTypeIsReadInItsOwnBytesAndValues(WeightType type) throws Exception {
         Shape shape = Shape.of(3, 512);
         ByteBuffer bytes = type.encode(gaussian(1536, type.ordinal()), shape);
         byte[] file = new GgufWriter().tensor("blk.0.ffn_down.weight", HostTensor.wrap(shape, type, bytes.duplicate()))

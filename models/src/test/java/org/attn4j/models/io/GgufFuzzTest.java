@@ -106,6 +106,9 @@ class GgufFuzzTest {
         seeds.add(all.toBytes());
         GgufWriter typed = new GgufWriter().alignment(64).string("general.architecture", "llama");
         for (WeightType t : WeightType.values()) {
+            if (t == WeightType.I8) {
+                continue;
+            }
             Shape s = Shape.of(2, Math.max(32, t.blockSize()));
             typed.tensor("w." + t, HostTensor.wrap(s, t, t.encode(floats(r, 2 * s.dim(1)), s)));
         }

@@ -10,10 +10,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import org.attn4j.api.Shape;
+import org.attn4j.api.WeightType;
+import org.attn4j.models.parameters.HostTensor;
 import org.junit.jupiter.api.Test;
 
 class OnnxStateDictTest {
@@ -131,6 +135,51 @@ class OnnxStateDictTest {
         assertArrayEquals(new long[] {3, 2}, sd.get("enc.dense.weight").dims());
         assertArrayEquals(new float[] {0.5f, 2f, -6f, 8f, 1f, -1.25f}, sd.get("enc.dense.weight").toFloatArray(),
                 "W[o][i] = (B[i][o] - zp[o]) * s[o]");
+    }
+
+    @Test
+    void keepsMatMulIntegerWeightsInIntegersAsI8RowsWhenTheirInputIsDynamicallyQuantized() {
+        Proto[] nodes = {
+            Proto.node("/enc/dense/quant", "DynamicQuantizeLinear", "x"),
+            Proto.node("/enc/dense/MatMul_quant_scales_mul", "Mul", "x_scale", "onnx::MatMul_1_scale"),
+            Proto.node("/enc/dense/MatMul_quant", "MatMulInteger", "/enc/dense/quant_output_0",
+                    "onnx::MatMul_1_quantized", "x_zp", "onnx::MatMul_1_zero_point"),
+            Proto.node("/enc/dense/cast", "Cast", "/enc/dense/MatMul_quant_output_0"),
+            Proto.node("/enc/dense/MatMul_quant_output_scale_mul", "Mul", "/enc/dense/cast_output_0",
+                    "/enc/dense/MatMul_quant_scales_mul_output_0"),
+            Proto.node("/enc/dense/Add", "Add", "onnx::Add_9", "/enc/dense/MatMul_quant_output_scale_mul_output_0"),
+        };
+        Map<String, HostTensor> sd = OnnxStateDict.parameters(readModel(nodes,
+                int8("onnx::MatMul_1_quantized", new long[] {2, 3}, 1, -2, 3, 4, 5, -6),
+                int8("onnx::MatMul_1_zero_point", new long[] {3}, 0, 1, -1),
+                Proto.floatTensor("onnx::MatMul_1_scale", new long[] {3}, 0.5f, 2f, 0.25f),
+                Proto.floatTensor("onnx::Add_9", new long[] {3}, 1f, 2f, 3f)));
+        assertEquals(List.of("enc.dense.bias", "enc.dense.weight"), List.copyOf(new TreeSet<>(sd.keySet())));
+        HostTensor w = sd.get("enc.dense.weight");
+        assertEquals(WeightType.I8, w.type());
+        assertEquals(Shape.of(3, 2), w.shape());
+        assertArrayEquals(new float[] {0.5f, 2f, -6f, 8f, 1f, -1.25f}, w.toFloatArray(),
+                "W[o][i] = (B[i][o] - zp[o]) * s[o], the values map() dequantizes to");
+        ByteBuffer b = w.bytes();
+        assertEquals(2f, b.getFloat(10), 0f, "row 1: its column's scale");
+        assertEquals(1, b.getInt(14), "row 1: its column's zero point");
+        assertEquals(-2, b.get(18), "row 1: B[0][1]");
+    }
+
+    @Test
+    void refusesToKeepInIntegersAMatMulIntegerWhoseInputNoDynamicQuantizeLinearMade() {
+        Proto[] nodes = {
+            Proto.node("/enc/dense/MatMul_quant_scales_mul", "Mul", "x_scale", "onnx::MatMul_1_scale"),
+            Proto.node("/enc/dense/MatMul_quant", "MatMulInteger", "xq", "onnx::MatMul_1_quantized"),
+            Proto.node("/enc/dense/cast", "Cast", "/enc/dense/MatMul_quant_output_0"),
+            Proto.node("/enc/dense/MatMul_quant_output_scale_mul", "Mul", "/enc/dense/cast_output_0",
+                    "/enc/dense/MatMul_quant_scales_mul_output_0"),
+        };
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> OnnxStateDict.parameters(
+                readModel(nodes, int8("onnx::MatMul_1_quantized", new long[] {2, 3}, 1, -2, 3, 4, 5, -6),
+                        Proto.floatTensor("onnx::MatMul_1_scale", new long[] {3}, 0.5f, 2f, 0.25f))));
+        assertTrue(e.getMessage().contains("'/enc/dense/MatMul_quant'")
+                && e.getMessage().contains("DynamicQuantizeLinear"), e.getMessage());
     }
 
     @Test
