@@ -48,7 +48,8 @@ import picocli.CommandLine.Spec;
                         + "sharded index, model.onnx or onnx/model.onnx); a sentence-transformers folder (modules.json,"
                         + " 1_Pooling/config.json, a Dense projection, Normalize, sentence_bert_config.json and "
                         + "config_sentence_transformers.json set pooling, projection, normalisation, length and "
-                        + "prompts); an"
+                        + "prompts); a Qwen3-Embedding folder (model_type qwen3: the last token's hidden state, "
+                        + "queries with --prompt-name query); an"
                         + " .onnx file (its configuration read from the graph: sizes from the weights, the head count "
                         + "from the attention reshapes; a config.json beside it that contradicts the graph is refused);"
                         + " a jar holding an .onnx model and its tokenizer, such as langchain4j's "
@@ -109,7 +110,9 @@ final class EmbedCommand implements Callable<Integer> {
     private String promptName;
 
     @Option(names = "--prompt", paramLabel = "TEXT",
-            description = "Put TEXT before every text instead of the model's prompt (\"\" for none).")
+            description = "Put TEXT before every text instead of the model's prompt (\"\" for none), such as "
+                    + "Qwen3-Embedding's instruction for queries: \"Instruct: TASK\\nQuery:\" (a \\n in TEXT stands "
+                    + "for a line break).")
     private String prompt;
 
     @Option(names = "--long", paramLabel = "MODE",
@@ -181,7 +184,7 @@ final class EmbedCommand implements Callable<Integer> {
             options = options.withPromptName(promptName);
         }
         if (prompt != null) {
-            options = options.withPrompt(prompt);
+            options = options.withPrompt(prompt.replace("\\n", "\n"));
         }
         long inputBytes = -1;
         TextSource source = null;
@@ -375,15 +378,15 @@ final class EmbedCommand implements Callable<Integer> {
     /** Loads the model; what is wrong with its files is bad input, on one line. */
     private SentenceEmbedder load(Checkpoint checkpoint, BackendChoice choice, EmbeddingOptions options)
             throws IOException {
-        if (checkpoint == null) {
-            return SentenceEmbedder.loadDefault(choice.backend(), options);
-        }
         try {
+            if (checkpoint == null) {
+                return SentenceEmbedder.loadDefault(choice.backend(), options);
+            }
             return SentenceEmbedder.from(checkpoint, choice.backend(), options);
         } catch (NoSuchFileException e) {
             throw bad("--model " + model + ": " + CheckpointOption.missing(e));
         } catch (IOException | IllegalArgumentException e) {
-            throw bad("--model " + model + ": " + oneLine(e.getMessage()));
+            throw bad((model == null ? "the embedded model" : "--model " + model) + ": " + oneLine(e.getMessage()));
         }
     }
 

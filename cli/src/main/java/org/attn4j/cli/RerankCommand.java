@@ -49,7 +49,8 @@ final class RerankCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Option(names = "--model", paramLabel = "PATH", required = true,
-            description = "The cross-encoder: a folder, an .onnx file or a jar.")
+            description = "The cross-encoder: a folder (a BERT-family classifier, or a Qwen3-Reranker), an .onnx "
+                    + "file or a jar.")
     private Path model;
 
     @Option(names = "--tokenizer", paramLabel = "FILE",
@@ -69,6 +70,12 @@ final class RerankCommand implements Callable<Integer> {
 
     @Option(names = "--sigmoid", description = "Map scores into (0, 1) with 1 / (1 + exp(-logit)).")
     private boolean sigmoid;
+
+    @Option(names = "--instruction", paramLabel = "TEXT",
+            description = "The task a Qwen3-Reranker judges each pair for (default: its model card's \"Given a web "
+                    + "search query, retrieve relevant passages that answer the query\"); other cross-encoders read "
+                    + "none.")
+    private String instruction;
 
     @Option(names = "--backend", paramLabel = "NAME",
             description = "The backend to run on (see 'attn4j backends').")
@@ -113,6 +120,9 @@ final class RerankCommand implements Callable<Integer> {
         RerankOptions options = RerankOptions.defaults().withBatchSize(batchSize);
         if (sigmoid) {
             options = options.withSigmoid(true);
+        }
+        if (instruction != null) {
+            options = options.withInstruction(instruction);
         }
         try (CrossEncoder encoder = load(checkpoint, choice, options)) {
             List<CrossEncoder.Ranked> ranked = encoder.rank(query, passages);

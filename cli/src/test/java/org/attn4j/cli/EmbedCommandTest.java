@@ -382,6 +382,29 @@ class EmbedCommandTest {
     }
 
     @Test
+    void aPromptNameTheModelDoesNotHaveIsOneLineAndExitTwo() {
+        Cli r = Cli.run("embed", "--backend", "ejml", "--prompt-name", "query", CAT);
+        assertEquals(2, r.exitCode(), r.transcript());
+        assertEquals(1, r.err().strip().lines().count(), r.transcript());
+        assertTrue(r.err().contains("the embedded model: SentenceEmbedder: prompt name 'query' is not one of the "
+                + "model's prompts []"), r.transcript());
+    }
+
+    @Test
+    void aPromptIsReadBeforeEveryTextAndAnEscapedNewLineIsALineBreak() throws IOException {
+        Cli plain = Cli.run("embed", "--backend", "ejml", "--ids", "--output", "-", "query: a\ncat");
+        Cli prompted = Cli.run("embed", "--backend", "ejml", "--ids", "--output", "-", "--prompt", "query: a\\n",
+                "cat");
+        assertEquals(0, plain.exitCode(), plain.transcript());
+        assertEquals(0, prompted.exitCode(), prompted.transcript());
+        JsonNode a = JSON.readTree(plain.out());
+        JsonNode b = JSON.readTree(prompted.out());
+        assertEquals("cat", b.get("text").asText());
+        assertEquals(a.get("ids"), b.get("ids"));
+        assertEquals(a.get("embedding"), b.get("embedding"));
+    }
+
+    @Test
     void aModelItsFilesContradictIsOneLineAndExitTwo() throws IOException {
         Path folder = Files.createDirectories(dir.resolve("gpt"));
         Files.writeString(folder.resolve("config.json"), "{\"model_type\": \"gpt2\", \"n_embd\": 768}");

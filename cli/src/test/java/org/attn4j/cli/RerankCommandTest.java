@@ -100,6 +100,7 @@ class RerankCommandTest {
                 List.of("--query", QUERY, "--model", dir.resolve("absent").toString(), "a"),
                 List.of("--query", QUERY, "--model", model.toString(), "--top", "0", "a"),
                 List.of("--query", QUERY, "--model", encoder.toString(), "a"),
+                List.of("--query", QUERY, "--model", model.toString(), "--instruction", "judge", "a"),
                 List.of("--model", model.toString(), "a"))) {
             List<String> all = new java.util.ArrayList<>(List.of("rerank", "--backend", "ejml"));
             all.addAll(args);
@@ -110,5 +111,8 @@ class RerankCommandTest {
         }
         Cli r = Cli.run("rerank", "--backend", "ejml", "--query", QUERY, "--model", encoder.toString(), "a");
         assertTrue(r.err().contains("is not a cross-encoder: it has no classifier.weight"), r.transcript());
+        r = Cli.run("rerank", "--backend", "ejml", "--query", QUERY, "--model", model.toString(), "--instruction",
+                "judge", "a");
+        assertTrue(r.err().contains("which reads no instruction"), r.transcript());
     }
 }

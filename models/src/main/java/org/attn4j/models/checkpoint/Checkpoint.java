@@ -39,6 +39,9 @@ import org.attn4j.models.tokenize.TokenizerConfig;
  *   <tr><th>path</th><th>{@link Format}</th><th>{@link Kind}</th></tr>
  *   <tr><td>a folder with {@code config.json} whose {@code model_type} is a decoder family</td><td>{@code FOLDER}</td>
  *       <td>{@code DECODER}</td></tr>
+ *   <tr><td>a folder with {@code config.json} whose {@code model_type} is {@code qwen3}, opened for an encoder or
+ *       holding a sentence-transformers {@code modules.json} (Qwen3-Embedding; Qwen3-Reranker when opened for an
+ *       encoder)</td><td>{@code FOLDER}</td><td>{@code ENCODER}</td></tr>
  *   <tr><td>any other Hugging Face or sentence-transformers folder (a BERT-family {@code config.json}, or an ONNX
  *       export)</td><td>{@code FOLDER}</td><td>{@code ENCODER}</td></tr>
  *   <tr><td>a {@code .safetensors} file: the folder that holds it, as above</td><td>{@code SAFETENSORS}</td>
@@ -83,6 +86,8 @@ import org.attn4j.models.tokenize.TokenizerConfig;
  * }</pre>
  */
 public final class Checkpoint {
+    /** The decoder family also read as an encoder (Qwen3-Embedding, Qwen3-Reranker). */
+    private static final String QWEN3 = "qwen3";
 
     /** The form a checkpoint came in. */
     public enum Format {
@@ -274,6 +279,18 @@ public final class Checkpoint {
             c.configJson = config;
             c.configSource = configFile.toString();
             c.family = modelType;
+            c.readEncoder(dir, dir.toString(), null, false, tokenizerFile);
+            return c;
+        }
+        boolean sentenceTransformers = Files.isRegularFile(dir.resolve("modules.json"));
+        if (modelType.equals(QWEN3) && expected != Kind.DECODER
+                && (expected == Kind.ENCODER || sentenceTransformers)) {
+            Checkpoint c = new Checkpoint(path, format, Kind.ENCODER);
+            c.configJson = config;
+            c.configSource = configFile.toString();
+            c.family = modelType;
+            c.notes.add("a qwen3 decoder read as an encoder (" + (sentenceTransformers
+                    ? "a sentence-transformers folder" : "asked for as one") + "): Qwen3-Embedding or Qwen3-Reranker");
             c.readEncoder(dir, dir.toString(), null, false, tokenizerFile);
             return c;
         }

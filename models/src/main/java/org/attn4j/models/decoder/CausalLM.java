@@ -348,7 +348,7 @@ public final class CausalLM implements AutoCloseable {
      * @return logits {@code [B, L, V]}
      */
     public Tensor forward(Scope scope, int[][] ids, KvCache cache) {
-        return run(scope, ids, cache, false);
+        return run(scope, ids, cache, Output.LOGITS);
     }
 
     /**
@@ -361,7 +361,30 @@ public final class CausalLM implements AutoCloseable {
      * @return logits {@code [B, V]}
      */
     public Tensor next(Scope scope, int[][] ids, KvCache cache) {
-        return run(scope, ids, cache, true);
+        return run(scope, ids, cache, Output.LAST_LOGITS);
+    }
+
+    /**
+     * As {@link #forward}, but returns the final norm's output instead of logits, for models that read the
+     * decoder's hidden states (an embedding model pools them):
+     * <pre>
+     *   h = finalNorm(blocks(embed(ids)))      [B, L, E]      (Gemma's embedding scale, GPT-2's positions included)
+     * </pre>
+     * The LM head does no work. Left padding declared on the cache ({@link KvCache#setPadding}) hides the fillers
+     * from every real token; the fillers' own rows are of no meaning.
+     *
+     * @param scope receives the hidden states
+     * @param ids {@code [B][L]} token ids, every row of one length, each id in {@code [0, V)}
+     * @param cache this model's cache with room for {@code L} more positions
+     * @return hidden states {@code [B, L, E]}
+     */
+    public Tensor hidden(Scope scope, int[][] ids, KvCache cache) {
+        return run(scope, ids, cache, Output.HIDDEN);
+    }
+
+    /** What {@link #run} returns. */
+    private enum Output {
+        LOGITS, LAST_LOGITS, HIDDEN
     }
 
     /**
@@ -429,7 +452,7 @@ public final class CausalLM implements AutoCloseable {
      * with a cache of no more than that many positions runs the cached tokens again with the new ones, so that the
      * cached keys are rotated as the new ones are.
      */
-    private Tensor run(Scope scope, int[][] ids, KvCache cache, boolean lastOnly) {
+    private Tensor run(Scope scope, int[][] ids, KvCache cache, Output output) {
         check(ids, cache);
         int l = ids[0].length;
         int[][] input = ids;
@@ -442,16 +465,16 @@ public final class CausalLM implements AutoCloseable {
         try (Scope work = backend.newScope()) {
             Ops t = work.ops();
             Tensor hidden = architecture.hidden(t, input, cache);
-            if (lastOnly) {
+            if (output == Output.LAST_LOGITS) {
                 Tensor last = n == 1 ? hidden : t.split(hidden, new int[] {n - 1, 1}, 1).get(1);
                 hidden = t.reshape(last, ids.length, config.hidden());
             } else if (n > l) {
                 hidden = t.split(hidden, new int[] {n - l, l}, 1).get(1);
             }
-            Tensor logits = scope.adopt(architecture.logits(t, hidden));
+            Tensor out = scope.adopt(output == Output.HIDDEN ? hidden : architecture.logits(t, hidden));
             cache.record(input);
             cache.advance(n);
-            return logits;
+            return out;
         }
     }
 

@@ -4,8 +4,9 @@
  * Gemma 2, Gemma 3 and the text decoder of its image-text checkpoints, Phi-3) read strictly from a Hugging Face
  * folder ({@code config.json} and safetensors) under their {@code state_dict} names or from a GGUF file as
  * llama.cpp's converter writes it, into a {@link org.attn4j.models.decoder.CausalLM} with a
- * {@link org.attn4j.models.decoder.KvCache} preallocated per layer. Sampling, generation and chat live one layer up,
- * in {@code org.attn4j.models.generate}.
+ * {@link org.attn4j.models.decoder.KvCache} preallocated per layer; its {@code hidden} gives the final norm's states
+ * instead of logits, which {@code org.attn4j.models.embed} pools for Qwen3-Embedding. Sampling, generation and chat
+ * live one layer up, in {@code org.attn4j.models.generate}.
  *
  * <p>What lives where: {@code DecoderConfig} and {@code ConfigJson} read a config strictly, one reader per family
  * ({@code Gpt2}, {@code Llama}, {@code Mistral}, {@code Qwen2}, {@code Qwen3}, {@code Gemma}, {@code Gemma2},

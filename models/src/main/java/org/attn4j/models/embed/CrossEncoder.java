@@ -26,6 +26,9 @@ import org.attn4j.models.tokenize.Tokenizer;
  *   score  = logit, or 1 / (1 + exp(-logit)) when the model's config.json names a Sigmoid activation
  *            (sentence_transformers.activation_fn) or the options ask for it
  * </pre>
+ * A Qwen3-Reranker folder ({@code model_type} {@code qwen3}) is read as its model card reads it
+ * ({@code Qwen3Reranker}): the pair in its instruction prompt, {@code logit = z[yes] − z[no]} of the last position,
+ * and by default {@code score = P(yes) = 1 / (1 + exp(-logit))}; {@link RerankOptions#withInstruction} sets the task.
  * A higher score is a better passage. The parameters are uploaded once, at load, and freed by {@link #close()}; a
  * cross-encoder may be shared by threads.
  *
@@ -42,6 +45,7 @@ public final class CrossEncoder implements AutoCloseable {
 
     private final SequenceClassifier model;
     private final Parameters parameters;
+    private final Qwen3Reranker decoder;
     private final Tokenizer tokenizer;
     private final boolean sigmoid;
     private final String activationStatedBy;
@@ -76,6 +80,10 @@ public final class CrossEncoder implements AutoCloseable {
             throw new IllegalArgumentException("CrossEncoder: backend " + backend.name() + " does not support "
                     + options.dtype());
         }
+        if (options.instruction().isPresent()) {
+            throw new IllegalArgumentException("CrossEncoder: " + c.description() + " is a BERT-family cross-encoder,"
+                    + " which reads no instruction; RerankOptions.withInstruction is for Qwen3-Reranker");
+        }
         int labels = labels(c);
         SequenceClassifier host = c.config().loadClassifier(c.weights(), labels);
         String named = c.configJson() == null ? null
@@ -92,6 +100,7 @@ public final class CrossEncoder implements AutoCloseable {
         this.dtype = options.dtype();
         this.description = c.description();
         this.notes = c.notes();
+        this.decoder = null;
         this.parameters = Parameters.on(backend, dtype);
         try {
             this.model = host.bind(parameters);
@@ -101,8 +110,31 @@ public final class CrossEncoder implements AutoCloseable {
         }
     }
 
+    /** A Qwen3-Reranker; the caller closes {@code c}'s model if this throws. */
+    private CrossEncoder(Qwen3Checkpoint c, RerankOptions options) {
+        int positions = c.model().config().maxPositions();
+        this.maxLength = options.maxLength().orElse(positions);
+        if (maxLength > positions) {
+            throw new IllegalArgumentException("CrossEncoder: maxLength " + maxLength
+                    + " exceeds the model's max_position_embeddings " + positions);
+        }
+        this.decoder = new Qwen3Reranker(c.model(), c.tokenizer(), maxLength, options.instruction().orElse(null),
+                c.folder().toString());
+        this.sigmoid = options.sigmoid().orElse(true);
+        this.activationStatedBy = options.sigmoid().isPresent() ? "the options"
+                : "Qwen3-Reranker's recipe (P(yes), the softmax over the logits of no and yes)";
+        this.tokenizer = c.tokenizer();
+        this.batchSize = options.batchSize();
+        this.dtype = options.dtype();
+        this.description = c.folder().toString();
+        this.notes = c.notes();
+        this.parameters = null;
+        this.model = null;
+    }
+
     /**
-     * @param model a Hugging Face folder of a {@code BertForSequenceClassification} with one label, an
+     * @param model a Hugging Face folder of a {@code BertForSequenceClassification} with one label (or of a
+     *     Qwen3-Reranker, {@code model_type} {@code qwen3}), an
      *     {@code .onnx} export of one, or a jar holding one (see {@link EncoderSource})
      * @param backend where the parameters will live
      * @param options activation, length, batch size, dtype
@@ -141,6 +173,20 @@ public final class CrossEncoder implements AutoCloseable {
      */
     public static CrossEncoder from(Checkpoint checkpoint, Backend backend, RerankOptions options)
             throws IOException {
+        if (Qwen3Checkpoint.MODEL_TYPE.equals(checkpoint.family())) {
+            checkpoint.requireKind("CrossEncoder.from", Checkpoint.Kind.ENCODER);
+            if (!backend.capabilities().supports(options.dtype())) {
+                throw new IllegalArgumentException("CrossEncoder: backend " + backend.name() + " does not support "
+                        + options.dtype());
+            }
+            Qwen3Checkpoint c = Qwen3Checkpoint.of(checkpoint, backend, options.dtype(), true);
+            try {
+                return new CrossEncoder(c, options);
+            } catch (RuntimeException e) {
+                c.model().close();
+                throw e;
+            }
+        }
         return new CrossEncoder(EncoderCheckpoint.of(checkpoint, "CrossEncoder.from"), backend, options);
     }
 
@@ -178,8 +224,11 @@ public final class CrossEncoder implements AutoCloseable {
         if (query == null || passages == null || passages.stream().anyMatch(p -> p == null)) {
             throw new IllegalArgumentException("CrossEncoder.score: argument query or passages is null or holds null");
         }
-        if (!parameters.isOpen()) {
+        if (!isOpen()) {
             throw new IllegalStateException("CrossEncoder.score: the cross-encoder is closed");
+        }
+        if (decoder != null) {
+            return scoreQwen3(query, passages);
         }
         int n = passages.size();
         Encoding[] pairs = new Encoding[n];
@@ -212,6 +261,36 @@ public final class CrossEncoder implements AutoCloseable {
         return out;
     }
 
+    private double[] scoreQwen3(String query, List<String> passages) {
+        int n = passages.size();
+        int[][] pairs = new int[n][];
+        for (int i = 0; i < n; i++) {
+            pairs[i] = decoder.encode(query, passages.get(i));
+        }
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, Comparator.comparingInt(i -> pairs[i].length));
+        double[] out = new double[n];
+        for (int from = 0; from < n; from += batchSize) {
+            int to = Math.min(n, from + batchSize);
+            List<int[]> batch = new ArrayList<>(to - from);
+            for (int i = from; i < to; i++) {
+                batch.add(pairs[order[i]]);
+            }
+            double[] logits = decoder.logits(batch);
+            for (int b = 0; b < to - from; b++) {
+                out[order[from + b]] = sigmoid ? 1 / (1 + Math.exp(-logits[b])) : logits[b];
+            }
+        }
+        return out;
+    }
+
+    private boolean isOpen() {
+        return decoder != null ? decoder.isOpen() : parameters.isOpen();
+    }
+
     /**
      * @param query the query
      * @param passages the passages, none null
@@ -232,13 +311,13 @@ public final class CrossEncoder implements AutoCloseable {
      * @param query the query
      * @param passage a passage
      * @return how many tokens {@link #score} reads for the pair ({@code [CLS] query [SEP] passage [SEP]}, truncated
-     *     to {@link #maxLength()})
+     *     to {@link #maxLength()}; for a Qwen3-Reranker, its whole prompt)
      */
     public int tokenCount(String query, String passage) {
         if (query == null || passage == null) {
             throw new IllegalArgumentException("CrossEncoder.tokenCount: argument query or passage is null");
         }
-        return tokenizer.encode(query, passage).length();
+        return decoder != null ? decoder.encode(query, passage).length : tokenizer.encode(query, passage).length();
     }
 
     /** @return whether scores go through a sigmoid (else they are raw logits) */
@@ -246,7 +325,10 @@ public final class CrossEncoder implements AutoCloseable {
         return sigmoid;
     }
 
-    /** @return what set the activation: the model's config.json or "the options"; empty when nothing did */
+    /**
+     * @return what set the activation: the model's config.json, Qwen3-Reranker's recipe or "the options"; empty when
+     *     nothing did
+     */
     public java.util.Optional<String> activationStatedBy() {
         return java.util.Optional.ofNullable(activationStatedBy);
     }
@@ -268,12 +350,21 @@ public final class CrossEncoder implements AutoCloseable {
 
     /** @return the backend the parameters live on */
     public Backend backend() {
-        return parameters.backend();
+        return decoder != null ? decoder.backend() : parameters.backend();
+    }
+
+    /** @return the instruction a Qwen3-Reranker judges each pair for; empty for a BERT-family cross-encoder */
+    public java.util.Optional<String> instruction() {
+        return decoder == null ? java.util.Optional.empty() : java.util.Optional.of(decoder.instruction());
     }
 
     /** Frees the parameters; later calls throw {@link IllegalStateException}. */
     @Override
     public void close() {
-        parameters.close();
+        if (decoder != null) {
+            decoder.close();
+        } else {
+            parameters.close();
+        }
     }
 }

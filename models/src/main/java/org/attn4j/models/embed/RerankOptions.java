@@ -8,7 +8,8 @@ import org.attn4j.api.DType;
 /**
  * How a {@link CrossEncoder} scores, a value that grows by {@code with…} methods. Unset values follow the model:
  * the activation named by its {@code config.json} ({@code sentence_transformers.activation_fn}), else the raw
- * logit; its {@code max_position_embeddings} as the length.
+ * logit; its {@code max_position_embeddings} as the length. A Qwen3-Reranker reads an instruction with each pair
+ * ({@link #withInstruction}); BERT-family cross-encoders take none.
  */
 public final class RerankOptions {
     private static final RerankOptions DEFAULTS = new RerankOptions(new Values());
@@ -19,6 +20,7 @@ public final class RerankOptions {
         int maxLength;
         int batchSize = 32;
         DType dtype = DType.F32;
+        String instruction;
 
         Values copy() {
             try {
@@ -90,6 +92,25 @@ public final class RerankOptions {
         return with(o -> o.dtype = value);
     }
 
+    /**
+     * @param text the task a Qwen3-Reranker judges each pair for, the {@code {instruction}} of its prompt
+     *     {@code <Instruct>: {instruction}\n<Query>: {query}\n<Document>: {doc}} (default: "Given a web search
+     *     query, retrieve relevant passages that answer the query", the model card's); a cross-encoder that reads
+     *     no instruction refuses it at load
+     * @return a copy with the instruction set
+     */
+    public RerankOptions withInstruction(String text) {
+        if (text == null) {
+            throw new IllegalArgumentException("RerankOptions.withInstruction: argument text is null");
+        }
+        return with(o -> o.instruction = text);
+    }
+
+    /** @return the instruction asked for, empty for the model's default (or none) */
+    public Optional<String> instruction() {
+        return Optional.ofNullable(v.instruction);
+    }
+
     /** @return whether scores go through a sigmoid, empty to follow the model */
     public Optional<Boolean> sigmoid() {
         return Optional.ofNullable(v.sigmoid);
@@ -114,6 +135,6 @@ public final class RerankOptions {
     public String toString() {
         return "RerankOptions[sigmoid=" + (v.sigmoid == null ? "model" : v.sigmoid) + ", maxLength="
                 + (v.maxLength == 0 ? "model" : v.maxLength) + ", batchSize=" + v.batchSize + ", dtype=" + v.dtype
-                + "]";
+                + (v.instruction == null ? "" : ", instruction=" + v.instruction) + "]";
     }
 }

@@ -33,6 +33,13 @@ import org.attn4j.models.tokenize.Tokenizer;
  *   v      = v[0 .. dimensions)                         (Matryoshka truncation, if asked)
  *   vector = v / max(|v|₂, 1e-12)                      (unless normalisation is off)
  * </pre>
+ * A Qwen3 folder ({@code model_type} {@code qwen3}, Qwen3-Embedding) is a decoder read as an encoder: the ids are
+ * those of its {@code tokenizer.json}, whose post-processor appends {@code <|endoftext|>}; {@code h} is the decoder's
+ * final norm's output, batches padded on the left as Qwen3-Embedding's tokenizer pads them ({@code Qwen3Embedding});
+ * pooling is {@link Pooling#LAST_TOKEN} unless the folder or the options say otherwise. Queries take the instruction as a prompt: {@link
+ * EmbeddingOptions#withPromptName} {@code "query"} reads it from {@code config_sentence_transformers.json}, or
+ * {@link EmbeddingOptions#withPrompt} gives {@code "Instruct: " + task + "\nQuery:"} (the model card's
+ * {@code get_detailed_instruct}); documents take none.
  * The model's parameters are uploaded to the backend once, when it is loaded, and stay there until {@link #close()};
  * each {@link #embed} call allocates only activations and frees them before it returns. An embedder may be shared by
  * threads: each call works in its own scope.
@@ -47,6 +54,7 @@ import org.attn4j.models.tokenize.Tokenizer;
 public final class SentenceEmbedder implements AutoCloseable {
     private final Encoder model;
     private final Parameters parameters;
+    private final Qwen3Embedding decoder;
     private final Tokenizer tokenizer;
     private final Tokenizer untruncated;
     private final Pooling pooling;
@@ -65,9 +73,13 @@ public final class SentenceEmbedder implements AutoCloseable {
     private final Map<String, String> prompts;
     private final String prompt;
 
-    private SentenceEmbedder(Encoder host, Tokenizer tokenizer, Backend backend, EmbeddingOptions options,
-                             EncoderSetup folder, String description, List<String> notes) {
-        int positions = host.maxLength();
+    /**
+     * @param host the encoder, or null for a decoder
+     * @param decoder the decoder read as an encoder, or null for an encoder (its caller closes it if this fails)
+     */
+    private SentenceEmbedder(Encoder host, Qwen3Embedding decoder, Tokenizer tokenizer, Backend backend,
+                             EmbeddingOptions options, EncoderSetup folder, String description, List<String> notes) {
+        int positions = host != null ? host.maxLength() : decoder.maxPositions();
         this.maxLength = options.maxLength().orElse(folder.maxLength() > 0 ? folder.maxLength() : positions);
         if (maxLength > positions) {
             throw new IllegalArgumentException("SentenceEmbedder: maxLength " + maxLength
@@ -80,7 +92,8 @@ public final class SentenceEmbedder implements AutoCloseable {
         this.tokenizer = tokenizer.withMaxLength(maxLength);
         this.specialTokens = this.tokenizer.encode("").length();
         this.untruncated = tokenizer.withMaxLength(Integer.MAX_VALUE);
-        this.pooling = options.pooling().orElse(folder.pooling() == null ? Pooling.MEAN : folder.pooling());
+        Pooling unstated = decoder == null ? Pooling.MEAN : Pooling.LAST_TOKEN;
+        this.pooling = options.pooling().orElse(folder.pooling() == null ? unstated : folder.pooling());
         this.poolingStatedBy = options.pooling().isPresent() ? "the options" : folder.statedBy();
         this.normalize = options.normalize().orElse(folder.normalize() == null || folder.normalize());
         this.batchSize = options.batchSize();
@@ -89,7 +102,7 @@ public final class SentenceEmbedder implements AutoCloseable {
         this.description = description;
         this.notes = List.copyOf(notes);
         this.dense = folder.dense();
-        int width = host.config().hiddenSize();
+        int width = host != null ? host.config().hiddenSize() : decoder.dimension();
         for (DenseModule m : dense) {
             if (m.in() != width) {
                 throw new IllegalArgumentException("SentenceEmbedder: Dense module " + m.path() + " takes "
@@ -106,6 +119,12 @@ public final class SentenceEmbedder implements AutoCloseable {
         this.prompts = folder.prompts();
         this.prompt = options.prompt().isPresent() ? options.prompt().get()
                 : prompt(options.promptName().orElse(folder.defaultPromptName()));
+        this.decoder = decoder;
+        if (decoder != null) {
+            this.parameters = null;
+            this.model = null;
+            return;
+        }
         this.parameters = Parameters.on(backend, dtype);
         try {
             this.model = host.bind(parameters);
@@ -116,7 +135,8 @@ public final class SentenceEmbedder implements AutoCloseable {
     }
 
     /**
-     * Loads a Hugging Face folder: {@code config.json} (a {@code model_type} of {@link Encoder}'s families),
+     * Loads a Hugging Face folder: {@code config.json} (a {@code model_type} of {@link Encoder}'s families, or
+     * {@code qwen3} for Qwen3-Embedding, see {@code Qwen3Checkpoint}),
      * {@code model.safetensors} or a sharded {@code model.safetensors.index.json} (or, without either, a
      * PyTorch-exported {@code model.onnx}, its weights mapped to Hugging Face names), {@code tokenizer.json}, and,
      * when present, the sentence-transformers files that set pooling, projection, normalisation, length and prompts.
@@ -174,9 +194,26 @@ public final class SentenceEmbedder implements AutoCloseable {
      */
     public static SentenceEmbedder from(Checkpoint checkpoint, Backend backend, EmbeddingOptions options)
             throws IOException {
+        if (Qwen3Checkpoint.MODEL_TYPE.equals(checkpoint.family())) {
+            checkpoint.requireKind("SentenceEmbedder.from", Checkpoint.Kind.ENCODER);
+            if (!backend.capabilities().supports(options.dtype())) {
+                throw new IllegalArgumentException("SentenceEmbedder: backend " + backend.name()
+                        + " does not support " + options.dtype());
+            }
+            Qwen3Checkpoint c = Qwen3Checkpoint.of(checkpoint, backend, options.dtype(), false);
+            Qwen3Embedding network = new Qwen3Embedding(c.model(), c.weightBytes());
+            try {
+                return new SentenceEmbedder(null, network, c.tokenizer(), backend, options, checkpoint.setup(),
+                        checkpoint.description(), c.notes());
+            } catch (RuntimeException e) {
+                network.close();
+                throw e;
+            }
+        }
         EncoderCheckpoint c = EncoderCheckpoint.of(checkpoint, "SentenceEmbedder.from");
         Encoder host = c.config().loadEncoder(c.weights());
-        return new SentenceEmbedder(host, c.tokenizer(), backend, options, c.setup(), c.description(), c.notes());
+        return new SentenceEmbedder(host, null, c.tokenizer(), backend, options, c.setup(), c.description(),
+                c.notes());
     }
 
     /**
@@ -191,7 +228,7 @@ public final class SentenceEmbedder implements AutoCloseable {
      */
     public static SentenceEmbedder loadDefault(Backend backend, EmbeddingOptions options) throws IOException {
         DefaultModel m = DefaultModel.read();
-        return new SentenceEmbedder(m.model(), m.tokenizer(), backend, options,
+        return new SentenceEmbedder(m.model(), null, m.tokenizer(), backend, options,
                 new EncoderSetup(Pooling.MEAN, true, DefaultModel.MAX_SEQ_LENGTH, DefaultModel.SETUP),
                 DefaultModel.DESCRIPTION, List.of());
     }
@@ -239,7 +276,7 @@ public final class SentenceEmbedder implements AutoCloseable {
         if (texts == null || texts.stream().anyMatch(t -> t == null)) {
             throw new IllegalArgumentException("SentenceEmbedder.embed: argument texts is null or holds null");
         }
-        if (!parameters.isOpen()) {
+        if (!isOpen()) {
             throw new IllegalStateException("SentenceEmbedder.embed: the embedder is closed");
         }
         if (!promptText.isEmpty() && longTexts == LongTexts.SPLIT) {
@@ -314,24 +351,35 @@ public final class SentenceEmbedder implements AutoCloseable {
         }
         Arrays.sort(order, Comparator.comparingInt(i -> ids.get(i).length));
         double[][] out = new double[n][];
-        int dim = model.config().hiddenSize();
+        int dim = decoder != null ? decoder.dimension() : model.config().hiddenSize();
         for (int from = 0; from < n; from += batchSize) {
             int to = Math.min(n, from + batchSize);
             List<int[]> batch = new ArrayList<>(to - from);
             for (int i = from; i < to; i++) {
                 batch.add(ids.get(order[i]));
             }
-            BertInput input = BertInput.pad(batch);
             float[] hidden;
-            try (Scope scope = parameters.backend().newScope()) {
-                hidden = model.forward(scope, input, dtype).toFloatArray();
+            int[] mask;
+            int length;
+            if (decoder != null) {
+                Qwen3Embedding.Hidden h = decoder.hidden(batch);
+                hidden = h.hidden();
+                mask = h.mask();
+                length = h.length();
+            } else {
+                BertInput input = BertInput.pad(batch);
+                try (Scope scope = parameters.backend().newScope()) {
+                    hidden = model.forward(scope, input, dtype).toFloatArray();
+                }
+                mask = input.attentionMask();
+                length = input.length();
             }
-            int[] mask = input.attentionMask();
             for (int b = 0; b < batch.size(); b++) {
-                Arrays.fill(mask, b * input.length(), b * input.length() + Math.min(promptTokens, input.length()), 0);
+                int start = b * length + (decoder != null ? length - batch.get(b).length : 0);
+                Arrays.fill(mask, start, Math.min(start + promptTokens, (b + 1) * length), 0);
             }
             for (int b = 0; b < batch.size(); b++) {
-                out[order[from + b]] = pool(pooling, hidden, mask, b, input.length(), dim);
+                out[order[from + b]] = pool(pooling, hidden, mask, b, length, dim);
             }
         }
         return out;
@@ -347,21 +395,23 @@ public final class SentenceEmbedder implements AutoCloseable {
 
     /**
      * @param text a text
-     * @return its tokens as the encoder sees them, {@code [CLS]} and {@code [SEP]} included, after truncation
+     * @return its tokens as {@link #embed(List)} reads them: after the prompt in use ({@link #prompt()}), special
+     *     tokens ({@code [CLS]} and {@code [SEP]}, …) included, after truncation
      */
     public List<String> tokens(String text) {
-        return tokenizer.encode(text).tokens();
+        return tokenizer.encode(prompt + text).tokens();
     }
 
     /**
      * How long a text is before truncation, so that a caller can refuse a text that {@link #embed} would cut short.
      *
      * @param text a text
-     * @return its number of tokens without truncation, {@code [CLS]} and {@code [SEP]} included; more than
+     * @return its number of tokens without truncation, the prompt in use ({@link #prompt()}) and {@code [CLS]} and
+     *     {@code [SEP]} included; more than
      *     {@link #maxLength()} when {@link #embed} would read only its first {@link #maxLength()} tokens
      */
     public int tokenCount(String text) {
-        return untruncated.encode(text).length();
+        return untruncated.encode(prompt + text).length();
     }
 
     /**
@@ -373,10 +423,14 @@ public final class SentenceEmbedder implements AutoCloseable {
      *     in head {@code h}, with the tokens of {@link #tokens(String)}; each row sums to 1
      */
     public double[][][] attentionWeights(String text, int layer) {
-        if (!parameters.isOpen()) {
+        if (!isOpen()) {
             throw new IllegalStateException("SentenceEmbedder.attentionWeights: the embedder is closed");
         }
-        int[] ids = tokenizer.encode(text).ids();
+        if (decoder != null) {
+            throw new UnsupportedOperationException("SentenceEmbedder.attentionWeights: " + description
+                    + " is a qwen3 decoder; attention weights are offered for encoders only");
+        }
+        int[] ids = tokenizer.encode(prompt + text).ids();
         double[] flat;
         try (Scope scope = parameters.backend().newScope()) {
             flat = model.attentionWeights(scope, BertInput.pad(List.of(ids)), dtype, layer).toDoubleArray();
@@ -392,9 +446,13 @@ public final class SentenceEmbedder implements AutoCloseable {
         return out;
     }
 
-    /** @return the encoder's number of layers */
+    /** @return the encoder's (or decoder's) number of layers */
     public int layers() {
-        return model.layers();
+        return decoder != null ? decoder.layers() : model.layers();
+    }
+
+    private boolean isOpen() {
+        return decoder != null ? decoder.isOpen() : parameters.isOpen();
     }
 
     private static void normalizeInPlace(double[] v) {
@@ -461,18 +519,25 @@ public final class SentenceEmbedder implements AutoCloseable {
 
     /** @return the backend the parameters live on */
     public Backend backend() {
-        return parameters.backend();
+        return decoder != null ? decoder.backend() : parameters.backend();
     }
 
-    /** @return the bytes the parameters occupy on the backend */
+    /**
+     * @return the bytes the parameters occupy on the backend; for a Qwen3 decoder, the bytes of its weight files'
+     *     tensors, which it keeps in their storage types
+     */
     public long parameterBytes() {
-        return parameters.byteSize();
+        return decoder != null ? decoder.weightBytes() : parameters.byteSize();
     }
 
     /** Frees the parameters; later {@link #embed} calls throw {@link IllegalStateException}. */
     @Override
     public void close() {
-        parameters.close();
+        if (decoder != null) {
+            decoder.close();
+        } else {
+            parameters.close();
+        }
     }
 
     /**
