@@ -28,6 +28,8 @@ import org.attn4j.api.spi.Strides;
  * specifies them. It exists so that a backend that runs alone (no peer on the class path, no F64 of its own) is
  * still compared on random inputs with something: its results against this reference's F64 ones.
  *
+ * <p>Each row is computed by the same loop whatever rows share a call, so it declares batch invariance.
+ *
  * <p>Named {@value #NAME} in reports. Not a backend anyone should run: one thread, no care for speed, and no
  * {@code BackendProvider}, so {@code Backends} never sees it.
  */
@@ -35,7 +37,8 @@ final class HostReference implements Backend {
     /** How reports name it. */
     static final String NAME = "reference";
     private static final Capabilities CAPABILITIES = Capabilities.builder("host").dtypes(DType.F32, DType.F64)
-            .features(Capabilities.Feature.DROPOUT, Capabilities.Feature.ATTENTION_WEIGHTS).build();
+            .features(Capabilities.Feature.DROPOUT, Capabilities.Feature.ATTENTION_WEIGHTS,
+                    Capabilities.Feature.BATCH_INVARIANT).build();
     private static final HostReference INSTANCE = new HostReference();
 
     private HostReference() {
