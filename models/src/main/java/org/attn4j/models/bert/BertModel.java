@@ -111,27 +111,6 @@ public final class BertModel implements Encoder {
         return config;
     }
 
-    @Override
-    public int hiddenSize() {
-        return config.hiddenSize();
-    }
-
-    @Override
-    public int layers() {
-        return config.numHiddenLayers();
-    }
-
-    @Override
-    public int heads() {
-        return config.numAttentionHeads();
-    }
-
-    /** @return {@code max_position_embeddings} */
-    @Override
-    public int maxLength() {
-        return config.maxPositionEmbeddings();
-    }
-
     /** @return whether the checkpoint has a pooler */
     public boolean hasPooler() {
         return pooler != null;

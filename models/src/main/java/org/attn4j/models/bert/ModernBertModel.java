@@ -150,27 +150,6 @@ public final class ModernBertModel implements Encoder {
     }
 
     @Override
-    public int hiddenSize() {
-        return config.hiddenSize();
-    }
-
-    @Override
-    public int layers() {
-        return config.numHiddenLayers();
-    }
-
-    @Override
-    public int heads() {
-        return config.numAttentionHeads();
-    }
-
-    /** @return {@code max_position_embeddings} */
-    @Override
-    public int maxLength() {
-        return config.maxPositionEmbeddings();
-    }
-
-    @Override
     public Tensor forward(Scope scope, BertInput input, DType dtype) {
         return run(scope, input, dtype, -1).output();
     }

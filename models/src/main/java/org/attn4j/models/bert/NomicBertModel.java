@@ -121,27 +121,6 @@ public final class NomicBertModel implements Encoder {
     }
 
     @Override
-    public int hiddenSize() {
-        return config.hiddenSize();
-    }
-
-    @Override
-    public int layers() {
-        return config.numHiddenLayers();
-    }
-
-    @Override
-    public int heads() {
-        return config.numAttentionHeads();
-    }
-
-    /** @return {@code n_positions} */
-    @Override
-    public int maxLength() {
-        return config.maxPositions();
-    }
-
-    @Override
     public Tensor forward(Scope scope, BertInput input, DType dtype) {
         return run(scope, input, dtype, -1).output();
     }
