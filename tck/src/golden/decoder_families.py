@@ -209,6 +209,12 @@ class Cache:
         return len(self.tokens)
 
 
+def repeat_kv(t, n):
+    """t [..., Hkv, L, d] -> [..., Hkv·n, L, d]: each key/value head n times in a row (transformers' repeat_kv)."""
+    *lead, heads, length, d = t.shape
+    return t.unsqueeze(-3).expand(*lead, heads, n, length, d).reshape(*lead, heads * n, length, d)
+
+
 def attend(q, k, v, start, scale, window=0, softcap=None):
     """q [..., H, L, d] at positions start.., k and v [..., H, start + L, d]: causal, with a window of keys (itself
     included)."""
@@ -315,7 +321,7 @@ def _lineage_blocks(cfg, s, ids, start, cache):
         q = apply_rope(q, inv, scaling, positions, layout)
         k = apply_rope(k, inv, scaling, positions, layout)
         k, v = _append(cache, layer, k, v)
-        k, v = k.repeat_interleave(H // Hkv, dim=-3), v.repeat_interleave(H // Hkv, dim=-3)
+        k, v = repeat_kv(k, H // Hkv), repeat_kv(v, H // Hkv)
         a = attend(q, k, v, start, scale, wins[layer], softcap).transpose(-3, -2).reshape(*ids.shape, H * d)
         a = a @ s[p + "self_attn.o_proj.weight"].t() + bias(p + "self_attn.o_proj.bias")
         if mt in SANDWICHED:

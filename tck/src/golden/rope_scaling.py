@@ -131,18 +131,18 @@ def rope_angles(inv_freq, positions):
 
 def apply_rope(x, inv_freq, scaling, positions, layout="HALF_SPLIT"):
     """x [..., L, d]: the first 2n features turned as transformers' apply_rotary_pos_emb (partial rotary: the rest
-    passes), cos and sin multiplied by the attention scaling, computed from float64 angles and then taken to x's
+    passes), cos and sin multiplied by the attention scaling, from angles computed in float64 and taken to x's
     dtype."""
     n = inv_freq.shape[0]
-    angles = rope_angles(inv_freq, positions)
+    angles = rope_angles(inv_freq, positions).to(x.dtype)
     rot, rest = x[..., :2 * n], x[..., 2 * n:]
     if layout == "HALF_SPLIT":
-        cos = (torch.cat([angles.cos(), angles.cos()], dim=-1) * scaling).to(x.dtype)
-        sin = (torch.cat([angles.sin(), angles.sin()], dim=-1) * scaling).to(x.dtype)
+        cos = torch.cat([angles.cos(), angles.cos()], dim=-1) * scaling
+        sin = torch.cat([angles.sin(), angles.sin()], dim=-1) * scaling
         turned = rot * cos + torch.cat([-rot[..., n:], rot[..., :n]], dim=-1) * sin
     else:
-        cos = (angles.cos().repeat_interleave(2, dim=-1) * scaling).to(x.dtype)
-        sin = (angles.sin().repeat_interleave(2, dim=-1) * scaling).to(x.dtype)
+        cos = angles.cos().repeat_interleave(2, dim=-1) * scaling
+        sin = angles.sin().repeat_interleave(2, dim=-1) * scaling
         pairs = torch.stack([-rot[..., 1::2], rot[..., 0::2]], dim=-1).flatten(-2)
         turned = rot * cos + pairs * sin
     return torch.cat([turned, rest], dim=-1)

@@ -37,7 +37,7 @@ rows of one length.
 
 The tokenizer is a WordPiece tokenizer.json whose vocabulary is the config's: [PAD] [UNK] [CLS] [SEP] [MASK] as ids
 0 to 4, then the words t5, t6, … so that a text of words tN is the ids N between [CLS] (2) and [SEP] (3), in every
-family. Generating the largest (Qwen3) takes about 10 GB of memory.
+family. The largest, Qwen3-Embedding-0.6B (2.4 GB of F32 parameters), needs several times that in memory to export.
 """
 
 import argparse
@@ -90,6 +90,12 @@ SMALL = {"bert": dict(BERT, vocab_size=1000, hidden_size=64, num_hidden_layers=2
                      intermediate_size=96, max_position_embeddings=64),
          "qwen3": dict(QWEN3, vocab_size=1000, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
                        num_key_value_heads=2, head_dim=16, intermediate_size=96, max_window_layers=2)}
+
+
+# Opset 14, as transformers' own ONNX exports use: layer norms are exported as their arithmetic and ONNX Runtime's
+# optimizer fuses them back. (ONNX Runtime 1.26 crashes creating a session on ModernBERT's opset-17 graph, whose
+# LayerNormalization nodes have no bias.)
+OPSET = 14
 
 
 def zeros(ids):
@@ -174,7 +180,7 @@ def export(path, graph, decoder):
     axes["last_hidden_state"] = {0: "batch", 1: "sequence"}
     with torch.no_grad():
         torch.onnx.export(graph, (ids, mask), path, input_names=inputs, output_names=["last_hidden_state"],
-                          dynamic_axes=axes, opset_version=17, do_constant_folding=True)
+                          dynamic_axes=axes, opset_version=OPSET, do_constant_folding=True)
 
 
 def main():
