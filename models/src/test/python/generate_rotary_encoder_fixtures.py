@@ -169,12 +169,12 @@ def gte_weights(g, c=GTE):
 
 
 def rotate(x, inv_freq, interleaved=False):
-    """Rotary embedding of the first 2·len(inv_freq) features of x [B, H, L, hd] at positions 0..L-1, its angles in
-    float64 and their cosines and sines taken to x's dtype."""
+    """Rotary embedding of the first 2·len(inv_freq) features of x [B, H, L, hd] at positions 0..L-1, its angles
+    computed in float64 and taken to x's dtype."""
     length = x.shape[2]
     rot = 2 * inv_freq.shape[0]
-    angles = torch.outer(torch.arange(length, dtype=torch.float64), inv_freq)
-    cos, sin = torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype)
+    angles = torch.outer(torch.arange(length, dtype=torch.float64), inv_freq).to(x.dtype)
+    cos, sin = torch.cos(angles), torch.sin(angles)
     head, rest = x[..., :rot], x[..., rot:]
     if interleaved:
         cos, sin = cos.repeat_interleave(2, -1), sin.repeat_interleave(2, -1)
