@@ -11,6 +11,8 @@ prepare_inputs_for_generation).
 
     random_state(cfg, g)               the parameters under Hugging Face names, seeded
     Cache(cfg), forward(cfg, s, ids, cache) -> logits [1, L, V]
+    _lineage_blocks(cfg, s, ids, start, cache)  the final norm's output [L, E] of ids [L], or [B, L, E] of ids [B, L]
+                                       (rows of one length, no padding), in the dtype of the parameters
     generate(cfg, s, prompt, steps)    greedy ids, the logits of each step, and each step's top-1 margin
 """
 
@@ -207,8 +209,15 @@ class Cache:
         return len(self.tokens)
 
 
+def repeat_kv(t, n):
+    """t [..., Hkv, L, d] -> [..., Hkv·n, L, d]: each key/value head n times in a row (transformers' repeat_kv)."""
+    *lead, heads, length, d = t.shape
+    return t.unsqueeze(-3).expand(*lead, heads, n, length, d).reshape(*lead, heads * n, length, d)
+
+
 def attend(q, k, v, start, scale, window=0, softcap=None):
-    """q [H, L, d] at positions start.., k and v [H, start + L, d]: causal, with a window of keys (itself included)."""
+    """q [..., H, L, d] at positions start.., k and v [..., H, start + L, d]: causal, with a window of keys (itself
+    included)."""
     L, n = q.shape[-2], k.shape[-2]
     i = torch.arange(start, start + L).reshape(L, 1)
     j = torch.arange(n).reshape(1, n)
@@ -279,7 +288,7 @@ def _lineage_blocks(cfg, s, ids, start, cache):
     E, H, Hkv, d = cfg["hidden_size"], cfg["num_attention_heads"], kv_heads(cfg), head_dim(cfg)
     eps = cfg.get("rms_norm_eps", 1e-5 if mt == "phi3" else 1e-6)
     gemma = mt in GEMMAS
-    L = ids.shape[0]
+    L = ids.shape[-1]
     x = s["model.embed_tokens.weight"][ids]
     if gemma:
         x = x * torch.tensor(E ** 0.5, dtype=x.dtype)
@@ -304,16 +313,16 @@ def _lineage_blocks(cfg, s, ids, start, cache):
             q = h @ s[p + "self_attn.q_proj.weight"].t() + bias(p + "self_attn.q_proj.bias")
             k = h @ s[p + "self_attn.k_proj.weight"].t() + bias(p + "self_attn.k_proj.bias")
             v = h @ s[p + "self_attn.v_proj.weight"].t() + bias(p + "self_attn.v_proj.bias")
-        q, k, v = q.reshape(L, H, d), k.reshape(L, Hkv, d), v.reshape(L, Hkv, d)
+        q, k, v = q.reshape(*ids.shape, H, d), k.reshape(*ids.shape, Hkv, d), v.reshape(*ids.shape, Hkv, d)
         if mt in ("qwen3", "gemma3_text"):
             q = rms_norm(q, s[p + "self_attn.q_norm.weight"], eps, gemma)
             k = rms_norm(k, s[p + "self_attn.k_norm.weight"], eps, gemma)
-        q, k, v = q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)
+        q, k, v = q.transpose(-3, -2), k.transpose(-3, -2), v.transpose(-3, -2)
         q = apply_rope(q, inv, scaling, positions, layout)
         k = apply_rope(k, inv, scaling, positions, layout)
         k, v = _append(cache, layer, k, v)
-        k, v = k.repeat_interleave(H // Hkv, dim=0), v.repeat_interleave(H // Hkv, dim=0)
-        a = attend(q, k, v, start, scale, wins[layer], softcap).transpose(0, 1).reshape(L, H * d)
+        k, v = repeat_kv(k, H // Hkv), repeat_kv(v, H // Hkv)
+        a = attend(q, k, v, start, scale, wins[layer], softcap).transpose(-3, -2).reshape(*ids.shape, H * d)
         a = a @ s[p + "self_attn.o_proj.weight"].t() + bias(p + "self_attn.o_proj.bias")
         if mt in SANDWICHED:
             x = x + rms_norm(a, s[p + "post_attention_layernorm.weight"], eps, True)

@@ -131,9 +131,10 @@ def rope_angles(inv_freq, positions):
 
 def apply_rope(x, inv_freq, scaling, positions, layout="HALF_SPLIT"):
     """x [..., L, d]: the first 2n features turned as transformers' apply_rotary_pos_emb (partial rotary: the rest
-    passes), cos and sin multiplied by the attention scaling."""
+    passes), cos and sin multiplied by the attention scaling, from angles computed in float64 and taken to x's
+    dtype."""
     n = inv_freq.shape[0]
-    angles = rope_angles(inv_freq, positions)
+    angles = rope_angles(inv_freq, positions).to(x.dtype)
     rot, rest = x[..., :2 * n], x[..., 2 * n:]
     if layout == "HALF_SPLIT":
         cos = torch.cat([angles.cos(), angles.cos()], dim=-1) * scaling

@@ -79,12 +79,12 @@ def weights(generator):
     return sd
 
 
-def forward(sd, ids, types, mask):
-    """Hugging Face BertModel in float64: returns (last_hidden_state, pooler_output or None, attentions)."""
-    c = CONFIG
+def forward(sd, ids, types, mask, c=CONFIG):
+    """Hugging Face BertModel in the parameters' dtype (float64 for the goldens): returns (last_hidden_state,
+    pooler_output or None, attentions); ids, types and mask are lists or tensors [B, L]."""
     eps, heads = c["layer_norm_eps"], c["num_attention_heads"]
-    ids, types = torch.tensor(ids), torch.tensor(types)
-    keep = torch.tensor(mask, dtype=torch.bool)
+    ids, types = torch.as_tensor(ids), torch.as_tensor(types)
+    keep = torch.as_tensor(mask).bool()
     b, length = ids.shape
     d = c["hidden_size"]
 

@@ -43,7 +43,6 @@ import sys
 import tempfile
 
 import torch
-from tokenizers import Tokenizer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESOURCES = os.path.normpath(os.path.join(HERE, "..", "resources", "org", "attn4j", "models"))
@@ -124,7 +123,8 @@ def xlmr_weights(c, prefix, seed, pooler):
 # Reference forwards, float64.
 
 def layer_norm(x, sd, name, eps):
-    return torch.nn.functional.layer_norm(x, x.shape[-1:], sd[name + ".weight"], sd[name + ".bias"], eps)
+    width = int(x.shape[-1])  # a Python int, which an exported graph takes as the constant it is
+    return torch.nn.functional.layer_norm(x, (width,), sd[name + ".weight"], sd[name + ".bias"], eps)
 
 
 def linear(x, sd, name):
@@ -288,6 +288,8 @@ def pad(rows, value):
 
 
 def generate(out):
+    from tokenizers import Tokenizer  # only the fixtures need it; the reference forwards above need torch alone
+
     tok = Tokenizer.from_file(TOKENIZER)
     reference = {}
     expected = {}

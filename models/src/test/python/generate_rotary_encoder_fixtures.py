@@ -130,8 +130,7 @@ def nomic_weights(g, c=NOMIC):
     return sd
 
 
-def modernbert_weights(g):
-    c = MODERNBERT
+def modernbert_weights(g, c=MODERNBERT):
     d, ff = c["hidden_size"], c["intermediate_size"]
     sd = {"embeddings.tok_embeddings.weight": rand(g, c["vocab_size"], d),
           "embeddings.norm.weight": 1 + rand(g, d, scale=0.1)}
@@ -148,8 +147,7 @@ def modernbert_weights(g):
     return sd
 
 
-def gte_weights(g):
-    c = GTE
+def gte_weights(g, c=GTE):
     d, ff = c["hidden_size"], c["intermediate_size"]
     sd = {"embeddings.word_embeddings.weight": rand(g, c["vocab_size"], d),
           "embeddings.token_type_embeddings.weight": rand(g, c["type_vocab_size"], d),
@@ -171,10 +169,11 @@ def gte_weights(g):
 
 
 def rotate(x, inv_freq, interleaved=False):
-    """Rotary embedding of the first 2·len(inv_freq) features of x [B, H, L, hd] at positions 0..L-1."""
+    """Rotary embedding of the first 2·len(inv_freq) features of x [B, H, L, hd] at positions 0..L-1, its angles
+    computed in float64 and taken to x's dtype."""
     length = x.shape[2]
     rot = 2 * inv_freq.shape[0]
-    angles = torch.outer(torch.arange(length, dtype=torch.float64), inv_freq)
+    angles = torch.outer(torch.arange(length, dtype=torch.float64), inv_freq).to(x.dtype)
     cos, sin = torch.cos(angles), torch.sin(angles)
     head, rest = x[..., :rot], x[..., rot:]
     if interleaved:
@@ -191,7 +190,7 @@ def rotate(x, inv_freq, interleaved=False):
 def attend(q, k, v, allowed):
     """softmax(q·kᵀ/√hd + additive mask)·v with the implementations' finfo.min mask; allowed [B, 1, Lq|1, L]."""
     scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
-    scores = scores.masked_fill(~allowed, torch.finfo(torch.float64).min)
+    scores = scores.masked_fill(~allowed, torch.finfo(scores.dtype).min)
     probs = torch.softmax(scores, -1)
     return probs @ v, probs
 
@@ -211,8 +210,8 @@ def nomic_forward(sd, ids, types, mask, c=NOMIC):
     hd = d // h
     rot = int(hd * c["rotary_emb_fraction"])
     inv_freq = c["rotary_emb_base"] ** (-torch.arange(0, rot, 2, dtype=torch.float64) / rot)
-    ids, types = torch.tensor(ids), torch.tensor(types)
-    allowed = torch.tensor(mask, dtype=torch.bool)[:, None, None, :]
+    ids, types = torch.as_tensor(ids), torch.as_tensor(types)
+    allowed = torch.as_tensor(mask).bool()[:, None, None, :]
 
     def ln(x, name):
         return F.layer_norm(x, (d,), sd[name + ".weight"], sd[name + ".bias"], eps)
@@ -240,13 +239,12 @@ def nomic_forward(sd, ids, types, mask, c=NOMIC):
     return x, attentions
 
 
-def modernbert_forward(sd, ids, types, mask):
-    c = MODERNBERT
+def modernbert_forward(sd, ids, types, mask, c=MODERNBERT):
     d, h, eps = c["hidden_size"], c["num_attention_heads"], c["norm_eps"]
     hd = d // h
-    ids = torch.tensor(ids)
+    ids = torch.as_tensor(ids)
     length = ids.shape[1]
-    padding = torch.tensor(mask, dtype=torch.bool)[:, None, None, :]
+    padding = torch.as_tensor(mask).bool()[:, None, None, :]
     position = torch.arange(length)
     window = ((position[:, None] - position[None, :]).abs() <= c["local_attention"] // 2)[None, None]
 
@@ -281,12 +279,11 @@ def gte_inverse_frequencies(c):
     return (c["rope_theta"] * factor) ** -exponents / factor ** (2 / hd)
 
 
-def gte_forward(sd, ids, types, mask):
-    c = GTE
+def gte_forward(sd, ids, types, mask, c=GTE):
     d, h, eps, ff = c["hidden_size"], c["num_attention_heads"], c["layer_norm_eps"], c["intermediate_size"]
     inv_freq = gte_inverse_frequencies(c)
-    ids, types = torch.tensor(ids), torch.tensor(types)
-    allowed = torch.tensor(mask, dtype=torch.bool)[:, None, None, :]
+    ids, types = torch.as_tensor(ids), torch.as_tensor(types)
+    allowed = torch.as_tensor(mask).bool()[:, None, None, :]
 
     def ln(x, name):
         return F.layer_norm(x, (d,), sd[name + ".weight"], sd[name + ".bias"], eps)

@@ -78,7 +78,7 @@ class ModelFilesTest {
 
     @Test
     void aTaskCarriesTheModelsNameAndOptionsButNoModel() throws IOException {
-        ModelKey key = new ModelKey("", "ejml", "mean", true, 256, 32);
+        ModelKey key = new ModelKey("", "ejml", "mean", true, 256, 32, 0, "query", null, "truncate");
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
             out.writeObject(new PartitionEmbedder(key, 1, false, null));

@@ -104,7 +104,7 @@ class SentenceEmbeddingsTest {
         new SentenceEmbeddings().setInputCol("text").setBackend("ejml").transform(small).collectAsList();
         new SentenceEmbeddings().setInputCol("text").transform(corpus.filter("id >= 30 AND id < 60")).collectAsList();
         assertEquals(loads, ExecutorModels.loads(), "a later job with the same model loaded it again");
-        assertEquals(List.of(new ModelKey("", "ejml", "", null, 0, 32)), ExecutorModels.loaded().stream()
+        assertEquals(List.of(new ModelKey("", "ejml", "", null, 0, 32, 0, null, null, "truncate")), ExecutorModels.loaded().stream()
                 .filter(k -> k.modelPath().isEmpty()).toList(), "the default model asked for by name and by default");
     }
 
@@ -158,16 +158,20 @@ class SentenceEmbeddingsTest {
     @Test
     void aTransformerSavedAloneComesBackWithItsParams() throws IOException {
         SentenceEmbeddings stage = new SentenceEmbeddings().setInputCol("t").setOutputCol("e").setModelPath(
-                "hdfs:///models/minilm").setBackend("nd4j").setBatchSize(5).setMaxLength(64).setPooling("cls")
-                .setNormalize(false).setOutputType("vector");
+                "hdfs:///models/minilm").setBackend("nd4j").setBatchSize(5).setMaxLength(64).setPooling("last_token")
+                .setNormalize(false).setDimensions(128).setPromptName("query").setLongTexts("split")
+                .setOutputType("vector");
         String path = dir.resolve("stage").toUri().toString();
         stage.save(path);
         SentenceEmbeddings back = SentenceEmbeddings.load(path);
         assertEquals(stage.uid(), back.uid());
-        assertEquals(Arrays.asList("t", "e", "hdfs:///models/minilm", "nd4j", 5, 64, "cls", false, "vector"),
+        assertEquals(Arrays.asList("t", "e", "hdfs:///models/minilm", "nd4j", 5, 64, "last_token", false, 128,
+                "query", false, "split", "vector"),
                 Arrays.asList(back.$(back.inputCol()), back.$(back.outputCol()), back.$(back.modelPath()),
                         back.$(back.backend()), back.$(back.batchSize()), back.$(back.maxLength()),
-                        back.$(back.pooling()), back.$(back.normalize()), back.$(back.outputType())));
+                        back.$(back.pooling()), back.$(back.normalize()), back.$(back.dimensions()),
+                        back.$(back.promptName()), back.isDefined(back.prompt()), back.$(back.longTexts()),
+                        back.$(back.outputType())));
     }
 
     @Test

@@ -4,12 +4,14 @@ import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
+import java.nio.file.Path;
 import java.util.Map;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * An ONNX Runtime session as every bench runs it, {@link BenchData#threads()} intra-op threads, one inter-op thread,
- * sequential execution, together with the native input tensors it runs on; closing it frees both.
+ * An ONNX Runtime session as every bench runs it, {@link BenchData#threads()} intra-op threads (or a count given),
+ * one inter-op thread, sequential execution, ONNX Runtime's default graph optimizations, together with the native
+ * input tensors it runs on; closing it frees both.
  */
 final class OnnxSession implements AutoCloseable {
     private final OrtSession session;
@@ -27,12 +29,30 @@ final class OnnxSession implements AutoCloseable {
      * @throws OrtException if ONNX Runtime rejects the model
      */
     static OrtSession open(OrtEnvironment env, byte[] model) throws OrtException {
-        try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
-            options.setIntraOpNumThreads(BenchData.threads());
-            options.setInterOpNumThreads(1);
-            options.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
+        try (OrtSession.SessionOptions options = options(BenchData.threads())) {
             return env.createSession(model, options);
         }
+    }
+
+    /**
+     * @param env the environment
+     * @param model the model file; tensors it keeps in external data files are read from beside it
+     * @param threads the intra-op threads
+     * @return a session on the model with the benches' settings but {@code threads} intra-op threads
+     * @throws OrtException if ONNX Runtime rejects the model
+     */
+    static OrtSession open(OrtEnvironment env, Path model, int threads) throws OrtException {
+        try (OrtSession.SessionOptions options = options(threads)) {
+            return env.createSession(model.toString(), options);
+        }
+    }
+
+    private static OrtSession.SessionOptions options(int threads) throws OrtException {
+        OrtSession.SessionOptions options = new OrtSession.SessionOptions();
+        options.setIntraOpNumThreads(threads);
+        options.setInterOpNumThreads(1);
+        options.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
+        return options;
     }
 
     /**
