@@ -114,6 +114,7 @@ record GenerationRequest(ServedModels.Decoder decoder, int[] prompt, int[] conte
                             + "supported: the reply would be held to JSON and could not call a tool; send "
                             + "\"tool_choice\": \"none\" or no tools");
                 }
+                grammar = ChatTools.forcedCall(r.get("tool_choice"), r.get("tools"), format);
             }
             templateOptions = ChatTools.variables(templateOptions, r.get("chat_template_kwargs"));
             String text = render(d, ChatTools.messages(r.get("messages")), templateOptions);

@@ -55,6 +55,24 @@ public final class JsonGrammar {
         return new JsonGrammar(new SchemaCompiler(strict).compileRoot(schema));
     }
 
+    /**
+     * @param before text that comes before the value, as it is (not JSON)
+     * @param after text that comes after it
+     * @return the language of this grammar's texts between those two texts, exactly ({@code <tool_call>\n}{@code
+     *     …}{@code \n</tool_call>}, say); an empty text adds nothing
+     */
+    public JsonGrammar between(String before, String after) {
+        List<Node> parts = new java.util.ArrayList<>();
+        if (!before.isEmpty()) {
+            parts.add(new Node.Literal(before));
+        }
+        parts.add(root);
+        if (!after.isEmpty()) {
+            parts.add(new Node.Literal(after));
+        }
+        return new JsonGrammar(parts.size() == 1 ? root : new Node.Sequence(parts));
+    }
+
     /** @return the state before the first byte */
     public JsonRecognizer start() {
         return new JsonRecognizer(List.of(new Tasks.Stack(new Tasks.Value(root), Tasks.Stack.EMPTY)));

@@ -8,8 +8,9 @@ import java.util.List;
 /**
  * Where a text stands in a {@link JsonGrammar}: an immutable state of its pushdown automaton over the text's UTF-8
  * bytes. {@link #advance} reads one more byte into a new state, or refuses it; a text is a valid prefix of the
- * grammar's language as long as every byte was taken, and a whole value of it when {@link #complete()}. The text
- * starts with the value itself and ends with it, with no whitespace before or after; between two tokens inside
+ * grammar's language as long as every byte was taken, and a whole text of it when {@link #complete()}. The text
+ * starts with the value itself and ends with it (or with the literal text {@link JsonGrammar#between} puts around
+ * it), with no whitespace before or after; between two tokens inside
  * (brackets, braces, commas, colons, values) a gap is empty, one space, or a newline followed by at most
  * {@value Tasks#MAX_INDENT} spaces and tabs, so that pretty-printed JSON is read and a model cannot write whitespace
  * forever.

@@ -88,6 +88,15 @@ abstract class Node {
         }
     }
 
+    /** Several grammars one after the other: literal text around a value, say. */
+    static final class Sequence extends Node {
+        final List<Node> parts;
+
+        Sequence(List<Node> parts) {
+            this.parts = List.copyOf(parts);
+        }
+    }
+
     /** A {@code $ref}, bound once the whole schema has compiled. */
     static final class Ref extends Node {
         final String target;

@@ -108,6 +108,12 @@ final class Tasks {
                 }
             } else if (n instanceof Node.Literal l) {
                 new Literal(l.text, 0).feed(b, rest, out);
+            } else if (n instanceof Node.Sequence seq) {
+                Stack s = rest;
+                for (int i = seq.parts.size() - 1; i >= 0; i--) {
+                    s = new Stack(new Value(seq.parts.get(i)), s);
+                }
+                Tasks.feed(s, b, out);
             } else if (n instanceof Node.AnyOf any) {
                 for (Node alternative : any.alternatives) {
                     new Value(alternative).feed(b, rest, out);
