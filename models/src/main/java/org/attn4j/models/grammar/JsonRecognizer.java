@@ -68,6 +68,17 @@ public final class JsonRecognizer {
         return false;
     }
 
+    /** Two states are equal when they read every further text alike (the same configurations, in order). */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof JsonRecognizer r && r.configurations.equals(configurations);
+    }
+
+    @Override
+    public int hashCode() {
+        return configurations.hashCode();
+    }
+
     /** @return how many ways the text read so far can still be parsed (1 for most texts) */
     int configurations() {
         return configurations.size();

@@ -1,15 +1,29 @@
 package org.attn4j.models.grammar;
 
 import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
  * A {@link JsonGrammar} over a tokenizer's {@link TokenVocabulary}: what generation is held to when its output must
- * be JSON of a grammar. Immutable and shared; each generation takes its own {@link State} from {@link #start()}.
+ * be JSON of a grammar. Shared by the generations held to it (thread-safe); each takes its own {@link State} from
+ * {@link #start()}. The tokens allowed in a state are found once and kept for the {@value #CACHED_STATES} states
+ * last met, so a state that comes back (inside a long string or number, the start of every reply, the same key of
+ * another reply) costs a look-up instead of a walk.
  */
 public final class TokenGrammar {
+    /** How many states' token sets a grammar keeps, the least recently used dropped first. */
+    static final int CACHED_STATES = 1024;
+
     private final JsonGrammar grammar;
     private final TokenVocabulary vocabulary;
+    private final Map<JsonRecognizer, BitSet> walked = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<JsonRecognizer, BitSet> eldest) {
+            return size() > CACHED_STATES;
+        }
+    };
 
     /**
      * @param grammar the language the output must stay in
@@ -51,8 +65,18 @@ public final class TokenGrammar {
          * @return the allowed ids
          */
         public BitSet allowed(int vocab, int[] stopTokens) {
-            BitSet out = new BitSet(vocab);
-            walk(vocabulary.trie(), recognizer, out);
+            BitSet found;
+            synchronized (walked) {
+                found = walked.get(recognizer);
+            }
+            if (found == null) {
+                found = new BitSet(vocabulary.size());
+                walk(vocabulary.trie(), recognizer, found);
+                synchronized (walked) {
+                    walked.put(recognizer, found);
+                }
+            }
+            BitSet out = (BitSet) found.clone();
             if (out.length() > vocab) {
                 out.clear(vocab, out.length());
             }
