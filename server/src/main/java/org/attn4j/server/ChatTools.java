@@ -23,7 +23,8 @@ import org.attn4j.models.grammar.JsonSchemaException;
  *   <li>{@code messages}: roles {@code system} ({@code developer} becomes {@code system}), {@code user},
  *       {@code assistant} and {@code tool}; {@code content} a string or text parts (an assistant's may be null or
  *       left out when it calls tools, as OpenAI's clients send it, and is then rendered as {@code ""}, which
- *       templates such as Qwen 3's, that read the content as a string, need); an assistant's {@code reasoning_content} and {@code tool_calls} ({@code [{"id", "type":
+ *       templates that read the content as a string, such as Qwen 3's, need); an assistant's
+ *       {@code reasoning_content} and {@code tool_calls} ({@code [{"id", "type":
  *       "function", "function": {"name", "arguments"}}]}, the arguments' JSON text read into an object, as templates
  *       write them with {@code tojson}); a tool message's {@code tool_call_id}; {@code name};</li>
  *   <li>{@code tools}: a non-empty array of {@code {"type": "function", "function": {"name", "description",

@@ -137,7 +137,8 @@ class ChatToolsTest {
             for (int seed = 0; seed < 3; seed++) {
                 Http.Reply r = Http.post(server, CHAT, "{\"model\": \"" + QWEN + "\", \"max_tokens\": 120, "
                         + "\"temperature\": 1, \"seed\": " + seed + ", \"tools\": [" + WEATHER + ", " + time + "], "
-                        + "\"tool_choice\": " + choice + ", \"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}]}");
+                        + "\"tool_choice\": " + choice + ", \"messages\": [{\"role\": \"user\", \"content\": "
+                        + "\"Hi\"}]}");
                 assertEquals(200, r.status(), r.body());
                 JsonNode c = r.json().get("choices").get(0);
                 if (c.get("finish_reason").asText().equals("length")) {
@@ -166,9 +167,9 @@ class ChatToolsTest {
     void aLangchain4jToolCallRoundTrip() throws IOException {
         OpenAiChatModel model = OpenAiChatModel.builder().baseUrl(server.baseUri().toString()).apiKey("unused")
                 .modelName(QWEN).temperature(0.0).maxTokens(200).maxRetries(0).build();
-        ToolSpecification weather = ToolSpecification.builder().name("get_weather").description("The weather in a city")
-                .parameters(JsonObjectSchema.builder().addEnumProperty("city", List.of("Paris", "Rome")).required("city")
-                        .build()).build();
+        ToolSpecification weather = ToolSpecification.builder().name("get_weather")
+                .description("The weather in a city").parameters(JsonObjectSchema.builder()
+                        .addEnumProperty("city", List.of("Paris", "Rome")).required("city").build()).build();
         dev.langchain4j.data.message.UserMessage question = dev.langchain4j.data.message.UserMessage.from(
                 "Weather in Paris?");
         ChatResponse first = model.chat(ChatRequest.builder().messages(question).toolSpecifications(weather)
@@ -262,7 +263,8 @@ class ChatToolsTest {
                 Arguments.of(QWEN, user + ", \"tools\": [" + WEATHER + "], \"tool_choice\": 3", "tool_choice",
                         "not a number"),
                 Arguments.of(QWEN, user + ", \"tools\": [" + WEATHER + "], \"tool_choice\": {\"type\": \"function\", "
-                        + "\"function\": {\"name\": \"get_time\"}}", "tool_choice", "'get_time', which 'tools' does not"),
+                        + "\"function\": {\"name\": \"get_time\"}}", "tool_choice",
+                        "'get_time', which 'tools' does not"),
                 Arguments.of(QWEN, user + ", \"tools\": [" + WEATHER + ", {\"type\": \"function\", \"function\": "
                         + "{\"name\": \"f\", \"parameters\": {\"type\": \"object\", \"properties\": {\"d\": {\"type\": "
                         + "\"string\", \"pattern\": \"^a\"}}}}}], \"tool_choice\": \"required\"",

@@ -117,7 +117,8 @@ class StructuredOutputTest {
 
     @Test
     void theSdksJsonSchemaGivesAValidReplyTheModelsOwnIds() {
-        ResponseFormatJsonSchema.JsonSchema.Schema.Builder schema = ResponseFormatJsonSchema.JsonSchema.Schema.builder();
+        ResponseFormatJsonSchema.JsonSchema.Schema.Builder schema =
+                ResponseFormatJsonSchema.JsonSchema.Schema.builder();
         json(VERDICT).fields().forEachRemaining(e -> schema.putAdditionalProperty(e.getKey(),
                 JsonValue.from(JsonRequest.MAPPER.convertValue(e.getValue(), Object.class))));
         for (double temperature : new double[] {0, 1.0}) {
@@ -302,7 +303,8 @@ class StructuredOutputTest {
         assertRefused(schema("{\"type\": \"integer\", \"minimum\": 0}"), at, "'minimum'");
         assertRefused(schema("{\"$ref\": \"#/$defs/none\"}"), at, "#/$defs/none");
         assertRefused("{\"type\": \"json_schema\", \"json_schema\": {\"name\": \"s\", \"strict\": true, \"schema\": "
-                + "{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"string\"}}}}}", at, "additionalProperties");
+                + "{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"string\"}}}}}", at,
+                "additionalProperties");
         Http.Reply tools = Http.post(server, "/v1/chat/completions", "{\"model\": \"" + Fixtures.CHAT + "\", "
                 + "\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}], \"response_format\": {\"type\": "
                 + "\"json_object\"}, \"tools\": [{\"type\": \"function\", \"function\": {\"parameters\": {}}}]}");

@@ -260,6 +260,7 @@ public final class GenerationOptions {
         return "GenerationOptions[maxNewTokens=" + v.maxNewTokens + ", temperature=" + v.temperature + ", topK="
                 + v.topK + ", topP=" + v.topP + ", minP=" + v.minP + ", repetitionPenalty=" + v.repetitionPenalty
                 + ", maxLength=" + v.maxLength + ", minNewTokens=" + v.minNewTokens + ", seed=" + v.seed + ", stopTokens="
-                + Arrays.toString(v.stopTokens) + (v.grammar != null ? ", grammar" : "") + "]";
+                + Arrays.toString(v.stopTokens) + (v.grammar != null ? ", grammar" : "")
+                + "]";
     }
 }

@@ -2,11 +2,13 @@ package org.attn4j.models.grammar;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -284,7 +286,7 @@ final class SchemaCompiler {
                             + "property; it lacks '" + e.getKey() + "'");
                 }
                 properties.add(new Node.Property(new TextNode(e.getKey()).toString().getBytes(
-                        java.nio.charset.StandardCharsets.UTF_8), compile(e.getValue(), path + ".properties."
+                        StandardCharsets.UTF_8), compile(e.getValue(), path + ".properties."
                         + e.getKey()), required.contains(e.getKey())));
             }
         }
@@ -321,7 +323,7 @@ final class SchemaCompiler {
             case NUMBER -> "a number";
             case BOOLEAN -> "a boolean";
             case NULL -> "null";
-            default -> n.getNodeType().toString().toLowerCase(java.util.Locale.ROOT);
+            default -> n.getNodeType().toString().toLowerCase(Locale.ROOT);
         };
     }
 }

@@ -14,7 +14,7 @@ import java.util.Objects;
  */
 public final class TokenGrammar {
     /** How many states' token sets a grammar keeps, the least recently used dropped first. */
-    static final int CACHED_STATES = 1024;
+    static final int CACHED_STATES = 256;
 
     private final JsonGrammar grammar;
     private final TokenVocabulary vocabulary;

@@ -1,6 +1,7 @@
 package org.attn4j.models.grammar;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -128,7 +129,7 @@ public final class TokenVocabulary {
      */
     private static int[] byteLevelAlphabet() {
         int[] map = new int[0x144];
-        java.util.Arrays.fill(map, -1);
+        Arrays.fill(map, -1);
         int extra = 0;
         for (int b = 0; b < 256; b++) {
             boolean printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
@@ -146,7 +147,7 @@ public final class TokenVocabulary {
 
         private void insert(byte[] b, int at, int id) {
             if (at == b.length) {
-                endingIds = java.util.Arrays.copyOf(endingIds, endingIds.length + 1);
+                endingIds = Arrays.copyOf(endingIds, endingIds.length + 1);
                 endingIds[endingIds.length - 1] = id;
                 return;
             }

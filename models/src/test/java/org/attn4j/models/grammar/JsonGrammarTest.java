@@ -79,7 +79,8 @@ class JsonGrammarTest {
         assertTrue(schema("{'type': 'object'}").accepts("{\"x\": [1, {}]}"));
         assertTrue(schema("{'type': 'object', 'additionalProperties': {'type': 'integer'}}")
                 .accepts("{\"x\": 1, \"y\": 2}"));
-        assertFalse(schema("{'type': 'object', 'additionalProperties': {'type': 'integer'}}").accepts("{\"x\": \"1\"}"));
+        assertFalse(schema("{'type': 'object', 'additionalProperties': {'type': 'integer'}}")
+                .accepts("{\"x\": \"1\"}"));
         assertTrue(schema("{'type': 'object', 'additionalProperties': false}").accepts("{}"));
         assertFalse(schema("{'type': 'object', 'additionalProperties': false}").accepts("{\"x\": 1}"));
     }
