@@ -34,7 +34,8 @@ import org.attn4j.models.grammar.TokenVocabulary;
  * ({@link TokenLogprob}) are asked for with {@code "logprobs": true} and {@code top_logprobs} (0 to 20) on chat, and
  * with {@code logprobs} (0 to 20, the alternatives per token) on completions. A chat request's
  * {@code response_format} ({@link ResponseFormat}) holds the reply to JSON by masking, at each step, the tokens that
- * would leave the grammar ({@link GenerationOptions#withGrammar}). {@code n} must be 1; {@code echo},
+ * would leave the grammar ({@link GenerationOptions#withGrammar}), and {@code tool_choice} {@code "required"} or a
+ * named function holds it to one call ({@link ChatTools#forcedCall}). {@code n} must be 1; {@code echo},
  * {@code suffix} and penalties other than 0 are refused by name. A chat
  * request's messages, {@code tools} and {@code chat_template_kwargs} are rendered by the checkpoint's chat template
  * with a generation prompt, as {@link ChatTools} checks and converts them; the reply is read for reasoning and calls
