@@ -28,6 +28,10 @@ public final class JsonRecognizer {
      */
     public JsonRecognizer advance(byte b) {
         int value = b & 0xFF;
+        if (configurations.size() == 1 && configurations.get(0).top() == Tasks.Str.NORMAL && value >= 0x20
+                && value < 0x80 && value != '"' && value != '\\') {
+            return this;
+        }
         List<Tasks.Stack> out = new ArrayList<>(2);
         for (Tasks.Stack s : configurations) {
             Tasks.feed(s, value, out);
