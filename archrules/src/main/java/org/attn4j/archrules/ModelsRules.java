@@ -26,7 +26,8 @@ import java.util.Map;
  *   checkpoint                    Checkpoint: looks at a path once, decides what it is, reads its files
  *   tutorial                      the classic texts' attention layers and encoder blocks
  *   layers                        building blocks: Linear, LayerNorm, Embedding
- *   io, onnx, tokenize, chat, text  readers of files, tokenizers, chat templates
+ *   io, onnx, tokenize, chat,     readers of files, tokenizers, chat templates, JSON grammars over a
+ *   grammar, text                 tokenizer's vocabulary
  *   parameters                    host tensors, state dicts, parameters on a backend  (bottom)
  * </pre>
  * {@code examples} sits beside the top and nothing uses it.
@@ -34,7 +35,7 @@ import java.util.Map;
 public final class ModelsRules {
     private static final String ROOT = "org.attn4j.models";
     private static final String[] READERS = {ROOT + ".io..", ROOT + ".onnx..", ROOT + ".tokenize..",
-        ROOT + ".chat..", ROOT + ".text.."};
+        ROOT + ".chat..", ROOT + ".grammar..", ROOT + ".text.."};
     private static final String[] FAMILIES = {ROOT + ".bert..", ROOT + ".decoder.."};
     private static final String[] MODELS = {ROOT + ".embed..", ROOT + ".generate.."};
     private static final String CHECKPOINT = ROOT + ".checkpoint..";
@@ -52,7 +53,7 @@ public final class ModelsRules {
             .because("host tensors, state dicts and parameters are what every other package builds on; an arrow"
                     + " back up would tie the foundation to one of its users");
 
-    /** File readers, tokenizers and chat templates know no layer, family or model. */
+    /** File readers, tokenizers, chat templates and grammars know no layer, family or model. */
     @ArchTest
     public static final ArchRule READERS_KNOW_NO_MODEL = noClasses()
             .that().resideInAnyPackage(READERS)

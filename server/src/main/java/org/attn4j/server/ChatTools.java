@@ -4,33 +4,45 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.attn4j.models.chat.ChatTemplateOptions;
 import org.attn4j.models.chat.Message;
+import org.attn4j.models.chat.ToolCallFormat;
+import org.attn4j.models.grammar.JsonGrammar;
+import org.attn4j.models.grammar.JsonSchemaException;
 
 /**
  * The parts of a chat request a chat template reads, checked and converted as transformers' {@code
  * apply_chat_template} takes them:
  * <ul>
  *   <li>{@code messages}: roles {@code system} ({@code developer} becomes {@code system}), {@code user},
- *       {@code assistant} and {@code tool}; {@code content} a string or text parts (an assistant's may be null when it
- *       calls tools); an assistant's {@code reasoning_content} and {@code tool_calls} ({@code [{"id", "type":
+ *       {@code assistant} and {@code tool}; {@code content} a string or text parts (an assistant's may be null or
+ *       left out when it calls tools, as OpenAI's clients send it, and is then rendered as {@code ""}, which
+ *       templates that read the content as a string, such as Qwen 3's, need); an assistant's
+ *       {@code reasoning_content} and {@code tool_calls} ({@code [{"id", "type":
  *       "function", "function": {"name", "arguments"}}]}, the arguments' JSON text read into an object, as templates
  *       write them with {@code tojson}); a tool message's {@code tool_call_id}; {@code name};</li>
  *   <li>{@code tools}: a non-empty array of {@code {"type": "function", "function": {"name", "description",
  *       "parameters", "strict"}}}, passed to the template as given; a name of 1 to 64 letters, digits, {@code _} or
  *       {@code -}; parameters a JSON schema object;</li>
  *   <li>{@code tool_choice}: {@code "auto"} (the default with tools) renders the tools and reads calls back;
- *       {@code "none"} renders none; {@code "required"} and a named function are refused, as this server cannot hold
- *       the model to a call, and so is {@code "parallel_tool_calls": false} with tools;</li>
+ *       {@code "none"} renders none; {@code "required"} and a named function ({@code {"type": "function",
+ *       "function": {"name"}}}) render the tools and hold the reply to exactly one call, in the template family's
+ *       format, to one of the tools (or the named one), its arguments held to the tool's parameters schema
+ *       ({@link #forcedCall}); {@code "parallel_tool_calls": false} is refused with {@code "auto"}, which cannot hold
+ *       the model to one call;</li>
  *   <li>{@code chat_template_kwargs}: an object whose keys become template variables ({@code enable_thinking} …).</li>
  * </ul>
  * Anything else, or a value of the wrong kind, is a 400 naming the field.
  */
 final class ChatTools {
+    private static final Pattern CALL_PATH = Pattern.compile("^\\$\\.anyOf\\[(\\d+)]\\.properties\\."
+            + "(arguments|parameters)");
     private static final Pattern FUNCTION_NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     private static final Set<String> MESSAGE_FIELDS = Set.of("role", "content", "name", "tool_calls", "tool_call_id",
             "reasoning_content");
@@ -114,31 +126,73 @@ final class ChatTools {
             }
         } else if (choice.isObject() && "function".equals(choice.path("type").textValue())
                 && choice.path("function").path("name").isTextual()) {
-            throw ApiException.invalid("tool_choice", "'tool_choice' names the function '"
-                    + choice.get("function").get("name").textValue() + "'; this server cannot hold the model to one "
-                    + "function: use \"auto\"");
+            mode = "function";
         } else {
             throw ApiException.invalid("tool_choice", "'tool_choice' must be \"none\", \"auto\", \"required\" or "
                     + "{\"type\": \"function\", \"function\": {\"name\": ...}}, not " + JsonRequest.kind(choice));
         }
-        if (mode.equals("required")) {
-            throw ApiException.invalid("tool_choice", "'tool_choice' \"required\" is not supported by this server: "
-                    + "it cannot hold the model to a call; use \"auto\"");
-        }
         if (tools == null) {
-            if (mode.equals("auto") && choice != null && !choice.isNull()) {
-                throw ApiException.invalid("tool_choice", "'tool_choice' is \"auto\" but the request has no 'tools'");
+            if (!mode.equals("none") && choice != null && !choice.isNull()) {
+                throw ApiException.invalid("tool_choice", "'tool_choice' is " + (mode.equals("function")
+                        ? "a function" : "\"" + mode + "\"") + " but the request has no 'tools'");
             }
             return false;
         }
         if (mode.equals("none")) {
             return false;
         }
-        if (parallel != null && parallel.isBoolean() && !parallel.booleanValue()) {
+        if (mode.equals("auto") && parallel != null && parallel.isBoolean() && !parallel.booleanValue()) {
             throw ApiException.invalid("parallel_tool_calls", "'parallel_tool_calls' false is not supported by this"
                     + " server: it cannot hold the model to one call");
         }
         return true;
+    }
+
+    /**
+     * The grammar a reply is held to when {@code tool_choice} demands a call: {@code "required"}, one call to any of
+     * the tools; a named function, one call to it.
+     *
+     * @param choice the request's {@code tool_choice} (checked by {@link #offered})
+     * @param tools the request's {@code tools} (checked by {@link #tools})
+     * @param format the template family's call format
+     * @return the grammar of one call, or null when the model may answer freely
+     * @throws ApiException 400 naming {@code tool_choice} for a function the tools do not list, or
+     *     {@code tools[i].function.parameters} for a schema the grammar cannot hold arguments to
+     */
+    static JsonGrammar forcedCall(JsonNode choice, JsonNode tools, ToolCallFormat format) {
+        String only = null;
+        if (choice != null && choice.isObject()) {
+            only = choice.get("function").get("name").textValue();
+        } else if (choice == null || !choice.isTextual() || !choice.textValue().equals("required")) {
+            return null;
+        }
+        Map<String, JsonNode> functions = new LinkedHashMap<>();
+        List<Integer> indices = new ArrayList<>();
+        for (int i = 0; i < tools.size(); i++) {
+            JsonNode f = tools.get(i).get("function");
+            String name = f.get("name").textValue();
+            if (only == null || only.equals(name)) {
+                JsonNode parameters = f.get("parameters");
+                functions.put(name, parameters == null || parameters.isNull() ? null : parameters);
+                indices.add(i);
+            }
+        }
+        if (functions.isEmpty()) {
+            throw ApiException.invalid("tool_choice", "'tool_choice' names the function '" + only + "', which "
+                    + "'tools' does not list");
+        }
+        try {
+            return format.callGrammar(functions);
+        } catch (JsonSchemaException e) {
+            Matcher m = CALL_PATH.matcher(e.path());
+            if (!m.find()) {
+                throw ApiException.invalid("tools", "The reply cannot be held to a call of these tools: "
+                        + e.getMessage());
+            }
+            throw ApiException.invalid("tools[" + indices.get(Integer.parseInt(m.group(1))) + "].function.parameters",
+                    "The reply cannot be held to a call of this tool: " + e.getMessage().replace("JSON schema at "
+                    + m.group(), "JSON schema at $"));
+        }
     }
 
     /**
@@ -208,7 +262,7 @@ final class ChatTools {
                 throw ApiException.invalid("messages", where + ".tool_calls is only allowed on assistant messages");
             }
             JsonNode c = m.get("content");
-            String content = calling && r.equals("assistant") && (c == null || c.isNull()) ? null : content(c, where);
+            String content = calling && r.equals("assistant") && (c == null || c.isNull()) ? "" : content(c, where);
             Message message = Message.of(r.equals("developer") ? "system" : r, content);
             message = string(m, "name", where, message);
             JsonNode reasoning = m.get("reasoning_content");

@@ -14,6 +14,9 @@ import org.attn4j.models.chat.Message;
 import org.attn4j.models.chat.ReasoningSplit;
 import org.attn4j.models.chat.ToolCallFormat;
 import org.attn4j.models.generate.GenerationOptions;
+import org.attn4j.models.grammar.JsonGrammar;
+import org.attn4j.models.grammar.TokenGrammar;
+import org.attn4j.models.grammar.TokenVocabulary;
 
 /**
  * A completion or chat completion request, checked: the prompt's token ids, the options to generate with and how to
@@ -29,8 +32,11 @@ import org.attn4j.models.generate.GenerationOptions;
  * {@code max_tokens} past the context, is refused ({@code context_length_exceeded}). {@code "return_token_ids": true}
  * (an extension, not streamed) adds the prompt's and the reply's token ids to the choice. Log-probabilities
  * ({@link TokenLogprob}) are asked for with {@code "logprobs": true} and {@code top_logprobs} (0 to 20) on chat, and
- * with {@code logprobs} (0 to 20, the alternatives per token) on completions. {@code n} must be 1; {@code echo},
- * {@code suffix}, penalties other than 0 and response formats other than text are refused by name. A chat
+ * with {@code logprobs} (0 to 20, the alternatives per token) on completions. A chat request's
+ * {@code response_format} ({@link ResponseFormat}) holds the reply to JSON by masking, at each step, the tokens that
+ * would leave the grammar ({@link GenerationOptions#withGrammar}), and {@code tool_choice} {@code "required"} or a
+ * named function holds it to one call ({@link ChatTools#forcedCall}). {@code n} must be 1; {@code echo},
+ * {@code suffix} and penalties other than 0 are refused by name. A chat
  * request's messages, {@code tools} and {@code chat_template_kwargs} are rendered by the checkpoint's chat template
  * with a generation prompt, as {@link ChatTools} checks and converts them; the reply is read for reasoning and calls
  * as {@link ChatReply.Format} says. A completion's prompt is a string or token ids.
@@ -93,7 +99,9 @@ record GenerationRequest(ServedModels.Decoder decoder, int[] prompt, int[] conte
         int[] prompt;
         int[] context;
         ChatReply.Format reply = ChatReply.Format.PLAIN;
+        JsonGrammar grammar = null;
         if (kind == GenerationKind.CHAT) {
+            grammar = ResponseFormat.grammar(r.get("response_format"));
             ChatTemplateOptions templateOptions = ChatTemplateOptions.defaults().withAddGenerationPrompt(true);
             ToolCallFormat format = null;
             List<Object> tools = ChatTools.tools(r.get("tools"));
@@ -102,6 +110,12 @@ record GenerationRequest(ServedModels.Decoder decoder, int[] prompt, int[] conte
                         "Model '" + model + "' has a chat template that defines no tool-call format this server "
                         + "reads (Qwen's <tool_call>, Llama 3's JSON, Mistral's [TOOL_CALLS])"));
                 templateOptions = templateOptions.withTools(tools);
+                if (grammar != null) {
+                    throw ApiException.invalid("response_format", "A JSON 'response_format' with 'tools' is not "
+                            + "supported: the reply would be held to JSON and could not call a tool; send "
+                            + "\"tool_choice\": \"none\" or no tools");
+                }
+                grammar = ChatTools.forcedCall(r.get("tool_choice"), r.get("tools"), format);
             }
             templateOptions = ChatTools.variables(templateOptions, r.get("chat_template_kwargs"));
             String text = render(d, ChatTools.messages(r.get("messages")), templateOptions);
@@ -110,7 +124,7 @@ record GenerationRequest(ServedModels.Decoder decoder, int[] prompt, int[] conte
                 throw ApiException.invalid("messages", "The conversation renders to no tokens");
             }
             context = new int[0];
-            boolean thinks = ReasoningSplit.marksReasoning(d.chat().template());
+            boolean thinks = grammar == null && ReasoningSplit.marksReasoning(d.chat().template());
             reply = new ChatReply.Format(format, thinks, thinks && ReasoningSplit.leavesOpen(text));
         } else {
             prompt = prompt(d, r.get("prompt"));
@@ -150,6 +164,9 @@ record GenerationRequest(ServedModels.Decoder decoder, int[] prompt, int[] conte
             maxNew = Math.min(room, kind == GenerationKind.CHAT ? options.maxTokens() : 16);
         }
         GenerationOptions o = sampling(r, d.defaults()).withMaxNewTokens(maxNew);
+        if (grammar != null) {
+            o = o.withGrammar(new TokenGrammar(grammar, TokenVocabulary.of(d.chat().tokenizer())));
+        }
         boolean stream = r.bool("stream", false);
         boolean usage = false;
         JsonNode so = r.get("stream_options");
@@ -224,12 +241,6 @@ record GenerationRequest(ServedModels.Decoder decoder, int[] prompt, int[] conte
                 throw ApiException.invalid("suffix", "'suffix' is not supported by this server");
             }
         } else {
-            JsonNode format = r.get("response_format");
-            if (format != null && !(format.isObject() && format.size() == 1 && format.path("type").isTextual()
-                    && format.get("type").textValue().equals("text"))) {
-                throw ApiException.invalid("response_format", "'response_format' may only be {\"type\": \"text\"} "
-                        + "on this server");
-            }
             r.bool("store", false);
         }
     }

@@ -112,7 +112,8 @@ final class GenerationRun {
 
     /** @return {@code stop} for a stop id or stop string, else {@code length} */
     String finishReason(Generation g) {
-        return stops.stopped() || g.stopReason() == StopReason.STOP_TOKEN ? "stop" : "length";
+        return stops.stopped() || g.stopReason() == StopReason.STOP_TOKEN
+                || g.stopReason() == StopReason.GRAMMAR ? "stop" : "length";
     }
 
     /** @return how many tokens were generated */

@@ -5,6 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.agent.tool.ToolSpecification;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.request.ToolChoice;
+import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.openai.OpenAiChatModel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -120,6 +129,76 @@ class ChatToolsTest {
     }
 
     @Test
+    void requiredOrANamedFunctionHoldsTheReplyToOneValidCall() {
+        String time = "{\"type\": \"function\", \"function\": {\"name\": \"get_time\", \"parameters\": {\"type\": "
+                + "\"object\", \"properties\": {\"zone\": {\"enum\": [\"UTC\", \"CET\"]}}, \"required\": [\"zone\"]}}}";
+        for (String choice : List.of("\"required\"", "{\"type\": \"function\", \"function\": {\"name\": "
+                + "\"get_time\"}}")) {
+            for (int seed = 0; seed < 3; seed++) {
+                Http.Reply r = Http.post(server, CHAT, "{\"model\": \"" + QWEN + "\", \"max_tokens\": 120, "
+                        + "\"temperature\": 1, \"seed\": " + seed + ", \"tools\": [" + WEATHER + ", " + time + "], "
+                        + "\"tool_choice\": " + choice + ", \"messages\": [{\"role\": \"user\", \"content\": "
+                        + "\"Hi\"}]}");
+                assertEquals(200, r.status(), r.body());
+                JsonNode c = r.json().get("choices").get(0);
+                if (c.get("finish_reason").asText().equals("length")) {
+                    continue;
+                }
+                assertEquals("tool_calls", c.get("finish_reason").asText(), r.body());
+                JsonNode call = c.get("message").get("tool_calls").get(0).get("function");
+                JsonNode args = json(call.get("arguments").asText());
+                if (choice.startsWith("{") || call.get("name").asText().equals("get_time")) {
+                    assertEquals("get_time", call.get("name").asText(), r.body());
+                    assertTrue(List.of("UTC", "CET").contains(args.path("zone").asText()), r.body());
+                } else {
+                    assertEquals("get_weather", call.get("name").asText(), r.body());
+                    assertTrue(args.path("city").isTextual(), r.body());
+                }
+            }
+        }
+    }
+
+    /**
+     * langchain4j's tool loop: a request with {@code ToolChoice.REQUIRED} gets a call (the grammar makes a random model
+     * write one, and the city an enum makes it finish), the client runs the tool and sends the call and its result
+     * back, and the template renders them as it renders the same conversation in this JVM.
+     */
+    @Test
+    void aLangchain4jToolCallRoundTrip() throws IOException {
+        OpenAiChatModel model = OpenAiChatModel.builder().baseUrl(server.baseUri().toString()).apiKey("unused")
+                .modelName(QWEN).temperature(0.0).maxTokens(200).maxRetries(0).build();
+        ToolSpecification weather = ToolSpecification.builder().name("get_weather")
+                .description("The weather in a city").parameters(JsonObjectSchema.builder()
+                        .addEnumProperty("city", List.of("Paris", "Rome")).required("city").build()).build();
+        dev.langchain4j.data.message.UserMessage question = dev.langchain4j.data.message.UserMessage.from(
+                "Weather in Paris?");
+        ChatResponse first = model.chat(ChatRequest.builder().messages(question).toolSpecifications(weather)
+                .toolChoice(ToolChoice.REQUIRED).build());
+        AiMessage ai = first.aiMessage();
+        assertTrue(ai.hasToolExecutionRequests(), String.valueOf(ai));
+        ToolExecutionRequest call = ai.toolExecutionRequests().get(0);
+        assertEquals("get_weather", call.name());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> arguments = JsonRequest.MAPPER.readValue(call.arguments(), Map.class);
+        assertTrue(List.of("Paris", "Rome").contains(arguments.get("city")), call.arguments());
+        ChatResponse second = model.chat(ChatRequest.builder().messages(question, ai,
+                ToolExecutionResultMessage.from(call, "22 C")).toolSpecifications(weather).maxOutputTokens(4).build());
+        assertTrue(second.tokenUsage().outputTokenCount() > 0);
+        List<Message> conversation = List.of(Message.user("Weather in Paris?"), Message.assistant("").with(
+                "tool_calls", List.of(Map.of("id", call.id(), "type", "function", "function",
+                        Map.of("name", "get_weather", "arguments", arguments)))),
+                Message.of("tool", "22 C").with("tool_call_id", call.id()));
+        Object tool = JsonRequest.MAPPER.convertValue(json("{\"type\": \"function\", \"function\": {\"name\": "
+                + "\"get_weather\", \"description\": \"The weather in a city\", \"parameters\": {\"type\": \"object\", "
+                + "\"properties\": {\"city\": {\"type\": \"string\", \"enum\": [\"Paris\", \"Rome\"]}}, \"required\": "
+                + "[\"city\"]}}}"), Object.class);
+        String text = qwen.template().render(conversation, ChatTemplateOptions.defaults().withAddGenerationPrompt(true)
+                .withTools(List.of(tool)));
+        assertTrue(text.contains("<tool_response>\n22 C\n</tool_response>"), text);
+        assertEquals(qwen.tokenizer().encode(text, false).ids().length, second.tokenUsage().inputTokenCount());
+    }
+
+    @Test
     void toolChoiceNoneRendersNoTools() {
         int[] served = promptIds("{\"model\": \"" + QWEN + "\", \"max_tokens\": 1, \"return_token_ids\": true, "
                 + "\"tools\": [" + WEATHER + "], \"tool_choice\": \"none\", "
@@ -183,10 +262,14 @@ class ChatToolsTest {
                         "tool_choice", "'sometimes'"),
                 Arguments.of(QWEN, user + ", \"tools\": [" + WEATHER + "], \"tool_choice\": 3", "tool_choice",
                         "not a number"),
-                Arguments.of(QWEN, user + ", \"tools\": [" + WEATHER + "], \"tool_choice\": \"required\"",
-                        "tool_choice", "\"required\" is not supported"),
                 Arguments.of(QWEN, user + ", \"tools\": [" + WEATHER + "], \"tool_choice\": {\"type\": \"function\", "
-                        + "\"function\": {\"name\": \"get_weather\"}}", "tool_choice", "names the function"),
+                        + "\"function\": {\"name\": \"get_time\"}}", "tool_choice",
+                        "'get_time', which 'tools' does not"),
+                Arguments.of(QWEN, user + ", \"tools\": [" + WEATHER + ", {\"type\": \"function\", \"function\": "
+                        + "{\"name\": \"f\", \"parameters\": {\"type\": \"object\", \"properties\": {\"d\": {\"type\": "
+                        + "\"string\", \"pattern\": \"^a\"}}}}}], \"tool_choice\": \"required\"",
+                        "tools[1].function.parameters", "JSON schema at $.properties.d: unsupported keyword 'pattern'"),
+                Arguments.of(QWEN, user + ", \"tool_choice\": \"required\"", "tool_choice", "has no 'tools'"),
                 Arguments.of(QWEN, user + ", \"tool_choice\": \"auto\"", "tool_choice", "has no 'tools'"),
                 Arguments.of(QWEN, user + ", \"tools\": [" + WEATHER + "], \"parallel_tool_calls\": false",
                         "parallel_tool_calls", "not supported"),

@@ -8,8 +8,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.attn4j.models.grammar.JsonGrammar;
+import org.attn4j.models.grammar.JsonSchemaException;
 
 /**
  * How a family of chat templates has the model write function calls, and how such a reply is read back into
@@ -109,6 +112,45 @@ public enum ToolCallFormat {
             at = close < 0 ? reply.length() : close + QWEN_CLOSE.length();
         }
         return calls.isEmpty() ? Optional.empty() : Optional.of(new Parsed(content.toString().strip(), calls));
+    }
+
+    /**
+     * The grammar of a reply that is exactly one call, written as this family writes it ({@code <tool_call>\n}{@code
+     * {"name": …, "arguments": …}}{@code \n</tool_call>}; {@code {"name": …, "parameters": …}};
+     * {@code [{"name": …, "arguments": …}]}, without Mistral's {@code [TOOL_CALLS]}, a special token that has no text
+     * to hold a model to), to one of the functions given, its arguments held to that function's parameters schema,
+     * so that generation held to it always writes a call {@link #parse} reads.
+     *
+     * @param functions each function's name and parameters schema (null: it takes no arguments), in order
+     * @return the grammar
+     * @throws JsonSchemaException if a parameters schema cannot be compiled ({@link JsonGrammar#fromSchema}); its
+     *     path starts {@code $.anyOf[i].properties.arguments}, {@code i} the function's index
+     * @throws IllegalArgumentException if no function is given
+     */
+    public JsonGrammar callGrammar(Map<String, JsonNode> functions) {
+        if (functions.isEmpty()) {
+            throw new IllegalArgumentException("ToolCallFormat.callGrammar: argument functions is empty");
+        }
+        String key = this == LLAMA3 ? "parameters" : "arguments";
+        ObjectNode schema = JSON.createObjectNode();
+        var any = schema.putArray("anyOf");
+        for (Map.Entry<String, JsonNode> f : functions.entrySet()) {
+            ObjectNode call = any.addObject().put("type", "object").put("additionalProperties", false);
+            ObjectNode properties = call.putObject("properties");
+            properties.putObject("name").put("const", f.getKey());
+            if (f.getValue() == null) {
+                properties.putObject(key).put("type", "object").put("additionalProperties", false);
+            } else {
+                properties.set(key, f.getValue());
+            }
+            call.putArray("required").add("name").add(key);
+        }
+        JsonGrammar calls = JsonGrammar.fromSchema(schema, false);
+        return switch (this) {
+            case QWEN -> calls.between(QWEN_OPEN + "\n", "\n" + QWEN_CLOSE);
+            case LLAMA3 -> calls;
+            case MISTRAL -> calls.between("[", "]");
+        };
     }
 
     private static Optional<Parsed> llama3(String reply) {

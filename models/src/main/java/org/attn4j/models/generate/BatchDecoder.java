@@ -228,6 +228,10 @@ public final class BatchDecoder implements AutoCloseable {
         private void take(float[] logits) {
             int length = prompt.length + count;
             int token = sampler.pick(logits, all, length, count);
+            if (token < 0) {
+                finish(StopReason.GRAMMAR, -1);
+                return;
+            }
             if (options.stops(token)) {
                 finish(StopReason.STOP_TOKEN, token);
                 return;

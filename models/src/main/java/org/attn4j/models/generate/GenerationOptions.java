@@ -1,7 +1,9 @@
 package org.attn4j.models.generate;
 
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.function.Consumer;
+import org.attn4j.models.grammar.TokenGrammar;
 
 /**
  * How {@link Generator} picks tokens and when it stops. Start from {@link #defaults()} (greedy, 64 new tokens, no
@@ -17,6 +19,13 @@ import java.util.function.Consumer;
  * {@code seed} picks among the rest, in proportion. Until {@code minNewTokens} tokens exist, the stop tokens cannot be
  * picked. Generation stops at a stop token (not returned), after {@code maxNewTokens} tokens, or when the sequence,
  * prompt included, reaches {@code maxLength} (0: no such limit).
+ *
+ * <p>With a {@link TokenGrammar} ({@link #withGrammar}), every token whose bytes would take the output out of the
+ * grammar has its logit set to −∞ after the repetition penalty and before the temperature, so greedy decoding and
+ * sampling choose only among the tokens that keep the output a prefix of a text of the grammar; the stop tokens are
+ * allowed only once the output is a whole text. When the grammar allows no token at all (the text is whole and there
+ * is no stop token, or no token of the vocabulary continues it), generation ends ({@link StopReason#GRAMMAR}). Each
+ * generation keeps its own place in the grammar, so batched generations do not disturb one another.
  */
 public final class GenerationOptions {
     private static final GenerationOptions DEFAULTS = new GenerationOptions(new Values());
@@ -33,6 +42,7 @@ public final class GenerationOptions {
         int minNewTokens;
         long seed;
         int[] stopTokens = new int[0];
+        TokenGrammar grammar;
 
         Values copy() {
             try {
@@ -97,7 +107,7 @@ public final class GenerationOptions {
 
     /**
      * @param value 0 for greedy decoding, else the softmax v.temperature
-     * @return a copy with that v.temperature
+     * @return a copy with that temperature
      */
     public GenerationOptions withTemperature(double value) {
         return with(o -> o.temperature = value);
@@ -154,8 +164,8 @@ public final class GenerationOptions {
     }
 
     /**
-     * @param value the v.seed of the sampler
-     * @return a copy with that v.seed
+     * @param value the seed of the sampler
+     * @return a copy with that seed
      */
     public GenerationOptions withSeed(long value) {
         return with(o -> o.seed = value);
@@ -169,12 +179,25 @@ public final class GenerationOptions {
         return with(o -> o.stopTokens = values.clone());
     }
 
+    /**
+     * @param value the grammar the output is held to, or null for none
+     * @return a copy with that grammar
+     */
+    public GenerationOptions withGrammar(TokenGrammar value) {
+        return with(o -> o.grammar = value);
+    }
+
+    /** @return the grammar the output is held to, if any */
+    public Optional<TokenGrammar> grammar() {
+        return Optional.ofNullable(v.grammar);
+    }
+
     /** @return the most tokens to generate */
     public int maxNewTokens() {
         return v.maxNewTokens;
     }
 
-    /** @return the v.temperature, 0 for greedy */
+    /** @return the temperature, 0 for greedy */
     public double temperature() {
         return v.temperature;
     }
@@ -209,7 +232,7 @@ public final class GenerationOptions {
         return v.minNewTokens;
     }
 
-    /** @return the sampler's v.seed */
+    /** @return the sampler's seed */
     public long seed() {
         return v.seed;
     }
@@ -237,6 +260,7 @@ public final class GenerationOptions {
         return "GenerationOptions[maxNewTokens=" + v.maxNewTokens + ", temperature=" + v.temperature + ", topK="
                 + v.topK + ", topP=" + v.topP + ", minP=" + v.minP + ", repetitionPenalty=" + v.repetitionPenalty
                 + ", maxLength=" + v.maxLength + ", minNewTokens=" + v.minNewTokens + ", seed=" + v.seed + ", stopTokens="
-                + Arrays.toString(v.stopTokens) + "]";
+                + Arrays.toString(v.stopTokens) + (v.grammar != null ? ", grammar" : "")
+                + "]";
     }
 }

@@ -127,6 +127,10 @@ public final class Generator {
                 logits = row.toFloatArray();
             }
             int token = sampler.pick(logits, all, length, count);
+            if (token < 0) {
+                reason = StopReason.GRAMMAR;
+                break;
+            }
             if (options.stops(token)) {
                 reason = StopReason.STOP_TOKEN;
                 stop = token;

@@ -1,22 +1,26 @@
 package org.attn4j.models.generate;
 
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
+import org.attn4j.models.grammar.TokenGrammar;
 
 /**
  * Picks the next token from one row of logits, as {@link GenerationOptions} describes and in transformers' order:
  * repetition penalty and stop-token suppression (greedy and sampling), then temperature, top-k (ties at the k-th
- * logit kept, as {@code TopKLogitsWarper}), top-p, min-p, and a draw. One sampler per generation: it owns the random
- * stream.
+ * logit kept, as {@code TopKLogitsWarper}), top-p, min-p, and a draw; with a grammar, the tokens it refuses are set
+ * to −∞ before the temperature. One sampler per generation: it owns the random stream and the place in the grammar.
  */
 final class Sampler {
     private final GenerationOptions options;
     private final SplittableRandom random;
+    private final TokenGrammar.State grammar;
 
     Sampler(GenerationOptions options) {
         this.options = options;
         this.random = new SplittableRandom(options.seed());
+        this.grammar = options.grammar().map(TokenGrammar::start).orElse(null);
     }
 
     /**
@@ -25,9 +29,17 @@ final class Sampler {
      *     {@code length} count
      * @param length how many of {@code sequence} are set
      * @param generated how many tokens this generation has produced
-     * @return the chosen token id
+     * @return the chosen token id, or -1 when the grammar allows none
      */
     int pick(float[] logits, int[] sequence, int length, int generated) {
+        int token = choose(logits, sequence, length, generated);
+        if (grammar != null && token >= 0 && !options.stops(token)) {
+            grammar.accept(token);
+        }
+        return token;
+    }
+
+    private int choose(float[] logits, int[] sequence, int length, int generated) {
         float[] scores = logits.clone();
         if (options.repetitionPenalty() != 1) {
             penalize(scores, sequence, length, (float) options.repetitionPenalty());
@@ -38,6 +50,9 @@ final class Sampler {
                     scores[s] = Float.NEGATIVE_INFINITY;
                 }
             }
+        }
+        if (grammar != null && !mask(scores)) {
+            return -1;
         }
         if (options.temperature() == 0) {
             return argMax(scores);
@@ -89,6 +104,20 @@ final class Sampler {
             }
         }
         return order[kept - 1];
+    }
+
+    /** @return whether a token is left once those the grammar refuses are set to −∞ */
+    private boolean mask(float[] scores) {
+        BitSet allowed = grammar.allowed(scores.length, options.stopTokens());
+        boolean any = false;
+        for (int i = 0; i < scores.length; i++) {
+            if (!allowed.get(i)) {
+                scores[i] = Float.NEGATIVE_INFINITY;
+            } else if (scores[i] > Float.NEGATIVE_INFINITY) {
+                any = true;
+            }
+        }
+        return any;
     }
 
     /** transformers' RepetitionPenaltyLogitsProcessor: once per distinct id of the sequence. */

@@ -7,5 +7,10 @@ public enum StopReason {
     /** {@link GenerationOptions#maxNewTokens()} tokens were generated, or the sequence reached its maximum length. */
     LENGTH,
     /** The listener asked to stop. */
-    CANCELLED
+    CANCELLED,
+    /**
+     * The output's grammar ({@link GenerationOptions#grammar()}) allows no further token: the text is whole and no
+     * stop token is set, or no token of the vocabulary continues it.
+     */
+    GRAMMAR
 }

@@ -4,11 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import org.attn4j.models.grammar.JsonGrammar;
+import org.attn4j.models.grammar.JsonSchemaException;
 import org.attn4j.models.tokenize.TokenizerConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -104,5 +110,47 @@ class ToolCallFormatTest {
     void aCallNeedsAName() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ToolCall("", "{}"));
         assertTrue(e.getMessage().contains("name"), e.getMessage());
+    }
+
+    private static Map<String, JsonNode> functions() throws IOException {
+        Map<String, JsonNode> out = new LinkedHashMap<>();
+        out.put("get_weather", new ObjectMapper().readTree("{\"type\": \"object\", \"properties\": {\"city\": "
+                + "{\"type\": \"string\"}}, \"required\": [\"city\"]}"));
+        out.put("now", null);
+        return out;
+    }
+
+    /** Law: every text a call grammar takes is read back as that one call, in each family's format. */
+    @Test
+    void aCallGrammarTakesOneCallItsFamilyReadsBack() throws IOException {
+        Map<ToolCallFormat, List<String>> calls = Map.of(
+                ToolCallFormat.QWEN, List.of("<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": "
+                        + "\"Paris\"}}\n</tool_call>", "<tool_call>\n{\"name\":\"now\",\"arguments\":{}}\n</tool_call>"),
+                ToolCallFormat.LLAMA3, List.of("{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}",
+                        "{\"name\": \"now\", \"parameters\": {}}"),
+                ToolCallFormat.MISTRAL, List.of("[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}]",
+                        "[{\"name\": \"now\", \"arguments\": {}}]"));
+        for (Map.Entry<ToolCallFormat, List<String>> e : calls.entrySet()) {
+            JsonGrammar g = e.getKey().callGrammar(functions());
+            for (String text : e.getValue()) {
+                assertTrue(g.accepts(text), e.getKey() + ": " + text);
+                List<ToolCall> parsed = e.getKey().parse(text).calls();
+                assertEquals(1, parsed.size(), text);
+            }
+            String other = e.getValue().get(0).replace("get_weather", "get_time");
+            assertTrue(!g.accepts(other), e.getKey() + ": " + other);
+            String missing = e.getValue().get(0).replace("\"city\": \"Paris\"", "");
+            assertTrue(!g.accepts(missing), e.getKey() + ": " + missing);
+        }
+    }
+
+    @Test
+    void aCallGrammarNamesTheFunctionWhoseParametersItCannotHold() throws IOException {
+        Map<String, JsonNode> f = functions();
+        f.put("pick", new ObjectMapper().readTree("{\"type\": \"object\", \"properties\": {\"n\": {\"type\": "
+                + "\"integer\", \"minimum\": 1}}}"));
+        JsonSchemaException e = assertThrows(JsonSchemaException.class, () -> ToolCallFormat.QWEN.callGrammar(f));
+        assertEquals("minimum", e.keyword());
+        assertEquals("$.anyOf[2].properties.arguments.properties.n", e.path());
     }
 }
