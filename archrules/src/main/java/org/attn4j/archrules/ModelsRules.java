@@ -25,7 +25,7 @@ import java.util.Map;
  *   bert, decoder                 model families: configuration, blocks, forward
  *   checkpoint                    Checkpoint: looks at a path once, decides what it is, reads its files
  *   tutorial                      the classic texts' attention layers and encoder blocks
- *   layers                        building blocks: Linear, LayerNorm, Embedding
+ *   layers                        building blocks of encoders and decoders: Linear, Embedding, LayerNorm, RmsNorm
  *   io, onnx, tokenize, chat, text  readers of files, tokenizers, chat templates
  *   parameters                    host tensors, state dicts, parameters on a backend  (bottom)
  * </pre>
