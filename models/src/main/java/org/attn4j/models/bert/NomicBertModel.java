@@ -2,12 +2,8 @@ package org.attn4j.models.bert;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.attn4j.api.AttentionResult;
 import org.attn4j.api.DType;
-import org.attn4j.api.Mask;
-import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
-import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.models.layers.Embedding;
 import org.attn4j.models.layers.GatedFeedForward;
@@ -39,18 +35,11 @@ import org.attn4j.models.parameters.StateDict;
  */
 public final class NomicBertModel implements Encoder {
     private final NomicBertConfig config;
-    private final Embedding words;
-    private final Embedding tokenTypes;
-    private final LayerNorm embeddingNorm;
-    private final List<PostNormLayer> layers;
+    private final PostNormStack stack;
 
-    private NomicBertModel(NomicBertConfig config, Embedding words, Embedding tokenTypes, LayerNorm embeddingNorm,
-                           List<PostNormLayer> layers) {
+    private NomicBertModel(NomicBertConfig config, PostNormStack stack) {
         this.config = config;
-        this.words = words;
-        this.tokenTypes = tokenTypes;
-        this.embeddingNorm = embeddingNorm;
-        this.layers = List.copyOf(layers);
+        this.stack = stack;
     }
 
     /**
@@ -79,20 +68,16 @@ public final class NomicBertModel implements Encoder {
             layers.add(new PostNormLayer(attention, LayerNorm.load(l.select("norm1."), d, c.layerNormEps(), true),
                     mlp, LayerNorm.load(l.select("norm2."), d, c.layerNormEps(), true)));
         }
-        return new NomicBertModel(c, Embedding.load(p.select("embeddings.word_embeddings."), c.vocabSize(), d),
+        return new NomicBertModel(c, new PostNormStack("NomicBertModel", "n_positions", c.maxPositions(),
+                Embedding.load(p.select("embeddings.word_embeddings."), c.vocabSize(), d),
                 c.typeVocabSize() > 0
                         ? Embedding.load(p.select("embeddings.token_type_embeddings."), c.typeVocabSize(), d) : null,
-                LayerNorm.load(p.select("emb_ln."), d, c.layerNormEps(), true), layers);
+                LayerNorm.load(p.select("emb_ln."), d, c.layerNormEps(), true), layers));
     }
 
     @Override
     public NomicBertModel bind(Parameters parameters) {
-        List<PostNormLayer> bound = new ArrayList<>();
-        for (PostNormLayer l : layers) {
-            bound.add(l.bind(parameters));
-        }
-        return new NomicBertModel(config, words.bind(parameters),
-                tokenTypes == null ? null : tokenTypes.bind(parameters), embeddingNorm.bind(parameters), bound);
+        return new NomicBertModel(config, stack.bind(parameters));
     }
 
     /** @return the hyper-parameters */
@@ -101,11 +86,9 @@ public final class NomicBertModel implements Encoder {
     }
 
     public StateDict stateDict() {
-        StateDict sd = words.stateDict().prefixed("embeddings.word_embeddings.")
-                .plus(embeddingNorm.stateDict().prefixed("emb_ln."));
-        if (tokenTypes != null) {
-            sd = sd.plus(tokenTypes.stateDict().prefixed("embeddings.token_type_embeddings."));
-        }
+        StateDict sd = stack.embeddings("embeddings.word_embeddings.", "embeddings.token_type_embeddings.",
+                "emb_ln.");
+        List<PostNormLayer> layers = stack.layers();
         for (int i = 0; i < layers.size(); i++) {
             PostNormLayer l = layers.get(i);
             String p = "encoder.layers." + i + ".";
@@ -122,40 +105,11 @@ public final class NomicBertModel implements Encoder {
 
     @Override
     public Tensor forward(Scope scope, BertInput input, DType dtype) {
-        return run(scope, input, dtype, -1).output();
+        return stack.forward(scope, input, dtype);
     }
 
     @Override
     public Tensor attentionWeights(Scope scope, BertInput input, DType dtype, int layer) {
-        if (layer < 0 || layer >= layers.size()) {
-            throw new IllegalArgumentException("NomicBertModel.attentionWeights: argument layer is " + layer
-                    + "; the model has layers 0 to " + (layers.size() - 1));
-        }
-        return run(scope, input, dtype, layer).weights();
-    }
-
-    private AttentionResult run(Scope scope, BertInput input, DType dtype, int weightsOf) {
-        if (input.length() > config.maxPositions()) {
-            throw new IllegalArgumentException("NomicBertModel.forward: input length " + input.length()
-                    + " exceeds n_positions " + config.maxPositions() + "; truncate the input");
-        }
-        try (Scope work = scope.backend().newScope()) {
-            Ops ops = work.ops();
-            Shape ids = Shape.of(input.batch(), input.length());
-            Tensor x = words.forward(work, input.inputIds(), ids, dtype);
-            if (tokenTypes != null) {
-                x = ops.add(x, tokenTypes.forward(work, input.tokenTypeIds(), ids, dtype));
-            }
-            x = embeddingNorm.forward(work, x);
-            Mask keyPadding = input.keyPadding();
-            for (int i = 0; i < layers.size(); i++) {
-                AttentionResult r = layers.get(i).forward(work, x, keyPadding, i == weightsOf);
-                if (i == weightsOf) {
-                    return new AttentionResult(null, scope.adopt(r.weights()));
-                }
-                x = r.output();
-            }
-            return new AttentionResult(scope.adopt(x), null);
-        }
+        return stack.attentionWeights(scope, input, dtype, layer);
     }
 }

@@ -9,6 +9,8 @@ import org.attn4j.api.Epilogue;
 import org.attn4j.api.Ops;
 import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Tensor;
+import org.attn4j.models.layers.Linear;
+import org.attn4j.models.layers.Norm;
 
 /**
  * The self-attention of one decoder block against its layer of the cache, for every family:
@@ -22,13 +24,13 @@ import org.attn4j.api.Tensor;
  * logit soft-cap where it has one (Gemma 3's when its config sets one).
  */
 final class DecoderAttention {
-    private final Projection q;
-    private final Projection k;
-    private final Projection v;
-    private final Projection qkv;
+    private final Linear q;
+    private final Linear k;
+    private final Linear v;
+    private final Linear qkv;
     private final Norm qNorm;
     private final Norm kNorm;
-    private final Projection o;
+    private final Linear o;
     private final int heads;
     private final int kvHeads;
     private final int headDim;
@@ -36,8 +38,8 @@ final class DecoderAttention {
     private final double softcap;
     private final int window;
 
-    private DecoderAttention(Projection q, Projection k, Projection v, Projection qkv, Norm qNorm, Norm kNorm,
-                          Projection o, DecoderConfig c, int layer) {
+    private DecoderAttention(Linear q, Linear k, Linear v, Linear qkv, Norm qNorm, Norm kNorm,
+                          Linear o, DecoderConfig c, int layer) {
         this.q = q;
         this.k = k;
         this.v = v;
@@ -57,14 +59,14 @@ final class DecoderAttention {
      * @param q the query projection
      * @param k the key projection
      * @param v the value projection
-     * @param qNorm the per-head query norm, or {@link Norm#NONE}
-     * @param kNorm the per-head key norm, or {@link Norm#NONE}
+     * @param qNorm the per-head query norm, or null for none
+     * @param kNorm the per-head key norm, or null for none
      * @param o the output projection
      * @param c the config (heads, scale, soft-cap, window)
      * @param layer the layer
      * @return the attention with separate projections
      */
-    static DecoderAttention separate(Projection q, Projection k, Projection v, Norm qNorm, Norm kNorm, Projection o,
+    static DecoderAttention separate(Linear q, Linear k, Linear v, Norm qNorm, Norm kNorm, Linear o,
                                   DecoderConfig c, int layer) {
         return new DecoderAttention(q, k, v, null, qNorm, kNorm, o, c, layer);
     }
@@ -76,8 +78,8 @@ final class DecoderAttention {
      * @param layer the layer
      * @return the attention with a fused projection (GPT-2's {@code c_attn}, Phi-3's {@code qkv_proj})
      */
-    static DecoderAttention fused(Projection qkv, Projection o, DecoderConfig c, int layer) {
-        return new DecoderAttention(null, null, null, qkv, Norm.NONE, Norm.NONE, o, c, layer);
+    static DecoderAttention fused(Linear qkv, Linear o, DecoderConfig c, int layer) {
+        return new DecoderAttention(null, null, null, qkv, null, null, o, c, layer);
     }
 
     /**
@@ -107,7 +109,7 @@ final class DecoderAttention {
         }
         Tensor qh = heads(t, queries, heads, qNorm);
         Tensor kh = heads(t, keys, kvHeads, kNorm);
-        Tensor vh = heads(t, values, kvHeads, Norm.NONE);
+        Tensor vh = heads(t, values, kvHeads, null);
         Tensor a;
         if (parts.length == 1) {
             a = attend(t, layer, qh, kh, vh, parts[0].cache(), rotary[0]);
@@ -128,11 +130,12 @@ final class DecoderAttention {
         return o.apply(t, a, Epilogue.none().withResidual(residual));
     }
 
-    /** {@code [B, L, n·d]} normalised per head and viewed as {@code [B, n, L, d]}. */
+    /** {@code [B, L, n·d]} normalised per head (unless {@code perHead} is null) and viewed as {@code [B, n, L, d]}. */
     private Tensor heads(Ops t, Tensor x, int n, Norm perHead) {
         int b = x.shape().dim(0);
         int l = x.shape().dim(1);
-        return t.permute(perHead.apply(t, t.reshape(x, b, l, n, headDim)), 0, 2, 1, 3);
+        Tensor split = t.reshape(x, b, l, n, headDim);
+        return t.permute(perHead == null ? split : perHead.apply(t, split), 0, 2, 1, 3);
     }
 
     /**

@@ -8,6 +8,9 @@ import org.attn4j.api.Ops;
 import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
+import org.attn4j.models.layers.Embedding;
+import org.attn4j.models.layers.Linear;
+import org.attn4j.models.layers.Norm;
 
 /**
  * The forward pass every family shares, over weights already on the backend; each family's reader decides the
@@ -44,22 +47,22 @@ final class DecoderStack implements Architecture {
      *
      * @param inputNorm the norm before attention
      * @param attention the self-attention
-     * @param postAttentionNorm the norm of the attention's output before the residual add, or {@link Norm#NONE}
+     * @param postAttentionNorm the norm of the attention's output before the residual add, or null for none
      * @param preMlpNorm the norm before the MLP
      * @param mlp the MLP
-     * @param postMlpNorm the norm of the MLP's output before the residual add, or {@link Norm#NONE}
+     * @param postMlpNorm the norm of the MLP's output before the residual add, or null for none
      * @param rope the rotary schedule, or null for none
      */
     record Block(Norm inputNorm, DecoderAttention attention, Norm postAttentionNorm, Norm preMlpNorm, FeedForward mlp,
                  Norm postMlpNorm, RopeScaling rope) {
     }
 
-    private final TokenTable embedding;
-    private final TokenTable positions;
+    private final Embedding embedding;
+    private final Embedding positions;
     private final double embeddingScale;
     private final Block[] blocks;
     private final Norm finalNorm;
-    private final Projection head;
+    private final Linear head;
     private final double finalSoftcap;
 
     /**
@@ -71,8 +74,8 @@ final class DecoderStack implements Architecture {
      * @param head the LM head
      * @param finalSoftcap the soft-cap of the logits, 0 for none
      */
-    DecoderStack(TokenTable embedding, TokenTable positions, double embeddingScale, Block[] blocks, Norm finalNorm,
-            Projection head, double finalSoftcap) {
+    DecoderStack(Embedding embedding, Embedding positions, double embeddingScale, Block[] blocks, Norm finalNorm,
+            Linear head, double finalSoftcap) {
         this.embedding = embedding;
         this.positions = positions;
         this.embeddingScale = embeddingScale;
@@ -133,7 +136,7 @@ final class DecoderStack implements Architecture {
     private Tensor forward(Ops t, int[] flat, Shape shape, Part[] parts) {
         int b = shape.dim(0);
         int n = shape.dim(1);
-        Tensor x = embedding.rows(t, flat, shape);
+        Tensor x = embedding.apply(t, flat, shape);
         if (positions != null) {
             int[] at = new int[b * n];
             for (int r = 0; r < b; r++) {
@@ -145,7 +148,7 @@ final class DecoderStack implements Architecture {
                     offset += p.count();
                 }
             }
-            x = t.add(x, positions.rows(t, at, shape));
+            x = t.add(x, positions.apply(t, at, shape));
         }
         if (embeddingScale != 1.0) {
             x = t.scale(x, embeddingScale);
@@ -159,10 +162,10 @@ final class DecoderStack implements Architecture {
                 ropes[i] = p.rope() == null ? null : rotary.computeIfAbsent(p.rope(), r -> new HashMap<>())
                         .computeIfAbsent(sequenceLength, p.rope()::at);
             }
-            boolean fuse = p.postAttentionNorm() == Norm.NONE;
+            boolean fuse = p.postAttentionNorm() == null;
             Tensor a = p.attention().forward(t, p.inputNorm().apply(t, x), layer, parts, ropes, fuse ? x : null);
             x = fuse ? a : t.add(x, p.postAttentionNorm().apply(t, a));
-            fuse = p.postMlpNorm() == Norm.NONE;
+            fuse = p.postMlpNorm() == null;
             Tensor m = p.mlp().forward(t, p.preMlpNorm().apply(t, x), fuse ? x : null);
             x = fuse ? m : t.add(x, p.postMlpNorm().apply(t, m));
         }

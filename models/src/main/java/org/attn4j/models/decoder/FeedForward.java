@@ -4,6 +4,7 @@ import org.attn4j.api.Activation;
 import org.attn4j.api.Epilogue;
 import org.attn4j.api.Ops;
 import org.attn4j.api.Tensor;
+import org.attn4j.models.layers.Linear;
 
 /**
  * The MLP of a decoder block: gated, {@code down(act(gate(x)) ⊙ up(x))} (the Llama lineage), read as one product
@@ -12,12 +13,12 @@ import org.attn4j.api.Tensor;
  * block's residual ride in the products' epilogues.
  */
 final class FeedForward {
-    private final Projection up;
-    private final Projection down;
+    private final Linear up;
+    private final Linear down;
     private final Activation activation;
     private final boolean gated;
 
-    private FeedForward(Projection up, Projection down, Activation activation, boolean gated) {
+    private FeedForward(Linear up, Linear down, Activation activation, boolean gated) {
         this.up = up;
         this.down = down;
         this.activation = activation;
@@ -30,7 +31,7 @@ final class FeedForward {
      * @param activation applied to the gate
      * @return the gated MLP
      */
-    static FeedForward gated(Projection gateUp, Projection down, Activation activation) {
+    static FeedForward gated(Linear gateUp, Linear down, Activation activation) {
         return new FeedForward(gateUp, down, activation, true);
     }
 
@@ -40,7 +41,7 @@ final class FeedForward {
      * @param activation applied to {@code up(x)}
      * @return the plain MLP
      */
-    static FeedForward plain(Projection up, Projection down, Activation activation) {
+    static FeedForward plain(Linear up, Linear down, Activation activation) {
         return new FeedForward(up, down, activation, false);
     }
 

@@ -2,6 +2,8 @@ package org.attn4j.models.decoder;
 
 import org.attn4j.models.decoder.DecoderConfig.Builder;
 import org.attn4j.models.decoder.DecoderConfig.LineageDefaults;
+import org.attn4j.models.layers.Embedding;
+import org.attn4j.models.layers.Norm;
 
 /**
  * Gemma 2 ({@code model_type} {@code gemma2}): {@link Gemma}'s embeddings, {@code 1 + w} norms and GELU gate, with
@@ -137,15 +139,15 @@ final class Gemma2 {
         int kv = c.kvHeads() * c.headDim();
         int inner = c.intermediate();
         double eps = c.eps();
-        TokenTable embed = w.table("model.embed_tokens.weight", c.vocabSize(), e);
+        Embedding embed = w.table("model.embed_tokens.weight", c.vocabSize(), e);
         DecoderStack.Block[] blocks = new DecoderStack.Block[c.layers()];
         for (int l = 0; l < blocks.length; l++) {
             String p = "model.layers." + l + ".";
             DecoderAttention attention = DecoderAttention.separate(w.projection(p + "self_attn.q_proj", q, e, c.qkvBias()),
                     w.projection(p + "self_attn.k_proj", kv, e, c.qkvBias()),
                     w.projection(p + "self_attn.v_proj", kv, e, c.qkvBias()),
-                    perHeadNorms ? w.rms(p + "self_attn.q_norm.weight", c.headDim(), eps, true) : Norm.NONE,
-                    perHeadNorms ? w.rms(p + "self_attn.k_norm.weight", c.headDim(), eps, true) : Norm.NONE,
+                    perHeadNorms ? w.rms(p + "self_attn.q_norm.weight", c.headDim(), eps, true) : null,
+                    perHeadNorms ? w.rms(p + "self_attn.k_norm.weight", c.headDim(), eps, true) : null,
                     w.projection(p + "self_attn.o_proj", e, q, c.outputBias()), c, l);
             FeedForward mlp = FeedForward.gated(w.stacked(p + "mlp.gate_proj", p + "mlp.up_proj", inner, e, false),
                     w.projection(p + "mlp.down_proj", e, inner, false), c.activation());

@@ -2,6 +2,8 @@ package org.attn4j.models.decoder;
 
 import java.util.List;
 import org.attn4j.models.decoder.DecoderConfig.Builder;
+import org.attn4j.models.layers.Embedding;
+import org.attn4j.models.layers.Norm;
 
 /**
  * GPT-2 ({@code model_type} {@code gpt2}) under Hugging Face's names: {@code wte}, {@code wpe}, per block
@@ -70,8 +72,8 @@ final class Gpt2 {
         int e = c.hidden();
         int inner = c.intermediate();
         double eps = c.eps();
-        TokenTable wte = w.table("wte.weight", c.vocabSize(), e);
-        TokenTable wpe = w.table("wpe.weight", c.maxPositions(), e);
+        Embedding wte = w.table("wte.weight", c.vocabSize(), e);
+        Embedding wpe = w.table("wpe.weight", c.maxPositions(), e);
         DecoderStack.Block[] blocks = new DecoderStack.Block[c.layers()];
         for (int l = 0; l < blocks.length; l++) {
             String p = "h." + l + ".";
@@ -81,8 +83,8 @@ final class Gpt2 {
                     w.conv1d(p + "attn.c_proj", e, e), c, l);
             FeedForward mlp = FeedForward.plain(w.conv1d(p + "mlp.c_fc", e, inner), w.conv1d(p + "mlp.c_proj", inner, e),
                     c.activation());
-            blocks[l] = new DecoderStack.Block(w.layerNorm(p + "ln_1", e, eps), attention, Norm.NONE,
-                    w.layerNorm(p + "ln_2", e, eps), mlp, Norm.NONE, null);
+            blocks[l] = new DecoderStack.Block(w.layerNorm(p + "ln_1", e, eps), attention, null,
+                    w.layerNorm(p + "ln_2", e, eps), mlp, null, null);
         }
         Norm norm = w.layerNorm("ln_f", e, eps);
         return new DecoderStack(wte, wpe, 1.0, blocks, norm, Llama.head(c, w, wte), 0);

@@ -4,6 +4,9 @@ import java.util.List;
 import org.attn4j.api.RopeLayout;
 import org.attn4j.models.decoder.DecoderConfig.Builder;
 import org.attn4j.models.decoder.DecoderConfig.LineageDefaults;
+import org.attn4j.models.layers.Embedding;
+import org.attn4j.models.layers.Linear;
+import org.attn4j.models.layers.Norm;
 
 /**
  * Llama ({@code model_type} {@code llama}: Llama 2, Llama 3.x, SmolLM, TinyLlama), and the block layout the Llama
@@ -74,7 +77,7 @@ final class Llama {
         int kv = c.kvHeads() * c.headDim();
         int inner = c.intermediate();
         double eps = c.eps();
-        TokenTable embed = w.table("model.embed_tokens.weight", c.vocabSize(), e);
+        Embedding embed = w.table("model.embed_tokens.weight", c.vocabSize(), e);
         DecoderStack.Block[] blocks = new DecoderStack.Block[c.layers()];
         for (int l = 0; l < blocks.length; l++) {
             String p = "model.layers." + l + ".";
@@ -91,14 +94,14 @@ final class Llama {
                 attention = DecoderAttention.separate(w.projection(p + "self_attn.q_proj", q, e, c.qkvBias()),
                         w.projection(p + "self_attn.k_proj", kv, e, c.qkvBias()),
                         w.projection(p + "self_attn.v_proj", kv, e, c.qkvBias()),
-                        qk ? w.rms(p + "self_attn.q_norm.weight", c.headDim(), eps, false) : Norm.NONE,
-                        qk ? w.rms(p + "self_attn.k_norm.weight", c.headDim(), eps, false) : Norm.NONE,
+                        qk ? w.rms(p + "self_attn.q_norm.weight", c.headDim(), eps, false) : null,
+                        qk ? w.rms(p + "self_attn.k_norm.weight", c.headDim(), eps, false) : null,
                         w.projection(p + "self_attn.o_proj", e, q, c.outputBias()), c, l);
                 mlp = FeedForward.gated(w.stacked(p + "mlp.gate_proj", p + "mlp.up_proj", inner, e, c.mlpBias()),
                         w.projection(p + "mlp.down_proj", e, inner, c.mlpBias()), c.activation());
             }
-            blocks[l] = new DecoderStack.Block(w.rms(p + "input_layernorm.weight", e, eps, gemma), attention, Norm.NONE,
-                    w.rms(p + "post_attention_layernorm.weight", e, eps, gemma), mlp, Norm.NONE, c.rope(l));
+            blocks[l] = new DecoderStack.Block(w.rms(p + "input_layernorm.weight", e, eps, gemma), attention, null,
+                    w.rms(p + "post_attention_layernorm.weight", e, eps, gemma), mlp, null, c.rope(l));
         }
         Norm norm = w.rms("model.norm.weight", e, eps, gemma);
         return new DecoderStack(embed, null, gemma ? DecoderStack.sqrtHidden(e, w.dtype()) : 1.0, blocks, norm,
@@ -109,10 +112,10 @@ final class Llama {
      * @return {@code lm_head}, or the embedding when tied (a {@code lm_head.weight} in the file is then dropped,
      *     as transformers ties it over)
      */
-    static Projection head(DecoderConfig c, Weights w, TokenTable embed) {
+    static Linear head(DecoderConfig c, Weights w, Embedding embed) {
         if (c.tiedEmbeddings()) {
             w.ignore("lm_head.weight");
-            return embed.asHead();
+            return embed == null ? null : embed.asHead();
         }
         return w.projection("lm_head", c.vocabSize(), c.hidden(), false);
     }

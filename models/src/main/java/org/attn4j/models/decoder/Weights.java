@@ -12,6 +12,10 @@ import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.Weight;
 import org.attn4j.api.WeightType;
+import org.attn4j.models.layers.Embedding;
+import org.attn4j.models.layers.LayerNorm;
+import org.attn4j.models.layers.Linear;
+import org.attn4j.models.layers.RmsNorm;
 import org.attn4j.models.parameters.HostTensor;
 import org.attn4j.models.parameters.QuantMix;
 import org.attn4j.models.parameters.StateDict;
@@ -21,8 +25,10 @@ import org.attn4j.models.parameters.WeightCensus;
  * Takes a decoder's parameters out of a state_dict by name and shape, binding each once into the model's scope
  * (matrices as {@link Weight}s in their storage type, vectors as tensors of the activations' dtype), and reports every
  * missing, mis-shaped and unexpected name at once, as PyTorch's strict {@code load_state_dict}.
- * Every parameter a decoder binds passes here: the projections, tables and norms it hands out are what the
- * forward passes use, and {@link #census()} counts each one in the type it is held in.
+ * Every parameter a decoder binds passes here: the building blocks it hands out ({@link Linear}, {@link Embedding},
+ * {@link RmsNorm}, {@link LayerNorm}, bound over what it put in the model's scope) are what the forward passes use,
+ * and {@link #census()} counts each one in the type it is held in. A block whose parameters are missing or mis-shaped
+ * comes back null, its problem noted for {@link #finish}.
  *
  * <p>A matrix keeps its own storage type, or takes one type chosen for all, or the type a llama.cpp mix
  * ({@link QuantMix}) chooses by its role and layer, read from its Hugging Face name: {@code embed_tokens}
@@ -233,8 +239,12 @@ final class Weights {
      * @param bias whether the module has {@code prefix.bias}
      * @return the {@code nn.Linear} of {@code prefix.weight} {@code [out, in]} (and {@code prefix.bias})
      */
-    Projection projection(String prefix, int out, int in, boolean bias) {
-        return new Projection(matrix(prefix + ".weight", out, in), bias ? take(prefix + ".bias", out) : null);
+    Linear projection(String prefix, int out, int in, boolean bias) {
+        return linear(matrix(prefix + ".weight", out, in), bias ? take(prefix + ".bias", out) : null, bias);
+    }
+
+    private Linear linear(Weight weight, Tensor bias, boolean hasBias) {
+        return weight == null || (hasBias && bias == null) ? null : Linear.bound(weight, bias, dtype);
     }
 
     /**
@@ -245,7 +255,7 @@ final class Weights {
      * @param bias whether both have biases
      * @return one projection over the gate's rows then the up projection's, stacked once here, for a gated product
      */
-    Projection stacked(String gate, String up, int out, int in, boolean bias) {
+    Linear stacked(String gate, String up, int out, int in, boolean bias) {
         HostTensor g = host(gate + ".weight", out, in);
         HostTensor u = host(up + ".weight", out, in);
         Weight w = null;
@@ -267,7 +277,7 @@ final class Weights {
                 done(ub);
             }
         }
-        return new Projection(w, b);
+        return linear(w, b, bias);
     }
 
     /**
@@ -276,7 +286,7 @@ final class Weights {
      * @param out output features
      * @return the same map as an {@code nn.Linear}, its weight transposed once here
      */
-    Projection conv1d(String prefix, int in, int out) {
+    Linear conv1d(String prefix, int in, int out) {
         if (conv1dAsLinear) {
             return projection(prefix, out, in, true);
         }
@@ -287,7 +297,7 @@ final class Weights {
             done(h);
             w = bind(prefix + ".weight", transposed);
         }
-        return new Projection(w, take(prefix + ".bias", out));
+        return linear(w, take(prefix + ".bias", out), true);
     }
 
     /**
@@ -296,8 +306,9 @@ final class Weights {
      * @param width {@code E}
      * @return the embedding table
      */
-    TokenTable table(String name, int rows, int width) {
-        return new TokenTable(matrix(name, rows, width));
+    Embedding table(String name, int rows, int width) {
+        Weight w = matrix(name, rows, width);
+        return w == null ? null : Embedding.bound(w);
     }
 
     /**
@@ -308,10 +319,10 @@ final class Weights {
      *     double, before the upload rounds it as transformers' float32 {@code 1.0 + weight.float()} does
      * @return the RMS norm
      */
-    Norm rms(String name, int d, double eps, boolean onePlus) {
+    RmsNorm rms(String name, int d, double eps, boolean onePlus) {
         HostTensor h = host(name, d);
         if (h == null) {
-            return Norm.NONE;
+            return null;
         }
         HostTensor weight = h;
         if (onePlus) {
@@ -324,7 +335,7 @@ final class Weights {
         Tensor t = weight.toTensor(scope, dtype);
         counted(h);
         done(h);
-        return Norm.rms(t, eps);
+        return RmsNorm.bound(t, eps);
     }
 
     /**
@@ -333,8 +344,10 @@ final class Weights {
      * @param eps the epsilon
      * @return the layer norm
      */
-    Norm layerNorm(String prefix, int d, double eps) {
-        return Norm.layer(take(prefix + ".weight", d), take(prefix + ".bias", d), eps);
+    LayerNorm layerNorm(String prefix, int d, double eps) {
+        Tensor weight = take(prefix + ".weight", d);
+        Tensor bias = take(prefix + ".bias", d);
+        return weight == null || bias == null ? null : LayerNorm.bound(weight, bias, eps);
     }
 
     /** @return every parameter bound so far, counted by the type it is held in */

@@ -2,21 +2,28 @@ package org.attn4j.models.layers;
 
 import java.util.SplittableRandom;
 import org.attn4j.api.DType;
+import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.api.Weight;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.parameters.HostTensor;
 import org.attn4j.models.parameters.Parameters;
 import org.attn4j.models.parameters.StateDict;
 
 /**
  * PyTorch's {@code nn.Embedding(numEmbeddings, dim)}: a lookup table {@code weight [V, d]} whose rows are gathered
- * by token id; state_dict name {@code weight}.
+ * by token id; state_dict name {@code weight}; {@code ids [...] → [..., d]}.
+ *
+ * <p>Its table stays on the host until {@link #bind(Parameters)}, or is already on a backend ({@link #bound}); a
+ * bound table is gathered in the caller's scope ({@link #forward}) or on a work scope's ops ({@link #apply}), both one
+ * {@link Ops#embedding} over the bound weight in its storage type. The same weight read by a product is a tied LM
+ * head ({@link #asHead()}).
  */
 public final class Embedding {
     private final HostTensor weight;
-    private final Parameters parameters;
+    private final Placement placement;
     private final Weight boundWeight;
 
     /** @param weight {@code [V, d]} */
@@ -26,14 +33,33 @@ public final class Embedding {
                     + "; it must be [numEmbeddings, dim]");
         }
         this.weight = weight;
-        this.parameters = null;
+        this.placement = null;
         this.boundWeight = null;
     }
 
-    private Embedding(Embedding host, Parameters parameters) {
+    private Embedding(Weight weight, Placement placement) {
         this.weight = null;
-        this.parameters = parameters;
-        this.boundWeight = parameters.weight(host.hostWeight());
+        this.placement = placement;
+        this.boundWeight = weight;
+    }
+
+    /**
+     * A table the caller has already put on a backend and keeps there (in a scope it owns).
+     *
+     * @param weight {@code [V, d]}, in its storage type
+     * @return the bound table; its rows come out F64 from an {@link WeightType#F64} table, else F32 (as
+     *     {@link Ops#embedding(Weight, int[], Shape)} gives them); it copies nothing
+     */
+    public static Embedding bound(Weight weight) {
+        if (weight == null) {
+            throw new IllegalArgumentException("Embedding.bound: argument weight is null");
+        }
+        if (weight.shape().rank() != 2) {
+            throw new IllegalArgumentException("Embedding.bound: argument weight has shape " + weight.shape()
+                    + "; it must be [numEmbeddings, dim]");
+        }
+        return new Embedding(weight, new Placement(weight.backend(),
+                weight.type() == WeightType.F64 ? DType.F64 : DType.F32));
     }
 
     private HostTensor hostWeight() {
@@ -46,7 +72,7 @@ public final class Embedding {
      *     {@code parameters.dtype()}
      */
     public Embedding bind(Parameters parameters) {
-        return new Embedding(this, parameters);
+        return new Embedding(parameters.weight(hostWeight()), Placement.of(parameters));
     }
 
     /**
@@ -97,15 +123,37 @@ public final class Embedding {
      * @return {@code idsShape + [d]}: row {@code ids[i]} of the table at position {@code i}
      */
     public Tensor forward(Scope scope, int[] ids, Shape idsShape, DType dtype) {
-        if (parameters != null) {
-            if (dtype != parameters.dtype() || scope.backend() != parameters.backend()) {
-                throw new IllegalArgumentException("Embedding: asked for " + dtype + " on " + scope.backend().name()
-                        + " but the layer is bound to " + parameters.dtype() + " on " + parameters.backend().name());
-            }
-            return scope.ops().embedding(boundWeight, ids, idsShape);
+        if (placement != null) {
+            placement.check("Embedding", scope.backend(), dtype);
+            return apply(scope.ops(), ids, idsShape);
         }
         try (Scope work = scope.backend().newScope()) {
             return scope.adopt(work.ops().embedding(weight.toTensor(work, dtype), ids, idsShape));
         }
+    }
+
+    /**
+     * The rows of a bound table on the ops of the caller's work scope, with no check beyond the op's own.
+     *
+     * @param t the ops of a work scope on the table's backend
+     * @param ids token ids in {@code [0, V)}, row-major; not modified
+     * @param idsShape their shape
+     * @return {@code idsShape + [d]}
+     * @throws IllegalStateException if the table is on the host
+     */
+    public Tensor apply(Ops t, int[] ids, Shape idsShape) {
+        if (placement == null) {
+            throw new IllegalStateException("Embedding.apply: the table is on the host; bind it first, or call"
+                    + " forward(Scope, …)");
+        }
+        return t.embedding(boundWeight, ids, idsShape);
+    }
+
+    /**
+     * @return the table read as the LM head {@code x·weightᵀ}, {@code [..., d] → [..., V]} (tied word embeddings):
+     *     the same weight, bound or on the host as this table is, with no bias
+     */
+    public Linear asHead() {
+        return placement == null ? new Linear(weight, null) : Linear.bound(boundWeight, null, placement.dtype());
     }
 }

@@ -1,5 +1,6 @@
 package org.attn4j.models.layers;
 
+import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
@@ -11,8 +12,12 @@ import org.attn4j.models.parameters.StateDict;
  * PyTorch's {@code nn.LayerNorm(d, eps, elementwise_affine)}: {@code (x - mean) / sqrt(var + eps) · weight + bias}
  * over the last axis with the biased variance; state_dict names {@code weight [d]} and {@code bias [d]} (absent
  * without affine parameters).
+ *
+ * <p>Its parameters stay on the host until {@link #bind(Parameters)}, or are already on a backend ({@link #bound});
+ * a bound norm runs in the caller's scope ({@link #forward(Scope, Tensor)}) or on a work scope's ops
+ * ({@link #apply(Ops, Tensor)}), both one {@link Ops#layerNorm} over the bound parameters.
  */
-public final class LayerNorm {
+public final class LayerNorm implements Norm {
     /** PyTorch's default epsilon. */
     public static final double DEFAULT_EPS = 1e-5;
 
@@ -20,7 +25,7 @@ public final class LayerNorm {
     private final double eps;
     private final HostTensor weight;
     private final HostTensor bias;
-    private final Parameters parameters;
+    private final Placement placement;
     private final Tensor boundWeight;
     private final Tensor boundBias;
 
@@ -36,28 +41,53 @@ public final class LayerNorm {
             throw new IllegalArgumentException("LayerNorm: weight " + (weight == null ? null : weight.shape())
                     + " and bias " + (bias == null ? null : bias.shape()) + " must be " + s);
         }
-        if (!(eps >= 0)) {
-            throw new IllegalArgumentException("LayerNorm: argument eps is " + eps + "; it must be at least 0");
-        }
+        checkEps("LayerNorm", eps);
         this.dim = dim;
         this.eps = eps;
         this.weight = weight;
         this.bias = bias;
-        this.parameters = null;
+        this.placement = null;
         this.boundWeight = null;
         this.boundBias = null;
     }
 
-    private LayerNorm(LayerNorm host, Parameters parameters) {
-        this.dim = host.dim;
-        this.eps = host.eps;
+    private LayerNorm(int dim, double eps, Tensor weight, Tensor bias, Placement placement) {
+        this.dim = dim;
+        this.eps = eps;
         this.weight = null;
         this.bias = null;
-        this.parameters = parameters;
-        HostTensor w = host.hostWeight();
-        HostTensor b = host.hostBias();
-        this.boundWeight = w == null ? null : parameters.upload(w);
-        this.boundBias = b == null ? null : parameters.upload(b);
+        this.placement = placement;
+        this.boundWeight = weight;
+        this.boundBias = bias;
+    }
+
+    private static void checkEps(String op, double eps) {
+        if (!(eps >= 0)) {
+            throw new IllegalArgumentException(op + ": argument eps is " + eps + "; it must be at least 0");
+        }
+    }
+
+    /**
+     * A norm over parameters the caller has already put on a backend and keeps there (in a scope it owns).
+     *
+     * @param weight {@code [d]}
+     * @param bias {@code [d]}, on the same backend in the same dtype
+     * @param eps added to the variance
+     * @return the bound norm, for activations of the parameters' dtype; it copies nothing
+     */
+    public static LayerNorm bound(Tensor weight, Tensor bias, double eps) {
+        if (weight == null || bias == null) {
+            throw new IllegalArgumentException("LayerNorm.bound: argument " + (weight == null ? "weight" : "bias")
+                    + " is null");
+        }
+        if (weight.shape().rank() != 1 || !bias.shape().equals(weight.shape()) || bias.dtype() != weight.dtype()
+                || bias.backend() != weight.backend()) {
+            throw new IllegalArgumentException("LayerNorm.bound: weight " + weight.shape() + " " + weight.dtype()
+                    + " and bias " + bias.shape() + " " + bias.dtype() + " must be one [d] in one dtype on one backend");
+        }
+        checkEps("LayerNorm.bound", eps);
+        return new LayerNorm(weight.shape().dim(0), eps, weight, bias,
+                new Placement(weight.backend(), weight.dtype()));
     }
 
     private HostTensor hostWeight() {
@@ -73,7 +103,10 @@ public final class LayerNorm {
      * @return this layer reading its parameters from {@code parameters}; it keeps no host copy
      */
     public LayerNorm bind(Parameters parameters) {
-        return new LayerNorm(this, parameters);
+        HostTensor w = hostWeight();
+        HostTensor b = hostBias();
+        return new LayerNorm(dim, eps, w == null ? null : parameters.upload(w), b == null ? null : parameters.upload(b),
+                Placement.of(parameters));
     }
 
     /**
@@ -91,7 +124,7 @@ public final class LayerNorm {
         });
     }
 
-    /** @return {@code d} */
+    @Override
     public int dim() {
         return dim;
     }
@@ -104,11 +137,7 @@ public final class LayerNorm {
         return b == null ? sd : sd.with("bias", b);
     }
 
-    /**
-     * @param scope receives the result
-     * @param x {@code [..., d]}
-     * @return {@code [..., d]}
-     */
+    @Override
     public Tensor forward(Scope scope, Tensor x) {
         return forward(scope, x, null);
     }
@@ -122,8 +151,8 @@ public final class LayerNorm {
      * @return {@code [..., dim]}
      */
     public Tensor forward(Scope scope, Tensor x, Tensor residual) {
-        if (parameters != null) {
-            parameters.checkInput("LayerNorm", x);
+        if (placement != null) {
+            placement.check("LayerNorm", x);
             return residual == null ? scope.ops().layerNorm(x, boundWeight, boundBias, eps)
                     : scope.ops().layerNorm(x, residual, boundWeight, boundBias, eps);
         }
@@ -133,5 +162,14 @@ public final class LayerNorm {
             return scope.adopt(residual == null ? work.ops().layerNorm(x, g, b, eps)
                     : work.ops().layerNorm(x, residual, g, b, eps));
         }
+    }
+
+    @Override
+    public Tensor apply(Ops t, Tensor x) {
+        if (placement == null) {
+            throw new IllegalStateException("LayerNorm.apply: the norm holds its parameters on the host; bind it"
+                    + " first, or call forward(Scope, …)");
+        }
+        return t.layerNorm(x, boundWeight, boundBias, eps);
     }
 }

@@ -2,6 +2,7 @@ package org.attn4j.models.layers;
 
 import org.attn4j.api.DType;
 import org.attn4j.api.Epilogue;
+import org.attn4j.api.Ops;
 import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
@@ -13,12 +14,17 @@ import org.attn4j.models.parameters.StateDict;
 
 /**
  * PyTorch's {@code nn.Linear}: {@code y = x·Wᵀ + b} with {@code weight [out, in]} and {@code bias [out]} (optional),
- * state_dict names {@code weight} and {@code bias}.
+ * state_dict names {@code weight} and {@code bias}; {@code [..., in] → [..., out]}.
+ *
+ * <p>A layer holds its parameters on the host until {@link #bind(Parameters)}, or is made over parameters already on
+ * a backend ({@link #bound}). A bound layer runs in the caller's scope ({@link #forward(Scope, Tensor)}) or, on a hot
+ * path that runs many ops in one work scope, straight on that scope's ops ({@link #apply(Ops, Tensor, Epilogue)}):
+ * both are one {@link Ops#linear} over the bound weight, which stays in its storage type.
  */
 public final class Linear {
     private final HostTensor weight;
     private final HostTensor bias;
-    private final Parameters parameters;
+    private final Placement placement;
     private final Weight boundWeight;
     private final Tensor boundBias;
 
@@ -31,23 +37,52 @@ public final class Linear {
             throw new IllegalArgumentException("Linear: argument weight has shape " + weight.shape()
                     + "; it must be [out, in]");
         }
-        if (bias != null && !bias.shape().equals(Shape.of(weight.shape().dim(0)))) {
-            throw new IllegalArgumentException("Linear: argument bias has shape " + bias.shape()
-                    + " but weight has shape " + weight.shape() + "; bias must be [" + weight.shape().dim(0) + "]");
-        }
+        checkBias(bias == null ? null : bias.shape(), weight.shape());
         this.weight = weight;
         this.bias = bias;
-        this.parameters = null;
+        this.placement = null;
         this.boundWeight = null;
         this.boundBias = null;
     }
 
-    private Linear(Linear host, Parameters parameters) {
+    private Linear(Weight weight, Tensor bias, Placement placement) {
         this.weight = null;
         this.bias = null;
-        this.parameters = parameters;
-        this.boundWeight = parameters.weight(host.hostWeight());
-        this.boundBias = host.hasBias() ? parameters.upload(host.hostBias()) : null;
+        this.placement = placement;
+        this.boundWeight = weight;
+        this.boundBias = bias;
+    }
+
+    private static void checkBias(Shape bias, Shape weight) {
+        if (bias != null && !bias.equals(Shape.of(weight.dim(0)))) {
+            throw new IllegalArgumentException("Linear: argument bias has shape " + bias + " but weight has shape "
+                    + weight + "; bias must be [" + weight.dim(0) + "]");
+        }
+    }
+
+    /**
+     * A layer over parameters the caller has already put on a backend and keeps there (in a scope it owns).
+     *
+     * @param weight {@code [out, in]}, in its storage type
+     * @param bias {@code [out]} of {@code dtype} on the weight's backend, or null for none
+     * @param dtype the element type of the activations it meets
+     * @return the bound layer; it copies nothing
+     */
+    public static Linear bound(Weight weight, Tensor bias, DType dtype) {
+        if (weight == null || dtype == null) {
+            throw new IllegalArgumentException("Linear.bound: argument " + (weight == null ? "weight" : "dtype")
+                    + " is null");
+        }
+        if (weight.shape().rank() != 2) {
+            throw new IllegalArgumentException("Linear.bound: argument weight has shape " + weight.shape()
+                    + "; it must be [out, in]");
+        }
+        checkBias(bias == null ? null : bias.shape(), weight.shape());
+        if (bias != null && (bias.backend() != weight.backend() || bias.dtype() != dtype)) {
+            throw new IllegalArgumentException("Linear.bound: argument bias is " + bias.dtype() + " on "
+                    + bias.backend().name() + "; it must be " + dtype + " on the weight's " + weight.backend().name());
+        }
+        return new Linear(weight, bias, new Placement(weight.backend(), dtype));
     }
 
     private HostTensor hostWeight() {
@@ -69,7 +104,8 @@ public final class Linear {
      *     {@link #stateDict()} reads them back from the backend)
      */
     public Linear bind(Parameters parameters) {
-        return new Linear(this, parameters);
+        return new Linear(parameters.weight(hostWeight()), hasBias() ? parameters.upload(hostBias()) : null,
+                Placement.of(parameters));
     }
 
     /**
@@ -125,9 +161,9 @@ public final class Linear {
      * @return {@code [..., out]}
      */
     public Tensor forward(Scope scope, Tensor x, Epilogue epilogue) {
-        if (parameters != null) {
-            parameters.checkInput("Linear", x);
-            return scope.ops().linear(x, boundWeight, boundBias, epilogue);
+        if (placement != null) {
+            placement.check("Linear", x);
+            return apply(scope.ops(), x, epilogue);
         }
         try (Scope work = scope.backend().newScope()) {
             Tensor b = bias == null ? null : bias.toTensor(work, x.dtype());
@@ -135,5 +171,37 @@ public final class Linear {
                     : weight.type() == WeightType.F64 ? WeightType.F32 : weight.type());
             return scope.adopt(work.ops().linear(x, w, b, epilogue));
         }
+    }
+
+    /**
+     * The product of a bound layer on the ops of the caller's work scope, with no check beyond the op's own.
+     *
+     * @param t the ops of a work scope on the layer's backend
+     * @param x {@code [..., in]} of the layer's dtype
+     * @return {@code [..., out]}
+     * @throws IllegalStateException if the layer is not bound
+     */
+    public Tensor apply(Ops t, Tensor x) {
+        return t.linear(x, bound("apply"), boundBias);
+    }
+
+    /**
+     * @param t the ops of a work scope on the layer's backend
+     * @param x {@code [..., in]} of the layer's dtype
+     * @param epilogue the activation, gate and residual applied in the same pass (see {@link Epilogue}; gated, the
+     *     weight's rows are the gate's then the value's and {@code out} is halved)
+     * @return {@code [..., out]}
+     * @throws IllegalStateException if the layer is not bound
+     */
+    public Tensor apply(Ops t, Tensor x, Epilogue epilogue) {
+        return t.linear(x, bound("apply"), boundBias, epilogue);
+    }
+
+    private Weight bound(String method) {
+        if (boundWeight == null) {
+            throw new IllegalStateException("Linear." + method + ": the layer holds its parameters on the host; bind"
+                    + " it first, or call forward(Scope, …)");
+        }
+        return boundWeight;
     }
 }

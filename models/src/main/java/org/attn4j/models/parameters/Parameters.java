@@ -186,20 +186,6 @@ public final class Parameters implements AutoCloseable {
         return bytes;
     }
 
-    /**
-     * Checks that an activation can meet these parameters in one op.
-     *
-     * @param op the layer name for the message
-     * @param x the activation
-     * @throws IllegalArgumentException if it lives on another backend or has another dtype
-     */
-    public void checkInput(String op, Tensor x) {
-        if (x.backend() != backend || x.dtype() != dtype) {
-            throw new IllegalArgumentException(op + ": argument x " + x.shape() + " is " + x.dtype() + " on "
-                    + x.backend().name() + " but the layer is bound to " + dtype + " on " + backend.name());
-        }
-    }
-
     /** @return false once closed */
     public boolean isOpen() {
         return scope.isOpen();
