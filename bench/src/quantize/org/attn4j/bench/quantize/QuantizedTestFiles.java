@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.stream.Stream;
 import org.attn4j.api.WeightType;
 import org.attn4j.models.decoder.DecoderConfig;
 import org.attn4j.models.decoder.GgufCheckpoints;
@@ -33,8 +35,12 @@ import org.attn4j.models.parameters.StateDict;
  * Needs Java 22+ (the foreign function API) and the bench's test class path; run from the repository root:
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp "$(cat bench/target/cp.txt):bench/target/test-classes" \
- *     bench/src/quantize/org/attn4j/bench/quantize/QuantizedTestFiles.java models/src/test/resources/org/attn4j/models/decoder/quantized
+ *     bench/src/quantize/org/attn4j/bench/quantize/QuantizedTestFiles.java models/src/test/resources/org/attn4j/models/decoder/quantized \
+ *     [bench/src/peers/node-llama-cpp/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libllama.v0.4.0.so]
  * </pre>
+ * With a {@code libllama} that has {@code llama_model_quantize} (node-llama-cpp's, installed for the decode bench),
+ * llama.cpp's own quantizer also quantizes each F32 source, and any difference from the written file in metadata,
+ * tensor types or bytes is printed and makes the exit status 1.
  */
 public final class QuantizedTestFiles {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -64,15 +70,19 @@ public final class QuantizedTestFiles {
     }
 
     /**
-     * @param args the folder to write into
+     * @param args the folder to write into; then, optionally, a {@code libllama} shared library whose
+     *     {@code llama_model_quantize} quantizes the same F32 sources for comparison ({@link LlamaModelQuantize})
      * @throws IOException if a file cannot be written
      */
     public static void main(String[] args) throws IOException {
-        if (args.length != 1) {
-            throw new IllegalArgumentException("usage: QuantizedTestFiles OUTPUT_FOLDER");
+        if (args.length != 1 && args.length != 2) {
+            throw new IllegalArgumentException("usage: QuantizedTestFiles OUTPUT_FOLDER [LIBLLAMA]");
         }
         Path out = Files.createDirectories(Path.of(args[0]));
-        try (GgmlQuantizer ggml = new GgmlQuantizer()) {
+        Path scratch = Files.createTempDirectory("quantized-test-files");
+        List<String> differ = new ArrayList<>();
+        try (GgmlQuantizer ggml = new GgmlQuantizer();
+             LlamaModelQuantize llama = args.length == 2 ? new LlamaModelQuantize(Path.of(args[1])) : null) {
             for (Source s : SOURCES) {
                 @SuppressWarnings("unchecked")
                 Map<String, Object> config = JSON.readValue(s.config(), Map.class);
@@ -80,13 +90,33 @@ public final class QuantizedTestFiles {
                 StateDict hf = GgufCheckpoints.randomDecoder(c, WeightType.F32, s.seed());
                 GgufWriter f32 = GgufCheckpoints.fromHuggingFace(config, c.tiedEmbeddings() ? varied(hf, s.seed())
                         : hf, WeightType.F32);
-                Gguf.Contents source = Gguf.read(GgufCheckpoints.sentencePiece(f32, VOCAB).toBytes());
+                Path f32File = scratch.resolve(s.name() + "-f32.gguf");
+                GgufCheckpoints.sentencePiece(f32, VOCAB).write(f32File);
+                Gguf.Contents source = Gguf.read(f32File);
                 for (LlamaCppMix mix : s.mixes()) {
                     Path file = out.resolve(s.name() + "-" + mix.fileName() + ".gguf");
                     Map<GgmlType, Integer> counts = LlamaCppQuantization.write(source, mix, ggml, file);
                     System.out.println(file + ": " + Files.size(file) + " bytes, " + counts);
+                    if (llama != null) {
+                        Path theirs = scratch.resolve(file.getFileName());
+                        llama.quantize(f32File, theirs, mix);
+                        List<String> d = FileDifferences.of(file, theirs);
+                        System.out.println("  against llama_model_quantize: " + (d.isEmpty()
+                                ? "the same metadata, tensor types and bytes" : d));
+                        d.forEach(line -> differ.add(file.getFileName() + ": " + line));
+                    }
                 }
             }
+        }
+        try (Stream<Path> files = Files.list(scratch)) {
+            for (Path f : files.toList()) {
+                Files.delete(f);
+            }
+        }
+        Files.delete(scratch);
+        if (!differ.isEmpty()) {
+            System.err.println(differ.size() + " differences from llama_model_quantize");
+            System.exit(1);
         }
     }
 
