@@ -24,9 +24,9 @@ import java.nio.file.StandardCopyOption;
  */
 final class GgmlQuantizer implements AutoCloseable {
     private static final String LIBRARY = "de/kherud/llama/Linux/x86_64/libjllama.so";
-    private static final MemoryLayout INIT_PARAMS = MemoryLayout.structLayout(ValueLayout.JAVA_LONG.withName("mem_size"),
-            ValueLayout.ADDRESS.withName("mem_buffer"), ValueLayout.JAVA_BOOLEAN.withName("no_alloc"),
-            MemoryLayout.paddingLayout(7));
+    private static final MemoryLayout INIT_PARAMS = MemoryLayout.structLayout(
+            ValueLayout.JAVA_LONG.withName("mem_size"), ValueLayout.ADDRESS.withName("mem_buffer"),
+            ValueLayout.JAVA_BOOLEAN.withName("no_alloc"), MemoryLayout.paddingLayout(7));
 
     private final Arena arena = Arena.ofShared();
     private final MethodHandle quantizeChunk;

@@ -10,8 +10,8 @@ import org.attn4j.models.io.Gguf;
  * ({@link LlamaCppQuantization}). Needs Java 22+ and a class path holding attn4j's models module, its test classes and
  * {@code de.kherud:llama}; the decode bench runs it to make its {@code Q4_K_M} and {@code Q6_K} files:
  * <pre>
- * java --enable-native-access=ALL-UNNAMED -cp CLASSPATH bench/src/quantize/org/attn4j/bench/quantize/QuantizeGguf.java \
- *     IN-f32.gguf OUT.gguf q4_k_m
+ * java --enable-native-access=ALL-UNNAMED -cp CLASSPATH \
+ *     bench/src/quantize/org/attn4j/bench/quantize/QuantizeGguf.java IN-f32.gguf OUT.gguf q4_k_m
  * </pre>
  */
 public final class QuantizeGguf {
