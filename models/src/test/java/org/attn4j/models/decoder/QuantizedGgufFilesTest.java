@@ -19,6 +19,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -66,7 +67,7 @@ class QuantizedGgufFilesTest {
             List<Case> out = new ArrayList<>();
             for (JsonNode c : new ObjectMapper().readTree(in).get("cases")) {
                 Map<String, JsonNode> tensors = new TreeMap<>();
-                c.get("tensors").fields().forEachRemaining(e -> tensors.put(e.getKey(), e.getValue()));
+                c.get("tensors").properties().forEach(e -> tensors.put(e.getKey(), e.getValue()));
                 double[] margins = new double[c.get("margins").size()];
                 for (int i = 0; i < margins.length; i++) {
                     margins[i] = c.get("margins").get(i).asDouble();
@@ -97,7 +98,7 @@ class QuantizedGgufFilesTest {
     @MethodSource("cases")
     void everyTensorDequantizesToGgmlsNumbersBitForBit(Case c) throws IOException, NoSuchAlgorithmException {
         Gguf.Contents file = Gguf.read(c.path());
-        assertEquals(c.tensors().keySet(), new java.util.TreeSet<>(file.tensors().asMap().keySet()), c.file()
+        assertEquals(c.tensors().keySet(), new TreeSet<>(file.tensors().asMap().keySet()), c.file()
                 + ": tensor names");
         for (Gguf.TensorInfo info : file.infos()) {
             JsonNode expected = c.tensors().get(info.name());
