@@ -95,8 +95,17 @@ public final class DecodePeersMain {
             for (String w : weights) {
                 String key = w.toLowerCase(Locale.ROOT);
                 boolean mix = PeerFiles.MIXES.contains(key);
+                String quantizer = System.getProperty("bench.quantize.java", TEMURIN_25);
+                if (mix && !Files.isExecutable(Path.of(quantizer))) {
+                    for (String engine : engines) {
+                        rows.add(new Row(new Run(model, key.toUpperCase(Locale.ROOT), engine, "-", List.of(),
+                                Map.of()), EngineResult.failed("no " + quantizer + " to make the " + key
+                                + " file (set -Dbench.quantize.java to a Java 22+ java)"), "-", 0, Double.NaN));
+                    }
+                    continue;
+                }
                 if (mix) {
-                    files.mix(key, System.getProperty("bench.quantize.java", TEMURIN_25), module, System.out);
+                    files.mix(key, quantizer, module, System.out);
                 }
                 long bytes = mix ? files.bytesPerToken(key)
                         : model.bytesPerToken(WeightType.valueOf(key.toUpperCase(Locale.ROOT)));
