@@ -3,12 +3,15 @@
 Reads each model's BF16 Hugging Face folder (the F32 folder holds the same numbers) and its prompt, as the bench
 wrote them (DecodePeersMain, which runs first), decodes greedily with a key/value cache in float64, and writes
 bench/src/test/resources/org/attn4j/bench/decode/reference-ids.json with, per model, the fingerprint of the weights,
-the prompt, the ids and the smallest gap between the two largest logits over the steps (how near a tie the greedy
-choice came).
+the prompt, the ids, the gap between the two largest logits at each step (the top-1 margin: how near a tie the
+greedy choice came) and the smallest of them. The model's Q4_K_M and Q6_K files, where the bench wrote them, get
+entries of their own ("NAME q4_k_m"): the same decoding on their weights dequantized as ggml does.
 
     /usr/bin/python3 bench/src/test/python/decode_reference_ids.py bench/target/decode-models [model ...]
 
-Needs torch (Debian's python3-torch) and numpy only; safetensors are parsed here.
+Needs torch (Debian's python3-torch) and numpy; safetensors are parsed here. For the Q4_K_M and Q6_K files also
+gguf-py 0.19 (its numpy dequantizers), in an interpreter that sees Debian's torch:
+    python3 -m venv --system-site-packages /tmp/ggufvenv && /tmp/ggufvenv/bin/pip install gguf==0.19.0
 """
 import json
 import math
@@ -20,6 +23,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+MIXES = ("q4_k_m", "q6_k")
 OUT = Path(__file__).resolve().parents[1] / "resources" / "org" / "attn4j" / "bench" / "decode" / "reference-ids.json"
 
 
@@ -49,9 +53,9 @@ def read_safetensors(path):
 class Weights:
     """The state dict, widened to float64 on use (kept widened when it fits in a few GB)."""
 
-    def __init__(self, state):
+    def __init__(self, state, elements):
         self.state = state
-        self.keep = sum(t.numel() for t in state.values()) * 8 < 3 << 30
+        self.keep = elements * 8 < 3 << 30
         self.cache = {}
 
     def __getitem__(self, name):
@@ -114,20 +118,57 @@ def forward(cfg, w, ids, cache, start):
     return (x @ w[head].t())[0]
 
 
-def greedy(folder, prompt, steps):
-    cfg = json.loads((folder / "config.json").read_text())
-    w = Weights(read_safetensors(folder / "model.safetensors"))
+GGUF_NAMES = {"attn_norm": "input_layernorm", "attn_q": "self_attn.q_proj", "attn_k": "self_attn.k_proj",
+              "attn_v": "self_attn.v_proj", "attn_output": "self_attn.o_proj", "ffn_norm": "post_attention_layernorm",
+              "ffn_gate": "mlp.gate_proj", "ffn_up": "mlp.up_proj", "ffn_down": "mlp.down_proj"}
+
+
+class GgufState:
+    """A llama GGUF file's tensors under Hugging Face names, each dequantized to float32 on use as ggml does
+    (gguf-py's gguf.quants.dequantize), with the converter's permutation of q and k rows undone."""
+
+    def __init__(self, path, cfg):
+        from gguf import GGUFReader
+        self.tensors = {}
+        for t in GGUFReader(path).tensors:
+            name = t.name
+            if name == "token_embd.weight":
+                name = "model.embed_tokens.weight"
+            elif name == "output.weight":
+                name = "lm_head.weight"
+            elif name == "output_norm.weight":
+                name = "model.norm.weight"
+            else:
+                _, layer, kind, _ = name.split(".")
+                name = f"model.layers.{layer}.{GGUF_NAMES[kind]}.weight"
+            self.tensors[name] = t
+        self.heads = {"self_attn.q_proj": cfg["num_attention_heads"], "self_attn.k_proj": cfg["num_key_value_heads"]}
+        self.elements = sum(int(t.n_elements) for t in self.tensors.values())
+
+    def __getitem__(self, name):
+        from gguf.quants import dequantize
+        t = self.tensors[name]
+        values = dequantize(t.data, t.tensor_type).astype(np.float32).reshape([int(n) for n in reversed(t.shape)])
+        heads = next((h for part, h in self.heads.items() if f".{part}." in name), None)
+        if heads is not None:
+            rows, columns = values.shape
+            values = values.reshape(heads, rows // heads // 2, 2, columns).swapaxes(1, 2).reshape(rows, columns)
+        return torch.from_numpy(np.ascontiguousarray(values))
+
+
+def greedy(cfg, w, prompt, steps):
+    """The greedy ids and the top-1 margin (largest minus second largest logit) of each choice."""
     cache = {}
     ids = []
-    margin = float("inf")
+    margins = []
     logits = forward(cfg, w, prompt, cache, 0)
     for step in range(steps):
         top = torch.topk(logits, 2).values
-        margin = min(margin, float(top[0] - top[1]))
+        margins.append(float(top[0] - top[1]))
         ids.append(int(torch.argmax(logits)))
         if step + 1 < steps:
             logits = forward(cfg, w, [ids[-1]], cache, len(prompt) + step)
-    return ids, margin
+    return ids, margins
 
 
 def main():
@@ -137,10 +178,20 @@ def main():
     reference = json.loads(OUT.read_text()) if OUT.is_file() else {}
     for name in names:
         bench = json.loads((models / name / "bench.json").read_text())
-        ids, margin = greedy(models / name / "hf-bf16", bench["prompt"], bench["generated"])
-        reference[name] = {"fingerprint": bench["fingerprint"], "prompt": bench["prompt"], "ids": ids,
-                           "min_margin": margin}
-        print(name, "min margin", margin, "ids", ids, flush=True)
+        folder = models / name / "hf-bf16"
+        cfg = json.loads((folder / "config.json").read_text())
+        state = read_safetensors(folder / "model.safetensors")
+        runs = [(name, Weights(state, sum(t.numel() for t in state.values())))]
+        for mix in MIXES:
+            file = models / name / f"{name}-{mix}.gguf"
+            if file.is_file():
+                gguf = GgufState(file, cfg)
+                runs.append((f"{name} {mix}", Weights(gguf, gguf.elements)))
+        for key, w in runs:
+            ids, margins = greedy(cfg, w, bench["prompt"], bench["generated"])
+            reference[key] = {"fingerprint": bench["fingerprint"], "prompt": bench["prompt"], "ids": ids,
+                              "margins": margins, "min_margin": min(margins)}
+            print(key, "min margin", min(margins), "ids", ids, flush=True)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(reference, indent=1, sort_keys=True) + "\n")
 

@@ -128,6 +128,11 @@ public final class DecoderGoldens {
                 c.output("attentionScaling").get(0))).toList();
     }
 
+    /** @return every backend and dtype of the test class path, with its tolerances */
+    public static List<Target> targets() {
+        return Numerics.targets().stream().map(Target::new).toList();
+    }
+
     /** @return every (target, case) pair */
     public static Stream<Arguments> across() {
         List<Decoder> cases = all();

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.attn4j.api.WeightType;
 import org.attn4j.models.decoder.GgufCheckpoints;
+import org.attn4j.models.io.Gguf;
 import org.attn4j.models.io.GgufWriter;
 
 /**
@@ -25,6 +26,8 @@ import org.attn4j.models.io.GgufWriter;
  *   NAME-f32.gguf NAME-bf16.gguf NAME-q8_0.gguf   as llama.cpp's converter writes them, with a SentencePiece
  *                          vocabulary: &lt;unk&gt;, &lt;s&gt;, &lt;/s&gt;, the 256 byte tokens, then
  *                          "▁t&lt;id&gt;" for every other id, so that the text llama.cpp streams names the ids it chose
+ *   NAME-q4_k_m.gguf NAME-q6_k.gguf   the F32 file as llama-quantize quantizes it, made when first asked
+ *                          for ({@link #mix})
  * </pre>
  * Each tensor is made and written alone, so a model larger than the heap is written in the heap of one tensor;
  * everything goes to a {@code .partial} folder that is renamed when complete, so an interrupted run leaves nothing
@@ -32,6 +35,9 @@ import org.attn4j.models.io.GgufWriter;
  * the PyTorch reference script ({@code bench/src/test/python/decode_reference_ids.py}).
  */
 final class PeerFiles {
+    /** The llama.cpp mixes made from the F32 GGUF on demand ({@link #mix}). */
+    static final List<String> MIXES = List.of("q4_k_m", "q6_k");
+
     private final PeerModel model;
     private final Path dir;
 
@@ -83,7 +89,62 @@ final class PeerFiles {
 
     /** @return the GGUF file whose matrices have this type */
     Path gguf(WeightType type) {
-        return dir.resolve(model.name() + "-" + type.name().toLowerCase(java.util.Locale.ROOT) + ".gguf");
+        return gguf(type.name().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /** @return the GGUF file of these weights: {@code f32}, {@code bf16}, {@code q8_0} or a mix of {@link #MIXES} */
+    Path gguf(String weights) {
+        return dir.resolve(model.name() + "-" + weights + ".gguf");
+    }
+
+    /**
+     * The file of a llama.cpp mix, made on first use from the F32 GGUF as {@code llama-quantize} makes it, by
+     * {@code bench/src/quantize}'s {@code QuantizeGguf} under a Java 22+ JVM (every tensor's type chosen by llama.cpp's
+     * rules, its rows quantized by ggml's own code from {@code de.kherud:llama}'s library); written to a
+     * {@code .partial} file renamed when complete.
+     *
+     * @param mix one of {@link #MIXES}
+     * @param java a Java 22+ {@code java}
+     * @param module the bench module's folder, for {@code src/quantize}
+     * @param log where progress goes
+     * @return the file
+     * @throws IOException if it cannot be written
+     * @throws InterruptedException if interrupted while the quantizer runs
+     */
+    Path mix(String mix, String java, Path module, java.io.PrintStream log) throws IOException,
+            InterruptedException {
+        if (!MIXES.contains(mix)) {
+            throw new IllegalArgumentException("decode bench: no mix " + mix + "; known: " + MIXES);
+        }
+        Path file = gguf(mix);
+        if (Files.isRegularFile(file)) {
+            return file;
+        }
+        Path partial = file.resolveSibling(file.getFileName() + ".partial");
+        log.println("decode bench: quantizing " + gguf(WeightType.F32).getFileName() + " to " + mix);
+        Process p = new ProcessBuilder(java, "-Xmx3g", "--enable-native-access=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"), module.resolve(
+                        "src/quantize/org/attn4j/bench/quantize/QuantizeGguf.java").toString(),
+                gguf(WeightType.F32).toString(), partial.toString(), mix).inheritIO().start();
+        if (p.waitFor() != 0) {
+            throw new IOException("decode bench: QuantizeGguf exited with " + p.exitValue() + " for " + file);
+        }
+        Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE);
+        return file;
+    }
+
+    /**
+     * @param weights a GGUF file's weights ({@link #gguf(String)})
+     * @return the bytes of the matrices one decoding step reads from that file: every matrix of every block and
+     *     the LM head ({@code output.weight}, else the tied {@code token_embd.weight}), each in its own type
+     * @throws IOException if the file cannot be read
+     */
+    long bytesPerToken(String weights) throws IOException {
+        Gguf.Contents file = Gguf.read(gguf(weights));
+        boolean tied = file.infos().stream().noneMatch(t -> t.name().equals("output.weight"));
+        return file.infos().stream().filter(t -> t.shape().rank() == 2 && (t.name().startsWith("blk.")
+                || t.name().equals("output.weight") || tied && t.name().equals("token_embd.weight")))
+                .mapToLong(Gguf.TensorInfo::byteSize).sum();
     }
 
     /** Both Hugging Face folders in one pass over the tensors. */
