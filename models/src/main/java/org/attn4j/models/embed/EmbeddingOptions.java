@@ -4,6 +4,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.Consumer;
 import org.attn4j.api.DType;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.checkpoint.Pooling;
 
 /**
@@ -11,6 +12,7 @@ import org.attn4j.models.checkpoint.Pooling;
  * and length follow the model folder's sentence-transformers files ({@code modules.json},
  * {@code 1_Pooling/config.json}, {@code sentence_bert_config.json}), and without them: mean pooling, normalised,
  * the model's {@code max_position_embeddings}. Unset prompts follow {@code config_sentence_transformers.json}.
+ * Unset weights stay in the types the model's files hold them in.
  */
 public final class EmbeddingOptions {
     private static final EmbeddingOptions DEFAULTS = new EmbeddingOptions(new Values());
@@ -26,6 +28,7 @@ public final class EmbeddingOptions {
         int dimensions;
         String promptName;
         String prompt;
+        WeightType weights;
 
         Values copy() {
             try {
@@ -206,6 +209,31 @@ public final class EmbeddingOptions {
         return v.batchSize;
     }
 
+    /**
+     * @param type how the encoder's weights are held on the backend: {@link WeightType#F32}, every matrix widened
+     *     (or dequantized) to F32 once at load; or {@link WeightType#I8}, every projection of an F32, F16 or BF16
+     *     encoder quantized once at load to int8 rows with one scale per output feature, as ONNX Runtime's
+     *     {@code quantize_dynamic} quantizes langchain4j's {@code -q} models (see
+     *     {@link org.attn4j.models.parameters.Parameters#withInt8Projections}), its input quantized per text at each
+     *     call; embedding tables and norms stay as they are. I8 applies to the families whose
+     *     {@link org.attn4j.models.bert.Encoder#takesInt8Projections()} (bert, xlm-roberta, mpnet) in F32; the
+     *     embedder refuses it for others
+     * @return a copy with it set
+     * @throws IllegalArgumentException if {@code type} is null or neither F32 nor I8
+     */
+    public EmbeddingOptions withWeights(WeightType type) {
+        if (type != WeightType.F32 && type != WeightType.I8) {
+            throw new IllegalArgumentException("EmbeddingOptions.withWeights: argument type is " + type
+                    + "; an encoder's weights are held as F32 or I8");
+        }
+        return with(o -> o.weights = type);
+    }
+
+    /** @return how the weights are held, or empty to keep the files' types ({@link #withWeights}) */
+    public Optional<WeightType> weights() {
+        return Optional.ofNullable(v.weights);
+    }
+
     /** @return the compute dtype */
     public DType dtype() {
         return v.dtype;
@@ -218,6 +246,6 @@ public final class EmbeddingOptions {
                 + (v.maxLength == 0 ? "model" : v.maxLength) + ", batchSize=" + v.batchSize + ", dtype=" + v.dtype
                 + ", longTexts=" + v.longTexts + ", dimensions=" + (v.dimensions == 0 ? "all" : v.dimensions)
                 + ", prompt=" + (v.prompt != null ? "'" + v.prompt + "'" : v.promptName != null ? v.promptName
-                : "model") + "]";
+                : "model") + ", weights=" + (v.weights == null ? "model" : v.weights) + "]";
     }
 }

@@ -11,6 +11,7 @@ import java.util.Optional;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.bert.BertInput;
 import org.attn4j.models.bert.Encoder;
 import org.attn4j.models.checkpoint.Checkpoint;
@@ -40,7 +41,9 @@ import org.attn4j.models.tokenize.Tokenizer;
  * EmbeddingOptions#withPromptName} {@code "query"} reads it from {@code config_sentence_transformers.json}, or
  * {@link EmbeddingOptions#withPrompt} gives {@code "Instruct: " + task + "\nQuery:"} (the model card's
  * {@code get_detailed_instruct}); documents take none.
- * The model's parameters are uploaded to the backend once, when it is loaded, and stay there until {@link #close()};
+ * The model's parameters are uploaded to the backend once, when it is loaded, in the types its files hold them in
+ * unless {@link EmbeddingOptions#withWeights} says otherwise ({@code I8}: every projection quantized to int8 rows, as
+ * langchain4j's {@code -q} models are), and stay there until {@link #close()};
  * each {@link #embed} call allocates only activations and frees them before it returns. An embedder may be shared by
  * threads: each call works in its own scope.
  *
@@ -125,13 +128,33 @@ public final class SentenceEmbedder implements AutoCloseable {
             this.model = null;
             return;
         }
-        this.parameters = Parameters.on(backend, dtype);
+        this.parameters = parameters(host, backend, options);
         try {
             this.model = host.bind(parameters);
         } catch (RuntimeException e) {
             parameters.close();
             throw e;
         }
+    }
+
+    /** @return the owner of the parameters the options ask for: the files' types, all F32, or I8 projections */
+    private static Parameters parameters(Encoder host, Backend backend, EmbeddingOptions options) {
+        WeightType weights = options.weights().orElse(null);
+        if (weights == WeightType.I8) {
+            if (!host.takesInt8Projections()) {
+                throw new IllegalArgumentException("SentenceEmbedder: weights I8 (int8 projections) apply to the "
+                        + "bert, xlm-roberta and mpnet families, not to " + host.config().modelType());
+            }
+            if (options.dtype() != DType.F32) {
+                throw new IllegalArgumentException("SentenceEmbedder: weights I8 take F32 activations, not "
+                        + options.dtype());
+            }
+            return Parameters.withInt8Projections(backend, options.dtype());
+        }
+        if (weights == WeightType.F32) {
+            return Parameters.on(backend, options.dtype(), WeightType.F32);
+        }
+        return Parameters.on(backend, options.dtype());
     }
 
     /**
@@ -196,6 +219,10 @@ public final class SentenceEmbedder implements AutoCloseable {
             throws IOException {
         if (Qwen3Checkpoint.MODEL_TYPE.equals(checkpoint.family())) {
             checkpoint.requireKind("SentenceEmbedder.from", Checkpoint.Kind.ENCODER);
+            if (options.weights().isPresent()) {
+                throw new IllegalArgumentException("SentenceEmbedder: weights " + options.weights().get() + " apply"
+                        + " to encoders; a qwen3 embedder keeps the files' types");
+            }
             if (!backend.capabilities().supports(options.dtype())) {
                 throw new IllegalArgumentException("SentenceEmbedder: backend " + backend.name()
                         + " does not support " + options.dtype());

@@ -46,7 +46,7 @@ public final class Linear {
         this.weight = null;
         this.bias = null;
         this.parameters = parameters;
-        this.boundWeight = parameters.weight(host.hostWeight());
+        this.boundWeight = parameters.projection(host.hostWeight());
         this.boundBias = host.hasBias() ? parameters.upload(host.hostBias()) : null;
     }
 
@@ -63,8 +63,8 @@ public final class Linear {
     }
 
     /**
-     * @param parameters where the weight is bound (in its storage type, packed as the backend's kernels read it)
-     *     and the bias uploaded, once
+     * @param parameters where the weight is bound (in its storage type, or I8 where they quantize projections,
+     *     packed as the backend's kernels read it; see {@link Parameters#projection}) and the bias uploaded, once
      * @return this layer reading its parameters from {@code parameters}; it keeps no host copy (its
      *     {@link #stateDict()} reads them back from the backend)
      */
