@@ -1,5 +1,6 @@
 package org.attn4j.models.embed;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.Consumer;
@@ -15,6 +16,8 @@ import org.attn4j.models.checkpoint.Pooling;
  * Unset weights stay in the types the model's files hold them in.
  */
 public final class EmbeddingOptions {
+    /** The default budget of the warm-up at load ({@link #withWarmUp}). */
+    public static final Duration DEFAULT_WARM_UP = Duration.ofMillis(400);
     private static final EmbeddingOptions DEFAULTS = new EmbeddingOptions(new Values());
 
     /** Every option, in one place: the defaults are its initial values, a copy is one call. */
@@ -29,6 +32,7 @@ public final class EmbeddingOptions {
         String promptName;
         String prompt;
         WeightType weights;
+        Duration warmUp = DEFAULT_WARM_UP;
 
         Values copy() {
             try {
@@ -51,7 +55,10 @@ public final class EmbeddingOptions {
         return new EmbeddingOptions(next);
     }
 
-    /** @return pooling and normalisation from the model, its length, batches of 32 texts, F32, long texts truncated */
+    /**
+     * @return pooling and normalisation from the model, its length, batches of 32 texts, F32, long texts truncated,
+     *     a warm-up of at most {@link #DEFAULT_WARM_UP} at load
+     */
     public static EmbeddingOptions defaults() {
         return DEFAULTS;
     }
@@ -234,6 +241,28 @@ public final class EmbeddingOptions {
         return Optional.ofNullable(v.weights);
     }
 
+    /**
+     * @param budget the longest the embedder spends, when it is loaded, embedding two texts of its own (one of up
+     *     to 96 tokens and one of up to 24, padded together) round after round, so that the kernels a real call runs
+     *     (products over several tiles, attention over several key blocks with a padding mask, the activations, the
+     *     pooling) are compiled, with profiles of the model's own shapes, before the first request rather than during
+     *     it; at most 20 rounds. {@link Duration#ZERO} turns it off
+     * @return a copy with it set
+     * @throws IllegalArgumentException if {@code budget} is null or negative
+     */
+    public EmbeddingOptions withWarmUp(Duration budget) {
+        if (budget == null || budget.isNegative()) {
+            throw new IllegalArgumentException("EmbeddingOptions.withWarmUp: argument budget is " + budget
+                    + "; it must be zero (no warm-up) or positive");
+        }
+        return with(o -> o.warmUp = budget);
+    }
+
+    /** @return the warm-up's budget at load ({@link #withWarmUp}) */
+    public Duration warmUp() {
+        return v.warmUp;
+    }
+
     /** @return the compute dtype */
     public DType dtype() {
         return v.dtype;
@@ -246,6 +275,6 @@ public final class EmbeddingOptions {
                 + (v.maxLength == 0 ? "model" : v.maxLength) + ", batchSize=" + v.batchSize + ", dtype=" + v.dtype
                 + ", longTexts=" + v.longTexts + ", dimensions=" + (v.dimensions == 0 ? "all" : v.dimensions)
                 + ", prompt=" + (v.prompt != null ? "'" + v.prompt + "'" : v.promptName != null ? v.promptName
-                : "model") + ", weights=" + (v.weights == null ? "model" : v.weights) + "]";
+                : "model") + ", weights=" + (v.weights == null ? "model" : v.weights) + ", warmUp=" + v.warmUp + "]";
     }
 }

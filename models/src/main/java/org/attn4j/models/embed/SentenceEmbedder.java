@@ -44,8 +44,10 @@ import org.attn4j.models.tokenize.Tokenizer;
  * The model's parameters are uploaded to the backend once, when it is loaded, in the types its files hold them in
  * unless {@link EmbeddingOptions#withWeights} says otherwise ({@code I8}: every projection quantized to int8 rows, as
  * langchain4j's {@code -q} models are), and stay there until {@link #close()};
- * each {@link #embed} call allocates only activations and frees them before it returns. An embedder may be shared by
- * threads: each call works in its own scope.
+ * each {@link #embed} call allocates only activations and frees them before it returns. Before it is returned, a
+ * loaded embedder embeds two texts of its own for a moment ({@link EmbeddingOptions#withWarmUp}), so that the kernels
+ * are compiled, with the model's own shapes, before its first call rather than during it, as far as that moment
+ * allows. An embedder may be shared by threads: each call works in its own scope.
  *
  * <pre>
  *   try (SentenceEmbedder e = SentenceEmbedder.loadDefault(Backends.load(), EmbeddingOptions.defaults())) {
@@ -55,6 +57,12 @@ import org.attn4j.models.tokenize.Tokenizer;
  * </pre>
  */
 public final class SentenceEmbedder implements AutoCloseable {
+    /** The tokens of the warm-up's long text: several key blocks of attention, several tiles of each product. */
+    private static final int WARM_LONG = 96;
+    /** The tokens of the warm-up's short text, padded to the long one's length. */
+    private static final int WARM_SHORT = 24;
+    /** The most rounds the warm-up runs. */
+    private static final int WARM_ROUNDS = 20;
     private final Encoder model;
     private final Parameters parameters;
     private final Qwen3Embedding decoder;
@@ -126,15 +134,53 @@ public final class SentenceEmbedder implements AutoCloseable {
         if (decoder != null) {
             this.parameters = null;
             this.model = null;
-            return;
+        } else {
+            this.parameters = parameters(host, backend, options);
+            try {
+                this.model = host.bind(parameters);
+            } catch (RuntimeException e) {
+                parameters.close();
+                throw e;
+            }
         }
-        this.parameters = parameters(host, backend, options);
         try {
-            this.model = host.bind(parameters);
+            warmUp(options.warmUp());
         } catch (RuntimeException e) {
-            parameters.close();
+            if (parameters != null) {
+                parameters.close();
+            }
             throw e;
         }
+    }
+
+    /**
+     * Embeds two texts of common words (up to {@value #WARM_LONG} and {@value #WARM_SHORT} tokens, within the
+     * length limit), round after round, for at most {@code budget} or {@value #WARM_ROUNDS} rounds; the results are
+     * dropped. The first rounds run the kernels before C2 has compiled them; later rounds give C2 the profiles
+     * (branches, loop counts) of the model's own shapes, so that the first real call neither runs interpreted
+     * vector code nor deoptimizes a kernel compiled for other shapes.
+     */
+    private void warmUp(java.time.Duration budget) {
+        if (budget.isZero()) {
+            return;
+        }
+        int room = Math.max(1, maxLength - specialTokens);
+        List<String> texts = List.of(words(Math.min(room, WARM_LONG)), words(Math.min(room, WARM_SHORT)));
+        long end = System.nanoTime() + budget.toNanos();
+        for (int round = 0; round < WARM_ROUNDS && System.nanoTime() < end; round++) {
+            embed(texts);
+        }
+    }
+
+    /** @return {@code n} common English words, one token each in the vocabularies of most encoders */
+    private static String words(int n) {
+        String[] common = {"the", "of", "and", "to", "in", "is", "was", "for", "on", "that", "with", "as", "by",
+            "at", "from", "it"};
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            b.append(i == 0 ? "" : " ").append(common[(i * 7) % common.length]);
+        }
+        return b.toString();
     }
 
     /** @return the owner of the parameters the options ask for: the files' types, all F32, or I8 projections */
