@@ -155,7 +155,8 @@ public final class SentenceEmbedder implements AutoCloseable {
 
     /**
      * Embeds two texts of common words (up to {@value #WARM_LONG} and {@value #WARM_SHORT} tokens, within the
-     * length limit), round after round, for at most {@code budget} or {@value #WARM_ROUNDS} rounds; the results are
+     * length limit; after the prompt in use, unless long texts are split, which refuses a prompt at the first call),
+     * round after round, for at most {@code budget} or {@value #WARM_ROUNDS} rounds; the results are
      * dropped. The first rounds run the kernels before C2 has compiled them; later rounds give C2 the profiles
      * (branches, loop counts) of the model's own shapes, so that the first real call neither runs interpreted
      * vector code nor deoptimizes a kernel compiled for other shapes.
@@ -167,8 +168,9 @@ public final class SentenceEmbedder implements AutoCloseable {
         int room = Math.max(1, maxLength - specialTokens);
         List<String> texts = List.of(words(Math.min(room, WARM_LONG)), words(Math.min(room, WARM_SHORT)));
         long end = System.nanoTime() + budget.toNanos();
+        String before = longTexts == LongTexts.SPLIT ? "" : prompt;
         for (int round = 0; round < WARM_ROUNDS && System.nanoTime() < end; round++) {
-            embed(texts);
+            embedAfter(before, texts);
         }
     }
 
