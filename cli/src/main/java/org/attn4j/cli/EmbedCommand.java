@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.attn4j.api.WeightType;
 import org.attn4j.cli.TextTable.Align;
 import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.checkpoint.Pooling;
@@ -88,6 +89,13 @@ final class EmbedCommand implements Callable<Integer> {
             description = "The backend to run on (see 'attn4j backends'); default: the one -Dattn4j.backend, "
                     + "ATTN4J_BACKEND or the highest priority picks.")
     private String backend;
+
+    @Option(names = "--weights", paramLabel = "TYPE", defaultValue = "as-file",
+            description = "How the encoder's weights are held: as-file (each in its file's type, the default), f32 "
+                    + "(every matrix widened or dequantized to F32 at load) or q8 (every projection of an F32, F16 or "
+                    + "BF16 bert, xlm-roberta or mpnet encoder quantized to int8 at load, one scale per output "
+                    + "feature, and multiplied in integers, as langchain4j's -q models are run).")
+    private String weights;
 
     @Option(names = "--pooling", paramLabel = "MODE",
             description = "How token vectors become one: mean (over the attention mask), cls, max, mean_sqrt_len, "
@@ -186,6 +194,10 @@ final class EmbedCommand implements Callable<Integer> {
         if (prompt != null) {
             options = options.withPrompt(prompt.replace("\\n", "\n"));
         }
+        WeightType storage = storage();
+        if (storage != null) {
+            options = options.withWeights(storage);
+        }
         long inputBytes = -1;
         TextSource source = null;
         List<TextSource.Text> firstChunk = List.of();
@@ -200,7 +212,9 @@ final class EmbedCommand implements Callable<Integer> {
                 }
             }
             BackendChoice choice = BackendChoice.resolve(backend, spec);
+            long start = System.nanoTime();
             try (SentenceEmbedder embedder = load(checkpoint, choice, options)) {
+                CommandLog.loaded(spec.qualifiedName(), embedder.description(), start);
                 run(choice, embedder, source, firstChunk, chunk, inputBytes);
             }
         } finally {
@@ -253,7 +267,12 @@ final class EmbedCommand implements Callable<Integer> {
                 if (texts.isEmpty()) {
                     break;
                 }
+                long start = System.nanoTime();
                 List<SentenceEmbedding> done = embedder.embed(texts);
+                if (count == 0) {
+                    CommandLog.firstCall(spec.qualifiedName(), texts.size() + (texts.size() == 1 ? " text" : " texts"),
+                            start);
+                }
                 for (SentenceEmbedding e : done) {
                     count++;
                     if (longTexts == LongTexts.TRUNCATE && e.ids().length >= embedder.maxLength()) {
@@ -373,6 +392,16 @@ final class EmbedCommand implements Callable<Integer> {
     private TextSource openInput() throws IOException {
         InputStream in = input.equals("-") ? System.in : Files.newInputStream(Path.of(input));
         return TextSource.start(in, "--input " + input);
+    }
+
+    /** @return the weight type {@code --weights} asks for, or null to keep the files' */
+    private WeightType storage() {
+        return switch (weights.trim().toLowerCase(Locale.ROOT)) {
+            case "as-file" -> null;
+            case "f32" -> WeightType.F32;
+            case "q8" -> WeightType.I8;
+            default -> throw bad("--weights " + weights + " is not one of as-file, f32, q8");
+        };
     }
 
     /** Loads the model; what is wrong with its files is bad input, on one line. */

@@ -132,6 +132,7 @@ final class GenerateCommand implements Callable<Integer> {
         WeightType storage = mix == null ? storage() : null;
         GenerationStats timing = new GenerationStats();
         BackendChoice choice = BackendChoice.resolve(backend, spec);
+        long start = System.nanoTime();
         CausalLM lm;
         try {
             lm = mix != null ? CausalLM.quantized(checkpoint, choice.backend(), DType.F32, mix)
@@ -156,11 +157,21 @@ final class GenerateCommand implements Callable<Integer> {
                     generation.maxNewTokens().isPresent(), spec);
             warmUp(lm, ids);
             timing.loaded();
+            CommandLog.loaded(spec.qualifiedName(), model.toString(), start);
             int[] generated;
             timing.promptStarts();
+            long promptStart = System.nanoTime();
+            int[] tokens = {0};
+            Runnable first = () -> {
+                if (tokens[0]++ == 0) {
+                    CommandLog.firstCall(spec.qualifiedName(), "a prompt of " + ids.length + " tokens to its first new"
+                            + " token", promptStart);
+                }
+            };
             if (tokenizer == null || printIds) {
                 int[] count = {0};
                 generated = Generator.generate(lm, ids, options, id -> {
+                    first.run();
                     timing.token();
                     out.print((count[0]++ == 0 ? "" : " ") + id);
                     out.flush();
@@ -173,6 +184,7 @@ final class GenerateCommand implements Callable<Integer> {
                 DecodeStream text = new DecodeStream(tokenizer, true, tokenizer.token(last).isPresent()
                         ? new int[] {last} : new int[0]);
                 generated = Generator.generate(lm, ids, options, id -> {
+                    first.run();
                     timing.token();
                     out.print(tokenizer.token(id).isPresent() ? text.next(id) : "");
                     out.flush();

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
@@ -29,12 +30,13 @@ public final class Main {
      */
     public static void main(String[] args) throws IOException {
         if (VectorModuleRelaunch.wanted()) {
-            Optional<List<String>> command = VectorModuleRelaunch.command(Main.class, args);
-            if (command.isPresent()) {
-                System.exit(VectorModuleRelaunch.run(command.get(), System.err));
+            OptionalInt exit = VectorModuleRelaunch.relaunch(Main.class, args, System.err);
+            if (exit.isPresent()) {
+                System.exit(exit.getAsInt());
             }
         }
         Heatmap.useHeadlessGraphics();
+        CommandLog.useOneLineFormat();
         PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         System.exit(commandLine(out, err).execute(args));

@@ -136,8 +136,10 @@ final class ServeCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (ServedModels served = new ServedModels()) {
             if (named.isEmpty()) {
+                long start = System.nanoTime();
                 served.addEncoder(DEFAULT_MODEL, SentenceEmbedder.loadDefault(choice.backend(),
                         EmbeddingOptions.defaults()), sizes.getOrDefault(DEFAULT_MODEL, new int[0]));
+                CommandLog.loaded(spec.qualifiedName(), DEFAULT_MODEL, start);
             }
             for (Map.Entry<String, Path> m : named.entrySet()) {
                 try {

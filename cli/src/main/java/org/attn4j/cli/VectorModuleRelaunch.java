@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * Starts {@code attn4j.jar} again with {@code --add-modules jdk.incubator.vector} when the JVM was started without
@@ -25,7 +26,8 @@ import java.util.Optional;
  * passed on in {@link Terminal#PROPERTY}. Unless the JVM's options choose a collector or a young generation, the new
  * JVM also gets {@link #MEMORY_OPTIONS}; and, unless they set them, the access options of {@link #accessOptions} that
  * its JDK has, so that the native libraries and {@code sun.misc.Unsafe} of the backends and their libraries (JCuda,
- * JavaCPP, protobuf) run without the warnings JDK 24 and later print for them.
+ * JavaCPP, protobuf) run without the warnings JDK 24 and later print for them; and its class-data sharing archive
+ * ({@link ClassDataArchive}), so that from the second run on its classes are mapped rather than loaded.
  *
  * <p>Nothing is relaunched when the module is already resolved, when the JDK has no such module, under
  * {@code -Dattn4j.relaunch=false}, under {@code -Dattn4j.ejml.simd=false} (the SIMD kernel is off anyway), or in
@@ -60,19 +62,29 @@ final class VectorModuleRelaunch {
     }
 
     /**
+     * Runs {@code mainClass} in a JVM like this one with the vector module added, and its class-data sharing archive
+     * ({@link ClassDataArchive}) mapped, or written at its exit and then put in place.
+     *
      * @param mainClass the class whose {@code main} the new JVM runs
      * @param args its arguments
-     * @return the command line of a JVM like this one, with the vector module added; empty if this JVM's options
-     *     cannot be read (no {@code java.management} module)
+     * @param err where the new JVM's standard error goes
+     * @return its exit code; empty if this JVM's options cannot be read (no {@code java.management} module), and
+     *     nothing was run
+     * @throws IOException if it cannot be started
      */
-    static Optional<List<String>> command(Class<?> mainClass, String[] args) {
+    static OptionalInt relaunch(Class<?> mainClass, String[] args, PrintStream err) throws IOException {
         List<String> jvmOptions;
         try {
             jvmOptions = ManagementFactory.getRuntimeMXBean().getInputArguments();
         } catch (LinkageError e) {
-            return Optional.empty();
+            return OptionalInt.empty();
         }
-        return Optional.of(command(jvmOptions, mainClass, args));
+        Optional<ClassDataArchive> archive = ClassDataArchive.of(jvmOptions);
+        int feature = Runtime.version().feature();
+        List<String> extra = archive.map(a -> a.options(feature)).orElse(List.of());
+        int exit = run(command(jvmOptions, feature, extra, mainClass, args), err);
+        archive.ifPresent(ClassDataArchive::publish);
+        return OptionalInt.of(exit);
     }
 
     /**
@@ -95,10 +107,24 @@ final class VectorModuleRelaunch {
      * @return as {@link #command(List, Class, String[])}, with the access options of that JDK version
      */
     static List<String> command(List<String> jvmOptions, int feature, Class<?> mainClass, String[] args) {
+        return command(jvmOptions, feature, List.of(), mainClass, args);
+    }
+
+    /**
+     * @param jvmOptions this JVM's options
+     * @param feature the feature version of the JDK that runs the command
+     * @param extra options added after them (a class-data sharing archive's)
+     * @param mainClass the class whose {@code main} the new JVM runs
+     * @param args its arguments
+     * @return as {@link #command(List, int, Class, String[])}, with {@code extra} after this JVM's options
+     */
+    static List<String> command(List<String> jvmOptions, int feature, List<String> extra, Class<?> mainClass,
+                                String[] args) {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.addAll(jvmOptions);
+        command.addAll(extra);
         if (jvmOptions.stream().noneMatch(VectorModuleRelaunch::choosesTheHeapLayout)) {
             command.addAll(MEMORY_OPTIONS);
         }

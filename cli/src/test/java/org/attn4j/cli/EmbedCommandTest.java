@@ -362,6 +362,20 @@ class EmbedCommandTest {
     }
 
     @Test
+    void weightsQ8WritesTheLibrarysInt8VectorsAndAnUnknownTypeIsRefusedByName() throws IOException {
+        List<SentenceEmbedding> expected;
+        try (SentenceEmbedder embedder = SentenceEmbedder.load(tiny, Backends.load("ejml"),
+                EmbeddingOptions.defaults().withWeights(WeightType.I8))) {
+            expected = embedder.embed(List.of(CAT));
+        }
+        Cli r = Cli.run("embed", "--backend", "ejml", "--model", tiny.toString(), "--weights", "q8", "--output", "-",
+                CAT);
+        assertEquals(0, r.exitCode(), r.transcript());
+        assertVector("q8", expected.get(0).vector(), JSON.readTree(r.out()).get("embedding"));
+        assertBadInput("attn4j embed: --weights q4_0 is not one of as-file, f32, q8", "--weights", "q4_0", CAT);
+    }
+
+    @Test
     void aGgufEncoderEmbedsAsItsFolderWithThePoolingItsMetadataStates() throws IOException {
         Path gguf = dir.resolve("tiny.gguf");
         GgufEncoders.gguf(tiny, WeightType.F32, 2).write(gguf);

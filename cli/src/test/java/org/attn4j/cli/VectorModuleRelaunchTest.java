@@ -14,14 +14,25 @@ class VectorModuleRelaunchTest {
 
     @Test
     void theCommandIsThisJvmWithTheVectorModuleThenTheClassPathMainClassAndArguments() {
-        List<String> command = VectorModuleRelaunch.command(Main.class, new String[] {"demo", "--heads", "2"})
-                .orElseThrow();
+        List<String> command = VectorModuleRelaunch.command(
+                java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments(), Main.class,
+                new String[] {"demo", "--heads", "2"});
         int cp = command.indexOf("-cp");
         assertEquals(List.of("--add-modules", "jdk.incubator.vector"), command.subList(cp - 2, cp));
         assertTrue(command.contains("-D" + Terminal.PROPERTY + "=" + Terminal.stderrIsTerminal())
                 || System.getProperty(Terminal.PROPERTY) != null, command.toString());
         assertEquals(List.of(System.getProperty("java.class.path"), Main.class.getName(), "demo", "--heads", "2"),
                 command.subList(cp + 1, command.size()));
+    }
+
+    @Test
+    void aClassDataArchivesOptionsFollowTheJvmsOwnAndPrecedeTheVectorModule() {
+        List<String> extra = List.of("-XX:SharedArchiveFile=/cache/a.jsa", "-Xlog:cds=off");
+        List<String> command = VectorModuleRelaunch.command(List.of("-Xmx1g"), 17, extra, Main.class,
+                new String[] {"embed"});
+        assertEquals("-Xmx1g", command.get(1));
+        assertEquals(extra, command.subList(2, 4));
+        assertTrue(command.indexOf("--add-modules") > 3, command.toString());
     }
 
     @Test

@@ -38,6 +38,7 @@ final class EmbeddingBatcher implements AutoCloseable {
     private Job carried;
     private volatile int running;
     private volatile boolean closed;
+    private final StartupLog.FirstCall firstCall;
 
     /** One request's texts and where their vectors go. */
     record Job(List<String> texts, CompletableFuture<List<SentenceEmbedding>> result, long deadlineNanos) {
@@ -45,6 +46,7 @@ final class EmbeddingBatcher implements AutoCloseable {
 
     EmbeddingBatcher(String name, SentenceEmbedder embedder, ServerOptions options) {
         this.embedder = embedder;
+        this.firstCall = new StartupLog.FirstCall("embeddings call of " + name);
         this.maxBatchTexts = options.maxBatchTexts();
         this.windowNanos = options.batchWindow().toNanos();
         this.queue = new ArrayBlockingQueue<>(options.maxQueuedEmbeddings());
@@ -152,8 +154,10 @@ final class EmbeddingBatcher implements AutoCloseable {
         }
         List<SentenceEmbedding> vectors;
         running = all.size();
+        long start = System.nanoTime();
         try {
             vectors = embedder.embed(all);
+            firstCall.ended(start, all.size() + (all.size() == 1 ? " text" : " texts"));
         } catch (RuntimeException | Error e) {
             for (Job job : batch) {
                 job.result().completeExceptionally(e);

@@ -45,6 +45,8 @@ final class GenerationScheduler {
     private final Object lock = new Object();
     private final ArrayDeque<Job> waiting = new ArrayDeque<>();
     private final AtomicInteger running = new AtomicInteger();
+    /** The first step of each model's batch, logged once ({@link StartupLog}); read by the scheduler's thread. */
+    private final Map<BatchDecoder, StartupLog.FirstCall> firstSteps = new IdentityHashMap<>();
     private boolean working;
 
     GenerationScheduler(ServerOptions options) {
@@ -161,7 +163,11 @@ final class GenerationScheduler {
                     continue;
                 }
                 try {
+                    long start = System.nanoTime();
+                    int sequences = batch.active();
                     batch.step();
+                    firstSteps.computeIfAbsent(batch, b -> new StartupLog.FirstCall("decoding step"))
+                            .ended(start, sequences + (sequences == 1 ? " sequence" : " sequences"));
                 } catch (RuntimeException e) {
                     for (Job job : active) {
                         if (job.sequence.finished() && job.sequence.generation() == null) {

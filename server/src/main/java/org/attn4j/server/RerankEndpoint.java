@@ -63,7 +63,10 @@ final class RerankEndpoint {
         double[] scores;
         long tokens = 0;
         synchronized (reranker) {
+            long start = System.nanoTime();
             scores = encoder.score(query, documents);
+            reranker.firstCall().ended(start, documents.size() + (documents.size() == 1 ? " document"
+                    : " documents"));
         }
         for (String d : documents) {
             tokens += encoder.tokenCount(query, d);

@@ -56,7 +56,10 @@ public final class ServedModels implements AutoCloseable {
     }
 
     /** A cross-encoder, for {@code /v1/rerank}. */
-    record Reranker(String name, CrossEncoder encoder) {
+    record Reranker(String name, CrossEncoder encoder, StartupLog.FirstCall firstCall) {
+        Reranker(String name, CrossEncoder encoder) {
+            this(name, encoder, new StartupLog.FirstCall("rerank call of " + name));
+        }
     }
 
     /**
@@ -82,15 +85,18 @@ public final class ServedModels implements AutoCloseable {
         Objects.requireNonNull(path, "ServedModels.load: argument path is null");
         Objects.requireNonNull(backend, "ServedModels.load: argument backend is null");
         checkName(name);
+        long start = System.nanoTime();
         Checkpoint checkpoint = Checkpoint.open(path);
         if (checkpoint.kind() == Checkpoint.Kind.ENCODER) {
             SentenceEmbedder e = SentenceEmbedder.from(checkpoint, backend, EmbeddingOptions.defaults());
             try {
-                return addEncoder(name, e, matryoshkaDimensions);
+                addEncoder(name, e, matryoshkaDimensions);
             } catch (RuntimeException failure) {
                 e.close();
                 throw failure;
             }
+            StartupLog.loaded("encoder", name, start);
+            return this;
         }
         if (matryoshkaDimensions.length > 0) {
             throw new IllegalArgumentException("ServedModels.load: " + path + " is a decoder; Matryoshka sizes "
@@ -101,10 +107,14 @@ public final class ServedModels implements AutoCloseable {
                 : "no tokenizer.json, no vocab.json and merges.txt") + "); the server needs one to read prompts and"
                 + " write text"));
         if (checkpoint.hasChatTemplate()) {
-            return addChatModel(name, ChatModel.from(checkpoint, backend, DType.F32));
+            addChatModel(name, ChatModel.from(checkpoint, backend, DType.F32));
+            StartupLog.loaded("chat model", name, start);
+            return this;
         }
         GenerationOptions defaults = GenerationConfig.of(checkpoint).options();
-        return addDecoder(name, CausalLM.from(checkpoint, backend, DType.F32, null), tokenizer, defaults);
+        addDecoder(name, CausalLM.from(checkpoint, backend, DType.F32, null), tokenizer, defaults);
+        StartupLog.loaded("decoder", name, start);
+        return this;
     }
 
     /**
@@ -124,14 +134,17 @@ public final class ServedModels implements AutoCloseable {
         Objects.requireNonNull(path, "ServedModels.loadReranker: argument path is null");
         Objects.requireNonNull(backend, "ServedModels.loadReranker: argument backend is null");
         checkName(name);
+        long start = System.nanoTime();
         CrossEncoder encoder = CrossEncoder.from(Checkpoint.open(path, Checkpoint.Kind.ENCODER), backend,
                 RerankOptions.defaults());
         try {
-            return addReranker(name, encoder);
+            addReranker(name, encoder);
         } catch (RuntimeException failure) {
             encoder.close();
             throw failure;
         }
+        StartupLog.loaded("reranker", name, start);
+        return this;
     }
 
     /**

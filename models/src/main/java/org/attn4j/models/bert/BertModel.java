@@ -137,6 +137,11 @@ public final class BertModel implements Encoder {
      * @return {@code [B, L, d]}
      */
     @Override
+    public boolean takesInt8Projections() {
+        return true;
+    }
+
+    @Override
     public Tensor forward(Scope scope, BertInput input, DType dtype) {
         return run(scope, input, dtype, -1).output();
     }

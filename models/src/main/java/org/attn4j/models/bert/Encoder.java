@@ -84,6 +84,16 @@ public interface Encoder {
         return config().numAttentionHeads();
     }
 
+    /**
+     * @return whether its projections may be bound as {@link org.attn4j.api.WeightType#I8} weights
+     *     ({@link Parameters#withInt8Projections}): true for the families whose layers quantize each projection's
+     *     input one text at a time over its real tokens only, as ONNX Runtime does on that text alone, so that a
+     *     text's vector does not depend on the other texts of a batch (bert, xlm-roberta, mpnet)
+     */
+    default boolean takesInt8Projections() {
+        return false;
+    }
+
     /** @return the longest input the encoder accepts, in tokens */
     default int maxLength() {
         return config().maxLength();

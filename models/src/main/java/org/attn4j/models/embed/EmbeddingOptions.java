@@ -1,9 +1,11 @@
 package org.attn4j.models.embed;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.Consumer;
 import org.attn4j.api.DType;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.checkpoint.Pooling;
 
 /**
@@ -11,8 +13,11 @@ import org.attn4j.models.checkpoint.Pooling;
  * and length follow the model folder's sentence-transformers files ({@code modules.json},
  * {@code 1_Pooling/config.json}, {@code sentence_bert_config.json}), and without them: mean pooling, normalised,
  * the model's {@code max_position_embeddings}. Unset prompts follow {@code config_sentence_transformers.json}.
+ * Unset weights stay in the types the model's files hold them in.
  */
 public final class EmbeddingOptions {
+    /** The default budget of the warm-up at load ({@link #withWarmUp}). */
+    public static final Duration DEFAULT_WARM_UP = Duration.ofMillis(400);
     private static final EmbeddingOptions DEFAULTS = new EmbeddingOptions(new Values());
 
     /** Every option, in one place: the defaults are its initial values, a copy is one call. */
@@ -26,6 +31,8 @@ public final class EmbeddingOptions {
         int dimensions;
         String promptName;
         String prompt;
+        WeightType weights;
+        Duration warmUp = DEFAULT_WARM_UP;
 
         Values copy() {
             try {
@@ -48,7 +55,10 @@ public final class EmbeddingOptions {
         return new EmbeddingOptions(next);
     }
 
-    /** @return pooling and normalisation from the model, its length, batches of 32 texts, F32, long texts truncated */
+    /**
+     * @return pooling and normalisation from the model, its length, batches of 32 texts, F32, long texts truncated,
+     *     a warm-up of at most {@link #DEFAULT_WARM_UP} at load
+     */
     public static EmbeddingOptions defaults() {
         return DEFAULTS;
     }
@@ -206,6 +216,53 @@ public final class EmbeddingOptions {
         return v.batchSize;
     }
 
+    /**
+     * @param type how the encoder's weights are held on the backend: {@link WeightType#F32}, every matrix widened
+     *     (or dequantized) to F32 once at load; or {@link WeightType#I8}, every projection of an F32, F16 or BF16
+     *     encoder quantized once at load to int8 rows with one scale per output feature, as ONNX Runtime's
+     *     {@code quantize_dynamic} quantizes langchain4j's {@code -q} models (see
+     *     {@link org.attn4j.models.parameters.Parameters#withInt8Projections}), its input quantized per text at each
+     *     call; embedding tables and norms stay as they are. I8 applies to the families whose
+     *     {@link org.attn4j.models.bert.Encoder#takesInt8Projections()} (bert, xlm-roberta, mpnet) in F32; the
+     *     embedder refuses it for others
+     * @return a copy with it set
+     * @throws IllegalArgumentException if {@code type} is null or neither F32 nor I8
+     */
+    public EmbeddingOptions withWeights(WeightType type) {
+        if (type != WeightType.F32 && type != WeightType.I8) {
+            throw new IllegalArgumentException("EmbeddingOptions.withWeights: argument type is " + type
+                    + "; an encoder's weights are held as F32 or I8");
+        }
+        return with(o -> o.weights = type);
+    }
+
+    /** @return how the weights are held, or empty to keep the files' types ({@link #withWeights}) */
+    public Optional<WeightType> weights() {
+        return Optional.ofNullable(v.weights);
+    }
+
+    /**
+     * @param budget the longest the embedder spends, when it is loaded, embedding two texts of its own (one of up
+     *     to 96 tokens and one of up to 24, padded together) round after round, so that the kernels a real call runs
+     *     (products over several tiles, attention over several key blocks with a padding mask, the activations, the
+     *     pooling) are compiled, with profiles of the model's own shapes, before the first request rather than during
+     *     it; at most 20 rounds. {@link Duration#ZERO} turns it off
+     * @return a copy with it set
+     * @throws IllegalArgumentException if {@code budget} is null or negative
+     */
+    public EmbeddingOptions withWarmUp(Duration budget) {
+        if (budget == null || budget.isNegative()) {
+            throw new IllegalArgumentException("EmbeddingOptions.withWarmUp: argument budget is " + budget
+                    + "; it must be zero (no warm-up) or positive");
+        }
+        return with(o -> o.warmUp = budget);
+    }
+
+    /** @return the warm-up's budget at load ({@link #withWarmUp}) */
+    public Duration warmUp() {
+        return v.warmUp;
+    }
+
     /** @return the compute dtype */
     public DType dtype() {
         return v.dtype;
@@ -218,6 +275,6 @@ public final class EmbeddingOptions {
                 + (v.maxLength == 0 ? "model" : v.maxLength) + ", batchSize=" + v.batchSize + ", dtype=" + v.dtype
                 + ", longTexts=" + v.longTexts + ", dimensions=" + (v.dimensions == 0 ? "all" : v.dimensions)
                 + ", prompt=" + (v.prompt != null ? "'" + v.prompt + "'" : v.promptName != null ? v.promptName
-                : "model") + "]";
+                : "model") + ", weights=" + (v.weights == null ? "model" : v.weights) + ", warmUp=" + v.warmUp + "]";
     }
 }

@@ -11,6 +11,7 @@ import java.util.Optional;
 import org.attn4j.api.Backend;
 import org.attn4j.api.DType;
 import org.attn4j.api.Scope;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.bert.BertInput;
 import org.attn4j.models.bert.Encoder;
 import org.attn4j.models.checkpoint.Checkpoint;
@@ -40,9 +41,13 @@ import org.attn4j.models.tokenize.Tokenizer;
  * EmbeddingOptions#withPromptName} {@code "query"} reads it from {@code config_sentence_transformers.json}, or
  * {@link EmbeddingOptions#withPrompt} gives {@code "Instruct: " + task + "\nQuery:"} (the model card's
  * {@code get_detailed_instruct}); documents take none.
- * The model's parameters are uploaded to the backend once, when it is loaded, and stay there until {@link #close()};
- * each {@link #embed} call allocates only activations and frees them before it returns. An embedder may be shared by
- * threads: each call works in its own scope.
+ * The model's parameters are uploaded to the backend once, when it is loaded, in the types its files hold them in
+ * unless {@link EmbeddingOptions#withWeights} says otherwise ({@code I8}: every projection quantized to int8 rows, as
+ * langchain4j's {@code -q} models are), and stay there until {@link #close()};
+ * each {@link #embed} call allocates only activations and frees them before it returns. Before it is returned, a
+ * loaded embedder embeds two texts of its own for a moment ({@link EmbeddingOptions#withWarmUp}), so that the kernels
+ * are compiled, with the model's own shapes, before its first call rather than during it, as far as that moment
+ * allows. An embedder may be shared by threads: each call works in its own scope.
  *
  * <pre>
  *   try (SentenceEmbedder e = SentenceEmbedder.loadDefault(Backends.load(), EmbeddingOptions.defaults())) {
@@ -52,6 +57,12 @@ import org.attn4j.models.tokenize.Tokenizer;
  * </pre>
  */
 public final class SentenceEmbedder implements AutoCloseable {
+    /** The tokens of the warm-up's long text: several key blocks of attention, several tiles of each product. */
+    private static final int WARM_LONG = 96;
+    /** The tokens of the warm-up's short text, padded to the long one's length. */
+    private static final int WARM_SHORT = 24;
+    /** The most rounds the warm-up runs. */
+    private static final int WARM_ROUNDS = 20;
     private final Encoder model;
     private final Parameters parameters;
     private final Qwen3Embedding decoder;
@@ -123,15 +134,75 @@ public final class SentenceEmbedder implements AutoCloseable {
         if (decoder != null) {
             this.parameters = null;
             this.model = null;
-            return;
+        } else {
+            this.parameters = parameters(host, backend, options);
+            try {
+                this.model = host.bind(parameters);
+            } catch (RuntimeException e) {
+                parameters.close();
+                throw e;
+            }
         }
-        this.parameters = Parameters.on(backend, dtype);
         try {
-            this.model = host.bind(parameters);
+            warmUp(options.warmUp());
         } catch (RuntimeException e) {
-            parameters.close();
+            if (parameters != null) {
+                parameters.close();
+            }
             throw e;
         }
+    }
+
+    /**
+     * Embeds two texts of common words (up to {@value #WARM_LONG} and {@value #WARM_SHORT} tokens, within the
+     * length limit; after the prompt in use, unless long texts are split, which refuses a prompt at the first call),
+     * round after round, for at most {@code budget} or {@value #WARM_ROUNDS} rounds; the results are
+     * dropped. The first rounds run the kernels before C2 has compiled them; later rounds give C2 the profiles
+     * (branches, loop counts) of the model's own shapes, so that the first real call neither runs interpreted
+     * vector code nor deoptimizes a kernel compiled for other shapes.
+     */
+    private void warmUp(java.time.Duration budget) {
+        if (budget.isZero()) {
+            return;
+        }
+        int room = Math.max(1, maxLength - specialTokens);
+        List<String> texts = List.of(words(Math.min(room, WARM_LONG)), words(Math.min(room, WARM_SHORT)));
+        long end = System.nanoTime() + budget.toNanos();
+        String before = longTexts == LongTexts.SPLIT ? "" : prompt;
+        for (int round = 0; round < WARM_ROUNDS && System.nanoTime() < end; round++) {
+            embedAfter(before, texts);
+        }
+    }
+
+    /** @return {@code n} common English words, one token each in the vocabularies of most encoders */
+    private static String words(int n) {
+        String[] common = {"the", "of", "and", "to", "in", "is", "was", "for", "on", "that", "with", "as", "by",
+            "at", "from", "it"};
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            b.append(i == 0 ? "" : " ").append(common[(i * 7) % common.length]);
+        }
+        return b.toString();
+    }
+
+    /** @return the owner of the parameters the options ask for: the files' types, all F32, or I8 projections */
+    private static Parameters parameters(Encoder host, Backend backend, EmbeddingOptions options) {
+        WeightType weights = options.weights().orElse(null);
+        if (weights == WeightType.I8) {
+            if (!host.takesInt8Projections()) {
+                throw new IllegalArgumentException("SentenceEmbedder: weights I8 (int8 projections) apply to the "
+                        + "bert, xlm-roberta and mpnet families, not to " + host.config().modelType());
+            }
+            if (options.dtype() != DType.F32) {
+                throw new IllegalArgumentException("SentenceEmbedder: weights I8 take F32 activations, not "
+                        + options.dtype());
+            }
+            return Parameters.withInt8Projections(backend, options.dtype());
+        }
+        if (weights == WeightType.F32) {
+            return Parameters.on(backend, options.dtype(), WeightType.F32);
+        }
+        return Parameters.on(backend, options.dtype());
     }
 
     /**
@@ -196,6 +267,10 @@ public final class SentenceEmbedder implements AutoCloseable {
             throws IOException {
         if (Qwen3Checkpoint.MODEL_TYPE.equals(checkpoint.family())) {
             checkpoint.requireKind("SentenceEmbedder.from", Checkpoint.Kind.ENCODER);
+            if (options.weights().isPresent()) {
+                throw new IllegalArgumentException("SentenceEmbedder: weights " + options.weights().get() + " apply"
+                        + " to encoders; a qwen3 embedder keeps the files' types");
+            }
             if (!backend.capabilities().supports(options.dtype())) {
                 throw new IllegalArgumentException("SentenceEmbedder: backend " + backend.name()
                         + " does not support " + options.dtype());

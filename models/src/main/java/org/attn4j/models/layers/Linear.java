@@ -98,13 +98,13 @@ public final class Linear {
     }
 
     /**
-     * @param parameters where the weight is bound (in its storage type, packed as the backend's kernels read it)
-     *     and the bias uploaded, once
+     * @param parameters where the weight is bound (in its storage type, or I8 where they quantize projections,
+     *     packed as the backend's kernels read it; see {@link Parameters#projection}) and the bias uploaded, once
      * @return this layer reading its parameters from {@code parameters}; it keeps no host copy (its
      *     {@link #stateDict()} reads them back from the backend)
      */
     public Linear bind(Parameters parameters) {
-        return new Linear(parameters.weight(hostWeight()), hasBias() ? parameters.upload(hostBias()) : null,
+        return new Linear(parameters.projection(hostWeight()), hasBias() ? parameters.upload(hostBias()) : null,
                 Placement.of(parameters));
     }
 

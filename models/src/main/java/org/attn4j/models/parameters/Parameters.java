@@ -16,6 +16,8 @@ import org.attn4j.api.WeightType;
  * {@link HostTensor} is uploaded once, on first use, into a scope owned by this object, and stays there until
  * {@link #close()}. Matrices that products read ({@link #weight}) become {@link Weight}s in their file's storage
  * type (BF16 stays BF16, Q8_0 stays Q8_0), or in one type chosen for all ({@link #on(Backend, DType, WeightType)});
+ * the matrices of linear maps ({@link #projection}) may instead be quantized to {@link WeightType#I8} alone
+ * ({@link #withInt8Projections}), the other matrices (embedding tables) kept in their own type;
  * vectors (biases, norms) become tensors of the dtype ({@link #upload}). It remembers which host tensors it holds without keeping them alive, so the host copy of a bound
  * model is freed once the caller drops it. A layer's {@code bind(Parameters)} returns a copy of the layer whose forward reads these
  * tensors, so a forward call allocates only its activations (in the caller's scope) and frees them with it.
@@ -38,16 +40,18 @@ public final class Parameters implements AutoCloseable {
     private final DType dtype;
     private final Scope scope;
     private final WeightType storage;
+    private final boolean int8Projections;
     private final Map<HostKey, Tensor> uploaded = new HashMap<>();
     private final Map<HostKey, Weight> weights = new HashMap<>();
     private final ReferenceQueue<HostTensor> collected = new ReferenceQueue<>();
     private long bytes;
     private int count;
 
-    private Parameters(Backend backend, DType dtype, WeightType storage) {
+    private Parameters(Backend backend, DType dtype, WeightType storage, boolean int8Projections) {
         this.backend = backend;
         this.dtype = dtype;
         this.storage = storage;
+        this.int8Projections = int8Projections;
         this.scope = backend.newScope();
     }
 
@@ -61,7 +65,7 @@ public final class Parameters implements AutoCloseable {
             throw new IllegalArgumentException("Parameters.on: argument " + (backend == null ? "backend" : "dtype")
                     + " is null");
         }
-        return new Parameters(backend, dtype, null);
+        return new Parameters(backend, dtype, null, false);
     }
 
     /**
@@ -80,7 +84,31 @@ public final class Parameters implements AutoCloseable {
             throw new IllegalArgumentException("Parameters.on: " + dtype + " activations cannot meet " + storage
                     + " weights; F64 goes with F64 only");
         }
-        return new Parameters(backend, dtype, storage);
+        return new Parameters(backend, dtype, storage, false);
+    }
+
+    /**
+     * An owner whose projections ({@link #projection}) are quantized once, at bind, to {@link WeightType#I8} rows as
+     * ONNX Runtime's {@code quantize_dynamic} quantizes the weights of its {@code MatMulInteger} graphs (per output
+     * feature {@code o}: {@code s[o] = max_i |W[o][i]| / 127}, zero point 0, {@code q[o][i] = round(W[o][i] / s[o])},
+     * halves to even; see {@link WeightType#I8}), so that a {@code linear} over them quantizes its input and
+     * multiplies in integers; every other matrix keeps its own type, as with {@link #on(Backend, DType)}.
+     *
+     * @param backend where the parameters will live
+     * @param dtype the element type of activations: F32 (integer products take F32 inputs)
+     * @return an empty, open owner
+     * @throws IllegalArgumentException if an argument is null or {@code dtype} is not F32
+     */
+    public static Parameters withInt8Projections(Backend backend, DType dtype) {
+        if (backend == null || dtype == null) {
+            throw new IllegalArgumentException("Parameters.withInt8Projections: argument "
+                    + (backend == null ? "backend" : "dtype") + " is null");
+        }
+        if (dtype != DType.F32) {
+            throw new IllegalArgumentException("Parameters.withInt8Projections: " + dtype + " activations cannot meet"
+                    + " I8 weights, whose products take F32 inputs");
+        }
+        return new Parameters(backend, dtype, null, true);
     }
 
     /** @return the backend the parameters live on */
@@ -125,6 +153,11 @@ public final class Parameters implements AutoCloseable {
      * @throws IllegalArgumentException if it is not a matrix, or its rows do not fit the storage type's blocks
      */
     public synchronized Weight weight(HostTensor host) {
+        return weight(host, null);
+    }
+
+    /** Binds {@code host} once, in {@code type}, or in {@link #storageFor} its own when null. */
+    private Weight weight(HostTensor host, WeightType type) {
         if (!scope.isOpen()) {
             throw new IllegalStateException("Parameters.weight: closed; bind the model again");
         }
@@ -135,12 +168,35 @@ public final class Parameters implements AutoCloseable {
         HostKey key = new HostKey(host, null);
         Weight w = weights.get(key);
         if (w == null) {
-            w = host.toWeight(scope, storageFor(host));
+            w = host.toWeight(scope, type != null ? type : storageFor(host));
             weights.put(new HostKey(host, collected), w);
             bytes += w.byteSize();
             count++;
         }
         return w;
+    }
+
+    /**
+     * Binds the matrix of a linear map ({@code y = x·Wᵀ + b}, {@code W [out, in]}): as {@link #weight} does, unless
+     * this owner quantizes projections ({@link #withInt8Projections}), then as {@link WeightType#I8} rows.
+     *
+     * @param host the matrix {@code [out, in]}; bound the first time this owner sees this very object
+     * @return it as a weight on {@link #backend()}
+     * @throws IllegalStateException if closed
+     * @throws IllegalArgumentException if it is not a matrix, or if projections are quantized and it is already
+     *     held in integers or blocks ({@link WeightType#I8}, a GGUF type), which I8 rows are not made from
+     */
+    public synchronized Weight projection(HostTensor host) {
+        if (int8Projections && (host.type() == WeightType.I8 || host.type().isQuantized())) {
+            throw new IllegalArgumentException("Parameters.projection: a " + host.type() + " matrix " + host.shape()
+                    + " is already quantized; I8 projections are made from F32, F16, BF16 or F64 weights");
+        }
+        return int8Projections ? weight(host, WeightType.I8) : weight(host);
+    }
+
+    /** @return whether projections are quantized to {@link WeightType#I8} ({@link #withInt8Projections}) */
+    public boolean quantizesProjections() {
+        return int8Projections;
     }
 
     private WeightType storageFor(HostTensor host) {
