@@ -6,7 +6,8 @@
  * {@link org.attn4j.models.generate.TokenListener} and saying why it stopped
  * ({@link org.attn4j.models.generate.StopReason}). {@link org.attn4j.models.generate.BatchDecoder} runs many
  * generations together (continuous batching: each joins and leaves between steps, its prompt read in chunks), each
- * giving the same tokens as it would alone.
+ * giving the same tokens as it would alone; with a {@link org.attn4j.models.generate.PromptCache} a prompt starts from
+ * the keys and values of the whole chunks it shares with a prompt read before, with the same results.
  *
  * <p>A checkpoint's intent is read, not assumed: {@link org.attn4j.models.generate.GenerationConfig} reads
  * {@code generation_config.json} (or a GGUF file's metadata) into the default options, refusing the keys that would
