@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 import org.attn4j.api.DType;
 import org.attn4j.models.DecoderGoldens;
@@ -43,8 +44,14 @@ class PromptCacheTest {
     private record Run(int[] tokens, List<float[]> logits, int cached) {
     }
 
+    /** Keeps the logits of each token; ends the generation after {@code most} tokens. */
     private static final class Recorder implements TokenListener {
         private final List<float[]> logits = new ArrayList<>();
+        private final int most;
+
+        Recorder(int most) {
+            this.most = most;
+        }
 
         @Override
         public boolean onToken(int token) {
@@ -54,7 +61,7 @@ class PromptCacheTest {
         @Override
         public boolean onToken(int token, float[] l) {
             logits.add(l);
-            return true;
+            return logits.size() < most;
         }
     }
 
@@ -96,11 +103,17 @@ class PromptCacheTest {
 
     /** Each prompt in a batch of its own, one after the other, sharing {@code cache} (or none). */
     private static List<Run> oneByOne(CausalLM model, int chunk, int[][] prompts, PromptCache cache) {
+        return oneByOne(model, chunk, prompts, cache, PromptCacheTest::options, Integer.MAX_VALUE);
+    }
+
+    /** As above, prompt {@code i} with {@code options.apply(i)}, each ended after {@code most} tokens. */
+    private static List<Run> oneByOne(CausalLM model, int chunk, int[][] prompts, PromptCache cache,
+                                      IntFunction<GenerationOptions> options, int most) {
         List<Run> out = new ArrayList<>();
         for (int i = 0; i < prompts.length; i++) {
             try (BatchDecoder batch = new BatchDecoder(model, chunk, cache)) {
-                Recorder r = new Recorder();
-                BatchDecoder.Sequence s = batch.join(prompts[i], options(i), r);
+                Recorder r = new Recorder(most);
+                BatchDecoder.Sequence s = batch.join(prompts[i], options.apply(i), r);
                 while (batch.active() > 0) {
                     batch.step();
                 }
@@ -118,7 +131,7 @@ class PromptCacheTest {
             int steps = 0;
             while (joined.size() < prompts.length || batch.active() > 0) {
                 if (joined.size() < prompts.length && steps % 2 == 0) {
-                    Recorder r = new Recorder();
+                    Recorder r = new Recorder(Integer.MAX_VALUE);
                     recorders.add(r);
                     joined.add(batch.join(prompts[joined.size()], options(joined.size()), r));
                 }
@@ -205,7 +218,8 @@ class PromptCacheTest {
     /**
      * A prompt past the length at which a backend may switch to a kernel that splits the keys (decoding a few rows
      * against a long cache), read in chunks of a few rows, reused by prompts whose token limits give their caches
-     * other capacities: the split must follow the keys that exist, not the cache's capacity.
+     * capacities of about 300 and 4,300 positions (each stopped after 3 tokens): the split must follow the keys that
+     * exist, not the cache's capacity.
      */
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("decoders")
@@ -218,9 +232,11 @@ class PromptCacheTest {
             Random random = new Random(7);
             int[] base = random.ints(length, 0, model.config().vocabSize()).toArray();
             int[][] prompts = {base, Arrays.copyOf(base, length - 5), base.clone()};
-            List<Run> fresh = oneByOne(model, 8, prompts, null);
+            IntFunction<GenerationOptions> limits = i -> GenerationOptions.defaults()
+                    .withMaxNewTokens(i == 0 ? 3 : 4000);
+            List<Run> fresh = oneByOne(model, 8, prompts, null, limits, 3);
             try (PromptCache cache = new PromptCache(PLENTY)) {
-                List<Run> reused = oneByOne(model, 8, prompts, cache);
+                List<Run> reused = oneByOne(model, 8, prompts, cache, limits, 3);
                 assertSameBits(d.name() + " on " + t + ", " + length + " tokens", fresh, reused);
                 assertEquals((length - 6) / 8 * 8, reused.get(1).cached);
                 assertEquals((length - 1) / 8 * 8, reused.get(2).cached);
