@@ -354,7 +354,8 @@ public final class ServerOptions {
         return "ServerOptions[" + v.host + ":" + v.port + ", maxBodyBytes=" + v.maxBodyBytes + ", maxInputs="
                 + v.maxInputs + ", maxBatchTexts=" + v.maxBatchTexts + ", batchWindow=" + v.batchWindow
                 + ", maxQueuedEmbeddings=" + v.maxQueuedEmbeddings + ", maxActiveGenerations=" + v.maxActiveGenerations
-                + ", maxQueuedGenerations=" + v.maxQueuedGenerations + ", maxTokens=" + v.maxTokens + ", cacheBytes=" + v.cacheBytes
+                + ", maxQueuedGenerations=" + v.maxQueuedGenerations + ", maxTokens=" + v.maxTokens + ", cacheBytes="
+                + v.cacheBytes
                 + ", requestTimeout=" + v.requestTimeout + ", idleTimeout=" + v.idleTimeout + ", retryAfter="
                 + v.retryAfter + ", apiKeys=" + v.apiKeys.size() + "]";
     }

@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The prompt cache over HTTP, on the tiny Llama 3 chat checkpoint: the same request twice gets the same answer, the
- * second saying in {@code usage.prompt_tokens_details.cached_tokens} how many prompt tokens it reused, whole or
- * streamed; a chat's second turn reuses the first turn's prompt and answers as a server without a cache does; a tiny
- * {@code --cache-bytes} drops the least recently used prompt; {@code /metrics} counts it all.
+ * second saying in {@code usage.prompt_tokens_details.cached_tokens} how many prompt tokens it reused, chat or
+ * completion, whole or streamed; a chat's second turn reuses the first turn's prompt and answers as a server without
+ * a cache does; a tiny {@code --cache-bytes} drops the least recently used prompt; {@code /metrics} counts it all.
  */
 class PromptCachingTest {
     private static final int CHUNK = GenerationScheduler.PREFILL_CHUNK;
@@ -101,10 +101,21 @@ class PromptCachingTest {
                     .intValue(), streamed.body());
             assertEquals(first.get("choices").get(0).get("message").get("content").textValue(), text.toString());
 
-            assertEquals(1, metric(server, "attn4j_prompt_cache_misses_total"));
-            assertEquals(2, metric(server, "attn4j_prompt_cache_hits_total"));
-            assertEquals(2.0 * cached(second), metric(server, "attn4j_prompt_cache_tokens_total"));
-            assertEquals(1, metric(server, "attn4j_prompt_cache_entries"));
+            String completion = "{\"model\": \"" + Fixtures.CHAT + "\", \"prompt\": " + JsonRequest.MAPPER
+                    .valueToTree(SYSTEM.repeat(2) + "The sea is") + ", \"max_tokens\": 5, \"temperature\": 0}";
+            Http.Reply c1 = Http.post(server, "/v1/completions", completion);
+            Http.Reply c2 = Http.post(server, "/v1/completions", completion);
+            assertEquals(200, c2.status(), c2.body());
+            int completionPrompt = c1.json().get("usage").get("prompt_tokens").intValue();
+            assertTrue(completionPrompt > CHUNK, "the completion's prompt holds a whole chunk: " + completionPrompt);
+            assertEquals(0, cached(c1.json()), c1.body());
+            assertEquals((completionPrompt - 1) / CHUNK * CHUNK, cached(c2.json()), c2.body());
+            assertEquals(choices(c1.json()), choices(c2.json()));
+
+            assertEquals(2, metric(server, "attn4j_prompt_cache_misses_total"));
+            assertEquals(3, metric(server, "attn4j_prompt_cache_hits_total"));
+            assertEquals(2.0 * cached(second) + cached(c2.json()), metric(server, "attn4j_prompt_cache_tokens_total"));
+            assertEquals(2, metric(server, "attn4j_prompt_cache_entries"));
             assertTrue(metric(server, "attn4j_prompt_cache_bytes") > 0);
             assertEquals(ServerOptions.defaults().cacheBytes(), metric(server, "attn4j_prompt_cache_max_bytes"));
         }

@@ -72,8 +72,8 @@ public final class PromptCacheMain {
         double[] with = new double[repeats];
         int reused = 0;
         boolean same = true;
-        try (CausalLM model = CausalLM.of(BatchedDecodeMain.config(shape), BatchedDecodeMain.state(shape), Backends.load(backend), DType.F32,
-                weights == WeightType.F32 ? null : weights)) {
+        try (CausalLM model = CausalLM.of(BatchedDecodeMain.config(shape), BatchedDecodeMain.state(shape),
+                Backends.load(backend), DType.F32, weights == WeightType.F32 ? null : weights)) {
             long perPosition;
             try (var probe = model.newCache(1, 1)) {
                 perPosition = probe.bytes();
