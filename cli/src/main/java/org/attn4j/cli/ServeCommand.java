@@ -103,6 +103,12 @@ final class ServeCommand implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE})")
     private int maxTokens;
 
+    @Option(names = "--cache-bytes", paramLabel = "N", description = "bytes of keys and values kept of the prompts "
+            + "read, so that a request starting with an earlier prompt's tokens (the same request, a chat's earlier "
+            + "turns) reuses them in whole chunks of 64 tokens, with the same results; the least recently used go "
+            + "first; 0 keeps none (default: ${DEFAULT-VALUE})")
+    private long cacheBytes;
+
     @Option(names = "--request-timeout-s", paramLabel = "S", description = "the longest a request may take, waiting "
             + "included (default: ${DEFAULT-VALUE})")
     private long requestTimeoutSeconds;
@@ -192,7 +198,7 @@ final class ServeCommand implements Callable<Integer> {
                     .withMaxInputs(maxInputs).withMaxBatchTexts(maxBatchTexts)
                     .withBatchWindow(Duration.ofMillis(batchWindowMillis)).withMaxQueuedEmbeddings(maxQueuedEmbeddings)
                     .withMaxActiveGenerations(maxActiveGenerations).withMaxQueuedGenerations(maxQueuedGenerations)
-                    .withMaxTokens(maxTokens).withRequestTimeout(Duration.ofSeconds(requestTimeoutSeconds))
+                    .withMaxTokens(maxTokens).withCacheBytes(cacheBytes).withRequestTimeout(Duration.ofSeconds(requestTimeoutSeconds))
                     .withIdleTimeout(Duration.ofSeconds(idleTimeoutSeconds))
                     .withRetryAfter(Duration.ofSeconds(retryAfterSeconds)).withApiKeys(keys());
         } catch (IllegalArgumentException e) {
@@ -239,6 +245,7 @@ final class ServeCommand implements Callable<Integer> {
                 case "--max-active-generations" -> d.maxActiveGenerations();
                 case "--max-queued-generations" -> d.maxQueuedGenerations();
                 case "--max-tokens" -> d.maxTokens();
+                case "--cache-bytes" -> d.cacheBytes();
                 case "--request-timeout-s" -> d.requestTimeout().toSeconds();
                 case "--idle-timeout-s" -> d.idleTimeout().toSeconds();
                 case "--retry-after-s" -> d.retryAfter().toSeconds();

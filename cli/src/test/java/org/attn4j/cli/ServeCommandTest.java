@@ -139,10 +139,13 @@ class ServeCommandTest {
     @ParameterizedTest
     @ValueSource(strings = {"--model=/no/such/folder", "--port=70000", "--matryoshka=nobody=1", "--backend=nope",
         "--max-tokens=0", "--matryoshka=all-minilm-l6-v2=x", "--rerank-model=/no/such/folder",
-        "--api-key-file=/no/such/file", "--api-key=two words"})
+        "--api-key-file=/no/such/file", "--api-key=two words", "--cache-bytes=-1", "--cache-bytes=lots"})
     void badInputIsOneLineAndExitCodeTwo(String option) {
         Cli r = Cli.run("serve", "--port", "0", option);
         assertEquals(2, r.exitCode(), r.transcript());
         assertEquals(1, r.err().lines().count(), r.transcript());
+        if (option.startsWith("--cache-bytes")) {
+            assertTrue(r.err().contains("cache-bytes") || r.err().contains("CacheBytes"), r.transcript());
+        }
     }
 }

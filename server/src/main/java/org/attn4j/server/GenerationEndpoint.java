@@ -83,7 +83,7 @@ final class GenerationEndpoint {
         text.append(run.finish());
         ChatReply.Delta reply = ChatReply.whole(request.reply(), text.toString());
         ctx.status(200).contentType("application/json").result(GenerationJson.whole(GenerationJson.id(kind), kind,
-                request, reply, finishReason(run, g, reply), g, run.takeLogprobs()));
+                request, reply, finishReason(run, g, reply), g, run.takeLogprobs(), ticket.cachedTokens()));
     }
 
     private void stream(Context ctx, GenerationRequest request, GenerationKind kind, GenerationRun run,
@@ -132,7 +132,8 @@ final class GenerationEndpoint {
             return;
         }
         if (request.usageChunk()
-                && !events.send(GenerationJson.usageChunk(id, kind, request, g.tokens().length))) {
+                && !events.send(GenerationJson.usageChunk(id, kind, request, g.tokens().length,
+                ticket.cachedTokens()))) {
             return;
         }
         events.done();

@@ -18,7 +18,7 @@ import org.attn4j.models.generate.Generation;
  *                                                       "refusal": null},
  *                 "logprobs": null, "finish_reason": "stop" | "length" | "tool_calls"
  *                 [, "prompt_token_ids", "token_ids"]}],
- *    "usage": {"prompt_tokens", "completion_tokens", "total_tokens"}}
+ *    "usage": {"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details": {"cached_tokens"}}}
  * </pre>
  * where a CALL is {@code {"id", "type": "function", "function": {"name", "arguments": "<JSON object's text>"}}} and
  * {@code content} is null when the reply is only calls ({@link ChatReply}). A streamed chunk has the same head with the
@@ -56,10 +56,11 @@ final class GenerationJson {
      * @param finishReason {@code stop}, {@code length} or {@code tool_calls}
      * @param g the generation (its ids, for {@code token_ids} and the usage)
      * @param logprobs every token's log-probability, when the request asks for them
+     * @param cachedTokens how many prompt tokens came from the prompt cache
      * @return the whole answer
      */
     static byte[] whole(String id, GenerationKind kind, GenerationRequest request, ChatReply.Delta reply,
-                        String finishReason, Generation g, List<TokenLogprob> logprobs) {
+                        String finishReason, Generation g, List<TokenLogprob> logprobs, int cachedTokens) {
         return JsonBody.object(w -> {
             head(w, id, kind.object, request);
             w.writeArrayFieldStart("choices");
@@ -93,7 +94,7 @@ final class GenerationJson {
             }
             w.writeEndObject();
             w.writeEndArray();
-            usage(w, request, g.tokens().length);
+            usage(w, request, g.tokens().length, cachedTokens);
         });
     }
 
@@ -148,14 +149,16 @@ final class GenerationJson {
      * @param kind which endpoint
      * @param request the request
      * @param completionTokens how many tokens the reply has
+     * @param cachedTokens how many prompt tokens came from the prompt cache
      * @return the usage chunk that ends a stream asked for with {@code stream_options.include_usage}
      */
-    static byte[] usageChunk(String id, GenerationKind kind, GenerationRequest request, int completionTokens) {
+    static byte[] usageChunk(String id, GenerationKind kind, GenerationRequest request, int completionTokens,
+                             int cachedTokens) {
         return JsonBody.object(w -> {
             head(w, id, kind.chunkObject, request);
             w.writeArrayFieldStart("choices");
             w.writeEndArray();
-            usage(w, request, completionTokens);
+            usage(w, request, completionTokens, cachedTokens);
         });
     }
 
@@ -267,11 +270,16 @@ final class GenerationJson {
         w.writeNullField("system_fingerprint");
     }
 
-    private static void usage(JsonGenerator w, GenerationRequest request, int completion) throws IOException {
+    /** Writes OpenAI's usage; {@code cached_tokens} counts the prompt tokens the prompt cache held. */
+    private static void usage(JsonGenerator w, GenerationRequest request, int completion, int cached)
+            throws IOException {
         w.writeObjectFieldStart("usage");
         w.writeNumberField("prompt_tokens", request.prompt().length);
         w.writeNumberField("completion_tokens", completion);
         w.writeNumberField("total_tokens", request.prompt().length + completion);
+        w.writeObjectFieldStart("prompt_tokens_details");
+        w.writeNumberField("cached_tokens", cached);
+        w.writeEndObject();
         w.writeEndObject();
     }
 }

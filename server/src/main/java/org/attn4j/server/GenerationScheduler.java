@@ -16,6 +16,7 @@ import org.attn4j.models.decoder.CausalLM;
 import org.attn4j.models.generate.BatchDecoder;
 import org.attn4j.models.generate.Generation;
 import org.attn4j.models.generate.GenerationOptions;
+import org.attn4j.models.generate.PromptCache;
 import org.attn4j.models.generate.TokenListener;
 
 /**
@@ -32,6 +33,11 @@ import org.attn4j.models.generate.TokenListener;
  * cancelled and leaves before the next step. Since every op of a step gives a row the same bits whatever rows share
  * it, and a prompt's chunks are cut from that prompt alone, a request's tokens do not depend on what else runs.
  *
+ * <p>With {@link ServerOptions#cacheBytes()} above 0, every batch shares one {@link PromptCache} of that many bytes:
+ * a generation joins with the keys and values of the longest run of whole chunks its prompt shares with a prompt
+ * read before (the same request again, a chat's earlier turns), reads only the rest, and gets the same bits as
+ * without it; {@link Ticket#cachedTokens()} says how many prompt tokens it took from there.
+ *
  * <p>The worker starts with the first request and ends when no generation is running or waiting.
  */
 final class GenerationScheduler {
@@ -47,6 +53,7 @@ final class GenerationScheduler {
     private final AtomicInteger running = new AtomicInteger();
     /** The first step of each model's batch, logged once ({@link StartupLog}); read by the scheduler's thread. */
     private final Map<BatchDecoder, StartupLog.FirstCall> firstSteps = new IdentityHashMap<>();
+    private final PromptCache prompts;
     private boolean working;
 
     GenerationScheduler(ServerOptions options) {
@@ -54,6 +61,19 @@ final class GenerationScheduler {
         this.admitted = new Semaphore(capacity);
         this.maxActive = options.maxActiveGenerations();
         this.retryAfterSeconds = options.retryAfter().toSeconds();
+        this.prompts = options.cacheBytes() > 0 ? new PromptCache(options.cacheBytes()) : null;
+    }
+
+    /** @return what the prompt cache holds and how it has served, or null when the server keeps none */
+    PromptCache.Stats promptCache() {
+        return prompts == null ? null : prompts.stats();
+    }
+
+    /** Frees the prompt cache's keys and values; the server answers no more generations. */
+    void close() {
+        if (prompts != null) {
+            prompts.close();
+        }
     }
 
     /** @return how many generations hold a slot now */
@@ -128,7 +148,7 @@ final class GenerationScheduler {
                     }
                     try {
                         BatchDecoder batch = batches.computeIfAbsent(job.model,
-                                m -> new BatchDecoder(m, PREFILL_CHUNK));
+                                m -> new BatchDecoder(m, PREFILL_CHUNK, prompts));
                         job.sequence = batch.join(job.prompt, job.options, new TokenListener() {
                             @Override
                             public boolean onToken(int token, float[] logits) {
@@ -141,6 +161,7 @@ final class GenerationScheduler {
                                 return onToken(token, null);
                             }
                         });
+                        job.cached = job.sequence.cachedTokens();
                         active.add(job);
                         running.incrementAndGet();
                         job.started.countDown();
@@ -196,6 +217,7 @@ final class GenerationScheduler {
         private final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
         private final CountDownLatch started = new CountDownLatch(1);
         private volatile boolean cancelled;
+        private volatile int cached;
         private BatchDecoder.Sequence sequence;
         private RuntimeException fail;
 
@@ -279,6 +301,14 @@ final class GenerationScheduler {
                 throw failure;
             }
             return e == Ended.NOTHING ? null : e;
+        }
+
+        /**
+         * @return how many of the prompt's tokens the generation took from the prompt cache instead of reading them;
+         *     meaningful once {@link #start} returned
+         */
+        int cachedTokens() {
+            return job == null ? 0 : job.cached;
         }
 
         /** Asks the worker to end the generation before its next step; its tokens are no longer wanted. */

@@ -1,6 +1,7 @@
 package org.attn4j.server;
 
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
@@ -10,6 +11,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.attn4j.models.generate.PromptCache;
 
 /**
  * What a server has done, in Prometheus' text exposition format 0.0.4 ({@code GET /metrics}):
@@ -24,10 +28,16 @@ import java.util.function.IntSupplier;
  *   attn4j_time_to_first_token_seconds               histogram: from a generation's arrival to its first token
  *   attn4j_generation_tokens_per_second              histogram: a generation's (tokens − 1) ÷ seconds from its
  *                                                     first token to its last, for generations of 2 tokens or more
+ *   attn4j_prompt_cache_bytes, _entries              gauges: keys and values the prompt cache holds, prompts kept
+ *   attn4j_prompt_cache_max_bytes                    gauge: its bound ({@code --cache-bytes})
+ *   attn4j_prompt_cache_hits_total, _misses_total    counters: generations that did or did not reuse a prompt
+ *   attn4j_prompt_cache_tokens_total                 counter: prompt tokens reused instead of read
+ *   attn4j_prompt_cache_evictions_total              counter: prompts dropped to make room
  * </pre>
  * An {@code endpoint} is a route as it is written ({@code /v1/models/{model}}), or {@code other} for a URL no route
  * serves, so that the number of series stays bounded whatever clients send. Counters only grow; a histogram's
- * {@code _bucket} lines are cumulative and end at {@code le="+Inf"}, equal to its {@code _count}. Kept in a registry of
+ * {@code _bucket} lines are cumulative and end at {@code le="+Inf"}, equal to its {@code _count}. The prompt cache's
+ * series exist only on a server that keeps one. Kept in a registry of
  * Prometheus' Java client, which writes the format; thread-safe.
  */
 final class Metrics {
@@ -68,6 +78,42 @@ final class Metrics {
         GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsInt()))
                 .register(registry);
         return this;
+    }
+
+    /**
+     * Adds the prompt cache's gauges and counters, read at every scrape; call before the server answers.
+     *
+     * @param stats the cache's figures now, or null when the server keeps no cache (then nothing is added)
+     * @param maxBytes its bound
+     * @return this
+     */
+    Metrics promptCache(Supplier<PromptCache.Stats> stats, long maxBytes) {
+        if (stats.get() == null) {
+            return this;
+        }
+        longGauge("attn4j_prompt_cache_bytes", "Bytes of keys and values the prompt cache holds.",
+                () -> stats.get().bytes());
+        longGauge("attn4j_prompt_cache_entries", "Prompts the prompt cache keeps.", () -> stats.get().entries());
+        longGauge("attn4j_prompt_cache_max_bytes", "The most bytes the prompt cache holds.", () -> maxBytes);
+        longCounter("attn4j_prompt_cache_hits", "Generations that reused a kept prompt's keys and values.",
+                () -> stats.get().hits());
+        longCounter("attn4j_prompt_cache_misses", "Generations that found no kept prompt to reuse.",
+                () -> stats.get().misses());
+        longCounter("attn4j_prompt_cache_tokens", "Prompt tokens reused from the prompt cache instead of read.",
+                () -> stats.get().reusedTokens());
+        longCounter("attn4j_prompt_cache_evictions", "Prompts dropped from the prompt cache to make room.",
+                () -> stats.get().evictions());
+        return this;
+    }
+
+    private void longGauge(String name, String help, LongSupplier value) {
+        GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsLong()))
+                .register(registry);
+    }
+
+    private void longCounter(String name, String help, LongSupplier value) {
+        CounterWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsLong()))
+                .register(registry);
     }
 
     /** Counts an answered request: its route ({@code other} for none) and status. */

@@ -57,6 +57,7 @@ public final class OpenAiServer implements AutoCloseable {
     private final ServerOptions options;
     private final Map<String, EmbeddingBatcher> batchers;
     private final ExecutorService responders;
+    private final GenerationScheduler scheduler;
     private final Metrics metrics = new Metrics();
     private final long created = System.currentTimeMillis() / 1000;
 
@@ -74,7 +75,7 @@ public final class OpenAiServer implements AutoCloseable {
                 rerankers.put(m.getKey(), r);
             }
         }
-        GenerationScheduler scheduler = new GenerationScheduler(options);
+        this.scheduler = new GenerationScheduler(options);
         GenerationEndpoint generation = new GenerationEndpoint(decoders, scheduler, options, metrics);
         List<String> names = models.names();
         this.batchers = new LinkedHashMap<>();
@@ -93,7 +94,8 @@ public final class OpenAiServer implements AutoCloseable {
                 .gauge("attn4j_embeddings_running", "Texts the encoders are embedding.",
                         () -> batchers.values().stream().mapToInt(EmbeddingBatcher::running).sum())
                 .gauge("attn4j_embeddings_waiting", "Embeddings requests waiting for an encoder.",
-                        () -> batchers.values().stream().mapToInt(EmbeddingBatcher::waiting).sum());
+                        () -> batchers.values().stream().mapToInt(EmbeddingBatcher::waiting).sum())
+                .promptCache(scheduler::promptCache, options.cacheBytes());
         this.app = Javalin.create(config -> {
             config.showJavalinBanner = false;
             config.http.disableCompression();
@@ -230,7 +232,10 @@ public final class OpenAiServer implements AutoCloseable {
         return URI.create("http://" + h + ":" + port() + "/v1");
     }
 
-    /** Stops listening, ends the requests in flight and stops the batchers; the models stay open. */
+    /**
+     * Stops listening, ends the requests in flight, stops the batchers and frees the prompt cache; the models stay
+     * open.
+     */
     @Override
     public void close() {
         try {
@@ -240,6 +245,7 @@ public final class OpenAiServer implements AutoCloseable {
                 b.close();
             }
             responders.shutdownNow();
+            scheduler.close();
         }
     }
 

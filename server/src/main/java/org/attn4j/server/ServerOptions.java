@@ -27,6 +27,8 @@ import java.util.function.Consumer;
  *   <tr><td>{@link #maxQueuedGenerations()}: generations waiting for a slot</td><td>16</td>
  *       <td>429 with {@code Retry-After}</td></tr>
  *   <tr><td>{@link #maxTokens()}: new tokens one generation may ask for</td><td>4096</td><td>400</td></tr>
+ *   <tr><td>{@link #cacheBytes()}: keys and values of read prompts kept for reuse (0: none)</td><td>512 MiB</td>
+ *       <td>the least recently used prompts are dropped</td></tr>
  *   <tr><td>{@link #requestTimeout()}: from arrival to the last byte of the answer</td><td>120 s</td>
  *       <td>503 (or an error event on a stream)</td></tr>
  *   <tr><td>{@link #idleTimeout()}: a connection that sends or reads nothing</td><td>30 s</td><td>closed</td></tr>
@@ -51,6 +53,7 @@ public final class ServerOptions {
         int maxActiveGenerations = 4;
         int maxQueuedGenerations = 16;
         int maxTokens = 4096;
+        long cacheBytes = 512L << 20;
         Duration requestTimeout = Duration.ofSeconds(120);
         Duration idleTimeout = Duration.ofSeconds(30);
         Duration retryAfter = Duration.ofSeconds(1);
@@ -72,6 +75,7 @@ public final class ServerOptions {
             maxActiveGenerations = o.maxActiveGenerations;
             maxQueuedGenerations = o.maxQueuedGenerations;
             maxTokens = o.maxTokens;
+            cacheBytes = o.cacheBytes;
             requestTimeout = o.requestTimeout;
             idleTimeout = o.idleTimeout;
             retryAfter = o.retryAfter;
@@ -188,6 +192,18 @@ public final class ServerOptions {
     }
 
     /**
+     * @param value the bytes of keys and values the prompt cache holds ({@code attn4j serve --cache-bytes}): a
+     *     request whose prompt starts with the whole chunks of an earlier prompt reuses their keys and values
+     *     ({@code models}' {@code PromptCache}), and when a new prompt does not fit, the least recently used go;
+     *     0 keeps none
+     * @return a copy with that bound
+     */
+    public ServerOptions withCacheBytes(long value) {
+        check("withCacheBytes", value, 0, Long.MAX_VALUE);
+        return with(c -> c.cacheBytes = value);
+    }
+
+    /**
      * @param value the most new tokens one generation may ask for ({@code max_tokens}); also the default of chat
      *     completions, bounded by the room left in the model's context
      * @return a copy with that limit
@@ -293,6 +309,11 @@ public final class ServerOptions {
         return v.maxTokens;
     }
 
+    /** @return the bytes of keys and values the prompt cache holds; 0 when there is none */
+    public long cacheBytes() {
+        return v.cacheBytes;
+    }
+
     /** @return the longest a request may take */
     public Duration requestTimeout() {
         return v.requestTimeout;
@@ -333,7 +354,8 @@ public final class ServerOptions {
         return "ServerOptions[" + v.host + ":" + v.port + ", maxBodyBytes=" + v.maxBodyBytes + ", maxInputs="
                 + v.maxInputs + ", maxBatchTexts=" + v.maxBatchTexts + ", batchWindow=" + v.batchWindow
                 + ", maxQueuedEmbeddings=" + v.maxQueuedEmbeddings + ", maxActiveGenerations=" + v.maxActiveGenerations
-                + ", maxQueuedGenerations=" + v.maxQueuedGenerations + ", maxTokens=" + v.maxTokens
+                + ", maxQueuedGenerations=" + v.maxQueuedGenerations + ", maxTokens=" + v.maxTokens + ", cacheBytes="
+                + v.cacheBytes
                 + ", requestTimeout=" + v.requestTimeout + ", idleTimeout=" + v.idleTimeout + ", retryAfter="
                 + v.retryAfter + ", apiKeys=" + v.apiKeys.size() + "]";
     }

@@ -8,7 +8,8 @@
  * <p>Inside, one job per type: {@code RequestBody} and {@code JsonRequest} read a request; {@code ApiKeys} checks
  * its key; {@code EmbeddingsEndpoint}, {@code GenerationRequest} and {@code RerankEndpoint} check it against its
  * endpoint, {@code ChatTools} a chat request's messages, tools and template variables; {@code EmbeddingBatcher} and
- * {@code GenerationScheduler} share the machine among requests; {@code GenerationRun} runs one generation,
+ * {@code GenerationScheduler} share the machine among requests (the scheduler also keeps the prompt cache);
+ * {@code GenerationRun} runs one generation,
  * {@code ChatReply} reads a chat reply into reasoning, content and tool calls, and {@code TokenLogprob} states a
  * token's log-probability;
  * {@code JsonBody}, {@code EmbeddingsJson}, {@code GenerationJson}, {@code ModelJson}, {@code EventStream} and

@@ -68,7 +68,7 @@ class ChatReplyTest {
     void aWholeAnswerWithCallsHasNullContentTheCallsAndTheReasoning() throws IOException {
         ChatReply.Delta reply = new ChatReply.Delta("why", "", List.of(new ToolCall("f", "{\"x\":1}")));
         JsonNode json = JsonRequest.MAPPER.readTree(GenerationJson.whole("chatcmpl-1", GenerationKind.CHAT, request(),
-                reply, "tool_calls", new Generation(new int[] {5}, StopReason.STOP_TOKEN, 5, 3), List.of()));
+                reply, "tool_calls", new Generation(new int[] {5}, StopReason.STOP_TOKEN, 5, 3), List.of(), 0));
         JsonNode choice = json.get("choices").get(0);
         JsonNode message = choice.get("message");
         assertTrue(message.get("content").isNull(), message.toString());

@@ -55,6 +55,7 @@ class ServerOptionsTest {
             new Option("maxQueuedGenerations", setter(r -> r.nextInt(0, 1 << 20),
                     ServerOptions::withMaxQueuedGenerations)),
             new Option("maxTokens", setter(r -> r.nextInt(1, 1 << 24), ServerOptions::withMaxTokens)),
+            new Option("cacheBytes", setter(r -> r.nextLong(0, 1L << 40), ServerOptions::withCacheBytes)),
             new Option("requestTimeout", setter(r -> Duration.ofMillis(r.nextLong(1, 86_400_000)),
                     ServerOptions::withRequestTimeout)),
             new Option("idleTimeout", setter(r -> Duration.ofMillis(r.nextLong(1, 86_400_000)),
@@ -116,6 +117,7 @@ class ServerOptionsTest {
         assertEquals(4, d.maxActiveGenerations());
         assertEquals(16, d.maxQueuedGenerations());
         assertEquals(4096, d.maxTokens());
+        assertEquals(512L << 20, d.cacheBytes());
         assertEquals(Duration.ofSeconds(120), d.requestTimeout());
         assertEquals(Duration.ofSeconds(30), d.idleTimeout());
         assertEquals(Duration.ofSeconds(1), d.retryAfter());
@@ -136,6 +138,7 @@ class ServerOptionsTest {
         bad.put("withMaxActiveGenerations", () -> d.withMaxActiveGenerations(1025));
         bad.put("withMaxQueuedGenerations", () -> d.withMaxQueuedGenerations(-1));
         bad.put("withMaxTokens", () -> d.withMaxTokens(0));
+        bad.put("withCacheBytes", () -> d.withCacheBytes(-1));
         bad.put("withRequestTimeout", () -> d.withRequestTimeout(Duration.ZERO));
         bad.put("withIdleTimeout", () -> d.withIdleTimeout(Duration.ofDays(2)));
         bad.put("withRetryAfter", () -> d.withRetryAfter(Duration.ofMillis(999)));

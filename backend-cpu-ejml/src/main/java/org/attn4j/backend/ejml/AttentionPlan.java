@@ -17,6 +17,11 @@ final class AttentionPlan {
     final int problems;
     final int queries;
     final int keys;
+    /**
+     * The keys that exist ({@code keyLength}, or {@code Lk} when it is 0): a kernel whose work division depends on
+     * the number of keys uses this, not {@link #keys}, so that a cache's spare capacity changes no result.
+     */
+    final int existingKeys;
     final int keyDim;
     final int valueDim;
     final double scale;
@@ -96,6 +101,7 @@ final class AttentionPlan {
         this.problems = shape.problems();
         this.queries = shape.queries();
         this.keys = shape.keys();
+        this.existingKeys = options.keysFor(keys);
         this.keyDim = shape.keyDim();
         this.valueDim = shape.valueDim();
         this.scale = options.scaleFor(keyDim);

@@ -16,6 +16,11 @@ import java.util.Arrays;
  * Statistics and accumulators are float, as in {@link FlashAttentionF32}. Dot products and the value updates run
  * on {@link VectorDecodingF32} when {@link Simd#enabled()}, else as unrolled scalar loops. Dropout is not
  * handled here: calls with dropout use the query-block kernels.
+ *
+ * <p>The splits divide the keys that exist ({@code keyLength}), not the key tensor's length: a decoder's cache
+ * holds spare capacity past its filled positions, and how much must change neither the work nor a single bit of
+ * the result (a prompt's cached prefix, copied into a cache of another capacity, then gives what a fresh prefill
+ * gives).
  */
 final class FlashDecoding {
     /** The most query rows per problem that this kernel takes. */
@@ -46,9 +51,9 @@ final class FlashDecoding {
         this.k = k;
         this.v = v;
         int wanted = Math.max(1, (4 * threads + plan.problems - 1) / plan.problems);
-        int size = Math.max(MIN_SPLIT, (plan.keys + wanted - 1) / wanted);
+        int size = Math.max(MIN_SPLIT, (plan.existingKeys + wanted - 1) / wanted);
         this.splitKeys = (size + 63) / 64 * 64;
-        this.splits = (plan.keys + splitKeys - 1) / splitKeys;
+        this.splits = (plan.existingKeys + splitKeys - 1) / splitKeys;
         int partials = plan.problems * splits * plan.queries;
         this.partialMax = ArrayPool.floats(partials, true);
         this.partialSum = ArrayPool.floats(partials, true);
@@ -61,7 +66,7 @@ final class FlashDecoding {
      * @return whether this kernel computes the call
      */
     static boolean applies(AttentionPlan plan, boolean f32) {
-        return f32 && plan.queries <= MAX_QUERIES && plan.keys >= MIN_KEYS && plan.dropoutP == 0;
+        return f32 && plan.queries <= MAX_QUERIES && plan.existingKeys >= MIN_KEYS && plan.dropoutP == 0;
     }
 
     /**

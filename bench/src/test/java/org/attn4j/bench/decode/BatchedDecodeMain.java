@@ -148,12 +148,14 @@ public final class BatchedDecodeMain {
         return out;
     }
 
+    /** @return the shape's config, as a Hugging Face {@code config.json} of it reads */
     @SuppressWarnings("unchecked")
-    private static DecoderConfig config(PeerModel shape) throws IOException {
+    static DecoderConfig config(PeerModel shape) throws IOException {
         return DecoderConfig.of(new ObjectMapper().readValue(shape.configJson("float32"), Map.class), shape.name());
     }
 
-    private static StateDict state(PeerModel shape) {
+    /** @return the shape's random weights, under Hugging Face names */
+    static StateDict state(PeerModel shape) {
         Map<String, HostTensor> w = new HashMap<>();
         for (PeerModel.Tensor t : shape.tensors()) {
             float[] v = shape.values(t);

@@ -330,9 +330,10 @@ public final class DecoderConfig {
     /**
      * @return Phi-3's length at which transformers drops its cache and runs the whole sequence again (the first
      *     forward that passes {@code original_max_position_embeddings} with a cache holding no more than it); 0
-     *     for never
+     *     for never. Until then the keys of a position depend on its prefix alone; a forward that passes it
+     *     rewrites every earlier position's
      */
-    int recomputeBeyond() {
+    public int recomputeBeyond() {
         return recomputeBeyond;
     }
 

@@ -18,6 +18,7 @@ import org.attn4j.api.Tensor;
  * <p>Not thread-safe: one generation at a time. Close it to free its memory.
  */
 public final class KvCache implements AutoCloseable {
+    private final Backend backend;
     private final Scope scope;
     private final Tensor[] keys;
     private final Tensor[] values;
@@ -32,6 +33,7 @@ public final class KvCache implements AutoCloseable {
             throw new IllegalArgumentException("KvCache: argument batch is " + batch + " and capacity " + capacity
                     + "; both must be at least 1");
         }
+        this.backend = backend;
         this.scope = backend.newScope();
         this.keys = new Tensor[layers];
         this.values = new Tensor[layers];
@@ -64,6 +66,65 @@ public final class KvCache implements AutoCloseable {
     /** @return the batch size */
     public int batch() {
         return batch;
+    }
+
+    /**
+     * @return the bytes its keys and values hold on the backend, filled or not:
+     *     {@code 2 · layers · B · H_kv · capacity · d · dtype.byteSize()}
+     */
+    public long bytes() {
+        long perLayer = keys[0].shape().size() * keys[0].dtype().byteSize();
+        return 2L * keys.length * perLayer;
+    }
+
+    /**
+     * Copies this cache's first {@code count} positions (every layer's keys and values, their token ids, the
+     * padding) into an empty cache of the same model, which then holds {@code count} positions; the rest of its
+     * capacity stays free. A prompt whose first {@code count} tokens this cache holds can then run its remaining
+     * tokens against {@code target}.
+     *
+     * @param target an empty cache of the same layers, batch, heads, head size and dtype, with room for
+     *     {@code count} positions; modified
+     * @param count at most {@link #length()}, at least 0
+     * @throws IllegalArgumentException if {@code target} is not empty, does not match or is too small
+     */
+    public void copyTo(KvCache target, int count) {
+        if (target == this || target.length != 0) {
+            throw new IllegalArgumentException("KvCache.copyTo: argument target must be another, empty cache; it "
+                    + (target == this ? "is this one" : "holds " + target.length + " positions"));
+        }
+        if (count < 0 || count > length || count > target.capacity) {
+            throw new IllegalArgumentException("KvCache.copyTo: argument count is " + count + "; this cache holds "
+                    + length + " positions and the target has room for " + target.capacity);
+        }
+        Shape mine = keys[0].shape();
+        Shape theirs = target.keys[0].shape();
+        if (target.keys.length != keys.length || target.batch != batch || mine.dim(1) != theirs.dim(1)
+                || mine.dim(3) != theirs.dim(3) || keys[0].dtype() != target.keys[0].dtype()) {
+            throw new IllegalArgumentException("KvCache.copyTo: argument target holds " + target.keys.length
+                    + " layers of " + theirs + " " + target.keys[0].dtype() + ", this cache " + keys.length
+                    + " layers of " + mine + " " + keys[0].dtype() + "; only the capacity (axis 2) may differ");
+        }
+        if (count > 0) {
+            try (Scope work = backend.newScope()) {
+                for (int l = 0; l < keys.length; l++) {
+                    target.keys[l] = target.scope.ops().writeSlice(target.keys[l], first(work, keys[l], count), 2,
+                            0);
+                    target.values[l] = target.scope.ops().writeSlice(target.values[l], first(work, values[l], count),
+                            2, 0);
+                }
+            }
+            for (int r = 0; r < batch; r++) {
+                System.arraycopy(tokens[r], 0, target.tokens[r], 0, count);
+            }
+        }
+        target.padding = padding.clone();
+        target.length = count;
+    }
+
+    /** @return {@code x[:, :, :count, :]} */
+    private Tensor first(Scope work, Tensor x, int count) {
+        return count == capacity ? x : work.ops().split(x, new int[] {count, capacity - count}, 2).get(0);
     }
 
     /**

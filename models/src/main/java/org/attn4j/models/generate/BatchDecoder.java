@@ -24,6 +24,11 @@ import org.attn4j.models.decoder.KvCache;
  * (the weights then read once per generation), which keeps that promise at the cost of the batching. With a prefill
  * chunk at least as long as the prompt, a generation's tokens equal {@link Generator#generate}'s.
  *
+ * <p>With a {@link PromptCache}, a generation joins with the keys and values of the longest whole-chunk prefix of its
+ * prompt that an earlier prompt of this model and chunk shared ({@link Sequence#cachedTokens()}) and reads only the
+ * rest; once it has read its prompt, its whole chunks are kept for those that follow. Its logits and tokens are the
+ * same bits as without the cache (see {@link PromptCache} for why).
+ *
  * <pre>{@code
  * try (BatchDecoder batch = new BatchDecoder(model, 256)) {
  *     BatchDecoder.Sequence a = batch.join(promptA, options, id -> true);
@@ -42,6 +47,7 @@ public final class BatchDecoder implements AutoCloseable {
     private final CausalLM model;
     private final int prefillChunk;
     private final boolean together;
+    private final PromptCache prompts;
     private final List<Sequence> active = new ArrayList<>();
 
     /**
@@ -49,6 +55,17 @@ public final class BatchDecoder implements AutoCloseable {
      * @param prefillChunk the most prompt tokens one generation runs in one step, at least 1
      */
     public BatchDecoder(CausalLM model, int prefillChunk) {
+        this(model, prefillChunk, null);
+    }
+
+    /**
+     * @param model the model every generation runs on
+     * @param prefillChunk the most prompt tokens one generation runs in one step, at least 1
+     * @param prompts where prompts' keys and values are kept and looked up, shared with other decoders if need be;
+     *     null for none
+     */
+    public BatchDecoder(CausalLM model, int prefillChunk, PromptCache prompts) {
+        this.prompts = prompts;
         this.model = Objects.requireNonNull(model, "BatchDecoder: argument model is null");
         if (prefillChunk < 1) {
             throw new IllegalArgumentException("BatchDecoder: argument prefillChunk is " + prefillChunk
@@ -70,7 +87,8 @@ public final class BatchDecoder implements AutoCloseable {
 
     /**
      * Adds a generation, which takes part from the next step on, with a cache of room for the prompt and the most
-     * tokens the options allow. One whose options allow no new token ends at once, without a step.
+     * tokens the options allow, holding what the prompt cache has of its prompt. One whose options allow no new
+     * token ends at once, without a step.
      *
      * @param prompt at least one token id, each in {@code [0, V)}
      * @param options how to choose tokens and when to stop
@@ -97,6 +115,15 @@ public final class BatchDecoder implements AutoCloseable {
             s.finish(StopReason.LENGTH, -1);
         } else {
             s.cache = model.newCache(1, Generator.capacity(prompt.length, options));
+            if (prompts != null) {
+                try {
+                    s.cached = prompts.restore(model, prefillChunk, s.prompt, s.cache);
+                } catch (RuntimeException e) {
+                    s.free();
+                    throw e;
+                }
+                s.read = s.cached;
+            }
             active.add(s);
         }
         return s;
@@ -104,8 +131,8 @@ public final class BatchDecoder implements AutoCloseable {
 
     /**
      * Runs one step over every active generation: the next prompt chunk of each one still prefilling, the last
-     * token of each decoding one; each generation whose prompt is now read picks a token and hands it to its
-     * listener, and those that end leave. Does nothing when none is active.
+     * token of each decoding one; each generation whose prompt is now read has its prompt kept in the prompt cache,
+     * picks a token and hands it to its listener, and those that end leave. Does nothing when none is active.
      *
      * @throws RuntimeException what the model throws; every generation of the step then ends without a
      *     {@link Sequence#generation()} (it stays null), its cache freed, and the exception is thrown on
@@ -147,7 +174,11 @@ public final class BatchDecoder implements AutoCloseable {
         int vocab = logits.length / b;
         for (int r = 0; r < b; r++) {
             Sequence s = active.get(r);
+            boolean prefilling = s.read < s.prompt.length;
             s.read += ids[r].length;
+            if (prefilling && s.read == s.prompt.length && prompts != null) {
+                prompts.store(model, prefillChunk, s.prompt, s.cache);
+            }
             if (s.read == s.prompt.length + s.count) {
                 s.take(Arrays.copyOfRange(logits, r * vocab, (r + 1) * vocab));
             }
@@ -177,6 +208,7 @@ public final class BatchDecoder implements AutoCloseable {
         private final int[] all;
         private KvCache cache;
         private int read;
+        private int cached;
         private int count;
         private boolean finished;
         private Generation generation;
@@ -197,6 +229,11 @@ public final class BatchDecoder implements AutoCloseable {
         /** @return whether the generation has ended */
         public boolean finished() {
             return finished;
+        }
+
+        /** @return how many of its prompt's positions it took from the prompt cache instead of running them */
+        public int cachedTokens() {
+            return cached;
         }
 
         /** @return whether it is still reading its prompt */

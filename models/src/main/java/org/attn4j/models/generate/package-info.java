@@ -6,8 +6,10 @@
  * {@link org.attn4j.models.generate.TokenListener} and saying why it stopped
  * ({@link org.attn4j.models.generate.StopReason}). {@link org.attn4j.models.generate.BatchDecoder} runs many
  * generations together (continuous batching: each joins and leaves between steps, its prompt read in chunks), each
- * giving the same tokens as it would alone. {@link org.attn4j.models.generate.GenerationOptions#withGrammar} holds the
- * output to a JSON grammar ({@link org.attn4j.models.grammar}), masking the tokens it refuses at each step.
+ * giving the same tokens as it would alone; with a {@link org.attn4j.models.generate.PromptCache} a prompt starts from
+ * the keys and values of the whole chunks it shares with a prompt read before, with the same results.
+ * {@link org.attn4j.models.generate.GenerationOptions#withGrammar} holds the output to a JSON grammar
+ * ({@link org.attn4j.models.grammar}), masking the tokens it refuses at each step.
  *
  * <p>A checkpoint's intent is read, not assumed: {@link org.attn4j.models.generate.GenerationConfig} reads
  * {@code generation_config.json} (or a GGUF file's metadata) into the default options, refusing the keys that would
