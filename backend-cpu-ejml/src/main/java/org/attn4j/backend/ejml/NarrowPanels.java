@@ -19,15 +19,18 @@ import org.attn4j.api.WeightType;
  * scales per block, widened to F32 once at bind.
  *
  * <p>{@link #product} computes {@code out = x·W[from..to)ᵀ} for a block of input rows and output columns in one of
- * two ways, accumulating in F32 either way:
+ * three ways, accumulating in F32 every way:
  * <ul>
  *   <li>fewer than {@link #TILE_ROWS} rows (a decoding step): each panel is streamed once per row, widened in
  *       registers ({@code VectorNarrowPanels.dot…}); a product reads the weight's bytes once, at memory speed;</li>
+ *   <li>for the types with a {@link #dotRows} kernel (BF16, Q8_0), from {@link #DOT_ROWS} up to
+ *       {@link #DOT_ROWS_UP_TO} rows (a step over several sequences): each panel is streamed once per four rows,
+ *       widened in registers once for the four ({@code VectorNarrowPanels.dot4…});</li>
  *   <li>more rows (a prompt): each panel is widened once into an F32 panel ({@code VectorNarrowPanels.unpack…}) and
  *       the rows run the F32 micro-kernel over it ({@link VectorGemmF32#tileRows}), six rows at a time, so the
  *       widening is paid once for all the rows of the call.</li>
  * </ul>
- * Both ways sum each output in the same order, from the same widened floats (one multiply-add per column, column
+ * All ways sum each output in the same order, from the same widened floats (one multiply-add per column, column
  * after column), so a row's result is the same bits whichever way ran: the number of rows in a call chooses the
  * speed, never the numbers (batch invariance, which a server decoding many sequences in one step relies on).
  * Without the Vector API, panels are 16 rows and both ways widen the panel with scalar code and take dot products
@@ -38,8 +41,18 @@ abstract class NarrowPanels extends WeightStorage {
     static final boolean SIMD = Simd.enabled();
     /** Rows of {@code W} per panel: {@code VectorNarrowPanels.NR} with the Vector API, else 16. */
     static final int NR = SIMD ? VectorNarrowPanels.NR : 16;
-    /** From this many input rows on, a product widens each panel once and runs the F32 micro-kernel over it. */
+    /**
+     * From this many input rows on, a product widens each panel once and runs the F32 micro-kernel over it; for a
+     * type with a {@link #dotRows} kernel, from {@link #DOT_ROWS_UP_TO} rows on.
+     */
     static final int TILE_ROWS = 4;
+    /** Input rows one {@link #dotRows} call reads a panel for. */
+    static final int DOT_ROWS = 4;
+    /**
+     * Below this many input rows (a decoding step over several sequences) a type with a {@link #dotRows} kernel
+     * streams each panel once per {@link #DOT_ROWS} rows, widening in registers, rather than widening it into memory.
+     */
+    static final int DOT_ROWS_UP_TO = 24;
 
     private static final System.Logger LOG = System.getLogger(NarrowPanels.class.getName());
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
@@ -90,6 +103,26 @@ abstract class NarrowPanels extends WeightStorage {
      */
     abstract void dot(int q, float[] x, int xAt, float[] y, int yAt);
 
+    /** @return whether this type's {@link #dotRows} reads a panel once for {@link #DOT_ROWS} rows */
+    boolean hasDotRows() {
+        return false;
+    }
+
+    /**
+     * {@link #dot} for {@link #DOT_ROWS} input rows at once: the panel's numbers widened once in registers for the
+     * four rows, each row's sums in the same order as {@link #dot}'s, so each row gets the same bits. Only types whose
+     * {@link #hasDotRows} is true implement it.
+     *
+     * @param q the panel
+     * @param x the input rows, not modified
+     * @param xAt where each row starts, {@link #DOT_ROWS} of them
+     * @param y receives {@code NR} sums per row
+     * @param yAt where each row's go
+     */
+    void dotRows(int q, float[] x, int[] xAt, float[] y, int[] yAt) {
+        throw new UnsupportedOperationException("dotRows: " + getClass().getSimpleName() + " has no such kernel");
+    }
+
     /**
      * Widens a panel: {@code dst[p·NR + j] = W[q·NR + j][p]}, exactly as {@code WeightType.decode} reads it.
      *
@@ -123,13 +156,15 @@ abstract class NarrowPanels extends WeightStorage {
     }
 
     /**
-     * {@inheritDoc} Fewer than {@link #TILE_ROWS} rows take each panel's dot products with every row; more widen each
-     * panel once and run the F32 micro-kernel over it.
+     * {@inheritDoc} Fewer than {@link #TILE_ROWS} rows take each panel's dot products with every row; up to
+     * {@link #DOT_ROWS_UP_TO} rows, a type with a {@link #dotRows} kernel takes them four rows at a time; more widen
+     * each panel once and run the F32 micro-kernel over it.
      */
     @Override
     void product(float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff, int ldo) {
         Scratch s = SCRATCH.get();
-        if (SIMD && n >= TILE_ROWS) {
+        boolean rows = SIMD && n >= DOT_ROWS && n < DOT_ROWS_UP_TO && hasDotRows();
+        if (SIMD && n >= TILE_ROWS && !rows) {
             tiled(s, x, xOff, ldx, n, from, to, out, outOff, ldo);
             return;
         }
@@ -141,7 +176,17 @@ abstract class NarrowPanels extends WeightStorage {
             if (!SIMD) {
                 unpack(q, panel);
             }
-            for (int i = 0; i < n; i++) {
+            int i = 0;
+            if (rows && whole) {
+                for (; i + DOT_ROWS <= n; i += DOT_ROWS) {
+                    for (int r = 0; r < DOT_ROWS; r++) {
+                        s.xAt[r] = xOff + (i + r) * ldx;
+                        s.yAt[r] = outOff + (i + r) * ldo + (j0 - from);
+                    }
+                    dotRows(q, x, s.xAt, out, s.yAt);
+                }
+            }
+            for (; i < n; i++) {
                 int xAt = xOff + i * ldx;
                 int at = outOff + i * ldo + (j0 - from);
                 float[] y = whole ? out : s.lanes;
@@ -219,7 +264,8 @@ abstract class NarrowPanels extends WeightStorage {
     /**
      * Compiles a type's kernels before the first real call, as {@link Warmup} does the others': the first weight of
      * a type bound in this JVM starts a daemon thread that calls both of its products (one input row, the decoding
-     * kernel; {@link #TILE_ROWS} rows, the widening and the SGEMM tile) on a small panel until C2 has had the calls
+     * kernel; {@link #TILE_ROWS} rows, the few-rows kernel where the type has one; {@link #DOT_ROWS_UP_TO} rows,
+     * the widening and the SGEMM tile) on a small panel until C2 has had the calls
      * and loop counts it compiles at, at most {@value #WARM_CALLS} times each or {@code 0.6 s} of that thread's
      * CPU time, while the model goes on loading. Nothing when the SIMD kernels are off, or under
      * {@code -D}{@value Warmup#PROPERTY}{@code =false}.
@@ -263,8 +309,8 @@ abstract class NarrowPanels extends WeightStorage {
             values[i] = (float) Math.sin(i * 0.7);
         }
         WeightStorage w = WeightStorage.bind(type.encode(values, shape), type, shape);
-        float[] x = Arrays.copyOf(values, TILE_ROWS * columns);
-        float[] y = new float[TILE_ROWS * NR];
+        float[] x = Arrays.copyOf(values, DOT_ROWS_UP_TO * columns);
+        float[] y = new float[DOT_ROWS_UP_TO * NR];
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
         boolean cpu = threads.isCurrentThreadCpuTimeSupported();
         long start = cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime();
@@ -272,6 +318,7 @@ abstract class NarrowPanels extends WeightStorage {
         while (call < calls && (cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - start < nanos) {
             w.product(x, 0, columns, 1, 0, NR, y, 0, NR);
             w.product(x, 0, columns, TILE_ROWS, 0, NR, y, 0, NR);
+            w.product(x, 0, columns, DOT_ROWS_UP_TO, 0, NR, y, 0, NR);
             call++;
         }
         return call;
@@ -282,6 +329,8 @@ abstract class NarrowPanels extends WeightStorage {
         private float[] panel = new float[0];
         private float[] edge = new float[0];
         private final float[] lanes = new float[NR];
+        private final int[] xAt = new int[DOT_ROWS];
+        private final int[] yAt = new int[DOT_ROWS];
 
         float[] panel(int size) {
             if (panel.length < size) {

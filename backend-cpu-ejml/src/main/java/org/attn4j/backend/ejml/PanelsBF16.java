@@ -56,6 +56,28 @@ final class PanelsBF16 extends NarrowPanels {
     }
 
     @Override
+    boolean hasDotRows() {
+        return true;
+    }
+
+    @Override
+    void dotRows(int q, float[] x, int[] xAt, float[] y, int[] yAt) {
+        int even = columns & ~1;
+        if (even == 0) {
+            for (int r = 0; r < DOT_ROWS; r++) {
+                java.util.Arrays.fill(y, yAt[r], yAt[r] + NR, 0f);
+            }
+        } else {
+            VectorNarrowPanels.dot4Bf16(even, w, q * columns * NR, x, xAt, y, yAt);
+        }
+        if (even != columns) {
+            for (int r = 0; r < DOT_ROWS; r++) {
+                addLastColumn(q, x, xAt[r], y, yAt[r]);
+            }
+        }
+    }
+
+    @Override
     void unpack(int q, float[] dst) {
         int at = q * columns * NR;
         if (SIMD) {

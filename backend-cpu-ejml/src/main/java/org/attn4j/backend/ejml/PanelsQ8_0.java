@@ -58,6 +58,16 @@ final class PanelsQ8_0 extends NarrowPanels {
     }
 
     @Override
+    boolean hasDotRows() {
+        return true;
+    }
+
+    @Override
+    void dotRows(int panel, float[] x, int[] xAt, float[] y, int[] yAt) {
+        VectorNarrowPanels.dot4Q8(columns, q, panel * columns * NR, d, panel * (columns / 32) * NR, x, xAt, y, yAt);
+    }
+
+    @Override
     void unpack(int panel, float[] dst) {
         int at = panel * columns * NR;
         int dAt = panel * (columns / 32) * NR;

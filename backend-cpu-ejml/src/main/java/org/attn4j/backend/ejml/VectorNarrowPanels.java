@@ -75,6 +75,64 @@ final class VectorNarrowPanels {
     }
 
     /**
+     * {@link #dotBf16} for four input rows: each column of the panel widened once, then one multiply-add per row and
+     * output vector, each row's chain in {@link #dotBf16}'s order, so each row gets the bits {@link #dotBf16} gives it.
+     *
+     * @param k the columns, at least 1
+     * @param w the panels
+     * @param at where the panel starts
+     * @param x the input rows, not modified
+     * @param xAt where each of the four rows starts
+     * @param y receives {@code NR} sums per row
+     * @param yAt where each row's sums go
+     */
+    static void dot4Bf16(int k, short[] w, int at, float[] x, int[] xAt, float[] y, int[] yAt) {
+        int x0 = xAt[0];
+        int x1 = xAt[1];
+        int x2 = xAt[2];
+        int x3 = xAt[3];
+        FloatVector zero = FloatVector.zero(F);
+        FloatVector a00 = zero;
+        FloatVector a01 = zero;
+        FloatVector a10 = zero;
+        FloatVector a11 = zero;
+        FloatVector a20 = zero;
+        FloatVector a21 = zero;
+        FloatVector a30 = zero;
+        FloatVector a31 = zero;
+        int last = k - 1;
+        for (int p = 0; p < k; p++) {
+            int i = at + p * NR;
+            FloatVector w0 = ((IntVector) ShortVector.fromArray(S, w, i).convertShape(VectorOperators.S2I, I, 0))
+                    .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            FloatVector w1 = ((IntVector) ShortVector.fromArray(S, w, i + LANES)
+                    .convertShape(VectorOperators.S2I, I, 0)).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            FloatVector b0 = FloatVector.broadcast(F, x[x0 + p]);
+            a00 = w0.fma(b0, a00);
+            a01 = w1.fma(b0, a01);
+            FloatVector b1 = FloatVector.broadcast(F, x[x1 + p]);
+            a10 = w0.fma(b1, a10);
+            a11 = w1.fma(b1, a11);
+            FloatVector b2 = FloatVector.broadcast(F, x[x2 + p]);
+            a20 = w0.fma(b2, a20);
+            a21 = w1.fma(b2, a21);
+            FloatVector b3 = FloatVector.broadcast(F, x[x3 + p]);
+            a30 = w0.fma(b3, a30);
+            a31 = w1.fma(b3, a31);
+            if (p == last) {
+                a00.intoArray(y, yAt[0]);
+                a01.intoArray(y, yAt[0] + LANES);
+                a10.intoArray(y, yAt[1]);
+                a11.intoArray(y, yAt[1] + LANES);
+                a20.intoArray(y, yAt[2]);
+                a21.intoArray(y, yAt[2] + LANES);
+                a30.intoArray(y, yAt[3]);
+                a31.intoArray(y, yAt[3] + LANES);
+            }
+        }
+    }
+
+    /**
      * Widens a BF16 panel: {@code dst[p·NR + j] = W[j][p]} for {@code p < k}.
      *
      * @param k the columns
@@ -186,6 +244,68 @@ final class VectorNarrowPanels {
             if (p == last) {
                 a0.intoArray(y, yAt);
                 a1.intoArray(y, yAt + LANES);
+            }
+        }
+    }
+
+    /**
+     * {@link #dotQ8} for four input rows: each column of the panel widened and scaled once, then one multiply-add per
+     * row and output vector, each row's chain in {@link #dotQ8}'s order, so each row gets the bits {@link #dotQ8}
+     * gives it.
+     *
+     * @param k the columns, a multiple of 32
+     * @param q the panels' numbers
+     * @param at where the panel starts
+     * @param d the panels' scales
+     * @param dAt where the panel's scales start
+     * @param x the input rows, not modified
+     * @param xAt where each of the four rows starts
+     * @param y receives {@code NR} sums per row
+     * @param yAt where each row's sums go
+     */
+    static void dot4Q8(int k, byte[] q, int at, float[] d, int dAt, float[] x, int[] xAt, float[] y, int[] yAt) {
+        int x0 = xAt[0];
+        int x1 = xAt[1];
+        int x2 = xAt[2];
+        int x3 = xAt[3];
+        FloatVector zero = FloatVector.zero(F);
+        FloatVector a00 = zero;
+        FloatVector a01 = zero;
+        FloatVector a10 = zero;
+        FloatVector a11 = zero;
+        FloatVector a20 = zero;
+        FloatVector a21 = zero;
+        FloatVector a30 = zero;
+        FloatVector a31 = zero;
+        int last = k - 1;
+        for (int p = 0; p < k; p++) {
+            int i = at + p * NR;
+            int s = dAt + (p / 32) * NR;
+            FloatVector w0 = ((FloatVector) ByteVector.fromArray(B, q, i).convertShape(VectorOperators.B2F, F, 0))
+                    .mul(FloatVector.fromArray(F, d, s));
+            FloatVector w1 = ((FloatVector) ByteVector.fromArray(B, q, i + LANES)
+                    .convertShape(VectorOperators.B2F, F, 0)).mul(FloatVector.fromArray(F, d, s + LANES));
+            FloatVector b0 = FloatVector.broadcast(F, x[x0 + p]);
+            a00 = w0.fma(b0, a00);
+            a01 = w1.fma(b0, a01);
+            FloatVector b1 = FloatVector.broadcast(F, x[x1 + p]);
+            a10 = w0.fma(b1, a10);
+            a11 = w1.fma(b1, a11);
+            FloatVector b2 = FloatVector.broadcast(F, x[x2 + p]);
+            a20 = w0.fma(b2, a20);
+            a21 = w1.fma(b2, a21);
+            FloatVector b3 = FloatVector.broadcast(F, x[x3 + p]);
+            a30 = w0.fma(b3, a30);
+            a31 = w1.fma(b3, a31);
+            if (p == last) {
+                a00.intoArray(y, yAt[0]);
+                a01.intoArray(y, yAt[0] + LANES);
+                a10.intoArray(y, yAt[1]);
+                a11.intoArray(y, yAt[1] + LANES);
+                a20.intoArray(y, yAt[2]);
+                a21.intoArray(y, yAt[2] + LANES);
+                a30.intoArray(y, yAt[3]);
+                a31.intoArray(y, yAt[3] + LANES);
             }
         }
     }

@@ -101,6 +101,37 @@ class NarrowPanelsTest {
     }
 
     @Test
+    void eachRowGetsTheBitsOfItsProductAloneWhateverTheRowCount() {
+        Random random = new Random(7);
+        int nr = NarrowPanels.NR;
+        for (WeightType type : TYPES) {
+            int rows = 2 * nr + 3;
+            int columns = columns(type, 96);
+            Shape shape = Shape.of(rows, columns);
+            NarrowPanels panels = bind(type.encode(values(random, rows, columns), shape), type, rows, columns);
+            int most = NarrowPanels.DOT_ROWS_UP_TO + 2;
+            float[] x = new float[most * columns];
+            for (int i = 0; i < x.length; i++) {
+                x[i] = (float) random.nextGaussian();
+            }
+            float[] alone = new float[most * rows];
+            for (int i = 0; i < most; i++) {
+                panels.product(x, i * columns, columns, 1, 0, rows, alone, i * rows, rows);
+            }
+            for (int n = 2; n <= most; n++) {
+                float[] together = new float[n * rows];
+                panels.product(x, 0, columns, n, 0, rows, together, 0, rows);
+                for (int i = 0; i < n * rows; i++) {
+                    if (Float.floatToRawIntBits(together[i]) != Float.floatToRawIntBits(alone[i])) {
+                        fail(type + " n=" + n + ": row " + i / rows + " column " + i % rows + " alone " + alone[i]
+                                + " together " + together[i] + " abs " + Math.abs(together[i] - alone[i]));
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void bf16AndF16TakeAnyNumberOfColumns() {
         Random random = new Random(3);
         for (WeightType type : new WeightType[] {WeightType.BF16, WeightType.F16}) {
