@@ -6,6 +6,7 @@ import java.util.Map;
 import org.attn4j.api.DType;
 import org.attn4j.api.Ops;
 import org.attn4j.api.RotaryEmbedding;
+import org.attn4j.api.Scope;
 import org.attn4j.api.Shape;
 import org.attn4j.api.Tensor;
 import org.attn4j.models.layers.Embedding;
@@ -56,6 +57,13 @@ final class DecoderStack implements Architecture {
     record Block(Norm inputNorm, DecoderAttention attention, Norm postAttentionNorm, Norm preMlpNorm, FeedForward mlp,
                  Norm postMlpNorm, RopeScaling rope) {
     }
+
+    /**
+     * From this many rows on ({@code B·N}), each block's intermediates live in a scope of their own, closed once the
+     * next block has read its output: a long prompt or a batch of texts holds one block's activations at a time,
+     * not every block's. Fewer rows (a decoding step) keep the one scope of the call.
+     */
+    static final int RELEASED_ROWS = 32;
 
     private final Embedding embedding;
     private final Embedding positions;
@@ -155,21 +163,56 @@ final class DecoderStack implements Architecture {
         }
         Map<RopeScaling, Map<Integer, RotaryEmbedding>> rotary = new IdentityHashMap<>();
         RotaryEmbedding[] ropes = new RotaryEmbedding[parts.length];
-        for (int layer = 0; layer < blocks.length; layer++) {
-            Block p = blocks[layer];
-            for (int i = 0; i < parts.length; i++) {
-                int sequenceLength = parts[i].cache().sequenceEnd(parts[i].count());
-                ropes[i] = p.rope() == null ? null : rotary.computeIfAbsent(p.rope(), r -> new HashMap<>())
-                        .computeIfAbsent(sequenceLength, p.rope()::at);
+        boolean release = (long) b * n >= RELEASED_ROWS;
+        Scope held = null;
+        try {
+            for (int layer = 0; layer < blocks.length; layer++) {
+                Block p = blocks[layer];
+                for (int i = 0; i < parts.length; i++) {
+                    int sequenceLength = parts[i].cache().sequenceEnd(parts[i].count());
+                    ropes[i] = p.rope() == null ? null : rotary.computeIfAbsent(p.rope(), r -> new HashMap<>())
+                            .computeIfAbsent(sequenceLength, p.rope()::at);
+                }
+                Scope own = release ? x.backend().newScope() : null;
+                Tensor before = x;
+                try {
+                    x = block(own == null ? t : own.ops(), p, x, layer, parts, ropes);
+                } catch (RuntimeException | Error e) {
+                    if (own != null) {
+                        own.close();
+                    }
+                    throw e;
+                }
+                if (own != null && x != before) {
+                    if (held != null) {
+                        held.close();
+                    }
+                    held = own;
+                } else if (own != null) {
+                    own.close();
+                }
             }
-            boolean fuse = p.postAttentionNorm() == null;
-            Tensor a = p.attention().forward(t, p.inputNorm().apply(t, x), layer, parts, ropes, fuse ? x : null);
-            x = fuse ? a : t.add(x, p.postAttentionNorm().apply(t, a));
-            fuse = p.postMlpNorm() == null;
-            Tensor m = p.mlp().forward(t, p.preMlpNorm().apply(t, x), fuse ? x : null);
-            x = fuse ? m : t.add(x, p.postMlpNorm().apply(t, m));
+            return finalNorm.apply(t, x);
+        } finally {
+            if (held != null) {
+                held.close();
+            }
         }
-        return finalNorm.apply(t, x);
+    }
+
+    /**
+     * One block: {@code x + attention(norm(x))}, then {@code x + mlp(norm(x))}, with the post-norms of the families
+     * that have them.
+     *
+     * @return {@code [B, N, E]}, owned by {@code t}'s scope
+     */
+    private static Tensor block(Ops t, Block p, Tensor x, int layer, Part[] parts, RotaryEmbedding[] ropes) {
+        boolean fuse = p.postAttentionNorm() == null;
+        Tensor a = p.attention().forward(t, p.inputNorm().apply(t, x), layer, parts, ropes, fuse ? x : null);
+        Tensor h = fuse ? a : t.add(x, p.postAttentionNorm().apply(t, a));
+        fuse = p.postMlpNorm() == null;
+        Tensor m = p.mlp().forward(t, p.preMlpNorm().apply(t, h), fuse ? h : null);
+        return fuse ? m : t.add(h, p.postMlpNorm().apply(t, m));
     }
 
     @Override
