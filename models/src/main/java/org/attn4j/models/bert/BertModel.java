@@ -128,6 +128,11 @@ public final class BertModel implements Encoder {
         return pooler == null ? sd : sd.plus(pooler.stateDict().prefixed("pooler.dense."));
     }
 
+    @Override
+    public boolean takesInt8Projections() {
+        return true;
+    }
+
     /**
      * The last hidden state, Hugging Face's {@code last_hidden_state}.
      *
@@ -136,11 +141,6 @@ public final class BertModel implements Encoder {
      * @param dtype the compute dtype (the bound dtype, for a bound model)
      * @return {@code [B, L, d]}
      */
-    @Override
-    public boolean takesInt8Projections() {
-        return true;
-    }
-
     @Override
     public Tensor forward(Scope scope, BertInput input, DType dtype) {
         return run(scope, input, dtype, -1).output();
