@@ -20,7 +20,8 @@ import jdk.incubator.vector.VectorSpecies;
  * vectors, 12 × 32 on 512-bit ones), so every operand is laid out as that kernel's panels: {@link #pack} copies
  * {@code K} into panels of {@code MR} keys and {@code V} into panels of {@code MR} value columns once per call;
  * the scaled query block and the logits are kept in panels of {@code NR} query rows. A query block is
- * {@link #QUERY_BLOCK} rows; a shorter one is padded with zero queries whose results are dropped. Statistics and
+ * {@link #QUERY_BLOCK} rows; a shorter one runs over its rows rounded up to whole panels of {@code NR}, padded
+ * with zero queries whose results are dropped. Statistics and
  * accumulators are float. Only {@link Simd} (once it has found the {@code jdk.incubator.vector} module) and callers
  * of a kernel that {@link Simd#enabled()} chose may load this class: without that module it cannot be linked.
  *
@@ -80,6 +81,8 @@ final class VectorFlashAttentionF32 {
     private final float[] correction;
     private final float[] column;
     private final BlockMasks masks;
+    /** The block's rows rounded up to whole panels of {@code NR}: the rows every pass of the block runs over. */
+    private int active;
 
     /**
      * @param plan the call
@@ -233,7 +236,8 @@ final class VectorFlashAttentionF32 {
         float scale = (float) (plan.scale * LOG2E);
         int stride = plan.q.rowStride();
         int base = plan.q.base(problem) + rowStart * stride;
-        if (rows < QUERY_BLOCK) {
+        active = (rows + NR - 1) / NR * NR;
+        if (rows < active) {
             Arrays.fill(queries, 0f);
         }
         for (int r = 0; r < rows; r++) {
@@ -255,7 +259,7 @@ final class VectorFlashAttentionF32 {
         float[] keys = packed.keys();
         int kBase = (kv * packed.paddedKeys() + keyStart) * dk;
         for (int j = 0; j < cols; j += MR) {
-            for (int r = 0; r < QUERY_BLOCK; r += NR) {
+            for (int r = 0; r < active; r += NR) {
                 VectorGemmF32.tile(dk, keys, kBase + j * dk, queries, r * dk, scores, r * KEY_BLOCK + j * NR, NR,
                         false);
             }
@@ -268,7 +272,7 @@ final class VectorFlashAttentionF32 {
         int stride = packed.paddedKeys() * MR;
         int vBase = kv * packed.valuePanels() * stride + keyStart * MR;
         for (int t = 0; t < packed.valuePanels(); t++) {
-            for (int r = 0; r < QUERY_BLOCK; r += NR) {
+            for (int r = 0; r < active; r += NR) {
                 VectorGemmF32.tile(cols, values, vBase + t * stride, scores, r * KEY_BLOCK, outT,
                         t * MR * QUERY_BLOCK + r, QUERY_BLOCK, true);
             }
@@ -277,14 +281,14 @@ final class VectorFlashAttentionF32 {
 
     /** Copies key {@code j}'s logits (or weights) of every row into {@link #column}. */
     private void gather(int j) {
-        for (int r = 0; r < QUERY_BLOCK; r += NR) {
+        for (int r = 0; r < active; r += NR) {
             System.arraycopy(scores, r * KEY_BLOCK + j * NR, column, r, NR);
         }
     }
 
     /** Copies {@link #column} back into key {@code j}'s logits (or weights). */
     private void scatter(int j) {
-        for (int r = 0; r < QUERY_BLOCK; r += NR) {
+        for (int r = 0; r < active; r += NR) {
             System.arraycopy(column, r, scores, r * KEY_BLOCK + j * NR, NR);
         }
     }
@@ -319,13 +323,13 @@ final class VectorFlashAttentionF32 {
     };
 
     private void exp2Scores(int cols) {
-        for (int r = 0; r < QUERY_BLOCK; r += NR) {
+        for (int r = 0; r < active; r += NR) {
             exp2(scores, r * KEY_BLOCK, cols * NR);
         }
     }
 
     private void exp2Correction(int cols) {
-        exp2(correction, 0, QUERY_BLOCK);
+        exp2(correction, 0, active);
     }
 
     /**
@@ -335,7 +339,7 @@ final class VectorFlashAttentionF32 {
      */
     private void maxPass(int cols) {
         int last = cols - 1;
-        for (int r = 0; r < QUERY_BLOCK; r += LANES) {
+        for (int r = 0; r < active; r += LANES) {
             int at0 = (r / NR) * NR * KEY_BLOCK + r % NR;
             FloatVector old = FloatVector.fromArray(SPECIES, rowMax, r);
             FloatVector max = old;
@@ -353,7 +357,7 @@ final class VectorFlashAttentionF32 {
 
     /** {@code S[j][r] -= shift[r]} for the block's keys. */
     private void shiftPass(int cols) {
-        for (int r = 0; r < QUERY_BLOCK; r += LANES) {
+        for (int r = 0; r < active; r += LANES) {
             int at0 = (r / NR) * NR * KEY_BLOCK + r % NR;
             FloatVector s = FloatVector.fromArray(SPECIES, shift, r);
             for (int j = 0; j < cols; j++) {
@@ -370,7 +374,7 @@ final class VectorFlashAttentionF32 {
     private void sumPass(int cols) {
         int valueRows = packed.valuePanels() * MR;
         int last = cols - 1;
-        for (int r = 0; r < QUERY_BLOCK; r += LANES) {
+        for (int r = 0; r < active; r += LANES) {
             int at0 = (r / NR) * NR * KEY_BLOCK + r % NR;
             FloatVector sum = FloatVector.zero(SPECIES);
             for (int j = 0; j < cols; j++) {
