@@ -29,11 +29,13 @@ final class LinearKernel {
 
     /**
      * @param in the input's columns
-     * @return rows per block: a multiple of the micro-kernel's 6 rows, as many as fit {@link #INPUT_BYTES}
+     * @return rows per block: a multiple of the micro-kernel's rows ({@link VectorGemmF32#ROWS}), as many as fit
+     *         {@link #INPUT_BYTES}
      */
     static int rowBlock(int in) {
         int rows = INPUT_BYTES / (4 * Math.max(1, in));
-        return Math.max(6, Math.min(MAX_ROWS, rows - rows % 6));
+        int tile = Simd.enabled() ? VectorGemmF32.ROWS : VectorGemmF32.MR;
+        return Math.max(tile, Math.min(MAX_ROWS, rows - rows % tile));
     }
 
     /**

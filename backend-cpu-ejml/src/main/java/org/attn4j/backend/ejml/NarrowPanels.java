@@ -27,8 +27,8 @@ import org.attn4j.api.WeightType;
  *       {@link #DOT_ROWS_UP_TO} rows (a step over several sequences): each panel is streamed once per four rows,
  *       widened in registers once for the four ({@code VectorNarrowPanels.dot4…});</li>
  *   <li>more rows (a prompt): each panel is widened once into an F32 panel ({@code VectorNarrowPanels.unpack…}) and
- *       the rows run the F32 micro-kernel over it ({@link VectorGemmF32#tileRows}), six rows at a time, so the
- *       widening is paid once for all the rows of the call.</li>
+ *       the rows run the F32 micro-kernel over it ({@link VectorGemmF32#tileRows}), {@link VectorGemmF32#ROWS} rows
+ *       at a time, so the widening is paid once for all the rows of the call.</li>
  * </ul>
  * All ways sum each output in the same order, from the same widened floats (one multiply-add per column, column
  * after column), so a row's result is the same bits whichever way ran: the number of rows in a call chooses the
@@ -203,10 +203,10 @@ abstract class NarrowPanels extends WeightStorage {
         }
     }
 
-    /** The many-rows product: each panel widened once, then the F32 micro-kernel over every six rows. */
+    /** The many-rows product: each panel widened once, then the F32 micro-kernel over every {@link VectorGemmF32#ROWS} rows. */
     private void tiled(Scratch s, float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff,
                        int ldo) {
-        int mr = VectorGemmF32.MR;
+        int mr = VectorGemmF32.ROWS;
         int k = columns;
         float[] panel = s.panel(k * NR);
         float[] edge = s.edge(mr * NR);
@@ -218,17 +218,11 @@ abstract class NarrowPanels extends WeightStorage {
             for (int i = 0; i < n; i += mr) {
                 int height = Math.min(mr, n - i);
                 int x0 = xOff + i * ldx;
-                int lastRow = x0 + (height - 1) * ldx;
-                int x1 = height > 1 ? x0 + ldx : lastRow;
-                int x2 = height > 2 ? x0 + 2 * ldx : lastRow;
-                int x3 = height > 3 ? x0 + 3 * ldx : lastRow;
-                int x4 = height > 4 ? x0 + 4 * ldx : lastRow;
-                int x5 = height > 5 ? x0 + 5 * ldx : lastRow;
                 int at = outOff + i * ldo + (j0 - from);
                 if (whole && height == mr) {
-                    VectorGemmF32.tileRows(k, x, x0, x1, x2, x3, x4, x5, panel, 0, out, at, ldo);
+                    VectorGemmF32.tileRows(k, x, x0, ldx, height, panel, 0, out, at, ldo);
                 } else {
-                    VectorGemmF32.tileRows(k, x, x0, x1, x2, x3, x4, x5, panel, 0, edge, 0, NR);
+                    VectorGemmF32.tileRows(k, x, x0, ldx, height, panel, 0, edge, 0, NR);
                     for (int r = 0; r < height; r++) {
                         System.arraycopy(edge, r * NR + (j0 - q * NR), out, at + r * ldo, j1 - j0);
                     }

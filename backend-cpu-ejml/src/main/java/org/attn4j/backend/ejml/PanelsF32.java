@@ -10,17 +10,19 @@ import java.nio.FloatBuffer;
  * <pre>
  *   panels[q·columns·NR + p·NR + j] = W[q·NR + j][p]          zero past the last row of W
  * </pre>
- * so a product streams each panel once, contiguously, for every six rows of input, and never packs or transposes the
- * weight again. One input row and a short sentence read the same panels (an edge tile repeats its last row; a lone
- * row costs the multiply-adds of six, which a product of one row, bound by the weight's bytes, can afford). On CPUs
- * with 16 vector registers (AVX2) the rows are packed first ({@link Vectors#MANY_REGISTERS}).
- * Only loaded when {@link Simd#enabled()}.
+ * so a product streams each panel once, contiguously, for every {@link VectorGemmF32#ROWS} rows of input, and never
+ * packs or transposes the weight again. One input row and a short sentence read the same panels (an edge tile
+ * repeats its last row; a lone row costs the multiply-adds of a whole tile, which a product of one row, bound by the
+ * weight's bytes, can afford). On CPUs with 16 vector registers (AVX2) the rows are packed first
+ * ({@link Vectors#MANY_REGISTERS}). Only loaded when {@link Simd#enabled()}.
  */
 final class PanelsF32 extends WeightStorage {
     private static final int NR = VectorGemmF32.NR;
     private static final int MR = VectorGemmF32.MR;
+    private static final int ROWS = VectorGemmF32.ROWS;
     /** An edge tile of this thread: rows past the input's last or columns past the range's last. */
-    private static final ThreadLocal<float[]> EDGE = ThreadLocal.withInitial(() -> new float[MR * NR]);
+    private static final ThreadLocal<float[]> EDGE =
+            ThreadLocal.withInitial(() -> new float[Math.max(MR, ROWS) * NR]);
     /** The input rows of this thread's product packed for {@link VectorGemmF32#tile}, on CPUs with 16 registers. */
     private static final ThreadLocal<float[][]> PACKED = ThreadLocal.withInitial(() -> new float[1][0]);
 
@@ -115,20 +117,14 @@ final class PanelsF32 extends WeightStorage {
             boolean wholePanel = j1 - j0 == NR;
             int bAt = q * k * NR;
             int cAt = outOff + (j0 - from);
-            for (int i = 0; i < n; i += MR) {
-                int height = Math.min(MR, n - i);
+            for (int i = 0; i < n; i += ROWS) {
+                int height = Math.min(ROWS, n - i);
                 int x0 = xOff + i * ldx;
-                int lastRow = x0 + (height - 1) * ldx;
-                int x1 = height > 1 ? x0 + ldx : lastRow;
-                int x2 = height > 2 ? x0 + 2 * ldx : lastRow;
-                int x3 = height > 3 ? x0 + 3 * ldx : lastRow;
-                int x4 = height > 4 ? x0 + 4 * ldx : lastRow;
-                int x5 = height > 5 ? x0 + 5 * ldx : lastRow;
-                if (height == MR && wholePanel) {
-                    VectorGemmF32.tileRows(k, x, x0, x1, x2, x3, x4, x5, panels, bAt, out, cAt + i * ldo, ldo);
+                if (height == ROWS && wholePanel) {
+                    VectorGemmF32.tileRows(k, x, x0, ldx, height, panels, bAt, out, cAt + i * ldo, ldo);
                 } else {
                     float[] edge = EDGE.get();
-                    VectorGemmF32.tileRows(k, x, x0, x1, x2, x3, x4, x5, panels, bAt, edge, 0, NR);
+                    VectorGemmF32.tileRows(k, x, x0, ldx, height, panels, bAt, edge, 0, NR);
                     int skip = j0 - q * NR;
                     for (int r = 0; r < height; r++) {
                         System.arraycopy(edge, r * NR + skip, out, cAt + (i + r) * ldo, j1 - j0);

@@ -38,8 +38,14 @@ import jdk.incubator.vector.VectorSpecies;
 final class VectorGemmF32 {
     private static final VectorSpecies<Float> SPECIES = Vectors.F32;
     private static final int LANES = SPECIES.length();
-    /** Rows of the register tile. */
+    /** Rows of the register tile of {@link #tile}, whose input rows are packed. */
     static final int MR = 6;
+    /**
+     * Rows of the register tile of {@link #tileRows}, which reads its input rows where they lie: 8 (16 accumulators)
+     * where the CPU has 32 vector registers, 6 (12) where it has 16. Eight rows give each pair of weight vectors loaded
+     * sixteen multiply-adds instead of twelve.
+     */
+    static final int ROWS = Vectors.MANY_REGISTERS ? 8 : 6;
     /** Columns of the register tile: two vectors. */
     static final int NR = 2 * LANES;
     /** The inner block: one packed {@code KC × NR} panel of {@code B} (16 KiB) stays in the L1 cache. */
@@ -312,12 +318,30 @@ final class VectorGemmF32 {
     }
 
     /**
-     * {@code c[i][j] = Σ_p x[x_i + p] · pb[bAt + p·NR + j]} for the six rows {@code i} of a tile and the {@link #NR}
-     * columns of one packed panel, over {@code k ≥ 1} inner steps: the product of six rows of a row-major input with
-     * a prepacked weight panel, read where they lie. Rows may repeat (an edge tile passes its last row again).
+     * {@code c[cAt + i·ldc + j] = Σ_p x[x0 + i·ldx + p] · pb[bAt + p·NR + j]} for the {@link #ROWS} rows {@code i} of
+     * a tile and the {@link #NR} columns of one packed panel, over {@code k ≥ 1} inner steps: the product of rows of a
+     * row-major input with a prepacked weight panel, read where they lie. Rows from {@code height} on repeat the last
+     * real one, so an edge tile writes {@link #ROWS} rows of which the caller keeps {@code height}.
+     *
+     * @param height the real rows, {@code 1 ≤ height ≤ ROWS}
      */
-    static void tileRows(int k, float[] x, int x0, int x1, int x2, int x3, int x4, int x5, float[] pb, int bAt,
-                         float[] c, int cAt, int ldc) {
+    static void tileRows(int k, float[] x, int x0, int ldx, int height, float[] pb, int bAt, float[] c, int cAt,
+                         int ldc) {
+        if (ROWS == 8) {
+            tile8Rows(k, x, x0, ldx, height, pb, bAt, c, cAt, ldc);
+        } else {
+            tile6Rows(k, x, x0, ldx, height, pb, bAt, c, cAt, ldc);
+        }
+    }
+
+    private static void tile6Rows(int k, float[] x, int x0, int ldx, int height, float[] pb, int bAt, float[] c,
+                                  int cAt, int ldc) {
+        int lastRow = x0 + (height - 1) * ldx;
+        int x1 = height > 1 ? x0 + 1 * ldx : lastRow;
+        int x2 = height > 2 ? x0 + 2 * ldx : lastRow;
+        int x3 = height > 3 ? x0 + 3 * ldx : lastRow;
+        int x4 = height > 4 ? x0 + 4 * ldx : lastRow;
+        int x5 = height > 5 ? x0 + 5 * ldx : lastRow;
         FloatVector zero = FloatVector.zero(SPECIES);
         FloatVector c00 = zero;
         FloatVector c01 = zero;
@@ -331,12 +355,6 @@ final class VectorGemmF32 {
         FloatVector c41 = zero;
         FloatVector c50 = zero;
         FloatVector c51 = zero;
-        int r0 = cAt;
-        int r1 = cAt + 1 * ldc;
-        int r2 = cAt + 2 * ldc;
-        int r3 = cAt + 3 * ldc;
-        int r4 = cAt + 4 * ldc;
-        int r5 = cAt + 5 * ldc;
         int last = k - 1;
         for (int p = 0; p < k; p++) {
             int ib = bAt + p * NR;
@@ -361,18 +379,95 @@ final class VectorGemmF32 {
             c50 = b0.fma(s5, c50);
             c51 = b1.fma(s5, c51);
             if (p == last) {
-                c00.intoArray(c, r0);
-                c01.intoArray(c, r0 + LANES);
-                c10.intoArray(c, r1);
-                c11.intoArray(c, r1 + LANES);
-                c20.intoArray(c, r2);
-                c21.intoArray(c, r2 + LANES);
-                c30.intoArray(c, r3);
-                c31.intoArray(c, r3 + LANES);
-                c40.intoArray(c, r4);
-                c41.intoArray(c, r4 + LANES);
-                c50.intoArray(c, r5);
-                c51.intoArray(c, r5 + LANES);
+                c00.intoArray(c, cAt);
+                c01.intoArray(c, cAt + LANES);
+                c10.intoArray(c, cAt + 1 * ldc);
+                c11.intoArray(c, cAt + 1 * ldc + LANES);
+                c20.intoArray(c, cAt + 2 * ldc);
+                c21.intoArray(c, cAt + 2 * ldc + LANES);
+                c30.intoArray(c, cAt + 3 * ldc);
+                c31.intoArray(c, cAt + 3 * ldc + LANES);
+                c40.intoArray(c, cAt + 4 * ldc);
+                c41.intoArray(c, cAt + 4 * ldc + LANES);
+                c50.intoArray(c, cAt + 5 * ldc);
+                c51.intoArray(c, cAt + 5 * ldc + LANES);
+            }
+        }
+    }
+
+    private static void tile8Rows(int k, float[] x, int x0, int ldx, int height, float[] pb, int bAt, float[] c,
+                                  int cAt, int ldc) {
+        int lastRow = x0 + (height - 1) * ldx;
+        int x1 = height > 1 ? x0 + 1 * ldx : lastRow;
+        int x2 = height > 2 ? x0 + 2 * ldx : lastRow;
+        int x3 = height > 3 ? x0 + 3 * ldx : lastRow;
+        int x4 = height > 4 ? x0 + 4 * ldx : lastRow;
+        int x5 = height > 5 ? x0 + 5 * ldx : lastRow;
+        int x6 = height > 6 ? x0 + 6 * ldx : lastRow;
+        int x7 = height > 7 ? x0 + 7 * ldx : lastRow;
+        FloatVector zero = FloatVector.zero(SPECIES);
+        FloatVector c00 = zero;
+        FloatVector c01 = zero;
+        FloatVector c10 = zero;
+        FloatVector c11 = zero;
+        FloatVector c20 = zero;
+        FloatVector c21 = zero;
+        FloatVector c30 = zero;
+        FloatVector c31 = zero;
+        FloatVector c40 = zero;
+        FloatVector c41 = zero;
+        FloatVector c50 = zero;
+        FloatVector c51 = zero;
+        FloatVector c60 = zero;
+        FloatVector c61 = zero;
+        FloatVector c70 = zero;
+        FloatVector c71 = zero;
+        int last = k - 1;
+        for (int p = 0; p < k; p++) {
+            int ib = bAt + p * NR;
+            FloatVector b0 = FloatVector.fromArray(SPECIES, pb, ib);
+            FloatVector b1 = FloatVector.fromArray(SPECIES, pb, ib + LANES);
+            FloatVector s0 = FloatVector.broadcast(SPECIES, x[x0 + p]);
+            c00 = b0.fma(s0, c00);
+            c01 = b1.fma(s0, c01);
+            FloatVector s1 = FloatVector.broadcast(SPECIES, x[x1 + p]);
+            c10 = b0.fma(s1, c10);
+            c11 = b1.fma(s1, c11);
+            FloatVector s2 = FloatVector.broadcast(SPECIES, x[x2 + p]);
+            c20 = b0.fma(s2, c20);
+            c21 = b1.fma(s2, c21);
+            FloatVector s3 = FloatVector.broadcast(SPECIES, x[x3 + p]);
+            c30 = b0.fma(s3, c30);
+            c31 = b1.fma(s3, c31);
+            FloatVector s4 = FloatVector.broadcast(SPECIES, x[x4 + p]);
+            c40 = b0.fma(s4, c40);
+            c41 = b1.fma(s4, c41);
+            FloatVector s5 = FloatVector.broadcast(SPECIES, x[x5 + p]);
+            c50 = b0.fma(s5, c50);
+            c51 = b1.fma(s5, c51);
+            FloatVector s6 = FloatVector.broadcast(SPECIES, x[x6 + p]);
+            c60 = b0.fma(s6, c60);
+            c61 = b1.fma(s6, c61);
+            FloatVector s7 = FloatVector.broadcast(SPECIES, x[x7 + p]);
+            c70 = b0.fma(s7, c70);
+            c71 = b1.fma(s7, c71);
+            if (p == last) {
+                c00.intoArray(c, cAt);
+                c01.intoArray(c, cAt + LANES);
+                c10.intoArray(c, cAt + 1 * ldc);
+                c11.intoArray(c, cAt + 1 * ldc + LANES);
+                c20.intoArray(c, cAt + 2 * ldc);
+                c21.intoArray(c, cAt + 2 * ldc + LANES);
+                c30.intoArray(c, cAt + 3 * ldc);
+                c31.intoArray(c, cAt + 3 * ldc + LANES);
+                c40.intoArray(c, cAt + 4 * ldc);
+                c41.intoArray(c, cAt + 4 * ldc + LANES);
+                c50.intoArray(c, cAt + 5 * ldc);
+                c51.intoArray(c, cAt + 5 * ldc + LANES);
+                c60.intoArray(c, cAt + 6 * ldc);
+                c61.intoArray(c, cAt + 6 * ldc + LANES);
+                c70.intoArray(c, cAt + 7 * ldc);
+                c71.intoArray(c, cAt + 7 * ldc + LANES);
             }
         }
     }

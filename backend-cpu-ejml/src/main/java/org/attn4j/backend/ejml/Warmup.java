@@ -98,7 +98,7 @@ final class Warmup {
     private static final class Operands {
         private static final int IN = 4;
         private static final int OUT = VectorGemmF32.NR + 3;
-        private static final int ROWS = VectorGemmF32.MR + 1;
+        private static final int ROWS = Math.max(VectorGemmF32.MR, VectorGemmF32.ROWS) + 1;
         /** Two vectors per row and five rows: each pass of an activation is called five times a round. */
         private static final int ROW = 2 * Vectors.F32.length();
         private static final int EPILOGUE_ROWS = 5;

@@ -82,9 +82,14 @@ class IntrinsificationTest {
             accumulate[0] = !accumulate[0];
             VectorGemmF32.tile(24, pa, 0, pb, 0, c, 0, nr, accumulate[0]);
         });
-        float[] x = randoms(random, 7 * 24);
-        assertCompiledToVectors("VectorGemmF32.tileRows", 0,
-                () -> VectorGemmF32.tileRows(24, x, 0, 24, 48, 72, 96, 96, pb, 0, c, 0, nr));
+        int rows = VectorGemmF32.ROWS;
+        float[] x = randoms(random, rows * 24);
+        float[] out = new float[rows * nr];
+        int[] height = {rows};
+        assertCompiledToVectors("VectorGemmF32.tileRows", 0, () -> {
+            height[0] = height[0] == rows ? rows - 1 : rows;
+            VectorGemmF32.tileRows(24, x, 0, 24, height[0], pb, 0, out, 0, nr);
+        });
     }
 
     @Test

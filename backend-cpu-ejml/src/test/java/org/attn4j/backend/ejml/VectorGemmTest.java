@@ -91,31 +91,34 @@ class VectorGemmTest {
     }
 
     @Test
-    void theRowTileReadsSixRowsWhereTheyLieRepeatsIncluded() {
+    void theRowTileReadsItsRowsWhereTheyLieAndRepeatsTheLastPastTheHeight() {
         Random random = new Random(20);
         int nr = VectorGemmF32.NR;
+        int rows = VectorGemmF32.ROWS;
         for (int k : new int[] {1, 3, 50}) {
-            int ldx = k + 4;
-            float[] x = randoms(random, 7 * ldx);
-            float[] pb = randoms(random, nr * k + 1);
-            int[] rowsAt = {0, 2 * ldx + 1, ldx, 5 * ldx + 3, 5 * ldx + 3, 6 * ldx};
-            int ldc = nr + 2;
-            float[] c = new float[3 + 6 * ldc];
-            VectorGemmF32.tileRows(k, x, rowsAt[0], rowsAt[1], rowsAt[2], rowsAt[3], rowsAt[4], rowsAt[5], pb, 1, c,
-                    3, ldc);
-            double[] expected = new double[6 * nr];
-            double[] actual = new double[6 * nr];
-            for (int i = 0; i < 6; i++) {
-                for (int j = 0; j < nr; j++) {
-                    double sum = 0;
-                    for (int p = 0; p < k; p++) {
-                        sum += (double) x[rowsAt[i] + p] * pb[1 + p * nr + j];
+            for (int height : new int[] {1, rows / 2 + 1, rows}) {
+                int ldx = k + 4;
+                float[] x = randoms(random, 2 + rows * ldx);
+                float[] pb = randoms(random, nr * k + 1);
+                int ldc = nr + 2;
+                float[] c = new float[3 + rows * ldc];
+                VectorGemmF32.tileRows(k, x, 2, ldx, height, pb, 1, c, 3, ldc);
+                double[] expected = new double[rows * nr];
+                double[] actual = new double[rows * nr];
+                for (int i = 0; i < rows; i++) {
+                    int row = 2 + Math.min(i, height - 1) * ldx;
+                    for (int j = 0; j < nr; j++) {
+                        double sum = 0;
+                        for (int p = 0; p < k; p++) {
+                            sum += (double) x[row + p] * pb[1 + p * nr + j];
+                        }
+                        expected[i * nr + j] = sum;
+                        actual[i * nr + j] = c[3 + i * ldc + j];
                     }
-                    expected[i * nr + j] = sum;
-                    actual[i * nr + j] = c[3 + i * ldc + j];
                 }
+                Oracle.assertClose("row tile k=" + k + ", height=" + height, expected, actual,
+                        new Oracle.Tolerance(1e-5, 1e-5));
             }
-            Oracle.assertClose("row tile k=" + k, expected, actual, new Oracle.Tolerance(1e-5, 1e-5));
         }
     }
 
