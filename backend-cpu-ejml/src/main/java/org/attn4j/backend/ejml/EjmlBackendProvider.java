@@ -15,7 +15,7 @@ import org.attn4j.api.WeightType;
  * ND4J (50) and below CUDA (300), it is the default CPU backend (the root README's backend table says why).
  * Select it explicitly with {@code -Dattn4j.backend=ejml}.
  *
- * <p>Its ops run on the calling thread and one {@link java.util.concurrent.ForkJoinPool} per backend, together as
+ * <p>Its ops run on the calling thread and one worker pool per backend ({@code Parallel}), together as
  * many threads as {@link BackendOptions#resolveThreads(int)} gives (by default every processor); no op uses any other
  * thread, EJML's own global pool included.
  */
