@@ -137,7 +137,7 @@ public final class BatchedDecodeMain {
     }
 
     /** @return {@code count} prompts: the shape's own, then the same tokens rotated by one more place each */
-    private static int[][] prompts(PeerModel shape, int count) {
+    static int[][] prompts(PeerModel shape, int count) {
         int[] base = shape.prompt();
         int[][] out = new int[count][base.length];
         for (int s = 0; s < count; s++) {

@@ -203,7 +203,7 @@ final class PeerFiles {
 
     /** The SentencePiece vocabulary of the GGUF files, as llama.cpp's converter writes Llama's. */
     private void vocabulary(GgufWriter w) {
-        List<String> tokens = tokens();
+        List<String> tokens = tokens(model);
         int[] types = new int[tokens.size()];
         float[] scores = new float[tokens.size()];
         for (int i = 0; i < types.length; i++) {
@@ -218,7 +218,7 @@ final class PeerFiles {
     }
 
     /** @return every token's piece by id */
-    List<String> tokens() {
+    static List<String> tokens(PeerModel model) {
         List<String> tokens = new ArrayList<>(List.of("<unk>", "<s>", "</s>"));
         for (int b = 0; b < 256; b++) {
             tokens.add(String.format("<0x%02X>", b));
@@ -238,20 +238,28 @@ final class PeerFiles {
         for (String f : List.of("config.json", "model.safetensors")) {
             Files.createSymbolicLink(target.resolve(f), target.relativize(hf(dtype).resolve(f)));
         }
-        List<String> tokens = tokens();
+        Files.writeString(target.resolve("tokenizer.json"), tokenizerJson(model));
+    }
+
+    /**
+     * @param model the shape
+     * @return a {@code tokenizer.json} of its vocabulary ({@link #tokens}): BPE with byte fallback and no merges, so
+     *     every ordinary id decodes to a piece of its own
+     */
+    static String tokenizerJson(PeerModel model) {
+        List<String> tokens = tokens(model);
         StringBuilder vocab = new StringBuilder();
         for (int i = 0; i < tokens.size(); i++) {
             vocab.append(i > 0 ? "," : "").append('"').append(tokens.get(i)).append("\":").append(i);
         }
         String added = "{\"id\":%d,\"content\":\"%s\",\"single_word\":false,\"lstrip\":false,\"rstrip\":false,"
                 + "\"normalized\":false,\"special\":true}";
-        String json = "{\"version\":\"1.0\",\"truncation\":null,\"padding\":null,\"added_tokens\":["
+        return "{\"version\":\"1.0\",\"truncation\":null,\"padding\":null,\"added_tokens\":["
                 + String.format(added, 0, "<unk>") + "," + String.format(added, 1, "<s>") + ","
                 + String.format(added, 2, "</s>") + "],\"normalizer\":null,\"pre_tokenizer\":null,"
                 + "\"post_processor\":null,\"decoder\":null,\"model\":{\"type\":\"BPE\",\"dropout\":null,"
                 + "\"unk_token\":\"<unk>\",\"continuing_subword_prefix\":null,\"end_of_word_suffix\":null,"
                 + "\"fuse_unk\":true,\"byte_fallback\":true,\"vocab\":{" + vocab + "},\"merges\":[]}}";
-        Files.writeString(target.resolve("tokenizer.json"), json);
     }
 
     private static FileChannel create(Path file) throws IOException {
