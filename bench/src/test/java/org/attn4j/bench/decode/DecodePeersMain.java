@@ -381,7 +381,8 @@ public final class DecodePeersMain {
                     .map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse("?");
             String flags = info.stream().filter(l -> l.startsWith("flags")).findFirst().orElse("");
             List<String> simd = new ArrayList<>();
-            for (String f : List.of("avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512_bf16", "avx512_vnni")) {
+            for (String f : List.of("avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512_bf16", "avx512_vnni",
+                    "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8")) {
                 if ((" " + flags + " ").contains(" " + f + " ")) {
                     simd.add(f);
                 }
