@@ -58,7 +58,8 @@ final class Parallel {
     /**
      * Runs {@code body} over {@code [0, count)}, cut into at most about four pieces per thread and none smaller
      * than what {@link #MIN_WORK} allows, and waits for all of them. The first exception of a piece is rethrown once
-     * every piece has finished.
+     * every piece has finished. A call made while the kernels' warm-up runs on another thread first waits for it
+     * ({@link Warmup#await}).
      *
      * @param count the number of indices
      * @param workPerIndex a rough cost of one index, in multiply-adds
@@ -67,6 +68,9 @@ final class Parallel {
     void forRange(int count, long workPerIndex, Range body) {
         if (count <= 0) {
             return;
+        }
+        if (!onOwnWorker()) {
+            Warmup.await();
         }
         long total = Math.max(1, workPerIndex) * count;
         int pieces = (int) Math.min(Math.min(count, 4L * threads), Math.max(1, total / MIN_WORK));

