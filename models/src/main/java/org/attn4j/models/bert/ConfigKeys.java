@@ -9,12 +9,14 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * A {@code config.json} of a rotary encoder read key by key, strictly: each key a family reader takes is marked
- * read, each key it may ignore is named so ({@link #ignore}), and {@link #finish()} refuses every other key with its
- * value, and every value the reader could not honour, in one {@link IOException} naming the file.
+ * A {@code config.json} of an encoder family (XLM-RoBERTa, MPNet, NomicBERT, ModernBERT, GTE) read key by key,
+ * strictly: each key a family reader takes is marked read, each key it may ignore is named so ({@link #ignore}), and
+ * {@link #finish()} refuses every other key with its value, and every value the reader could not honour, in one
+ * {@link IOException} naming the file.
  *
  * <p>{@link #METADATA} lists the keys of transformers' {@code PretrainedConfig} that no encoder forward reads
- * (identity and provenance, token ids, output switches, dropout and initialisation, which inference never applies).
+ * (identity and provenance, token ids, output switches, dropout and initialisation, which inference never applies);
+ * a family that does read one of them (the padding id of XLM-RoBERTa's positions) reads it like any other key.
  */
 final class ConfigKeys {
     static final Set<String> METADATA = Set.of("_name_or_path", "architectures", "auto_map", "model_type",
@@ -22,7 +24,9 @@ final class ConfigKeys {
             "attn_implementation", "use_cache", "bos_token_id", "eos_token_id", "pad_token_id", "sep_token_id",
             "cls_token_id", "initializer_range", "tokenizer_class", "id2label", "label2id", "num_labels",
             "problem_type", "finetuning_task", "return_dict", "output_attentions", "output_hidden_states",
-            "torchscript", "gradient_checkpointing", "classifier_dropout");
+            "torchscript", "gradient_checkpointing", "classifier_dropout", "_attn_implementation_autoset",
+            "attention_probs_dropout_prob", "hidden_dropout_prob", "output_past", "use_bfloat16",
+            "sentence_transformers", "tie_word_embeddings");
 
     private final JsonNode root;
     private final String source;
@@ -139,13 +143,17 @@ final class ConfigKeys {
         return n.textValue();
     }
 
-    /** Accepts the key only absent, null or equal to {@code value}, which is what the reader implements. */
+    /**
+     * Accepts the key only absent, null or equal to {@code value}, which is what the reader implements; a null
+     * {@code value} stands for the empty object.
+     */
     void require(String name, Object value, String why) {
         JsonNode n = node(name);
         if (n == null) {
             return;
         }
-        boolean same = value instanceof Boolean b ? n.isBoolean() && n.booleanValue() == b
+        boolean same = value == null ? n.isObject() && n.isEmpty()
+                : value instanceof Boolean b ? n.isBoolean() && n.booleanValue() == b
                 : value instanceof Number v ? n.isNumber() && n.doubleValue() == v.doubleValue()
                 : n.isTextual() && n.textValue().equals(value);
         if (!same) {
@@ -164,6 +172,11 @@ final class ConfigKeys {
     /** Notes a value the reader cannot honour. */
     void problem(String name, Object value, String why) {
         problems.add(name + " is " + value + ": " + why);
+    }
+
+    /** Notes a value the reader cannot honour, said in full. */
+    void problem(String message) {
+        problems.add(message);
     }
 
     /**

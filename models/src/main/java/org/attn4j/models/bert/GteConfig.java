@@ -125,8 +125,7 @@ public record GteConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int 
      */
     public static GteConfig of(JsonNode root, String source) throws IOException {
         ConfigKeys k = ConfigKeys.of(root, source, MODEL_TYPE);
-        k.ignore("hidden_dropout_prob", "attention_probs_dropout_prob", "unpad_inputs",
-                "use_memory_efficient_attention", "logn_attention_clip1");
+        k.ignore("unpad_inputs", "use_memory_efficient_attention", "logn_attention_clip1");
         String act = k.text("hidden_act", "gelu");
         Activation activation = switch (act) {
             case "gelu" -> Activation.GELU;

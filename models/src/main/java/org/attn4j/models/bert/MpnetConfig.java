@@ -56,7 +56,7 @@ public record MpnetConfig(int vocabSize, int hiddenSize, int numHiddenLayers, in
      * {@code num_hidden_layers}, {@code num_attention_heads}, {@code intermediate_size}, {@code hidden_act}
      * ({@code gelu}), {@code layer_norm_eps} (1e-12), {@code max_position_embeddings} (512), {@code pad_token_id}
      * (1), {@code relative_attention_num_buckets} (32, the only value transformers computes), defaults as
-     * {@code transformers.MPNetConfig}. {@link EncoderJson#IGNORED} change nothing; any other key is refused by name.
+     * {@code transformers.MPNetConfig}. {@link ConfigKeys#METADATA} change nothing; any other key is refused by name.
      *
      * @param root a parsed {@code config.json} with {@code model_type} mpnet
      * @param source where it came from, for messages
@@ -64,21 +64,21 @@ public record MpnetConfig(int vocabSize, int hiddenSize, int numHiddenLayers, in
      * @throws IOException naming every key and value that attn4j does not implement
      */
     public static MpnetConfig of(JsonNode root, String source) throws IOException {
-        EncoderJson json = EncoderJson.of(root, source, "mpnet");
-        json.only("is_decoder", false, "attn4j runs MPNet as an encoder");
-        json.only("add_cross_attention", false, "attn4j runs MPNet as an encoder");
-        json.only("chunk_size_feed_forward", 0, "chunking changes no number, but only 0 is tested");
-        json.only("pruned_heads", null, "pruned heads change the shapes of the projections");
-        int vocab = json.integer("vocab_size", -1);
-        int hidden = json.integer("hidden_size", -1);
-        int layers = json.integer("num_hidden_layers", -1);
-        int heads = json.integer("num_attention_heads", -1);
-        int intermediate = json.integer("intermediate_size", -1);
-        String act = json.string("hidden_act", "gelu");
+        ConfigKeys json = ConfigKeys.of(root, source, "mpnet");
+        json.require("is_decoder", false, "attn4j runs MPNet as an encoder");
+        json.require("add_cross_attention", false, "attn4j runs MPNet as an encoder");
+        json.require("chunk_size_feed_forward", 0, "chunking changes no number, but only 0 is tested");
+        json.require("pruned_heads", null, "pruned heads change the shapes of the projections");
+        int vocab = json.size("vocab_size", -1);
+        int hidden = json.size("hidden_size", -1);
+        int layers = json.size("num_hidden_layers", -1);
+        int heads = json.size("num_attention_heads", -1);
+        int intermediate = json.size("intermediate_size", -1);
+        String act = json.text("hidden_act", "gelu");
         double eps = json.number("layer_norm_eps", 1e-12);
-        int positions = json.integer("max_position_embeddings", 512);
-        int pad = json.integer("pad_token_id", 1);
-        int buckets = json.integer("relative_attention_num_buckets", BUCKETS);
+        int positions = json.size("max_position_embeddings", 512);
+        int pad = json.count("pad_token_id", 1);
+        int buckets = json.size("relative_attention_num_buckets", BUCKETS);
         Activation activation = null;
         try {
             activation = BertConfig.activation(act, source);

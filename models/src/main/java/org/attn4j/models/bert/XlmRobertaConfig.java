@@ -38,7 +38,7 @@ public record XlmRobertaConfig(BertConfig encoder, int padTokenId) implements En
      * {@code type_vocab_size} (2), {@code pad_token_id} (1), defaults as {@code transformers.XLMRobertaConfig}.
      * Accepted only at the value attn4j implements: {@code position_embedding_type} absolute,
      * {@code is_decoder} and {@code add_cross_attention} false, {@code chunk_size_feed_forward} 0,
-     * {@code pruned_heads} empty. {@link EncoderJson#IGNORED} change nothing; any other key is refused by name.
+     * {@code pruned_heads} empty. {@link ConfigKeys#METADATA} change nothing; any other key is refused by name.
      *
      * @param root a parsed {@code config.json} with {@code model_type} xlm-roberta
      * @param source where it came from, for messages
@@ -46,23 +46,23 @@ public record XlmRobertaConfig(BertConfig encoder, int padTokenId) implements En
      * @throws IOException naming every key and value that attn4j does not implement
      */
     public static XlmRobertaConfig of(JsonNode root, String source) throws IOException {
-        EncoderJson json = EncoderJson.of(root, source, "xlm-roberta");
-        json.only("position_embedding_type", "absolute", "relative_key and relative_key_query add learned"
+        ConfigKeys json = ConfigKeys.of(root, source, "xlm-roberta");
+        json.require("position_embedding_type", "absolute", "relative_key and relative_key_query add learned"
                 + " relative-distance terms to the logits");
-        json.only("is_decoder", false, "attn4j runs XLM-RoBERTa as an encoder");
-        json.only("add_cross_attention", false, "attn4j runs XLM-RoBERTa as an encoder");
-        json.only("chunk_size_feed_forward", 0, "chunking changes no number, but only 0 is tested");
-        json.only("pruned_heads", null, "pruned heads change the shapes of the projections");
-        int vocab = json.integer("vocab_size", -1);
-        int hidden = json.integer("hidden_size", -1);
-        int layers = json.integer("num_hidden_layers", -1);
-        int heads = json.integer("num_attention_heads", -1);
-        int intermediate = json.integer("intermediate_size", -1);
-        String act = json.string("hidden_act", "gelu");
+        json.require("is_decoder", false, "attn4j runs XLM-RoBERTa as an encoder");
+        json.require("add_cross_attention", false, "attn4j runs XLM-RoBERTa as an encoder");
+        json.require("chunk_size_feed_forward", 0, "chunking changes no number, but only 0 is tested");
+        json.require("pruned_heads", null, "pruned heads change the shapes of the projections");
+        int vocab = json.size("vocab_size", -1);
+        int hidden = json.size("hidden_size", -1);
+        int layers = json.size("num_hidden_layers", -1);
+        int heads = json.size("num_attention_heads", -1);
+        int intermediate = json.size("intermediate_size", -1);
+        String act = json.text("hidden_act", "gelu");
         double eps = json.number("layer_norm_eps", 1e-12);
-        int positions = json.integer("max_position_embeddings", 512);
-        int types = json.integer("type_vocab_size", 2);
-        int pad = json.integer("pad_token_id", 1);
+        int positions = json.size("max_position_embeddings", 512);
+        int types = json.size("type_vocab_size", 2);
+        int pad = json.count("pad_token_id", 1);
         Activation activation = null;
         try {
             activation = BertConfig.activation(act, source);

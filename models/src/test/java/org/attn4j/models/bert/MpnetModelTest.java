@@ -90,7 +90,7 @@ class MpnetModelTest {
         Path file = folder("mpnet").resolve("config.json");
         for (String[] bad : new String[][] {
                 {"relative_attention_num_buckets", "64", "relative_attention_num_buckets 64 is not supported"},
-                {"type_vocab_size", "2", "keys attn4j does not implement for mpnet: type_vocab_size"},
+                {"type_vocab_size", "2", "type_vocab_size (2) is not read by attn4j's mpnet encoder"},
                 {"hidden_act", "\"silu\"", "hidden_act 'silu' is not supported"},
                 {"is_decoder", "true", "is_decoder is true"}}) {
             ObjectNode root = (ObjectNode) json.readTree(file.toFile());

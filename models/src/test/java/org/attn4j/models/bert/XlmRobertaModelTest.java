@@ -152,7 +152,7 @@ class XlmRobertaModelTest {
                 {"position_embedding_type", "\"relative_key\"", "position_embedding_type is \"relative_key\""},
                 {"is_decoder", "true", "is_decoder is true"},
                 {"hidden_act", "\"swish\"", "hidden_act 'swish' is not supported"},
-                {"layer_norm_type", "\"rms\"", "keys attn4j does not implement for xlm-roberta: layer_norm_type"},
+                {"layer_norm_type", "\"rms\"", "layer_norm_type (\"rms\") is not read by attn4j's xlm-roberta encoder"},
                 {"pad_token_id", "66", "pad_token_id 66 leaves no position"},
                 {"vocab_size", "\"many\"", "vocab_size is \"many\""}}) {
             ObjectNode root = (ObjectNode) json.readTree(file.toFile());
