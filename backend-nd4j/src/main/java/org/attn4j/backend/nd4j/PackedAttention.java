@@ -8,6 +8,8 @@ import org.attn4j.api.Shape;
 import org.attn4j.api.spi.VisibleKeys;
 import org.bytedeco.javacpp.Pointer;
 import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.api.ops.impl.transforms.custom.SoftMax;
+import org.nd4j.linalg.factory.Nd4j;
 
 /**
  * Attention straight from a packed projection {@code qkv [B, L, (H + 2·H_kv)·d]}, with no permute copy: head
@@ -22,6 +24,11 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  *   W = softmax(S), dropout(W)                    libnd4j's softmax; its NaN answers recomputed stably
  *   out[b, :, h·d …] = W[b, h]·V_bh               one ?gemm per (b, h)
  * </pre>
+ * libnd4j's softmax answers NaN for an all −∞ slice, where attn4j wants zeros, so a non-finite answer is recomputed
+ * with the stable softmax. One native sum ({@link Kernels#surelyFinite}) checks the smaller array: the weights
+ * {@code [B, H, L, L]} when they are returned or {@code L ≤ d}, else the output {@code [B, L, H·d]}, {@code L/d}
+ * times smaller. A NaN weight that dropout keeps makes its output row NaN, and one that dropout drops is dropped
+ * from the stable weights too, so a finite output is the output of the stable weights.
  * The weights, {@code [B, H, L, L]}, exist anyway and are returned when asked. A call whose logits exceed
  * {@link Nd4jAttention#LOGITS_PER_BLOCK} takes the composition, whose attention is tiled.
  */
@@ -59,24 +66,40 @@ final class PackedAttention {
             INDArray weights = t.add(NdArrays.uninitialized(dtype, weightsShape));
             Pointer s = BlasProducts.address(weights);
             logits(base, s, weights, additive, layout, options, dtype, t);
-            if (!Kernels.softmaxIfFinite(weights, weights, 3)) {
+            boolean checkWeights = options.returnWeights() || layout.length <= headDim;
+            if (!checkWeights) {
+                Nd4j.exec(new SoftMax(weights, weights, 3));
+            } else if (!Kernels.softmaxIfFinite(weights, weights, 3)) {
                 logits(base, s, weights, additive, layout, options, dtype, t);
                 Kernels.stableSoftmax(weights, weights, 3, t);
             }
-            Kernels.dropoutInPlace(weights, options.dropoutP(), options.dropoutSeed(), t);
             INDArray output = t.add(NdArrays.uninitialized(dtype, outShape));
             Pointer o = BlasProducts.address(output);
-            int l = layout.length;
-            for (int b = 0; b < layout.batch; b++) {
-                for (int h = 0; h < heads; h++) {
-                    BlasProducts.gemm(false, l, headDim, l, 1.0, s.getPointer(layout.logits(b, h)), l,
-                            base.getPointer(layout.value(b, h)), layout.width, 0.0,
-                            o.getPointer((long) b * l * heads * headDim + (long) h * headDim), heads * headDim);
-                }
+            weigh(base, weights, o, layout, options, t);
+            if (!checkWeights && !Kernels.surelyFinite(output)) {
+                logits(base, s, weights, additive, layout, options, dtype, t);
+                Kernels.stableSoftmax(weights, weights, 3, t);
+                weigh(base, weights, o, layout, options, t);
             }
             AttentionResult result = new AttentionResult(scope.wrap(t.keep(output), outShape, dtype),
                     options.returnWeights() ? scope.wrap(t.keep(weights), weightsShape, dtype) : null);
             return result;
+        }
+    }
+
+    /** {@code out[b, :, h·d …] = dropout(W)[b, h]·V_bh}, one ?gemm per (b, h); dropout applies in place. */
+    private static void weigh(Pointer base, INDArray weights, Pointer out, Layout layout, AttentionOptions options,
+                              Intermediates t) {
+        Kernels.dropoutInPlace(weights, options.dropoutP(), options.dropoutSeed(), t);
+        Pointer s = BlasProducts.address(weights);
+        int l = layout.length;
+        int d = layout.headDim;
+        for (int b = 0; b < layout.batch; b++) {
+            for (int h = 0; h < layout.heads; h++) {
+                BlasProducts.gemm(false, l, d, l, 1.0, s.getPointer(layout.logits(b, h)), l,
+                        base.getPointer(layout.value(b, h)), layout.width, 0.0,
+                        out.getPointer((long) b * l * layout.heads * d + (long) h * d), layout.heads * d);
+            }
         }
     }
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
@@ -349,6 +350,53 @@ class WeightOpsTest {
                 if (fused.weights() != null) {
                     assertClose(name + " " + dtype + " weights", composed.weights().toDoubleArray(),
                             fused.weights().toDoubleArray(), tol);
+                }
+            }
+        }
+    }
+
+    static Stream<Object[]> packedCasesLongerThanTheHeads() {
+        boolean[] keys = new boolean[2 * 12];
+        for (int i = 0; i < 12; i++) {
+            keys[i] = i < 9;
+        }
+        Mask secondItemFullyMasked = Mask.of(Shape.of(2, 1, 1, 12), keys);
+        AttentionOptions plain = AttentionOptions.defaults();
+        return Stream.of(
+                new Object[] {"plain", plain, -1},
+                new Object[] {"an item with every key masked", plain.withMask(secondItemFullyMasked), -1},
+                new Object[] {"every key masked, with dropout", plain.withMask(secondItemFullyMasked)
+                        .withDropout(0.3, 5), -1},
+                new Object[] {"a NaN query", plain, 3 * 4 * 4 + 1},
+                new Object[] {"a NaN query, with dropout", plain.withDropout(0.3, 5), 3 * 4 * 4 + 1},
+                new Object[] {"every key masked, the weights returned", plain.withMask(secondItemFullyMasked)
+                        .withWeights(true), -1});
+    }
+
+    /** With L > d the output, not the weights, tells whether libnd4j's softmax answered NaN. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("packedCasesLongerThanTheHeads")
+    void packedAttentionLongerThanItsHeadsMatchesTheCompositionAtTheEdges(String name, AttentionOptions options,
+                                                                          int nanAt) {
+        int heads = 4;
+        int d = 4;
+        Shape shape = Shape.of(2, 12, 3 * heads * d);
+        double[] data = widen(normal(19, (int) shape.size(), 1));
+        if (nanAt >= 0) {
+            data[nanAt] = Double.NaN;
+        }
+        for (DType dtype : DType.values()) {
+            try (Scope s = BACKEND.newScope()) {
+                Tensor qkv = s.tensor(data, shape, dtype);
+                AttentionResult fused = s.ops().packedAttention(qkv, heads, heads, options);
+                AttentionResult composed = ReferenceOps.packedAttention(s.ops(), qkv, heads, heads, d, options);
+                double[] expected = composed.output().toDoubleArray();
+                assertClose(name + " " + dtype + " output", expected, fused.output().toDoubleArray(),
+                        Close.tolerance(dtype));
+                assertTrue(Arrays.stream(expected).anyMatch(Double::isNaN) == (nanAt >= 0), name);
+                if (fused.weights() != null) {
+                    assertClose(name + " " + dtype + " weights", composed.weights().toDoubleArray(),
+                            fused.weights().toDoubleArray(), Close.tolerance(dtype));
                 }
             }
         }
