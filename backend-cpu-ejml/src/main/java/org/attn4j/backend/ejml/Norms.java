@@ -3,9 +3,7 @@ package org.attn4j.backend.ejml;
 /**
  * Layer norm and RMS norm along the last axis, optionally of {@code x + residual}, in one pass over the rows, spread
  * over the pool: each row's sum (rounded to the operands' type, as {@code add} would) goes into the result, then its
- * statistics are taken in double precision. An F64 row's result is computed in double; an F32 row's in float from
- * the mean and {@code 1/σ} rounded to float, {@code ((s - mean)·(1/σ))·gamma + beta}, in loops the JIT compiles to
- * vector instructions (a few float roundings, as ONNX Runtime's kernel makes). No widened copy of anything is made.
+ * statistics are taken in double precision and the result rounded once. No widened copy of anything is made.
  * <pre>
  *   layerNorm:  y = (s - mean(s)) / sqrt(var(s) + eps) · gamma + beta          s = x (+ residual), var biased
  *   rmsNorm:    y = s / sqrt(mean(s²) + eps) · weight
@@ -53,24 +51,16 @@ final class Norms {
             }
         }
         double mean = rms ? 0 : sum(out, at, d) / d;
-        float m = (float) mean;
-        float s = (float) (1.0 / Math.sqrt(squares(out, at, d, mean) / d + eps));
-        if (gamma != null && beta != null) {
-            for (int j = 0; j < d; j++) {
-                out[at + j] = (out[at + j] - m) * s * gamma[j] + beta[j];
+        double inv = 1.0 / Math.sqrt(squares(out, at, d, mean) / d + eps);
+        for (int j = 0; j < d; j++) {
+            double y = (out[at + j] - mean) * inv;
+            if (gamma != null) {
+                y *= gamma[j];
             }
-        } else if (gamma != null) {
-            for (int j = 0; j < d; j++) {
-                out[at + j] = (out[at + j] - m) * s * gamma[j];
+            if (beta != null) {
+                y += beta[j];
             }
-        } else if (beta != null) {
-            for (int j = 0; j < d; j++) {
-                out[at + j] = (out[at + j] - m) * s + beta[j];
-            }
-        } else {
-            for (int j = 0; j < d; j++) {
-                out[at + j] = (out[at + j] - m) * s;
-            }
+            out[at + j] = (float) y;
         }
     }
 
