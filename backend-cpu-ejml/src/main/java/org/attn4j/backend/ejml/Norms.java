@@ -3,7 +3,8 @@ package org.attn4j.backend.ejml;
 /**
  * Layer norm and RMS norm along the last axis, optionally of {@code x + residual}, in one pass over the rows, spread
  * over the pool: each row's sum (rounded to the operands' type, as {@code add} would) goes into the result, then its
- * statistics are taken in double precision and the result rounded once. No widened copy of anything is made.
+ * statistics are taken in double precision and the result rounded once (an F32 row's on double vectors where the
+ * Vector API is in use, {@link VectorNorms}, the same bits). No widened copy of anything is made.
  * <pre>
  *   layerNorm:  y = (s - mean(s)) / sqrt(var(s) + eps) · gamma + beta          s = x (+ residual), var biased
  *   rmsNorm:    y = s / sqrt(mean(s²) + eps) · weight
@@ -52,7 +53,8 @@ final class Norms {
         }
         double mean = rms ? 0 : sum(out, at, d) / d;
         double inv = 1.0 / Math.sqrt(squares(out, at, d, mean) / d + eps);
-        for (int j = 0; j < d; j++) {
+        int from = Simd.enabled() ? VectorNorms.normalize(out, at, d, mean, inv, gamma, beta) : 0;
+        for (int j = from; j < d; j++) {
             double y = (out[at + j] - mean) * inv;
             if (gamma != null) {
                 y *= gamma[j];
