@@ -22,7 +22,8 @@ import org.attn4j.api.WeightType;
  * three ways, accumulating in F32 every way:
  * <ul>
  *   <li>fewer than {@link #TILE_ROWS} rows (a decoding step): each panel is streamed once per row, widened in
- *       registers ({@code VectorNarrowPanels.dot…}); a product reads the weight's bytes once, at memory speed;</li>
+ *       registers ({@code VectorNarrowPanels.dot…}), two panels at a time for the types with a {@link #dot2}
+ *       kernel; a product reads the weight's bytes once, at memory speed;</li>
  *   <li>for the types with a {@link #dotRows} kernel (BF16, Q8_0), from {@link #DOT_ROWS} up to
  *       {@link #DOT_ROWS_UP_TO} rows (a step over several sequences): each panel is streamed once per four rows,
  *       widened in registers once for the four ({@code VectorNarrowPanels.dot4…});</li>
@@ -103,6 +104,26 @@ abstract class NarrowPanels extends WeightStorage {
      */
     abstract void dot(int q, float[] x, int xAt, float[] y, int yAt);
 
+    /** @return whether this type has a {@link #dot2} kernel */
+    boolean hasDot2() {
+        return false;
+    }
+
+    /**
+     * {@link #dot} over panels {@code q} and {@code q + 1} at once, each output's sum in {@link #dot}'s order, so each
+     * gets the same bits: a core streams two panels at a time, which draws more memory bandwidth than one. Only types
+     * whose {@link #hasDot2} is true implement it.
+     *
+     * @param q the first panel
+     * @param x the input row, not modified
+     * @param xAt where it starts
+     * @param y receives panel {@code q}'s {@code NR} sums at {@code yAt}, panel {@code q + 1}'s after them
+     * @param yAt where they go
+     */
+    void dot2(int q, float[] x, int xAt, float[] y, int yAt) {
+        throw new UnsupportedOperationException("dot2: " + getClass().getSimpleName() + " has no such kernel");
+    }
+
     /** @return whether this type's {@link #dotRows} reads a panel once for {@link #DOT_ROWS} rows */
     boolean hasDotRows() {
         return false;
@@ -175,6 +196,13 @@ abstract class NarrowPanels extends WeightStorage {
             boolean whole = j1 - j0 == NR;
             if (!SIMD) {
                 unpack(q, panel);
+            }
+            if (SIMD && !rows && whole && (q + 2) * NR <= to && hasDot2()) {
+                for (int i = 0; i < n; i++) {
+                    dot2(q, x, xOff + i * ldx, out, outOff + i * ldo + (j0 - from));
+                }
+                q++;
+                continue;
             }
             int i = 0;
             if (rows && whole) {

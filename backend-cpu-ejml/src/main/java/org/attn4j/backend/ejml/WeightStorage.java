@@ -19,7 +19,8 @@ import org.attn4j.api.WeightType;
  * Today: {@link PanelsF32} (F32 in the SIMD micro-kernel's column panels), {@link RowsF32} (F32 row-major, for
  * the JVMs without the Vector API), {@link RowsF64} (F64 row-major), and the types narrower than F32 in
  * {@link NarrowPanels} ({@link PanelsBF16}, {@link PanelsF16}, {@link PanelsQ8_0}, {@link PanelsQ4_0}), held as they
- * are, and {@link PanelsLevels} for every other GGUF block type (Q4_1 … IQ4_XS), with and without the Vector API.
+ * are, {@link PanelsNibbles} for the other 4-bit types (Q4_1, Q4_K, Q2_K) and {@link PanelsLevels} for every other
+ * GGUF block type (Q5_0 … IQ4_XS), with and without the Vector API.
  */
 abstract class WeightStorage {
     /** {@code out}, the rows of {@code W}. */
@@ -77,7 +78,8 @@ abstract class WeightStorage {
                     + " computed by Int8Linear, not bound as a WeightStorage");
             default -> {
                 NarrowPanels.warmUp(type);
-                yield PanelsLevels.of(type, bytes, rows, columns);
+                yield PanelsNibbles.TYPES.contains(type) ? PanelsNibbles.of(type, bytes, rows, columns)
+                        : PanelsLevels.of(type, bytes, rows, columns);
             }
         };
     }
