@@ -120,6 +120,9 @@ final class GgufBlocks {
         };
     }
 
+    /** The blocks {@link #read} copies out of the buffer at a time, into an array it then reads. */
+    private static final int CHUNK_BLOCKS = 64;
+
     /**
      * Reads blocks into levels, scales and offsets.
      *
@@ -137,6 +140,7 @@ final class GgufBlocks {
                      float[] c, int groupAt) {
         int n = t.blockSize();
         int groups = n / t.groupSize();
+        int size = t.blockBytes();
         int[] lb = LO_BYTE[t.ordinal()];
         int[] ls = LO_SHIFT[t.ordinal()];
         int[] hb = HI_BYTE[t.ordinal()];
@@ -147,22 +151,27 @@ final class GgufBlocks {
         int shiftHi = loBits(t);
         int bias = bias(t);
         boolean table = t == WeightType.IQ4_NL || t == WeightType.IQ4_XS;
-        for (int b = 0; b < blocks; b++) {
-            int base = at + b * t.blockBytes();
-            int out = levelAt + b * n;
-            for (int e = 0; e < n; e++) {
-                int code = ((in.get(base + lb[e]) & 0xff) >>> ls[e]) & loMask;
-                if (hiBits > 0) {
-                    code |= (((in.get(base + hb[e]) & 0xff) >>> hs[e]) & hiMask) << shiftHi;
+        byte[] chunk = new byte[Math.min(blocks, CHUNK_BLOCKS) * size];
+        for (int first = 0; first < blocks; first += CHUNK_BLOCKS) {
+            int count = Math.min(CHUNK_BLOCKS, blocks - first);
+            in.get(at + first * size, chunk, 0, count * size);
+            for (int b = 0; b < count; b++) {
+                int base = b * size;
+                int out = levelAt + (first + b) * n;
+                for (int e = 0; e < n; e++) {
+                    int code = ((chunk[base + lb[e]] & 0xff) >>> ls[e]) & loMask;
+                    if (hiBits > 0) {
+                        code |= (((chunk[base + hb[e]] & 0xff) >>> hs[e]) & hiMask) << shiftHi;
+                    }
+                    level[out + e] = table ? IQ4[code] : (byte) (code - bias);
                 }
-                level[out + e] = table ? IQ4[code] : (byte) (code - bias);
+                scales(t, chunk, base, a, c, groupAt + (first + b) * groups);
             }
-            scales(t, in, base, a, c, groupAt + b * groups);
         }
     }
 
     /** Reads one block's scales and offsets into {@code a[g..]} and {@code c[g..]}, as ggml computes them. */
-    private static void scales(WeightType t, ByteBuffer in, int base, float[] a, float[] c, int g) {
+    private static void scales(WeightType t, byte[] in, int base, float[] a, float[] c, int g) {
         switch (t) {
             case Q8_0, Q4_0, Q5_0, IQ4_NL -> {
                 a[g] = half(in, base);
@@ -176,7 +185,7 @@ final class GgufBlocks {
                 float d = half(in, base + 80);
                 float dmin = half(in, base + 82);
                 for (int i = 0; i < 16; i++) {
-                    int sc = in.get(base + i) & 0xff;
+                    int sc = in[base + i] & 0xff;
                     a[g + i] = d * (sc & 0xf);
                     c[g + i] = -(dmin * (sc >>> 4));
                 }
@@ -184,8 +193,8 @@ final class GgufBlocks {
             case Q3_K -> {
                 float d = half(in, base + 108);
                 for (int i = 0; i < 16; i++) {
-                    int lo = ((in.get(base + 96 + i % 8) & 0xff) >>> (4 * (i / 8))) & 0xf;
-                    int hi = ((in.get(base + 104 + i % 4) & 0xff) >>> (2 * (i / 4))) & 3;
+                    int lo = ((in[base + 96 + i % 8] & 0xff) >>> (4 * (i / 8))) & 0xf;
+                    int hi = ((in[base + 104 + i % 4] & 0xff) >>> (2 * (i / 4))) & 3;
                     a[g + i] = d * ((lo | hi << 4) - 32);
                     c[g + i] = -0f;
                 }
@@ -201,15 +210,15 @@ final class GgufBlocks {
             case Q6_K -> {
                 float d = half(in, base + 208);
                 for (int i = 0; i < 16; i++) {
-                    a[g + i] = d * in.get(base + 192 + i);
+                    a[g + i] = d * in[base + 192 + i];
                     c[g + i] = -0f;
                 }
             }
             case IQ4_XS -> {
                 float d = half(in, base);
-                int high = in.getShort(base + 2) & 0xffff;
+                int high = (in[base + 2] & 0xff) | (in[base + 3] & 0xff) << 8;
                 for (int i = 0; i < 8; i++) {
-                    int lo = ((in.get(base + 4 + i / 2) & 0xff) >>> (4 * (i % 2))) & 0xf;
+                    int lo = ((in[base + 4 + i / 2] & 0xff) >>> (4 * (i % 2))) & 0xf;
                     int hi = (high >>> (2 * i)) & 3;
                     a[g + i] = d * ((lo | hi << 4) - 32);
                     c[g + i] = -0f;
@@ -220,23 +229,24 @@ final class GgufBlocks {
     }
 
     /** The 6-bit scale {@code j} of Q4_K/Q5_K's 12 packed bytes at {@code s}. */
-    private static int scaleK(ByteBuffer in, int s, int j) {
+    private static int scaleK(byte[] in, int s, int j) {
         if (j < 4) {
-            return in.get(s + j) & 63;
+            return in[s + j] & 63;
         }
-        return (in.get(s + j + 4) & 0xf) | ((in.get(s + j - 4) & 0xff) >>> 6) << 4;
+        return (in[s + j + 4] & 0xf) | ((in[s + j - 4] & 0xff) >>> 6) << 4;
     }
 
     /** The 6-bit minimum {@code j} of Q4_K/Q5_K's 12 packed bytes at {@code s}. */
-    private static int minK(ByteBuffer in, int s, int j) {
+    private static int minK(byte[] in, int s, int j) {
         if (j < 4) {
-            return in.get(s + j + 4) & 63;
+            return in[s + j + 4] & 63;
         }
-        return ((in.get(s + j + 4) & 0xff) >>> 4) | ((in.get(s + j) & 0xff) >>> 6) << 4;
+        return ((in[s + j + 4] & 0xff) >>> 4) | ((in[s + j] & 0xff) >>> 6) << 4;
     }
 
-    private static float half(ByteBuffer in, int at) {
-        return Half.toFloat(in.getShort(at));
+    /** @return the little-endian binary16 at {@code at}, widened */
+    private static float half(byte[] in, int at) {
+        return Half.toFloat((short) ((in[at] & 0xff) | in[at + 1] << 8));
     }
 
     /**

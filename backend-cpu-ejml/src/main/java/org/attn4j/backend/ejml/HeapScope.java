@@ -18,10 +18,17 @@ final class HeapScope extends AbstractScope {
     private static final String LIMIT = "backend ejml's limit for one tensor, a Java array of 2^31 - 9 elements;"
             + " split the work or use a native backend";
     private final Ops ops;
+    private final Parallel parallel;
 
     HeapScope(EjmlBackend backend) {
         super(backend);
-        this.ops = new HeapOps(this, backend.parallel());
+        this.parallel = backend.parallel();
+        this.ops = new HeapOps(this, parallel);
+    }
+
+    /** @return the pool the backend's ops run on, which also builds the weights bound here */
+    Parallel parallel() {
+        return parallel;
     }
 
     @Override

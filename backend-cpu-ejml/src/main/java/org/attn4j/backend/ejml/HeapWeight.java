@@ -20,7 +20,7 @@ final class HeapWeight extends AbstractWeight {
      */
     HeapWeight(HeapScope owner, ByteBuffer data, WeightType type, Shape shape) {
         super(owner, shape, type);
-        this.storage = WeightStorage.bind(data, type, shape);
+        this.storage = WeightStorage.bind(data, type, shape, owner.parallel());
     }
 
     /** @return the storage; the caller has pinned the weight as an operand of the running op */

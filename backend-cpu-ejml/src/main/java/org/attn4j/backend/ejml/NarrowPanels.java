@@ -330,7 +330,7 @@ abstract class NarrowPanels extends WeightStorage {
         for (int i = 0; i < values.length; i++) {
             values[i] = (float) Math.sin(i * 0.7);
         }
-        WeightStorage w = WeightStorage.bind(type.encode(values, shape), type, shape);
+        WeightStorage w = WeightStorage.bind(type.encode(values, shape), type, shape, new Parallel(1));
         float[] x = Arrays.copyOf(values, DOT_ROWS_UP_TO * columns);
         float[] y = new float[DOT_ROWS_UP_TO * NR];
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();

@@ -18,17 +18,20 @@ final class PanelsBF16 extends NarrowPanels {
      * @param bytes little-endian BF16 numbers, row-major, from position 0; read only during this call
      * @param rows {@code W}'s rows
      * @param columns {@code W}'s columns
+     * @param parallel the pool whose threads build it, whole panels each
      * @return the weight in panels
      */
-    static PanelsBF16 of(ByteBuffer bytes, int rows, int columns) {
+    static PanelsBF16 of(ByteBuffer bytes, int rows, int columns, Parallel parallel) {
         PanelsBF16 p = new PanelsBF16(rows, columns);
-        for (int r = 0; r < rows; r++) {
-            int at = (r / NR) * columns * NR + r % NR;
-            int src = 2 * r * columns;
-            for (int c = 0; c < columns; c++) {
-                p.w[at + c * NR] = bytes.getShort(src + 2 * c);
+        byPanels(parallel, rows, columns, NR, (from, to) -> {
+            for (int r = from; r < to; r++) {
+                int at = (r / NR) * columns * NR + r % NR;
+                int src = 2 * r * columns;
+                for (int c = 0; c < columns; c++) {
+                    p.w[at + c * NR] = bytes.getShort(src + 2 * c);
+                }
             }
-        }
+        });
         return p;
     }
 

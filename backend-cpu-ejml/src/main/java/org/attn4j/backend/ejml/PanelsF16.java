@@ -21,21 +21,28 @@ final class PanelsF16 extends NarrowPanels {
      * @param bytes little-endian binary16 numbers, row-major, from position 0; read only during this call
      * @param rows {@code W}'s rows
      * @param columns {@code W}'s columns
+     * @param parallel the pool whose threads build it, whole panels each
      * @return the weight in panels
      */
-    static PanelsF16 of(ByteBuffer bytes, int rows, int columns) {
+    static PanelsF16 of(ByteBuffer bytes, int rows, int columns, Parallel parallel) {
         PanelsF16 p = new PanelsF16(rows, columns);
-        boolean special = false;
-        for (int r = 0; r < rows; r++) {
-            int at = (r / NR) * columns * NR + r % NR;
-            int src = 2 * r * columns;
-            for (int c = 0; c < columns; c++) {
-                short h = bytes.getShort(src + 2 * c);
-                special |= (h & 0x7c00) == 0x7c00;
-                p.w[at + c * NR] = h;
+        java.util.concurrent.atomic.AtomicBoolean special = new java.util.concurrent.atomic.AtomicBoolean();
+        byPanels(parallel, rows, columns, NR, (from, to) -> {
+            boolean found = false;
+            for (int r = from; r < to; r++) {
+                int at = (r / NR) * columns * NR + r % NR;
+                int src = 2 * r * columns;
+                for (int c = 0; c < columns; c++) {
+                    short h = bytes.getShort(src + 2 * c);
+                    found |= (h & 0x7c00) == 0x7c00;
+                    p.w[at + c * NR] = h;
+                }
             }
-        }
-        p.special = special;
+            if (found) {
+                special.set(true);
+            }
+        });
+        p.special = special.get();
         return p;
     }
 

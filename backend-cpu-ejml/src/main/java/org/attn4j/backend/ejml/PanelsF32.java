@@ -41,16 +41,19 @@ final class PanelsF32 extends WeightStorage {
      * @param bytes little-endian F32 values, row-major, from position 0
      * @param rows {@code W}'s rows
      * @param columns {@code W}'s columns
+     * @param parallel the pool whose threads build it, whole panels each
      * @return the packed weight
      */
-    static PanelsF32 of(ByteBuffer bytes, int rows, int columns) {
+    static PanelsF32 of(ByteBuffer bytes, int rows, int columns, Parallel parallel) {
         PanelsF32 w = new PanelsF32(rows, columns);
         FloatBuffer f = bytes.asFloatBuffer();
-        float[] row = new float[columns];
-        for (int j = 0; j < rows; j++) {
-            f.get(j * columns, row);
-            w.packRow(j, row);
-        }
+        byPanels(parallel, rows, columns, NR, (from, to) -> {
+            float[] row = new float[columns];
+            for (int j = from; j < to; j++) {
+                f.get(j * columns, row);
+                w.packRow(j, row);
+            }
+        });
         return w;
     }
 

@@ -41,31 +41,35 @@ final class PanelsLevels extends NarrowPanels {
      * @param bytes its blocks, row-major, from position 0, checked; read only during this call
      * @param rows {@code W}'s rows
      * @param columns {@code W}'s columns, a multiple of the type's block size
+     * @param parallel the pool whose threads build it, whole panels each
      * @return the weight in panels
      */
-    static PanelsLevels of(WeightType type, ByteBuffer bytes, int rows, int columns) {
+    static PanelsLevels of(WeightType type, ByteBuffer bytes, int rows, int columns, Parallel parallel) {
         PanelsLevels p = new PanelsLevels(type, rows, columns);
         int groups = columns / p.group;
         long rowBytes = type.rowBytes(columns);
         Shape row = Shape.of(1, columns);
-        byte[] level = new byte[columns];
-        float[] scale = new float[groups];
-        float[] offset = new float[groups];
-        for (int r = 0; r < rows; r++) {
-            ByteBuffer src = bytes.duplicate().position(Math.toIntExact(r * rowBytes))
-                    .limit(Math.toIntExact((r + 1) * rowBytes));
-            type.decodeLevels(src, row, level, scale, offset);
-            int panel = r / NR;
-            int j = r % NR;
-            int at = panel * columns * NR + j;
-            for (int col = 0; col < columns; col++) {
-                p.q[at + col * NR] = level[col];
+        float[] c = p.c;
+        byPanels(parallel, rows, columns, NR, (from, to) -> {
+            byte[] level = new byte[columns];
+            float[] scale = new float[groups];
+            float[] offset = new float[groups];
+            for (int r = from; r < to; r++) {
+                ByteBuffer src = bytes.duplicate().position(Math.toIntExact(r * rowBytes))
+                        .limit(Math.toIntExact((r + 1) * rowBytes));
+                type.decodeLevels(src, row, level, scale, offset);
+                int panel = r / NR;
+                int j = r % NR;
+                int at = panel * columns * NR + j;
+                for (int col = 0; col < columns; col++) {
+                    p.q[at + col * NR] = level[col];
+                }
+                for (int k = 0; k < groups; k++) {
+                    p.a[(panel * groups + k) * NR + j] = scale[k];
+                    c[(panel * groups + k) * NR + j] = offset[k];
+                }
             }
-            for (int k = 0; k < groups; k++) {
-                p.a[(panel * groups + k) * NR + j] = scale[k];
-                p.c[(panel * groups + k) * NR + j] = offset[k];
-            }
-        }
+        });
         if (allNegativeZero(p.c, rows, groups)) {
             p.c = null;
         }

@@ -39,9 +39,10 @@ final class PanelsNibbles extends NarrowPanels {
      * @param bytes its blocks, row-major, from position 0, checked; read only during this call
      * @param rows {@code W}'s rows
      * @param columns {@code W}'s columns, a multiple of the type's block size
+     * @param parallel the pool whose threads build it, whole panels each
      * @return the weight in panels
      */
-    static PanelsNibbles of(WeightType type, ByteBuffer bytes, int rows, int columns) {
+    static PanelsNibbles of(WeightType type, ByteBuffer bytes, int rows, int columns, Parallel parallel) {
         if (!TYPES.contains(type)) {
             throw new IllegalArgumentException("weight: " + type + " levels do not fit 4 bits");
         }
@@ -49,25 +50,27 @@ final class PanelsNibbles extends NarrowPanels {
         int groups = columns / p.group;
         long rowBytes = type.rowBytes(columns);
         Shape row = Shape.of(1, columns);
-        byte[] level = new byte[columns];
-        float[] scale = new float[groups];
-        float[] offset = new float[groups];
-        for (int r = 0; r < rows; r++) {
-            ByteBuffer src = bytes.duplicate().position(Math.toIntExact(r * rowBytes))
-                    .limit(Math.toIntExact((r + 1) * rowBytes));
-            type.decodeLevels(src, row, level, scale, offset);
-            int panel = r / NR;
-            int j = r % NR;
-            int at = panel * columns * HALF + j % HALF;
-            int shift = j < HALF ? 0 : 4;
-            for (int col = 0; col < columns; col++) {
-                p.q[at + col * HALF] |= (byte) (level[col] << shift);
+        byPanels(parallel, rows, columns, NR, (from, to) -> {
+            byte[] level = new byte[columns];
+            float[] scale = new float[groups];
+            float[] offset = new float[groups];
+            for (int r = from; r < to; r++) {
+                ByteBuffer src = bytes.duplicate().position(Math.toIntExact(r * rowBytes))
+                        .limit(Math.toIntExact((r + 1) * rowBytes));
+                type.decodeLevels(src, row, level, scale, offset);
+                int panel = r / NR;
+                int j = r % NR;
+                int at = panel * columns * HALF + j % HALF;
+                int shift = j < HALF ? 0 : 4;
+                for (int col = 0; col < columns; col++) {
+                    p.q[at + col * HALF] |= (byte) (level[col] << shift);
+                }
+                for (int k = 0; k < groups; k++) {
+                    p.a[(panel * groups + k) * NR + j] = scale[k];
+                    p.c[(panel * groups + k) * NR + j] = offset[k];
+                }
             }
-            for (int k = 0; k < groups; k++) {
-                p.a[(panel * groups + k) * NR + j] = scale[k];
-                p.c[(panel * groups + k) * NR + j] = offset[k];
-            }
-        }
+        });
         return p;
     }
 

@@ -26,26 +26,29 @@ final class PanelsQ4_0 extends NarrowPanels {
      *     during this call
      * @param rows {@code W}'s rows
      * @param columns {@code W}'s columns, a multiple of 32
+     * @param parallel the pool whose threads build it, whole panels each
      * @return the weight in panels
      */
-    static PanelsQ4_0 of(ByteBuffer bytes, int rows, int columns) {
+    static PanelsQ4_0 of(ByteBuffer bytes, int rows, int columns, Parallel parallel) {
         PanelsQ4_0 p = new PanelsQ4_0(rows, columns);
         int blocks = columns / 32;
-        for (int r = 0; r < rows; r++) {
-            int panel = r / NR;
-            int j = r % NR;
-            int at = panel * columns * HALF + j % HALF;
-            int shift = j < HALF ? 0 : 4;
-            for (int b = 0; b < blocks; b++) {
-                int src = (r * blocks + b) * 18;
-                p.d[(panel * blocks + b) * NR + j] = PanelsF16.widen(bytes.getShort(src));
-                for (int i = 0; i < 16; i++) {
-                    int n = bytes.get(src + 2 + i) & 0xff;
-                    p.q[at + (b * 32 + i) * HALF] |= (byte) (((n & 0xf) ^ 8) << shift);
-                    p.q[at + (b * 32 + 16 + i) * HALF] |= (byte) (((n >>> 4) ^ 8) << shift);
+        byPanels(parallel, rows, columns, NR, (from, to) -> {
+            for (int r = from; r < to; r++) {
+                int panel = r / NR;
+                int j = r % NR;
+                int at = panel * columns * HALF + j % HALF;
+                int shift = j < HALF ? 0 : 4;
+                for (int b = 0; b < blocks; b++) {
+                    int src = (r * blocks + b) * 18;
+                    p.d[(panel * blocks + b) * NR + j] = PanelsF16.widen(bytes.getShort(src));
+                    for (int i = 0; i < 16; i++) {
+                        int n = bytes.get(src + 2 + i) & 0xff;
+                        p.q[at + (b * 32 + i) * HALF] |= (byte) (((n & 0xf) ^ 8) << shift);
+                        p.q[at + (b * 32 + 16 + i) * HALF] |= (byte) (((n >>> 4) ^ 8) << shift);
+                    }
                 }
             }
-        }
+        });
         return p;
     }
 

@@ -22,23 +22,26 @@ final class PanelsQ8_0 extends NarrowPanels {
      *     scales checked finite; read only during this call
      * @param rows {@code W}'s rows
      * @param columns {@code W}'s columns, a multiple of 32
+     * @param parallel the pool whose threads build it, whole panels each
      * @return the weight in panels
      */
-    static PanelsQ8_0 of(ByteBuffer bytes, int rows, int columns) {
+    static PanelsQ8_0 of(ByteBuffer bytes, int rows, int columns, Parallel parallel) {
         PanelsQ8_0 p = new PanelsQ8_0(rows, columns);
         int blocks = columns / 32;
-        for (int r = 0; r < rows; r++) {
-            int panel = r / NR;
-            int j = r % NR;
-            int at = panel * columns * NR + j;
-            for (int b = 0; b < blocks; b++) {
-                int src = (r * blocks + b) * 34;
-                p.d[(panel * blocks + b) * NR + j] = PanelsF16.widen(bytes.getShort(src));
-                for (int i = 0; i < 32; i++) {
-                    p.q[at + (b * 32 + i) * NR] = bytes.get(src + 2 + i);
+        byPanels(parallel, rows, columns, NR, (from, to) -> {
+            for (int r = from; r < to; r++) {
+                int panel = r / NR;
+                int j = r % NR;
+                int at = panel * columns * NR + j;
+                for (int b = 0; b < blocks; b++) {
+                    int src = (r * blocks + b) * 34;
+                    p.d[(panel * blocks + b) * NR + j] = PanelsF16.widen(bytes.getShort(src));
+                    for (int i = 0; i < 32; i++) {
+                        p.q[at + (b * 32 + i) * NR] = bytes.get(src + 2 + i);
+                    }
                 }
             }
-        }
+        });
         return p;
     }
 

@@ -66,11 +66,23 @@ final class Parallel {
      * @param body the work; pieces run concurrently and must write disjoint memory
      */
     void forRange(int count, long workPerIndex, Range body) {
+        if (count > 0 && !onOwnWorker()) {
+            Warmup.await();
+        }
+        forRangeBesideWarmup(count, workPerIndex, body);
+    }
+
+    /**
+     * {@link #forRange} without waiting for the kernels' warm-up: for work that calls none of the kernels it
+     * compiles (building a weight's storage while a model loads), which then runs beside the warm-up.
+     *
+     * @param count the number of indices
+     * @param workPerIndex a rough cost of one index, in multiply-adds
+     * @param body the work; pieces run concurrently and must write disjoint memory
+     */
+    void forRangeBesideWarmup(int count, long workPerIndex, Range body) {
         if (count <= 0) {
             return;
-        }
-        if (!onOwnWorker()) {
-            Warmup.await();
         }
         long total = Math.max(1, workPerIndex) * count;
         int pieces = (int) Math.min(Math.min(count, 4L * threads), Math.max(1, total / MIN_WORK));

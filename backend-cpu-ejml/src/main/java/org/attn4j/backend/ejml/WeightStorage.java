@@ -44,10 +44,11 @@ abstract class WeightStorage {
      *     during this call
      * @param type the storage type they are in
      * @param shape {@code [rows, columns]}
+     * @param parallel the pool whose threads build the panels, whole panels each
      * @return F64 row-major for an F64 weight; BF16, F16, Q8_0 and Q4_0 in their own panels, the other GGUF block
      *     types in panels of levels; F32 in SIMD panels when {@link Simd#enabled()}, else row-major
      */
-    static WeightStorage bind(ByteBuffer data, WeightType type, Shape shape) {
+    static WeightStorage bind(ByteBuffer data, WeightType type, Shape shape, Parallel parallel) {
         int rows = shape.dim(0);
         int columns = shape.dim(1);
         ByteBuffer bytes = data.duplicate().order(ByteOrder.LITTLE_ENDIAN);
@@ -59,7 +60,7 @@ abstract class WeightStorage {
             }
             case F32 -> {
                 if (Simd.enabled()) {
-                    yield PanelsF32.of(bytes, rows, columns);
+                    yield PanelsF32.of(bytes, rows, columns, parallel);
                 }
                 float[] values = new float[Math.toIntExact(shape.size())];
                 bytes.asFloatBuffer().get(values);
@@ -68,20 +69,41 @@ abstract class WeightStorage {
             case BF16, F16, Q8_0, Q4_0 -> {
                 NarrowPanels.warmUp(type);
                 yield switch (type) {
-                    case BF16 -> PanelsBF16.of(bytes, rows, columns);
-                    case F16 -> PanelsF16.of(bytes, rows, columns);
-                    case Q8_0 -> PanelsQ8_0.of(bytes, rows, columns);
-                    default -> PanelsQ4_0.of(bytes, rows, columns);
+                    case BF16 -> PanelsBF16.of(bytes, rows, columns, parallel);
+                    case F16 -> PanelsF16.of(bytes, rows, columns, parallel);
+                    case Q8_0 -> PanelsQ8_0.of(bytes, rows, columns, parallel);
+                    default -> PanelsQ4_0.of(bytes, rows, columns, parallel);
                 };
             }
             case I8 -> throw new IllegalArgumentException("weight: I8 weights are held by the spi as Int8Weight and"
                     + " computed by Int8Linear, not bound as a WeightStorage");
             default -> {
                 NarrowPanels.warmUp(type);
-                yield PanelsNibbles.TYPES.contains(type) ? PanelsNibbles.of(type, bytes, rows, columns)
-                        : PanelsLevels.of(type, bytes, rows, columns);
+                yield PanelsNibbles.TYPES.contains(type) ? PanelsNibbles.of(type, bytes, rows, columns, parallel)
+                        : PanelsLevels.of(type, bytes, rows, columns, parallel);
             }
         };
+    }
+
+    /** A body that builds the rows {@code [from, to)} of a storage. */
+    @FunctionalInterface
+    interface Rows {
+        void build(int from, int to);
+    }
+
+    /**
+     * Builds a storage's rows on the pool's threads, each piece whole panels of {@code nr} rows, so that no two
+     * pieces write the same panel.
+     *
+     * @param parallel the pool
+     * @param rows the rows
+     * @param columns the columns, for the cost of a piece
+     * @param nr the rows of a panel
+     * @param body builds rows {@code [from, to)}
+     */
+    static void byPanels(Parallel parallel, int rows, int columns, int nr, Rows body) {
+        parallel.forRangeBesideWarmup((rows + nr - 1) / nr, (long) nr * columns,
+                (from, to) -> body.build(from * nr, Math.min(rows, to * nr)));
     }
 
     /** @return whether products read and write {@code double[]} (an F64 weight) rather than {@code float[]} */

@@ -35,7 +35,7 @@ class NarrowPanelsIntrinsificationTest {
             w[i] = random.nextFloat() * 4 - 2;
         }
         Shape shape = Shape.of(rows, columns);
-        WeightStorage weight = WeightStorage.bind(type.encode(w, shape), type, shape);
+        WeightStorage weight = WeightStorage.bind(type.encode(w, shape), type, shape, new Parallel(1));
         int n = NarrowPanels.TILE_ROWS + 3;
         float[] x = new float[n * columns];
         for (int i = 0; i < x.length; i++) {

@@ -29,14 +29,18 @@ class NarrowPanelsTest {
         return type.blockSize() == 256 ? 256 * Math.max(1, c / 64) : c;
     }
 
+    /** A pool of several threads, so that a weight of several panels is built in pieces. */
+    private static final Parallel POOL = new Parallel(3);
+
     static NarrowPanels bind(ByteBuffer bytes, WeightType type, int rows, int columns) {
         ByteBuffer le = bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         return switch (type) {
-            case BF16 -> PanelsBF16.of(le, rows, columns);
-            case F16 -> PanelsF16.of(le, rows, columns);
-            case Q8_0 -> PanelsQ8_0.of(le, rows, columns);
-            case Q4_0 -> PanelsQ4_0.of(le, rows, columns);
-            default -> PanelsLevels.of(type, le, rows, columns);
+            case BF16 -> PanelsBF16.of(le, rows, columns, POOL);
+            case F16 -> PanelsF16.of(le, rows, columns, POOL);
+            case Q8_0 -> PanelsQ8_0.of(le, rows, columns, POOL);
+            case Q4_0 -> PanelsQ4_0.of(le, rows, columns, POOL);
+            default -> PanelsNibbles.TYPES.contains(type) ? PanelsNibbles.of(type, le, rows, columns, POOL)
+                    : PanelsLevels.of(type, le, rows, columns, POOL);
         };
     }
 
@@ -73,6 +77,28 @@ class NarrowPanelsTest {
                 w.gather(s[0] - 1, row, 3);
                 assertEquals(Arrays.toString(Arrays.copyOfRange(expected, (s[0] - 1) * s[1], s[0] * s[1])),
                         Arrays.toString(Arrays.copyOfRange(row, 3, s[1] + 3)), type + " gather of the last row");
+            }
+        }
+    }
+
+    @Test
+    void aWeightBuiltInPiecesOnSeveralThreadsHoldsTheSameNumbersAsOneBuiltOnOne() {
+        Random random = new Random(3);
+        Parallel one = new Parallel(1);
+        WeightType[] types = Arrays.copyOf(TYPES, TYPES.length + 1);
+        types[TYPES.length] = WeightType.F32;
+        for (WeightType type : types) {
+            int rows = 6 * NarrowPanels.NR + 3;
+            int columns = 1024;
+            Shape shape = Shape.of(rows, columns);
+            ByteBuffer bytes = type.encode(values(random, rows, columns), shape);
+            float[] alone = WeightStorage.bind(bytes, type, shape, one).values();
+            float[] pieces = WeightStorage.bind(bytes, type, shape, POOL).values();
+            for (int i = 0; i < alone.length; i++) {
+                if (Float.floatToIntBits(alone[i]) != Float.floatToIntBits(pieces[i])) {
+                    fail(type + " " + shape + ": index " + i + " built on one thread " + alone[i]
+                            + ", in pieces " + pieces[i]);
+                }
             }
         }
     }
