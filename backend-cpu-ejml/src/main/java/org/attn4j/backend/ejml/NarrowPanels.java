@@ -1,5 +1,6 @@
 package org.attn4j.backend.ejml;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
@@ -103,6 +104,41 @@ abstract class NarrowPanels extends WeightStorage {
      * @param yAt where they go
      */
     abstract void dot(int q, float[] x, int xAt, float[] y, int yAt);
+
+    /** Receives one row of a GGUF weight, decoded; the arrays are reused for the next row. */
+    @FunctionalInterface
+    interface DecodedRow {
+        void put(int r, byte[] level, float[] scale, float[] offset);
+    }
+
+    /**
+     * Decodes every row of a GGUF weight ({@link WeightType#decodeLevels}) on the pool's threads, whole panels of
+     * {@link #NR} rows per piece, and hands each row to {@code sink} on the thread that decoded it.
+     *
+     * @param type a quantized type
+     * @param bytes its blocks, row-major, from position 0, checked; read only during this call
+     * @param rows {@code W}'s rows
+     * @param columns {@code W}'s columns, a multiple of the type's block size
+     * @param parallel the pool
+     * @param sink receives row {@code r}'s levels, and its scales and offsets per group of {@code groupSize()}
+     */
+    static void decodeRows(WeightType type, ByteBuffer bytes, int rows, int columns, Parallel parallel,
+                           DecodedRow sink) {
+        int groups = columns / type.groupSize();
+        long rowBytes = type.rowBytes(columns);
+        Shape row = Shape.of(1, columns);
+        byPanels(parallel, rows, columns, NR, (from, to) -> {
+            byte[] level = new byte[columns];
+            float[] scale = new float[groups];
+            float[] offset = new float[groups];
+            for (int r = from; r < to; r++) {
+                ByteBuffer src = bytes.duplicate().position(Math.toIntExact(r * rowBytes))
+                        .limit(Math.toIntExact((r + 1) * rowBytes));
+                type.decodeLevels(src, row, level, scale, offset);
+                sink.put(r, level, scale, offset);
+            }
+        });
+    }
 
     /** @return whether this type has a {@link #dot2} kernel */
     boolean hasDot2() {

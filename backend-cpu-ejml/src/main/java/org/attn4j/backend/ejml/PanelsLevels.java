@@ -1,7 +1,6 @@
 package org.attn4j.backend.ejml;
 
 import java.nio.ByteBuffer;
-import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
 
 /**
@@ -47,27 +46,17 @@ final class PanelsLevels extends NarrowPanels {
     static PanelsLevels of(WeightType type, ByteBuffer bytes, int rows, int columns, Parallel parallel) {
         PanelsLevels p = new PanelsLevels(type, rows, columns);
         int groups = columns / p.group;
-        long rowBytes = type.rowBytes(columns);
-        Shape row = Shape.of(1, columns);
         float[] c = p.c;
-        byPanels(parallel, rows, columns, NR, (from, to) -> {
-            byte[] level = new byte[columns];
-            float[] scale = new float[groups];
-            float[] offset = new float[groups];
-            for (int r = from; r < to; r++) {
-                ByteBuffer src = bytes.duplicate().position(Math.toIntExact(r * rowBytes))
-                        .limit(Math.toIntExact((r + 1) * rowBytes));
-                type.decodeLevels(src, row, level, scale, offset);
-                int panel = r / NR;
-                int j = r % NR;
-                int at = panel * columns * NR + j;
-                for (int col = 0; col < columns; col++) {
-                    p.q[at + col * NR] = level[col];
-                }
-                for (int k = 0; k < groups; k++) {
-                    p.a[(panel * groups + k) * NR + j] = scale[k];
-                    c[(panel * groups + k) * NR + j] = offset[k];
-                }
+        decodeRows(type, bytes, rows, columns, parallel, (r, level, scale, offset) -> {
+            int panel = r / NR;
+            int j = r % NR;
+            int at = panel * columns * NR + j;
+            for (int col = 0; col < columns; col++) {
+                p.q[at + col * NR] = level[col];
+            }
+            for (int k = 0; k < groups; k++) {
+                p.a[(panel * groups + k) * NR + j] = scale[k];
+                c[(panel * groups + k) * NR + j] = offset[k];
             }
         });
         if (allNegativeZero(p.c, rows, groups)) {

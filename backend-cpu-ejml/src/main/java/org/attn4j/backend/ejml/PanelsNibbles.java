@@ -3,7 +3,6 @@ package org.attn4j.backend.ejml;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.Set;
-import org.attn4j.api.Shape;
 import org.attn4j.api.WeightType;
 
 /**
@@ -48,27 +47,17 @@ final class PanelsNibbles extends NarrowPanels {
         }
         PanelsNibbles p = new PanelsNibbles(type, rows, columns);
         int groups = columns / p.group;
-        long rowBytes = type.rowBytes(columns);
-        Shape row = Shape.of(1, columns);
-        byPanels(parallel, rows, columns, NR, (from, to) -> {
-            byte[] level = new byte[columns];
-            float[] scale = new float[groups];
-            float[] offset = new float[groups];
-            for (int r = from; r < to; r++) {
-                ByteBuffer src = bytes.duplicate().position(Math.toIntExact(r * rowBytes))
-                        .limit(Math.toIntExact((r + 1) * rowBytes));
-                type.decodeLevels(src, row, level, scale, offset);
-                int panel = r / NR;
-                int j = r % NR;
-                int at = panel * columns * HALF + j % HALF;
-                int shift = j < HALF ? 0 : 4;
-                for (int col = 0; col < columns; col++) {
-                    p.q[at + col * HALF] |= (byte) (level[col] << shift);
-                }
-                for (int k = 0; k < groups; k++) {
-                    p.a[(panel * groups + k) * NR + j] = scale[k];
-                    p.c[(panel * groups + k) * NR + j] = offset[k];
-                }
+        decodeRows(type, bytes, rows, columns, parallel, (r, level, scale, offset) -> {
+            int panel = r / NR;
+            int j = r % NR;
+            int at = panel * columns * HALF + j % HALF;
+            int shift = j < HALF ? 0 : 4;
+            for (int col = 0; col < columns; col++) {
+                p.q[at + col * HALF] |= (byte) (level[col] << shift);
+            }
+            for (int k = 0; k < groups; k++) {
+                p.a[(panel * groups + k) * NR + j] = scale[k];
+                p.c[(panel * groups + k) * NR + j] = offset[k];
             }
         });
         return p;
