@@ -37,6 +37,24 @@ class StrictLoadingTest {
     }
 
     @Test
+    void aBaseModelIsTakenFromATaskModelsFileWithoutItsHeadAndAnythingElseIsRefused() {
+        HostTensor t = HostTensor.of(new double[] {1}, 1);
+        StateDict bare = StateDict.of("encoder.w", t);
+        assertTrue(bare == bare.base("M", "base.", "head."), "a file without the prefix is the base model itself");
+
+        StateDict task = bare.prefixed("base.").with("head.w", t).with("decoder.b", t);
+        assertEquals(List.of("encoder.w"), task.base("M", "base.", "head.", "decoder.").names());
+
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> task.with("other.x", t).base("M", "base.", "head.", "decoder."));
+        assertEquals("Error(s) in loading state_dict for M: unexpected (1) outside base., head. and decoder.: other.x",
+                e.getMessage());
+        IllegalArgumentException two = assertThrows(IllegalArgumentException.class, () -> task.base("M", "base."));
+        assertEquals("Error(s) in loading state_dict for M: unexpected (2) outside base.: head.w, decoder.b",
+                two.getMessage());
+    }
+
+    @Test
     void aTwoLayerStateDictDoesNotLoadAsOneLayer() {
         StateDict two = layer(1).prefixed("layers.0.").plus(layer(2).prefixed("layers.1."));
         StateDictException e = assertThrows(StateDictException.class,

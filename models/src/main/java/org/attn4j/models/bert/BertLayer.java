@@ -205,6 +205,45 @@ final class BertLayer {
     }
 
     /**
+     * @param layers layers on the host
+     * @param p where every parameter is uploaded, once
+     * @return each layer reading its parameters from {@code p}
+     */
+    static List<BertLayer> bind(List<BertLayer> layers, Parameters p) {
+        return layers.stream().map(l -> l.bind(p)).toList();
+    }
+
+    /**
+     * @param p a model's parameters
+     * @param d the hidden size
+     * @return its {@code pooler.dense} ({@code [d, d]} with a bias), or null where the checkpoint has none
+     */
+    static Linear pooler(StateDict p, int d) {
+        return p.contains("pooler.dense.weight") ? Linear.load(p.select("pooler.dense."), d, d, true) : null;
+    }
+
+    /**
+     * Hugging Face's {@code pooler_output}: {@code tanh(pooler.dense(hidden[:, 0]))}, {@link #tanh} as below. The
+     * pooler takes each text's first row as a sequence of its own ({@code [B, 1, d]}), so that over an I8 weight each
+     * text is quantized alone.
+     *
+     * @param owner the model, for the message
+     * @param pooler its pooler, null where the checkpoint has none
+     * @param scope receives the result
+     * @param hidden {@code [B, L, d]}, the model's last hidden state
+     * @return {@code [B, d]}
+     * @throws IllegalStateException if the checkpoint has no pooler
+     */
+    static Tensor pool(String owner, Linear pooler, Scope scope, Tensor hidden) {
+        if (pooler == null) {
+            throw new IllegalStateException(owner + ".pool: the checkpoint has no pooler.dense weights");
+        }
+        try (Scope work = scope.backend().newScope()) {
+            return scope.adopt(rows(work, tanh(work, pooler.forward(work, firstToken(work, hidden)))));
+        }
+    }
+
+    /**
      * @param owner the model, for the message
      * @param layer a layer index asked for
      * @param layers how many layers there are

@@ -62,17 +62,7 @@ public final class BertModel implements Encoder {
      *     parameter
      */
     public static BertModel load(StateDict params, BertConfig config) {
-        StateDict own = params;
-        if (params.names().stream().anyMatch(n -> n.startsWith("bert."))) {
-            List<String> stray = params.names().stream()
-                    .filter(n -> !n.startsWith("bert.") && !n.startsWith("cls.")).toList();
-            if (!stray.isEmpty()) {
-                throw new IllegalArgumentException("Error(s) in loading state_dict for BertModel: unexpected ("
-                        + stray.size() + ") outside bert. and cls.: " + String.join(", ", stray));
-            }
-            own = params.select("bert.");
-        }
-        return own.load("BertModel", p -> build(p, config));
+        return params.base("BertModel", "bert.", "cls.").load("BertModel", p -> build(p, config));
     }
 
     static BertModel build(StateDict p, BertConfig c) {
@@ -82,7 +72,7 @@ public final class BertModel implements Encoder {
         for (int i = 0; i < c.numHiddenLayers(); i++) {
             layers.add(BertLayer.load(p.select("encoder.layer." + i + "."), c));
         }
-        Linear pooler = p.contains("pooler.dense.weight") ? Linear.load(p.select("pooler.dense."), d, d, true) : null;
+        Linear pooler = BertLayer.pooler(p, d);
         return new BertModel(c,
                 Embedding.load(e.select("word_embeddings."), c.vocabSize(), d),
                 Embedding.load(e.select("position_embeddings."), c.maxPositionEmbeddings(), d),
@@ -96,12 +86,8 @@ public final class BertModel implements Encoder {
      */
     @Override
     public BertModel bind(Parameters parameters) {
-        List<BertLayer> bound = new ArrayList<>();
-        for (BertLayer l : layers) {
-            bound.add(l.bind(parameters));
-        }
         return new BertModel(config, words.bind(parameters), positions.bind(parameters),
-                tokenTypes.bind(parameters), embeddingNorm.bind(parameters), bound,
+                tokenTypes.bind(parameters), embeddingNorm.bind(parameters), BertLayer.bind(layers, parameters),
                 pooler == null ? null : pooler.bind(parameters));
     }
 
@@ -194,12 +180,6 @@ public final class BertModel implements Encoder {
      * @throws IllegalStateException if the checkpoint has no pooler
      */
     public Tensor pool(Scope scope, Tensor hidden) {
-        if (pooler == null) {
-            throw new IllegalStateException("BertModel.pool: the checkpoint has no pooler.dense weights");
-        }
-        try (Scope work = scope.backend().newScope()) {
-            return scope.adopt(BertLayer.rows(work,
-                    BertLayer.tanh(work, pooler.forward(work, BertLayer.firstToken(work, hidden)))));
-        }
+        return BertLayer.pool("BertModel", pooler, scope, hidden);
     }
 }

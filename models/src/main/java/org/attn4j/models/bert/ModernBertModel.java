@@ -69,17 +69,8 @@ public final class ModernBertModel implements Encoder {
      *     non-finite parameter
      */
     public static ModernBertModel load(StateDict params, ModernBertConfig config) {
-        StateDict own = params;
-        if (params.names().stream().anyMatch(n -> n.startsWith("model."))) {
-            List<String> stray = params.names().stream().filter(n -> !n.startsWith("model.")
-                    && !n.startsWith("head.") && !n.startsWith("decoder.")).toList();
-            if (!stray.isEmpty()) {
-                throw new IllegalArgumentException("Error(s) in loading state_dict for ModernBertModel: unexpected ("
-                        + stray.size() + ") outside model., head. and decoder.: " + String.join(", ", stray));
-            }
-            own = params.select("model.");
-        }
-        return own.load("ModernBertModel", p -> build(p, config));
+        return params.base("ModernBertModel", "model.", "head.", "decoder.")
+                .load("ModernBertModel", p -> build(p, config));
     }
 
     private static LayerNorm norm(StateDict p, ModernBertConfig c) {

@@ -64,17 +64,7 @@ public final class MpnetModel implements Encoder {
      *     non-finite parameter
      */
     public static MpnetModel load(StateDict params, MpnetConfig config) {
-        StateDict own = params;
-        if (params.names().stream().anyMatch(n -> n.startsWith("mpnet."))) {
-            List<String> stray = params.names().stream()
-                    .filter(n -> !n.startsWith("mpnet.") && !n.startsWith("lm_head.")).toList();
-            if (!stray.isEmpty()) {
-                throw new IllegalArgumentException("Error(s) in loading state_dict for MPNetModel: unexpected ("
-                        + stray.size() + ") outside mpnet. and lm_head.: " + String.join(", ", stray));
-            }
-            own = params.select("mpnet.");
-        }
-        return own.load("MPNetModel", p -> build(p, config));
+        return params.base("MPNetModel", "mpnet.", "lm_head.").load("MPNetModel", p -> build(p, config));
     }
 
     private static MpnetModel build(StateDict p, MpnetConfig c) {
@@ -85,7 +75,7 @@ public final class MpnetModel implements Encoder {
         for (int i = 0; i < c.numHiddenLayers(); i++) {
             layers.add(BertLayer.loadMpnet(p.select("encoder.layer." + i + "."), b));
         }
-        Linear pooler = p.contains("pooler.dense.weight") ? Linear.load(p.select("pooler.dense."), d, d, true) : null;
+        Linear pooler = BertLayer.pooler(p, d);
         return new MpnetModel(c,
                 Embedding.load(e.select("word_embeddings."), c.vocabSize(), d),
                 Embedding.load(e.select("position_embeddings."), c.maxPositionEmbeddings(), d),
@@ -97,12 +87,8 @@ public final class MpnetModel implements Encoder {
 
     @Override
     public MpnetModel bind(Parameters parameters) {
-        List<BertLayer> bound = new ArrayList<>();
-        for (BertLayer l : layers) {
-            bound.add(l.bind(parameters));
-        }
         return new MpnetModel(config, words.bind(parameters), positions.bind(parameters),
-                embeddingNorm.bind(parameters), relativeBias.bind(parameters), bound,
+                embeddingNorm.bind(parameters), relativeBias.bind(parameters), BertLayer.bind(layers, parameters),
                 pooler == null ? null : pooler.bind(parameters));
     }
 
@@ -182,12 +168,6 @@ public final class MpnetModel implements Encoder {
      * @throws IllegalStateException if the checkpoint has no pooler
      */
     public Tensor pool(Scope scope, Tensor hidden) {
-        if (pooler == null) {
-            throw new IllegalStateException("MpnetModel.pool: the checkpoint has no pooler.dense weights");
-        }
-        try (Scope work = scope.backend().newScope()) {
-            return scope.adopt(BertLayer.rows(work,
-                    BertLayer.tanh(work, pooler.forward(work, BertLayer.firstToken(work, hidden)))));
-        }
+        return BertLayer.pool("MpnetModel", pooler, scope, hidden);
     }
 }

@@ -56,17 +56,8 @@ public final class XlmRobertaModel implements Encoder {
      *     non-finite parameter
      */
     public static XlmRobertaModel load(StateDict params, XlmRobertaConfig config) {
-        StateDict own = params;
-        if (params.names().stream().anyMatch(n -> n.startsWith("roberta."))) {
-            List<String> stray = params.names().stream()
-                    .filter(n -> !n.startsWith("roberta.") && !n.startsWith("lm_head.")).toList();
-            if (!stray.isEmpty()) {
-                throw new IllegalArgumentException("Error(s) in loading state_dict for XLMRobertaModel: unexpected ("
-                        + stray.size() + ") outside roberta. and lm_head.: " + String.join(", ", stray));
-            }
-            own = params.select("roberta.");
-        }
-        return own.load("XLMRobertaModel", p -> build(p, config));
+        return params.base("XLMRobertaModel", "roberta.", "lm_head.")
+                .load("XLMRobertaModel", p -> build(p, config));
     }
 
     static XlmRobertaModel build(StateDict p, XlmRobertaConfig c) {
@@ -77,7 +68,7 @@ public final class XlmRobertaModel implements Encoder {
         for (int i = 0; i < b.numHiddenLayers(); i++) {
             layers.add(BertLayer.load(p.select("encoder.layer." + i + "."), b));
         }
-        Linear pooler = p.contains("pooler.dense.weight") ? Linear.load(p.select("pooler.dense."), d, d, true) : null;
+        Linear pooler = BertLayer.pooler(p, d);
         return new XlmRobertaModel(c,
                 Embedding.load(e.select("word_embeddings."), b.vocabSize(), d),
                 Embedding.load(e.select("position_embeddings."), b.maxPositionEmbeddings(), d),
@@ -87,12 +78,8 @@ public final class XlmRobertaModel implements Encoder {
 
     @Override
     public XlmRobertaModel bind(Parameters parameters) {
-        List<BertLayer> bound = new ArrayList<>();
-        for (BertLayer l : layers) {
-            bound.add(l.bind(parameters));
-        }
         return new XlmRobertaModel(config, words.bind(parameters), positions.bind(parameters),
-                tokenTypes.bind(parameters), embeddingNorm.bind(parameters), bound,
+                tokenTypes.bind(parameters), embeddingNorm.bind(parameters), BertLayer.bind(layers, parameters),
                 pooler == null ? null : pooler.bind(parameters));
     }
 
@@ -170,12 +157,6 @@ public final class XlmRobertaModel implements Encoder {
      * @throws IllegalStateException if the checkpoint has no pooler
      */
     public Tensor pool(Scope scope, Tensor hidden) {
-        if (pooler == null) {
-            throw new IllegalStateException("XlmRobertaModel.pool: the checkpoint has no pooler.dense weights");
-        }
-        try (Scope work = scope.backend().newScope()) {
-            return scope.adopt(BertLayer.rows(work,
-                    BertLayer.tanh(work, pooler.forward(work, BertLayer.firstToken(work, hidden)))));
-        }
+        return BertLayer.pool("XlmRobertaModel", pooler, scope, hidden);
     }
 }

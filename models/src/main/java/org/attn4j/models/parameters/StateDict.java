@@ -182,6 +182,35 @@ public final class StateDict {
     }
 
     /**
+     * A base model's parameters from a checkpoint that may hold a task model around it, as {@code transformers}
+     * loads a base model from a task model's file: when some name starts with {@code prefix}, the entries under it
+     * with the prefix removed ({@link #select}), the names under the {@code head} prefixes dropped; else this state
+     * dict, whole.
+     *
+     * @param module the base model's name for the message, for example {@code "BertModel"}
+     * @param prefix the base model's prefix in a task model, for example {@code "bert."}
+     * @param head the prefixes of the task model's other parameters, for example {@code "cls."}
+     * @return the base model's entries
+     * @throws IllegalArgumentException naming every entry under none of those prefixes, when some are under
+     *     {@code prefix}
+     */
+    public StateDict base(String module, String prefix, String... head) {
+        if (entries.keySet().stream().noneMatch(n -> n.startsWith(prefix))) {
+            return this;
+        }
+        List<String> known = new ArrayList<>(List.of(prefix));
+        known.addAll(List.of(head));
+        List<String> stray = entries.keySet().stream().filter(n -> known.stream().noneMatch(n::startsWith)).toList();
+        if (!stray.isEmpty()) {
+            String outside = known.size() == 1 ? known.get(0) : String.join(", ", known.subList(0, known.size() - 1))
+                    + " and " + known.get(known.size() - 1);
+            throw new IllegalArgumentException("Error(s) in loading state_dict for " + module + ": unexpected ("
+                    + stray.size() + ") outside " + outside + ": " + String.join(", ", stray));
+        }
+        return select(prefix);
+    }
+
+    /**
      * Builds a module strictly, like PyTorch's {@code load_state_dict(strict=True)}: {@code build} reads parameters
      * with {@link #get(String, Shape)} (a missing or mis-shaped one is recorded and zeros stand in) and
      * {@link #select(String)}; afterwards every name it did not read is unexpected, and every parameter it read is
