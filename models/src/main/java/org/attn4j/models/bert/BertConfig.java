@@ -66,6 +66,12 @@ public record BertConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int
         return BertModel.load(params, this);
     }
 
+    /** @return true: attn4j reads this family's {@code *ForSequenceClassification} */
+    @Override
+    public boolean hasClassifier() {
+        return true;
+    }
+
     @Override
     public BertForSequenceClassification loadClassifier(StateDict params, int numLabels) {
         return BertForSequenceClassification.load(params, this, numLabels);

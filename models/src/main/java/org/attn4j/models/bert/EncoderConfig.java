@@ -36,9 +36,12 @@ public sealed interface EncoderConfig permits BertConfig, XlmRobertaConfig, Mpne
      */
     Encoder loadEncoder(StateDict params);
 
-    /** @return whether {@link #loadClassifier} reads a sequence-classification head of this family */
+    /**
+     * @return whether {@link #loadClassifier} reads a sequence-classification head of this family: true for
+     *     {@code bert} and {@code xlm-roberta}, whose {@code *ForSequenceClassification} attn4j reads
+     */
     default boolean hasClassifier() {
-        return true;
+        return false;
     }
 
     /**
@@ -47,11 +50,24 @@ public sealed interface EncoderConfig permits BertConfig, XlmRobertaConfig, Mpne
      * @return the family's {@code *ForSequenceClassification} on the host
      * @throws org.attn4j.models.parameters.StateDictException listing every missing, unexpected, mis-shaped or
      *     non-finite parameter
+     * @throws IllegalArgumentException naming the family, where {@link #hasClassifier} is false
      */
-    SequenceClassifier loadClassifier(StateDict params, int numLabels);
+    default SequenceClassifier loadClassifier(StateDict params, int numLabels) {
+        throw noClassifier();
+    }
 
-    /** @return the name of the classifier's last weight, {@code [num_labels, ·]}, whose rows count the labels */
-    String classifierOutputWeight();
+    /**
+     * @return the name of the classifier's last weight, {@code [num_labels, ·]}, whose rows count the labels
+     * @throws IllegalArgumentException naming the family, where {@link #hasClassifier} is false
+     */
+    default String classifierOutputWeight() {
+        throw noClassifier();
+    }
+
+    private IllegalArgumentException noClassifier() {
+        return new IllegalArgumentException("model_type " + modelType() + ": attn4j loads it as an encoder only;"
+                + " its sequence-classification cross-encoder is not supported (bert's and xlm-roberta's are)");
+    }
 
     /**
      * @param root a parsed {@code config.json}

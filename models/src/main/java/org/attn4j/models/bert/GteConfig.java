@@ -45,24 +45,6 @@ public record GteConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int 
         return GteModel.load(params, this);
     }
 
-    /** @return false: attn4j reads no GTE sequence-classification head */
-    @Override
-    public boolean hasClassifier() {
-        return false;
-    }
-
-    /** @throws UnsupportedOperationException always: see {@link #hasClassifier()} */
-    @Override
-    public SequenceClassifier loadClassifier(StateDict params, int numLabels) {
-        throw new UnsupportedOperationException("GteConfig: attn4j reads no " + MODEL_TYPE + " classification head");
-    }
-
-    /** @throws UnsupportedOperationException always: see {@link #hasClassifier()} */
-    @Override
-    public String classifierOutputWeight() {
-        throw new UnsupportedOperationException("GteConfig: attn4j reads no " + MODEL_TYPE + " classification head");
-    }
-
     /** Refuses a configuration that cannot run. */
     public GteConfig {
         if (vocabSize < 1 || hiddenSize < 1 || numHiddenLayers < 1 || numAttentionHeads < 1 || intermediateSize < 1

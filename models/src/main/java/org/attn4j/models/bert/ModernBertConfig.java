@@ -59,24 +59,6 @@ public record ModernBertConfig(int vocabSize, int hiddenSize, int intermediateSi
         return ModernBertModel.load(params, this);
     }
 
-    /** @return false: attn4j reads no ModernBERT sequence-classification head */
-    @Override
-    public boolean hasClassifier() {
-        return false;
-    }
-
-    /** @throws UnsupportedOperationException always: see {@link #hasClassifier()} */
-    @Override
-    public SequenceClassifier loadClassifier(StateDict params, int numLabels) {
-        throw new UnsupportedOperationException("ModernBertConfig: attn4j reads no " + MODEL_TYPE + " classification head");
-    }
-
-    /** @throws UnsupportedOperationException always: see {@link #hasClassifier()} */
-    @Override
-    public String classifierOutputWeight() {
-        throw new UnsupportedOperationException("ModernBertConfig: attn4j reads no " + MODEL_TYPE + " classification head");
-    }
-
     /** Refuses a configuration that cannot run. */
     public ModernBertConfig {
         if (vocabSize < 1 || hiddenSize < 1 || intermediateSize < 1 || numHiddenLayers < 1 || numAttentionHeads < 1

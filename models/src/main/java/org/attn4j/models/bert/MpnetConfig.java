@@ -109,25 +109,4 @@ public record MpnetConfig(int vocabSize, int hiddenSize, int numHiddenLayers, in
     public MpnetModel loadEncoder(StateDict params) {
         return MpnetModel.load(params, this);
     }
-
-    /**
-     * @throws IllegalArgumentException always: attn4j has no MPNet classification head
-     */
-    /** @return false: attn4j reads no MPNet sequence-classification head */
-    @Override
-    public boolean hasClassifier() {
-        return false;
-    }
-
-    @Override
-    public SequenceClassifier loadClassifier(StateDict params, int numLabels) {
-        throw new IllegalArgumentException("model_type mpnet: attn4j loads MPNet as an encoder only; an"
-                + " MPNetForSequenceClassification cross-encoder is not supported");
-    }
-
-    /** @return {@code classifier.out_proj.weight}, the name MPNetForSequenceClassification's head would have */
-    @Override
-    public String classifierOutputWeight() {
-        return "classifier.out_proj.weight";
-    }
 }

@@ -50,24 +50,6 @@ public record NomicBertConfig(int vocabSize, int hiddenSize, int numHiddenLayers
         return NomicBertModel.load(params, this);
     }
 
-    /** @return false: attn4j reads no NomicBERT sequence-classification head */
-    @Override
-    public boolean hasClassifier() {
-        return false;
-    }
-
-    /** @throws UnsupportedOperationException always: see {@link #hasClassifier()} */
-    @Override
-    public SequenceClassifier loadClassifier(StateDict params, int numLabels) {
-        throw new UnsupportedOperationException("NomicBertConfig: attn4j reads no " + MODEL_TYPE + " classification head");
-    }
-
-    /** @throws UnsupportedOperationException always: see {@link #hasClassifier()} */
-    @Override
-    public String classifierOutputWeight() {
-        throw new UnsupportedOperationException("NomicBertConfig: attn4j reads no " + MODEL_TYPE + " classification head");
-    }
-
     /** Refuses a configuration that cannot run. */
     public NomicBertConfig {
         if (vocabSize < 1 || hiddenSize < 1 || numHiddenLayers < 1 || numAttentionHeads < 1 || innerSize < 1

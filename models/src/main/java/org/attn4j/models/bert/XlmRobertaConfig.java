@@ -109,6 +109,12 @@ public record XlmRobertaConfig(BertConfig encoder, int padTokenId) implements En
         return XlmRobertaModel.load(params, this);
     }
 
+    /** @return true: attn4j reads this family's {@code *ForSequenceClassification} */
+    @Override
+    public boolean hasClassifier() {
+        return true;
+    }
+
     @Override
     public XlmRobertaForSequenceClassification loadClassifier(StateDict params, int numLabels) {
         return XlmRobertaForSequenceClassification.load(params, this, numLabels);

@@ -78,7 +78,7 @@ class MpnetModelTest {
         assertEquals(List.of("encoder.layer.0.attention.self.query.bias"), e.unexpected());
         IllegalArgumentException head = assertThrows(IllegalArgumentException.class,
                 () -> config.loadClassifier(plain, 1));
-        assertTrue(head.getMessage().contains("MPNetForSequenceClassification cross-encoder is not supported"),
+        assertTrue(head.getMessage().contains("model_type mpnet: attn4j loads it as an encoder only"),
                 head.getMessage());
     }
 
