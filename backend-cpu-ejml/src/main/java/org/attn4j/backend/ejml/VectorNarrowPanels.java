@@ -23,9 +23,13 @@ import jdk.incubator.vector.VectorSpecies;
  *          each nibble is the two's complement 4-bit number q - 8                  value = (q - 8) · d
  *   levels byte[p·NR + j], scale and offset[(p/g)·NR + j]   value = level · a + c   (the other GGUF block types;
  *          without offsets where all are -0.0: value = level · a)
- *   4-bit levels  byte[p·LANES + j mod LANES], low nibble for j &lt; LANES, high nibble past it, unsigned;
- *          scale and offset as levels                      value = level · a + c   (Q4_1, Q4_K, Q2_K)
+ *   4-bit levels  byte[p·LANES + j mod LANES], low nibble for j &lt; LANES: level, unsigned; high nibble past
+ *          it: level - 8, two's complement; scale and offset as levels     value = level · a + c   (Q4_1, Q4_K, Q2_K)
  * </pre>
+ * A level with an offset widens in one multiply-add, {@code fma(level, a, c)}, which is GGUF's
+ * {@code fl(fl(level · a) + c)} bit for bit: the product is exact in F32, {@code a} being a binary16 scale times
+ * a sub-block scale of at most 6 bits (at most 17 significant bits) and the level at most 5 bits, so the one
+ * rounding of the multiply-add is the rounding of the sum.
  * The decoding kernels widen each number to exactly the float its {@code unpack…} kernel writes and add its
  * product with {@code x[p]} into one chain per output vector, column after column from zero: the order in which
  * {@link VectorGemmF32#tileRows} sums over a widened panel, so that an output is the same bits whichever kernel
@@ -41,6 +45,10 @@ final class VectorNarrowPanels {
     private static final VectorSpecies<Integer> I = VectorSpecies.of(int.class, F.vectorShape());
     private static final VectorSpecies<Short> S = VectorSpecies.of(short.class, VectorShape.forBitSize(16 * LANES));
     private static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(8 * LANES));
+    /** The high nibble of a byte of 4-bit levels, {@code 16 · (level - 8)} as a signed byte. */
+    private static final byte HIGH = (byte) 0xf0;
+    /** Takes {@code 16 · (level - 8)} back to {@code level - 8}, exactly. */
+    private static final float SIXTEENTH = 0.0625f;
     /** Rows of {@code W} per panel: two F32 vectors, the width of {@link VectorGemmF32}'s panels. */
     static final int NR = 2 * LANES;
 
@@ -466,9 +474,10 @@ final class VectorNarrowPanels {
             FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
             ByteVector v = ByteVector.fromArray(B, q, at + p * LANES);
             acc0 = ((FloatVector) v.lanewise(VectorOperators.AND, (byte) 15).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, a, s)).add(FloatVector.fromArray(F, c, s)).fma(xa, acc0);
-            acc1 = ((FloatVector) v.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, a, s + LANES)).add(FloatVector.fromArray(F, c, s + LANES))
+                    .fma(FloatVector.fromArray(F, a, s), FloatVector.fromArray(F, c, s)).fma(xa, acc0);
+            acc1 = ((FloatVector) v.lanewise(VectorOperators.AND, HIGH).convertShape(VectorOperators.B2F, F, 0))
+                    .fma(SIXTEENTH, 8f)
+                    .fma(FloatVector.fromArray(F, a, s + LANES), FloatVector.fromArray(F, c, s + LANES))
                     .fma(xa, acc1);
             if (p == last) {
                 acc0.intoArray(y, yAt);
@@ -514,15 +523,17 @@ final class VectorNarrowPanels {
             FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
             ByteVector v = ByteVector.fromArray(B, q, at + p * LANES);
             acc0 = ((FloatVector) v.lanewise(VectorOperators.AND, (byte) 15).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, a, s)).add(FloatVector.fromArray(F, c, s)).fma(xa, acc0);
-            acc1 = ((FloatVector) v.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, a, s + LANES)).add(FloatVector.fromArray(F, c, s + LANES))
+                    .fma(FloatVector.fromArray(F, a, s), FloatVector.fromArray(F, c, s)).fma(xa, acc0);
+            acc1 = ((FloatVector) v.lanewise(VectorOperators.AND, HIGH).convertShape(VectorOperators.B2F, F, 0))
+                    .fma(SIXTEENTH, 8f)
+                    .fma(FloatVector.fromArray(F, a, s + LANES), FloatVector.fromArray(F, c, s + LANES))
                     .fma(xa, acc1);
             ByteVector u = ByteVector.fromArray(B, q, at + stride + p * LANES);
             acc2 = ((FloatVector) u.lanewise(VectorOperators.AND, (byte) 15).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, a, t)).add(FloatVector.fromArray(F, c, t)).fma(xa, acc2);
-            acc3 = ((FloatVector) u.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, a, t + LANES)).add(FloatVector.fromArray(F, c, t + LANES))
+                    .fma(FloatVector.fromArray(F, a, t), FloatVector.fromArray(F, c, t)).fma(xa, acc2);
+            acc3 = ((FloatVector) u.lanewise(VectorOperators.AND, HIGH).convertShape(VectorOperators.B2F, F, 0))
+                    .fma(SIXTEENTH, 8f)
+                    .fma(FloatVector.fromArray(F, a, t + LANES), FloatVector.fromArray(F, c, t + LANES))
                     .fma(xa, acc3);
             if (p == last) {
                 acc0.intoArray(y, yAt);
@@ -554,9 +565,10 @@ final class VectorNarrowPanels {
             int s = sAt + (p / g) * NR;
             ByteVector v = ByteVector.fromArray(B, q, at + p * LANES);
             ((FloatVector) v.lanewise(VectorOperators.AND, (byte) 15).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, a, s)).add(FloatVector.fromArray(F, c, s)).intoArray(dst, p * NR);
-            ((FloatVector) v.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, a, s + LANES)).add(FloatVector.fromArray(F, c, s + LANES))
+                    .fma(FloatVector.fromArray(F, a, s), FloatVector.fromArray(F, c, s)).intoArray(dst, p * NR);
+            ((FloatVector) v.lanewise(VectorOperators.AND, HIGH).convertShape(VectorOperators.B2F, F, 0))
+                    .fma(SIXTEENTH, 8f)
+                    .fma(FloatVector.fromArray(F, a, s + LANES), FloatVector.fromArray(F, c, s + LANES))
                     .intoArray(dst, p * NR + LANES);
         }
     }
@@ -708,10 +720,10 @@ final class VectorNarrowPanels {
             int i = at + p * NR;
             FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
             acc0 = ((FloatVector) ByteVector.fromArray(B, q, i).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, a, s)).add(FloatVector.fromArray(F, c, s)).fma(xa, acc0);
+                    .fma(FloatVector.fromArray(F, a, s), FloatVector.fromArray(F, c, s)).fma(xa, acc0);
             acc1 = ((FloatVector) ByteVector.fromArray(B, q, i + LANES)
-                    .convertShape(VectorOperators.B2F, F, 0)).mul(FloatVector.fromArray(F, a, s + LANES))
-                    .add(FloatVector.fromArray(F, c, s + LANES)).fma(xa, acc1);
+                    .convertShape(VectorOperators.B2F, F, 0)).fma(FloatVector.fromArray(F, a, s + LANES),
+                    FloatVector.fromArray(F, c, s + LANES)).fma(xa, acc1);
             if (p == last) {
                 acc0.intoArray(y, yAt);
                 acc1.intoArray(y, yAt + LANES);
@@ -756,15 +768,15 @@ final class VectorNarrowPanels {
             int t = s + sStride;
             FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
             acc0 = ((FloatVector) ByteVector.fromArray(B, q, i).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, a, s)).add(FloatVector.fromArray(F, c, s)).fma(xa, acc0);
+                    .fma(FloatVector.fromArray(F, a, s), FloatVector.fromArray(F, c, s)).fma(xa, acc0);
             acc1 = ((FloatVector) ByteVector.fromArray(B, q, i + LANES).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, a, s + LANES)).add(FloatVector.fromArray(F, c, s + LANES))
+                    .fma(FloatVector.fromArray(F, a, s + LANES), FloatVector.fromArray(F, c, s + LANES))
                     .fma(xa, acc1);
             acc2 = ((FloatVector) ByteVector.fromArray(B, q, i + stride).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, a, t)).add(FloatVector.fromArray(F, c, t)).fma(xa, acc2);
+                    .fma(FloatVector.fromArray(F, a, t), FloatVector.fromArray(F, c, t)).fma(xa, acc2);
             acc3 = ((FloatVector) ByteVector.fromArray(B, q, i + stride + LANES)
-                    .convertShape(VectorOperators.B2F, F, 0)).mul(FloatVector.fromArray(F, a, t + LANES))
-                    .add(FloatVector.fromArray(F, c, t + LANES)).fma(xa, acc3);
+                    .convertShape(VectorOperators.B2F, F, 0)).fma(FloatVector.fromArray(F, a, t + LANES),
+                    FloatVector.fromArray(F, c, t + LANES)).fma(xa, acc3);
             if (p == last) {
                 acc0.intoArray(y, yAt);
                 acc1.intoArray(y, yAt + LANES);
@@ -796,9 +808,9 @@ final class VectorNarrowPanels {
             int i = at + p * NR;
             int s = sAt + (p / g) * NR;
             ((FloatVector) ByteVector.fromArray(B, q, i).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, a, s)).add(FloatVector.fromArray(F, c, s)).intoArray(dst, p * NR);
+                    .fma(FloatVector.fromArray(F, a, s), FloatVector.fromArray(F, c, s)).intoArray(dst, p * NR);
             ((FloatVector) ByteVector.fromArray(B, q, i + LANES).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, a, s + LANES)).add(FloatVector.fromArray(F, c, s + LANES))
+                    .fma(FloatVector.fromArray(F, a, s + LANES), FloatVector.fromArray(F, c, s + LANES))
                     .intoArray(dst, p * NR + LANES);
         }
     }

@@ -237,6 +237,49 @@ class NarrowPanelsTest {
         }
     }
 
+    /**
+     * The kernels widen each number to exactly the float GGUF's dequantization gives (for the types with offsets in
+     * one multiply-add, {@code fma(level, a, c)}, which is exact only because {@code level · a} is), then add its
+     * product into one F32 chain per output, column after column: a product is that chain bit for bit, on vectors
+     * one multiply-add per column, without them a product and a sum.
+     */
+    @Test
+    void aProductIsTheF32ChainOverTheDecodedNumbersBitForBit() {
+        Random random = new Random(11);
+        for (WeightType type : TYPES) {
+            int rows = 2 * NarrowPanels.NR + 5;
+            int columns = columns(type, 512);
+            Shape shape = Shape.of(rows, columns);
+            ByteBuffer bytes = type.encode(values(random, rows, columns), shape);
+            float[] w = type.decode(bytes.duplicate(), shape);
+            NarrowPanels panels = bind(bytes, type, rows, columns);
+            for (int n : new int[] {1, NarrowPanels.TILE_ROWS + 1, NarrowPanels.DOT_ROWS_UP_TO + 1}) {
+                float[] x = new float[n * columns];
+                for (int i = 0; i < x.length; i++) {
+                    x[i] = (float) random.nextGaussian();
+                }
+                float[] out = new float[n * rows];
+                panels.product(x, 0, columns, n, 0, rows, out, 0, rows);
+                for (int i = 0; i < n; i++) {
+                    for (int j = 0; j < rows; j++) {
+                        float chain = 0f;
+                        for (int p = 0; p < columns; p++) {
+                            float xp = x[i * columns + p];
+                            float wp = w[j * columns + p];
+                            chain = NarrowPanels.SIMD ? Math.fma(wp, xp, chain) : chain + xp * wp;
+                        }
+                        float actual = out[i * rows + j];
+                        if (Float.floatToRawIntBits(actual) != Float.floatToRawIntBits(chain)) {
+                            fail(type + " n=" + n + ": row " + i + " column " + j + " expected " + chain + " actual "
+                                    + actual + " abs " + Math.abs(actual - chain) + " rel "
+                                    + Math.abs(actual - chain) / Math.abs(chain));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void theWarmUpCallsBothProductsOfEveryType() {
         for (WeightType type : TYPES) {
