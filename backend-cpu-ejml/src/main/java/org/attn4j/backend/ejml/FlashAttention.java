@@ -10,8 +10,8 @@ import org.attn4j.api.spi.ShapeChecks;
  * Runs the fused attention kernels over the backend's pool: one task per (batch × head, query block), each with
  * its own scratch space, writing disjoint rows of the output. F32 runs on {@link VectorFlashAttentionF32} when
  * {@link Simd#enabled()} and there are at least a quarter block of query rows, else on
- * {@link FlashAttentionF32}; F64 runs on {@link FlashAttentionF64}. A few F32 query rows against many keys
- * (decoding with a cache) run on {@link FlashDecoding} instead, split over the keys.
+ * {@link FlashAttentionF32}; F64 runs on {@link FlashAttentionF64}. A few F32 query rows per head (a decoding step,
+ * a short chunk of a prompt against the cache) run on {@link FlashDecoding} instead, split over the keys.
  */
 final class FlashAttention {
 
@@ -110,7 +110,7 @@ final class FlashAttention {
     }
 
     /**
-     * Runs the kernel for the plan: {@link FlashDecoding} for a few F32 query rows against many keys, else
+     * Runs the kernel for the plan: {@link FlashDecoding} for a few F32 query rows, else
      * {@link VectorFlashAttentionF32} when {@code simd} (the only kernel that reads rows where {@code plan} says),
      * else the scalar kernel of the dtype.
      */

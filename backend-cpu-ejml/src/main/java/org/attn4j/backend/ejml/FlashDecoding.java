@@ -3,8 +3,12 @@ package org.attn4j.backend.ejml;
 import java.util.Arrays;
 
 /**
- * Flash-decoding for F32: attention of a few query rows against a long key/value cache, split over the keys
- * rather than over query blocks, so that every core works even when there is one query row per head. Each task
+ * Flash-decoding for F32: attention of a few query rows (at most {@link #MAX_QUERIES} per head: a decoding step, a
+ * short chunk of a prompt) against a key/value cache of any length, split over the keys rather than over query
+ * blocks, so that every core works even when there is one query row per head, and with its inner loops over the
+ * keys and the head's dimensions, where the query-block kernels' run over the query rows. It takes calls with more
+ * keys than {@link #MAX_QUERIES}: a cache, never the self-attention of a short sequence, which stays with the kernel
+ * of every other length (an encoder's numbers do not change kernel at some sentence length). Each task
  * takes one (problem, key split) and, for each query row, computes over the split's visible keys
  * <pre>
  *   s_j = cap(scale · q·k_j) + additive, -∞ where masked      m = max_j s_j
@@ -25,10 +29,8 @@ import java.util.Arrays;
 final class FlashDecoding {
     /** The most query rows per problem that this kernel takes. */
     static final int MAX_QUERIES = 8;
-    /** The fewest keys for which splitting pays. */
-    static final int MIN_KEYS = 256;
     /** The fewest keys of one split. */
-    private static final int MIN_SPLIT = 128;
+    static final int MIN_SPLIT = 128;
     /** Keys whose scores are held at once. */
     private static final int CHUNK = 256;
     /** Per thread: a chunk's scores, shifts and exponents, and the query. */
@@ -66,7 +68,7 @@ final class FlashDecoding {
      * @return whether this kernel computes the call
      */
     static boolean applies(AttentionPlan plan, boolean f32) {
-        return f32 && plan.queries <= MAX_QUERIES && plan.existingKeys >= MIN_KEYS && plan.dropoutP == 0;
+        return f32 && plan.queries <= MAX_QUERIES && plan.existingKeys > MAX_QUERIES && plan.dropoutP == 0;
     }
 
     /**

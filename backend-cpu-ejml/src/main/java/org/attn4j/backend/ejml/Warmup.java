@@ -193,7 +193,7 @@ final class Warmup {
             qkv = scope.tensor(values(LENGTH * 8 * HEAD), Shape.of(1, LENGTH, 8 * HEAD));
             int d = Vectors.F32.length();
             query = scope.tensor(values(2 * d), Shape.of(1, 2, 1, d));
-            int keys = FlashDecoding.MIN_KEYS + 1;
+            int keys = 2 * FlashDecoding.MIN_SPLIT + 1;
             cache = scope.tensor(values(2 * keys * d), Shape.of(1, 2, keys, d));
             boolean[] allowed = new boolean[LENGTH];
             for (int i = 0; i < LENGTH; i++) {
