@@ -9,8 +9,9 @@ import org.attn4j.api.Activation;
  *   y = act(x·W_gᵀ + b_g) ⊙ (x·W_uᵀ + b_u) + residual             gated: W = [W_g; W_u], [2·out, in]
  * </pre>
  * The output is cut into blocks of up to {@link #rowBlock} rows by a few of the storage's column blocks (at most
- * {@link #MAX_COLUMNS} columns), spread over the pool; each block is the storage's product ({@link
- * WeightStorage#product}; for a gated one, the gate's and the up projection's columns of the same outputs, the latter
+ * {@link #MAX_COLUMNS} columns), spread over the pool. Where the storage's micro-kernel reads its rows packed
+ * ({@link WeightStorage#tiles}), the input is packed once, on the pool, before the blocks, which all read it. Each
+ * block is the storage's product ({@link WeightStorage#product}; for a gated one, the gate's and the up projection's columns of the same outputs, the latter
  * into a per-thread scratch) followed at once by the epilogue ({@link Epilogues}), while the block is in cache. The
  * row-major storages of the JVMs without the Vector API and of F64 take the whole product from EJML first
  * ({@link MatMul#linear}), then the epilogue row by row.
@@ -21,6 +22,14 @@ final class LinearKernel {
     /** Bytes of input rows one block reads, so that they stay in the L2 cache while the weight's panels stream. */
     private static final int INPUT_BYTES = 256 * 1024;
     private static final int MAX_ROWS = 240;
+    /**
+     * Blocks per thread a call is cut into at least, where the output is wide enough: the threads take them in
+     * turn, so a thread that starts late (a parked worker) or a block that runs slow leaves the others idle for at
+     * most one block at the end.
+     */
+    private static final int UNITS_PER_THREAD = 8;
+    /** The cost of copying one number, in multiply-adds, for {@link Parallel#forRange}'s split of a packing. */
+    private static final long COPY_COST = 16;
 
     private static final ThreadLocal<float[][]> UP = ThreadLocal.withInitial(() -> new float[1][0]);
 
@@ -77,11 +86,12 @@ final class LinearKernel {
         int blocks = (out + block - 1) / block;
         int rowBlock = rowBlock(in);
         int rowBlocks = (n + rowBlock - 1) / rowBlock;
-        int wanted = (4 * parallel.threads() + rowBlocks - 1) / rowBlocks;
+        int wanted = (UNITS_PER_THREAD * parallel.threads() + rowBlocks - 1) / rowBlocks;
         int perUnit = Math.max(1, Math.min(Math.max(1, MAX_COLUMNS / block), (blocks + wanted - 1) / wanted));
         int width = perUnit * block;
         int columnUnits = (out + width - 1) / width;
         long work = (long) Math.min(rowBlock, n) * width * in * (gated ? 2 : 1);
+        float[] packed = w.tiles(Math.min(rowBlock, n)) ? packRows(x, n, in, parallel) : null;
         parallel.forRange(rowBlocks * columnUnits, work, (from, to) -> {
             for (int u = from; u < to; u++) {
                 int r0 = (u / columnUnits) * rowBlock;
@@ -89,15 +99,42 @@ final class LinearKernel {
                 int c0 = (u % columnUnits) * width;
                 int cols = Math.min(width, out - c0);
                 int at = r0 * out + c0;
-                w.product(x, r0 * in, in, rows, c0, c0 + cols, y, at, out);
+                boolean fromPacked = packed != null && w.tiles(rows);
+                product(w, fromPacked ? packed : x, r0 * in, rows, c0, c0 + cols, y, at, out, fromPacked);
                 float[] up = null;
                 if (gated) {
                     up = scratch(rows * cols);
-                    w.product(x, r0 * in, in, rows, out + c0, out + c0 + cols, up, 0, cols);
+                    product(w, fromPacked ? packed : x, r0 * in, rows, out + c0, out + c0 + cols, up, 0, cols,
+                            fromPacked);
                 }
                 Epilogues.f32(act, y, at, out, rows, cols, bias, c0, up, 0, cols, out + c0, residual, at, out);
             }
         });
+        if (packed != null) {
+            ArrayPool.recycle(packed);
+        }
+    }
+
+    /**
+     * The input's rows packed once for every column block that reads them ({@link VectorGemmF32#packRows}), on the
+     * pool: row {@code r0} of a block (a multiple of {@link VectorGemmF32#ROWS}) starts its panel at {@code r0·in}.
+     */
+    private static float[] packRows(float[] x, int n, int in, Parallel parallel) {
+        int panels = (n + VectorGemmF32.ROWS - 1) / VectorGemmF32.ROWS;
+        float[] packed = ArrayPool.floats(Math.multiplyExact(panels * VectorGemmF32.ROWS, in), false);
+        parallel.forRange(panels, COPY_COST * VectorGemmF32.ROWS * in,
+                (from, to) -> VectorGemmF32.packRows(x, 0, in, n, in, packed, from, to));
+        return packed;
+    }
+
+    /** A block's product from the input's rows, packed ({@code xOff} into {@link #packRows}'s result) or not. */
+    private static void product(WeightStorage w, float[] x, int xOff, int n, int from, int to, float[] y, int yOff,
+                                int ldy, boolean packed) {
+        if (packed) {
+            w.productOfPacked(x, xOff, n, from, to, y, yOff, ldy);
+        } else {
+            w.product(x, xOff, w.columns, n, from, to, y, yOff, ldy);
+        }
     }
 
     /**

@@ -218,13 +218,22 @@ abstract class NarrowPanels extends WeightStorage {
      * each panel once and run the F32 micro-kernel over it.
      */
     @Override
+    boolean tiles(int n) {
+        return SIMD && n >= TILE_ROWS && !dotsRows(n);
+    }
+
+    private boolean dotsRows(int n) {
+        return SIMD && n >= DOT_ROWS && n < DOT_ROWS_UP_TO && hasDotRows();
+    }
+
+    @Override
     void product(float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff, int ldo) {
-        Scratch s = SCRATCH.get();
-        boolean rows = SIMD && n >= DOT_ROWS && n < DOT_ROWS_UP_TO && hasDotRows();
-        if (SIMD && n >= TILE_ROWS && !rows) {
-            tiled(s, x, xOff, ldx, n, from, to, out, outOff, ldo);
+        if (tiles(n)) {
+            packAndMultiply(x, xOff, ldx, n, from, to, out, outOff, ldo);
             return;
         }
+        Scratch s = SCRATCH.get();
+        boolean rows = dotsRows(n);
         float[] panel = SIMD ? null : s.panel(columns * NR);
         for (int q = from / NR; q * NR < to; q++) {
             int j0 = Math.max(from, q * NR);
@@ -268,29 +277,21 @@ abstract class NarrowPanels extends WeightStorage {
     }
 
     /** The many-rows product: each panel widened once, then the F32 micro-kernel over every {@link VectorGemmF32#ROWS} rows. */
-    private void tiled(Scratch s, float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff,
-                       int ldo) {
+    @Override
+    void productOfPacked(float[] pa, int paOff, int n, int from, int to, float[] out, int outOff, int ldo) {
         int mr = VectorGemmF32.ROWS;
         int k = columns;
+        Scratch s = SCRATCH.get();
         float[] panel = s.panel(k * NR);
-        float[] edge = s.edge(mr * NR);
+        float[] tile = s.tile(mr * NR);
         for (int q = from / NR; q * NR < to; q++) {
             int j0 = Math.max(from, q * NR);
             int j1 = Math.min(to, q * NR + NR);
-            boolean whole = j1 - j0 == NR;
+            int at = outOff + (j0 - from);
             unpack(q, panel);
             for (int i = 0; i < n; i += mr) {
-                int height = Math.min(mr, n - i);
-                int x0 = xOff + i * ldx;
-                int at = outOff + i * ldo + (j0 - from);
-                if (whole && height == mr) {
-                    VectorGemmF32.tileRows(k, x, x0, ldx, height, panel, 0, out, at, ldo);
-                } else {
-                    VectorGemmF32.tileRows(k, x, x0, ldx, height, panel, 0, edge, 0, NR);
-                    for (int r = 0; r < height; r++) {
-                        System.arraycopy(edge, r * NR + (j0 - q * NR), out, at + r * ldo, j1 - j0);
-                    }
-                }
+                VectorGemmF32.tileRows(k, pa, paOff + i * k, panel, 0, tile);
+                VectorGemmF32.storeTile(tile, j0 - q * NR, Math.min(mr, n - i), j1 - j0, out, at + i * ldo, ldo);
             }
         }
     }
@@ -385,7 +386,7 @@ abstract class NarrowPanels extends WeightStorage {
     /** The per-thread buffers of the products, grown once. */
     private static final class Scratch {
         private float[] panel = new float[0];
-        private float[] edge = new float[0];
+        private float[] tile = new float[0];
         private final float[] lanes = new float[NR];
         private final int[] xAt = new int[DOT_ROWS];
         private final int[] yAt = new int[DOT_ROWS];
@@ -397,11 +398,11 @@ abstract class NarrowPanels extends WeightStorage {
             return panel;
         }
 
-        float[] edge(int size) {
-            if (edge.length < size) {
-                edge = new float[size];
+        float[] tile(int size) {
+            if (tile.length < size) {
+                tile = new float[size];
             }
-            return edge;
+            return tile;
         }
     }
 }

@@ -10,21 +10,17 @@ import java.nio.FloatBuffer;
  * <pre>
  *   panels[q·columns·NR + p·NR + j] = W[q·NR + j][p]          zero past the last row of W
  * </pre>
- * so a product streams each panel once, contiguously, for every {@link VectorGemmF32#ROWS} rows of input, and never
- * packs or transposes the weight again. One input row and a short sentence read the same panels (an edge tile
- * repeats its last row; a lone row costs the multiply-adds of a whole tile, which a product of one row, bound by the
- * weight's bytes, can afford). On CPUs with 16 vector registers (AVX2) the rows are packed first
- * ({@link Vectors#MANY_REGISTERS}). Only loaded when {@link Simd#enabled()}.
+ * so a product streams each panel once, contiguously, for every {@link VectorGemmF32#ROWS} rows of input (packed
+ * by {@link VectorGemmF32#packRows}), and never packs or transposes the weight again. One input row and a short
+ * sentence read the same panels (an edge tile repeats its last row; a lone row costs the multiply-adds of a whole
+ * tile, which a product of one row, bound by the weight's bytes, can afford). Only loaded when
+ * {@link Simd#enabled()}.
  */
 final class PanelsF32 extends WeightStorage {
     private static final int NR = VectorGemmF32.NR;
-    private static final int MR = VectorGemmF32.MR;
     private static final int ROWS = VectorGemmF32.ROWS;
-    /** An edge tile of this thread: rows past the input's last or columns past the range's last. */
-    private static final ThreadLocal<float[]> EDGE =
-            ThreadLocal.withInitial(() -> new float[Math.max(MR, ROWS) * NR]);
-    /** The input rows of this thread's product packed for {@link VectorGemmF32#tile}, on CPUs with 16 registers. */
-    private static final ThreadLocal<float[][]> PACKED = ThreadLocal.withInitial(() -> new float[1][0]);
+    /** This thread's output tile of {@link VectorGemmF32#tileRows}. */
+    private static final ThreadLocal<float[]> TILE = ThreadLocal.withInitial(() -> new float[ROWS * NR]);
 
     private final float[] panels;
 
@@ -108,84 +104,27 @@ final class PanelsF32 extends WeightStorage {
     }
 
     @Override
-    void product(float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff, int ldo) {
-        if (!Vectors.MANY_REGISTERS) {
-            packedProduct(x, xOff, ldx, n, from, to, out, outOff, ldo);
-            return;
-        }
-        int k = columns;
-        for (int q = from / NR; q * NR < to; q++) {
-            int j0 = Math.max(from, q * NR);
-            int j1 = Math.min(to, q * NR + NR);
-            boolean wholePanel = j1 - j0 == NR;
-            int bAt = q * k * NR;
-            int cAt = outOff + (j0 - from);
-            for (int i = 0; i < n; i += ROWS) {
-                int height = Math.min(ROWS, n - i);
-                int x0 = xOff + i * ldx;
-                if (height == ROWS && wholePanel) {
-                    VectorGemmF32.tileRows(k, x, x0, ldx, height, panels, bAt, out, cAt + i * ldo, ldo);
-                } else {
-                    float[] edge = EDGE.get();
-                    VectorGemmF32.tileRows(k, x, x0, ldx, height, panels, bAt, edge, 0, NR);
-                    int skip = j0 - q * NR;
-                    for (int r = 0; r < height; r++) {
-                        System.arraycopy(edge, r * NR + skip, out, cAt + (i + r) * ldo, j1 - j0);
-                    }
-                }
-            }
-        }
+    boolean tiles(int n) {
+        return true;
     }
 
-    /**
-     * {@link #product} for CPUs with 16 vector registers: the rows are first packed, six at a time, into the row
-     * panels {@link VectorGemmF32#tile} reads (row {@code i} of panel {@code s}, step {@code p} at
-     * {@code s·MR·k + p·MR + i}, zero past the last row), once for every column panel of the range.
-     */
-    private void packedProduct(float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff,
-                               int ldo) {
+    @Override
+    void product(float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff, int ldo) {
+        packAndMultiply(x, xOff, ldx, n, from, to, out, outOff, ldo);
+    }
+
+    @Override
+    void productOfPacked(float[] pa, int paOff, int n, int from, int to, float[] out, int outOff, int ldo) {
         int k = columns;
-        int rowPanels = (n + MR - 1) / MR;
-        float[][] holder = PACKED.get();
-        if (holder[0].length < rowPanels * MR * k) {
-            holder[0] = new float[rowPanels * MR * k];
-        }
-        float[] a = holder[0];
-        for (int s = 0; s < rowPanels; s++) {
-            int base = s * MR * k;
-            int height = Math.min(MR, n - s * MR);
-            for (int i = 0; i < MR; i++) {
-                if (i < height) {
-                    int row = xOff + (s * MR + i) * ldx;
-                    for (int p = 0; p < k; p++) {
-                        a[base + p * MR + i] = x[row + p];
-                    }
-                } else {
-                    for (int p = 0; p < k; p++) {
-                        a[base + p * MR + i] = 0f;
-                    }
-                }
-            }
-        }
+        float[] tile = TILE.get();
         for (int q = from / NR; q * NR < to; q++) {
             int j0 = Math.max(from, q * NR);
             int j1 = Math.min(to, q * NR + NR);
-            boolean wholePanel = j1 - j0 == NR;
             int bAt = q * k * NR;
-            int cAt = outOff + (j0 - from);
-            for (int s = 0; s < rowPanels; s++) {
-                int i = s * MR;
-                int height = Math.min(MR, n - i);
-                if (height == MR && wholePanel) {
-                    VectorGemmF32.tile(k, a, s * MR * k, panels, bAt, out, cAt + i * ldo, ldo, false);
-                } else {
-                    float[] edge = EDGE.get();
-                    VectorGemmF32.tile(k, a, s * MR * k, panels, bAt, edge, 0, NR, false);
-                    int skip = j0 - q * NR;
-                    for (int r = 0; r < height; r++) {
-                        System.arraycopy(edge, r * NR + skip, out, cAt + (i + r) * ldo, j1 - j0);
-                    }
-                }
+            int at = outOff + (j0 - from);
+            for (int i = 0; i < n; i += ROWS) {
+                VectorGemmF32.tileRows(k, pa, paOff + i * k, panels, bAt, tile);
+                VectorGemmF32.storeTile(tile, j0 - q * NR, Math.min(ROWS, n - i), j1 - j0, out, at + i * ldo, ldo);
             }
         }
     }

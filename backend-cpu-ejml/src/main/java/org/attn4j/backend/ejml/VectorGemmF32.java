@@ -17,8 +17,8 @@ import jdk.incubator.vector.VectorSpecies;
  * micro-kernel keeps an {@code MR × NR} tile of {@code C} in registers for the whole inner block: 6 rows × 2
  * vectors, 12 accumulators. Panels are zero-padded, so edge tiles run the same kernel into a scratch tile that is
  * then merged into {@code C}. Packing buffers are per thread and grow once, so a call allocates nothing in steady
- * state. {@link #tileRows} is the same micro-kernel over rows of a row-major input and a weight packed once, when
- * it was bound ({@link PanelsF32}). Only callers that {@link Simd#enabled()} admitted may load this class: without
+ * state. {@link #tileRows} is the same micro-kernel over rows packed by {@link #packRows} and a weight packed once,
+ * when it was bound ({@link PanelsF32}). Only callers that {@link Simd#enabled()} admitted may load this class: without
  * {@code jdk.incubator.vector} it cannot be linked.
  *
  * <p>How the micro-kernels are written decides whether C2 compiles them to vector instructions at all, in every
@@ -41,7 +41,7 @@ final class VectorGemmF32 {
     /** Rows of the register tile of {@link #tile}, whose input rows are packed. */
     static final int MR = 6;
     /**
-     * Rows of the register tile of {@link #tileRows}, which reads its input rows where they lie: 8 (16 accumulators)
+     * Rows of the register tile of {@link #tileRows} and of a panel of {@link #packRows}: 8 (16 accumulators)
      * where the CPU has 32 vector registers, 6 (12) where it has 16. Eight rows give each pair of weight vectors loaded
      * sixteen multiply-adds instead of twelve.
      */
@@ -318,30 +318,58 @@ final class VectorGemmF32 {
     }
 
     /**
-     * {@code c[cAt + i·ldc + j] = Σ_p x[x0 + i·ldx + p] · pb[bAt + p·NR + j]} for the {@link #ROWS} rows {@code i} of
-     * a tile and the {@link #NR} columns of one packed panel, over {@code k ≥ 1} inner steps: the product of rows of a
-     * row-major input with a prepacked weight panel, read where they lie. Rows from {@code height} on repeat the last
-     * real one, so an edge tile writes {@link #ROWS} rows of which the caller keeps {@code height}.
+     * Packs row panels {@code [from, to)} of the {@code n} rows {@code x[xOff + i·ldx + p]} ({@code p < k}) for
+     * {@link #tileRows}: {@link #ROWS} rows interleaved, so that one step of the micro-kernel reads its rows' numbers
+     * side by side,
+     * <pre>
+     *   pa[s·ROWS·k + p·ROWS + i] = x[xOff + min(s·ROWS + i, n - 1)·ldx + p]
+     * </pre>
+     * rows past the last repeating it (an edge tile computes them and its caller drops them).
      *
-     * @param height the real rows, {@code 1 ≤ height ≤ ROWS}
+     * @param pa at least {@code to·ROWS·k} floats; panels {@code [from, to)} overwritten
      */
-    static void tileRows(int k, float[] x, int x0, int ldx, int height, float[] pb, int bAt, float[] c, int cAt,
-                         int ldc) {
-        if (ROWS == 8) {
-            tile8Rows(k, x, x0, ldx, height, pb, bAt, c, cAt, ldc);
-        } else {
-            tile6Rows(k, x, x0, ldx, height, pb, bAt, c, cAt, ldc);
+    static void packRows(float[] x, int xOff, int ldx, int n, int k, float[] pa, int from, int to) {
+        for (int s = from; s < to; s++) {
+            int base = s * ROWS * k;
+            for (int i = 0; i < ROWS; i++) {
+                int row = xOff + Math.min(s * ROWS + i, n - 1) * ldx;
+                int d = base + i;
+                for (int p = 0; p < k; p++) {
+                    pa[d + p * ROWS] = x[row + p];
+                }
+            }
         }
     }
 
-    private static void tile6Rows(int k, float[] x, int x0, int ldx, int height, float[] pb, int bAt, float[] c,
-                                  int cAt, int ldc) {
-        int lastRow = x0 + (height - 1) * ldx;
-        int x1 = height > 1 ? x0 + 1 * ldx : lastRow;
-        int x2 = height > 2 ? x0 + 2 * ldx : lastRow;
-        int x3 = height > 3 ? x0 + 3 * ldx : lastRow;
-        int x4 = height > 4 ? x0 + 4 * ldx : lastRow;
-        int x5 = height > 5 ? x0 + 5 * ldx : lastRow;
+    /**
+     * {@code tile[i·NR + j] = Σ_p pa[aAt + p·ROWS + i] · pb[bAt + p·NR + j]} for the {@link #ROWS} rows {@code i} of a
+     * row panel ({@link #packRows}) and the {@link #NR} columns of one packed weight panel, over {@code k ≥ 1} inner
+     * steps, each sum a chain of multiply-adds in the order of {@code p}. The tile is {@code ROWS × NR} contiguous: a
+     * loop that kept the distance between output rows in a register, and a base per input row, ran out of general
+     * registers and spilled in every step; with both fixed, a step is two loads, {@link #ROWS} broadcasts from
+     * memory and the multiply-adds.
+     *
+     * @param tile at least {@code ROWS·NR} floats, overwritten from 0
+     */
+    static void tileRows(int k, float[] pa, int aAt, float[] pb, int bAt, float[] tile) {
+        if (ROWS == 8) {
+            tile8Rows(k, pa, aAt, pb, bAt, tile);
+        } else {
+            tile6Rows(k, pa, aAt, pb, bAt, tile);
+        }
+    }
+
+    /**
+     * Copies the valid {@code height × width} corner of a {@link #tileRows} tile, from its column {@code skip}, into
+     * {@code out} at {@code at} with rows {@code ldo} apart.
+     */
+    static void storeTile(float[] tile, int skip, int height, int width, float[] out, int at, int ldo) {
+        for (int r = 0; r < height; r++) {
+            System.arraycopy(tile, r * NR + skip, out, at + r * ldo, width);
+        }
+    }
+
+    private static void tile6Rows(int k, float[] pa, int aAt, float[] pb, int bAt, float[] tile) {
         FloatVector zero = FloatVector.zero(SPECIES);
         FloatVector c00 = zero;
         FloatVector c01 = zero;
@@ -357,54 +385,46 @@ final class VectorGemmF32 {
         FloatVector c51 = zero;
         int last = k - 1;
         for (int p = 0; p < k; p++) {
+            int ia = aAt + p * 6;
             int ib = bAt + p * NR;
             FloatVector b0 = FloatVector.fromArray(SPECIES, pb, ib);
             FloatVector b1 = FloatVector.fromArray(SPECIES, pb, ib + LANES);
-            FloatVector s0 = FloatVector.broadcast(SPECIES, x[x0 + p]);
+            FloatVector s0 = FloatVector.broadcast(SPECIES, pa[ia + 0]);
             c00 = b0.fma(s0, c00);
             c01 = b1.fma(s0, c01);
-            FloatVector s1 = FloatVector.broadcast(SPECIES, x[x1 + p]);
+            FloatVector s1 = FloatVector.broadcast(SPECIES, pa[ia + 1]);
             c10 = b0.fma(s1, c10);
             c11 = b1.fma(s1, c11);
-            FloatVector s2 = FloatVector.broadcast(SPECIES, x[x2 + p]);
+            FloatVector s2 = FloatVector.broadcast(SPECIES, pa[ia + 2]);
             c20 = b0.fma(s2, c20);
             c21 = b1.fma(s2, c21);
-            FloatVector s3 = FloatVector.broadcast(SPECIES, x[x3 + p]);
+            FloatVector s3 = FloatVector.broadcast(SPECIES, pa[ia + 3]);
             c30 = b0.fma(s3, c30);
             c31 = b1.fma(s3, c31);
-            FloatVector s4 = FloatVector.broadcast(SPECIES, x[x4 + p]);
+            FloatVector s4 = FloatVector.broadcast(SPECIES, pa[ia + 4]);
             c40 = b0.fma(s4, c40);
             c41 = b1.fma(s4, c41);
-            FloatVector s5 = FloatVector.broadcast(SPECIES, x[x5 + p]);
+            FloatVector s5 = FloatVector.broadcast(SPECIES, pa[ia + 5]);
             c50 = b0.fma(s5, c50);
             c51 = b1.fma(s5, c51);
             if (p == last) {
-                c00.intoArray(c, cAt);
-                c01.intoArray(c, cAt + LANES);
-                c10.intoArray(c, cAt + 1 * ldc);
-                c11.intoArray(c, cAt + 1 * ldc + LANES);
-                c20.intoArray(c, cAt + 2 * ldc);
-                c21.intoArray(c, cAt + 2 * ldc + LANES);
-                c30.intoArray(c, cAt + 3 * ldc);
-                c31.intoArray(c, cAt + 3 * ldc + LANES);
-                c40.intoArray(c, cAt + 4 * ldc);
-                c41.intoArray(c, cAt + 4 * ldc + LANES);
-                c50.intoArray(c, cAt + 5 * ldc);
-                c51.intoArray(c, cAt + 5 * ldc + LANES);
+                c00.intoArray(tile, 0 * NR);
+                c01.intoArray(tile, 0 * NR + LANES);
+                c10.intoArray(tile, 1 * NR);
+                c11.intoArray(tile, 1 * NR + LANES);
+                c20.intoArray(tile, 2 * NR);
+                c21.intoArray(tile, 2 * NR + LANES);
+                c30.intoArray(tile, 3 * NR);
+                c31.intoArray(tile, 3 * NR + LANES);
+                c40.intoArray(tile, 4 * NR);
+                c41.intoArray(tile, 4 * NR + LANES);
+                c50.intoArray(tile, 5 * NR);
+                c51.intoArray(tile, 5 * NR + LANES);
             }
         }
     }
 
-    private static void tile8Rows(int k, float[] x, int x0, int ldx, int height, float[] pb, int bAt, float[] c,
-                                  int cAt, int ldc) {
-        int lastRow = x0 + (height - 1) * ldx;
-        int x1 = height > 1 ? x0 + 1 * ldx : lastRow;
-        int x2 = height > 2 ? x0 + 2 * ldx : lastRow;
-        int x3 = height > 3 ? x0 + 3 * ldx : lastRow;
-        int x4 = height > 4 ? x0 + 4 * ldx : lastRow;
-        int x5 = height > 5 ? x0 + 5 * ldx : lastRow;
-        int x6 = height > 6 ? x0 + 6 * ldx : lastRow;
-        int x7 = height > 7 ? x0 + 7 * ldx : lastRow;
+    private static void tile8Rows(int k, float[] pa, int aAt, float[] pb, int bAt, float[] tile) {
         FloatVector zero = FloatVector.zero(SPECIES);
         FloatVector c00 = zero;
         FloatVector c01 = zero;
@@ -424,50 +444,51 @@ final class VectorGemmF32 {
         FloatVector c71 = zero;
         int last = k - 1;
         for (int p = 0; p < k; p++) {
+            int ia = aAt + p * 8;
             int ib = bAt + p * NR;
             FloatVector b0 = FloatVector.fromArray(SPECIES, pb, ib);
             FloatVector b1 = FloatVector.fromArray(SPECIES, pb, ib + LANES);
-            FloatVector s0 = FloatVector.broadcast(SPECIES, x[x0 + p]);
+            FloatVector s0 = FloatVector.broadcast(SPECIES, pa[ia + 0]);
             c00 = b0.fma(s0, c00);
             c01 = b1.fma(s0, c01);
-            FloatVector s1 = FloatVector.broadcast(SPECIES, x[x1 + p]);
+            FloatVector s1 = FloatVector.broadcast(SPECIES, pa[ia + 1]);
             c10 = b0.fma(s1, c10);
             c11 = b1.fma(s1, c11);
-            FloatVector s2 = FloatVector.broadcast(SPECIES, x[x2 + p]);
+            FloatVector s2 = FloatVector.broadcast(SPECIES, pa[ia + 2]);
             c20 = b0.fma(s2, c20);
             c21 = b1.fma(s2, c21);
-            FloatVector s3 = FloatVector.broadcast(SPECIES, x[x3 + p]);
+            FloatVector s3 = FloatVector.broadcast(SPECIES, pa[ia + 3]);
             c30 = b0.fma(s3, c30);
             c31 = b1.fma(s3, c31);
-            FloatVector s4 = FloatVector.broadcast(SPECIES, x[x4 + p]);
+            FloatVector s4 = FloatVector.broadcast(SPECIES, pa[ia + 4]);
             c40 = b0.fma(s4, c40);
             c41 = b1.fma(s4, c41);
-            FloatVector s5 = FloatVector.broadcast(SPECIES, x[x5 + p]);
+            FloatVector s5 = FloatVector.broadcast(SPECIES, pa[ia + 5]);
             c50 = b0.fma(s5, c50);
             c51 = b1.fma(s5, c51);
-            FloatVector s6 = FloatVector.broadcast(SPECIES, x[x6 + p]);
+            FloatVector s6 = FloatVector.broadcast(SPECIES, pa[ia + 6]);
             c60 = b0.fma(s6, c60);
             c61 = b1.fma(s6, c61);
-            FloatVector s7 = FloatVector.broadcast(SPECIES, x[x7 + p]);
+            FloatVector s7 = FloatVector.broadcast(SPECIES, pa[ia + 7]);
             c70 = b0.fma(s7, c70);
             c71 = b1.fma(s7, c71);
             if (p == last) {
-                c00.intoArray(c, cAt);
-                c01.intoArray(c, cAt + LANES);
-                c10.intoArray(c, cAt + 1 * ldc);
-                c11.intoArray(c, cAt + 1 * ldc + LANES);
-                c20.intoArray(c, cAt + 2 * ldc);
-                c21.intoArray(c, cAt + 2 * ldc + LANES);
-                c30.intoArray(c, cAt + 3 * ldc);
-                c31.intoArray(c, cAt + 3 * ldc + LANES);
-                c40.intoArray(c, cAt + 4 * ldc);
-                c41.intoArray(c, cAt + 4 * ldc + LANES);
-                c50.intoArray(c, cAt + 5 * ldc);
-                c51.intoArray(c, cAt + 5 * ldc + LANES);
-                c60.intoArray(c, cAt + 6 * ldc);
-                c61.intoArray(c, cAt + 6 * ldc + LANES);
-                c70.intoArray(c, cAt + 7 * ldc);
-                c71.intoArray(c, cAt + 7 * ldc + LANES);
+                c00.intoArray(tile, 0 * NR);
+                c01.intoArray(tile, 0 * NR + LANES);
+                c10.intoArray(tile, 1 * NR);
+                c11.intoArray(tile, 1 * NR + LANES);
+                c20.intoArray(tile, 2 * NR);
+                c21.intoArray(tile, 2 * NR + LANES);
+                c30.intoArray(tile, 3 * NR);
+                c31.intoArray(tile, 3 * NR + LANES);
+                c40.intoArray(tile, 4 * NR);
+                c41.intoArray(tile, 4 * NR + LANES);
+                c50.intoArray(tile, 5 * NR);
+                c51.intoArray(tile, 5 * NR + LANES);
+                c60.intoArray(tile, 6 * NR);
+                c61.intoArray(tile, 6 * NR + LANES);
+                c70.intoArray(tile, 7 * NR);
+                c71.intoArray(tile, 7 * NR + LANES);
             }
         }
     }

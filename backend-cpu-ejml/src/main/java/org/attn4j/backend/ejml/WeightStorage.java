@@ -23,6 +23,8 @@ import org.attn4j.api.WeightType;
  * GGUF block type (Q5_0 … IQ4_XS), with and without the Vector API.
  */
 abstract class WeightStorage {
+    /** The rows of this thread's current {@link #packAndMultiply}. */
+    private static final ThreadLocal<float[][]> PACKED_ROWS = ThreadLocal.withInitial(() -> new float[1][0]);
     /** {@code out}, the rows of {@code W}. */
     final int rows;
     /** {@code in}, the columns of {@code W}. */
@@ -144,6 +146,48 @@ abstract class WeightStorage {
      */
     void product(float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff, int ldo) {
         throw new IllegalStateException(getClass().getSimpleName() + " holds an F64 weight; F32 input cannot meet it");
+    }
+
+    /**
+     * @param n the rows of a product
+     * @return whether {@link #product} over {@code n} rows runs {@link VectorGemmF32#tileRows}, which reads rows
+     *     packed by {@link VectorGemmF32#packRows}: a caller that asks for several column ranges of the same rows
+     *     then packs them once and calls {@link #productOfPacked}
+     */
+    boolean tiles(int n) {
+        return false;
+    }
+
+    /**
+     * {@link #product} over rows already packed: {@code n} rows, their first panel at {@code pa[paOff]}
+     * ({@link VectorGemmF32#packRows} with {@code k = columns}). Only for {@code n} where {@link #tiles} holds.
+     *
+     * @param pa the packed rows, not modified
+     * @param paOff where the first row panel starts
+     * @param n the number of rows
+     * @param from the first row of {@code W}
+     * @param to one past the last row of {@code W}
+     * @param out the result; overwritten in the block
+     * @param outOff where row 0, column {@code from} of the block goes
+     * @param ldo the distance between rows of {@code out}
+     */
+    void productOfPacked(float[] pa, int paOff, int n, int from, int to, float[] out, int outOff, int ldo) {
+        throw new IllegalStateException(getClass().getSimpleName() + " does not read packed rows");
+    }
+
+    /**
+     * {@link #product} for a storage that {@link #tiles}: packs the rows into this thread's buffer, then
+     * {@link #productOfPacked}.
+     */
+    final void packAndMultiply(float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff,
+                               int ldo) {
+        int panels = (n + VectorGemmF32.ROWS - 1) / VectorGemmF32.ROWS;
+        float[][] holder = PACKED_ROWS.get();
+        if (holder[0].length < panels * VectorGemmF32.ROWS * columns) {
+            holder[0] = new float[panels * VectorGemmF32.ROWS * columns];
+        }
+        VectorGemmF32.packRows(x, xOff, ldx, n, columns, holder[0], 0, panels);
+        productOfPacked(holder[0], 0, n, from, to, out, outOff, ldo);
     }
 
     /**

@@ -91,13 +91,10 @@ class IntrinsificationTest {
             VectorGemmF32.tile(24, pa, 0, pb, 0, c, 0, nr, accumulate[0]);
         });
         int rows = VectorGemmF32.ROWS;
-        float[] x = randoms(random, rows * 24);
-        float[] out = new float[rows * nr];
-        int[] height = {rows};
-        assertCompiledToVectors("VectorGemmF32.tileRows", 0, () -> {
-            height[0] = height[0] == rows ? rows - 1 : rows;
-            VectorGemmF32.tileRows(24, x, 0, 24, height[0], pb, 0, out, 0, nr);
-        });
+        float[] packed = randoms(random, rows * 24);
+        float[] tile = new float[rows * nr];
+        assertCompiledToVectors("VectorGemmF32.tileRows", 0,
+                () -> VectorGemmF32.tileRows(24, packed, 0, pb, 0, tile));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package org.attn4j.backend.ejml;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.Arrays;
@@ -91,33 +92,54 @@ class VectorGemmTest {
     }
 
     @Test
-    void theRowTileReadsItsRowsWhereTheyLieAndRepeatsTheLastPastTheHeight() {
+    void packedRowsInterleaveTheRowsOfAPanelAndRepeatTheLastPastTheEnd() {
+        Random random = new Random(21);
+        int rows = VectorGemmF32.ROWS;
+        int k = 7;
+        int ldx = k + 3;
+        for (int n : new int[] {1, rows - 1, rows, 2 * rows + 1}) {
+            int panels = (n + rows - 1) / rows;
+            float[] x = randoms(random, 2 + n * ldx);
+            float[] pa = new float[panels * rows * k + 1];
+            pa[pa.length - 1] = 42f;
+            VectorGemmF32.packRows(x, 2, ldx, n, k, pa, 0, panels);
+            for (int s = 0; s < panels; s++) {
+                for (int i = 0; i < rows; i++) {
+                    for (int p = 0; p < k; p++) {
+                        int row = Math.min(s * rows + i, n - 1);
+                        assertEquals(x[2 + row * ldx + p], pa[s * rows * k + p * rows + i],
+                                "n=" + n + ", panel " + s + ", row " + i + ", p=" + p);
+                    }
+                }
+            }
+            assertEquals(42f, pa[pa.length - 1], "the element past the last panel");
+        }
+    }
+
+    @Test
+    void theRowTileIsEachRowsChainOfMultiplyAddsBitForBit() {
         Random random = new Random(20);
         int nr = VectorGemmF32.NR;
         int rows = VectorGemmF32.ROWS;
         for (int k : new int[] {1, 3, 50}) {
-            for (int height : new int[] {1, rows / 2 + 1, rows}) {
-                int ldx = k + 4;
-                float[] x = randoms(random, 2 + rows * ldx);
-                float[] pb = randoms(random, nr * k + 1);
-                int ldc = nr + 2;
-                float[] c = new float[3 + rows * ldc];
-                VectorGemmF32.tileRows(k, x, 2, ldx, height, pb, 1, c, 3, ldc);
-                double[] expected = new double[rows * nr];
-                double[] actual = new double[rows * nr];
-                for (int i = 0; i < rows; i++) {
-                    int row = 2 + Math.min(i, height - 1) * ldx;
-                    for (int j = 0; j < nr; j++) {
-                        double sum = 0;
-                        for (int p = 0; p < k; p++) {
-                            sum += (double) x[row + p] * pb[1 + p * nr + j];
-                        }
-                        expected[i * nr + j] = sum;
-                        actual[i * nr + j] = c[3 + i * ldc + j];
+            float[] pa = randoms(random, 2 + rows * k);
+            float[] pb = randoms(random, nr * k + 1);
+            float[] tile = new float[rows * nr];
+            VectorGemmF32.tileRows(k, pa, 2, pb, 1, tile);
+            for (int i = 0; i < rows; i++) {
+                for (int j = 0; j < nr; j++) {
+                    float sum = 0f;
+                    for (int p = 0; p < k; p++) {
+                        sum = Math.fma(pb[1 + p * nr + j], pa[2 + p * rows + i], sum);
                     }
+                    int at = i * nr + j;
+                    float expected = sum;
+                    float got = tile[at];
+                    assertEquals(Float.floatToRawIntBits(expected), Float.floatToRawIntBits(got),
+                            () -> "row tile k=" + k + " at " + at + ": expected " + expected + ", actual " + got
+                                    + ", abs error " + Math.abs(got - expected) + ", rel error "
+                                    + Math.abs(got - expected) / Math.abs(expected));
                 }
-                Oracle.assertClose("row tile k=" + k + ", height=" + height, expected, actual,
-                        new Oracle.Tolerance(1e-5, 1e-5));
             }
         }
     }
