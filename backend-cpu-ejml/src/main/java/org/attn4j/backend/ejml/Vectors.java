@@ -17,9 +17,8 @@ final class Vectors {
     static final VectorSpecies<Float> F32 = choose(System.getProperty(PROPERTY));
 
     /**
-     * Whether the CPU has 32 vector registers (AVX-512, whatever width the kernels use): C2 keeps a 6 × 2 tile
-     * reading six rows of input where they lie without spilling only then; with 16 (AVX2) it spills, and the input
-     * is packed first ({@link PanelsF32}).
+     * Whether the CPU has 32 vector registers (AVX-512, whatever width the kernels use): the row tile of
+     * {@link VectorGemmF32#tileRows} then holds 8 × 2 accumulators; with 16 (AVX2) it holds 6 × 2.
      */
     static final boolean MANY_REGISTERS = FloatVector.SPECIES_PREFERRED.vectorBitSize() >= 512;
 
