@@ -11,8 +11,9 @@ import org.attn4j.api.Activation;
  * The output is cut into blocks of up to {@link #rowBlock} rows by a few of the storage's column blocks (at most
  * {@link #MAX_COLUMNS} columns), spread over the pool. Where the storage's micro-kernel reads its rows packed
  * ({@link WeightStorage#tiles}), the input is packed once, on the pool, before the blocks, which all read it. Each
- * block is the storage's product ({@link WeightStorage#product}; for a gated one, the gate's and the up projection's columns of the same outputs, the latter
- * into a per-thread scratch) followed at once by the epilogue ({@link Epilogues}), while the block is in cache. The
+ * block is the storage's product ({@link WeightStorage#product}; for a gated one, the gate's and the up
+ * projection's columns of the same outputs, the latter into a per-thread scratch) followed at once by the epilogue
+ * ({@link Epilogues}), while the block is in cache. The
  * row-major storages of the JVMs without the Vector API and of F64 take the whole product from EJML first
  * ({@link MatMul#linear}), then the epilogue row by row.
  */
@@ -99,13 +100,12 @@ final class LinearKernel {
                 int c0 = (u % columnUnits) * width;
                 int cols = Math.min(width, out - c0);
                 int at = r0 * out + c0;
-                boolean fromPacked = packed != null && w.tiles(rows);
-                product(w, fromPacked ? packed : x, r0 * in, rows, c0, c0 + cols, y, at, out, fromPacked);
+                float[] blockPacked = packed != null && w.tiles(rows) ? packed : null;
+                product(w, x, blockPacked, r0, rows, c0, c0 + cols, y, at, out);
                 float[] up = null;
                 if (gated) {
                     up = scratch(rows * cols);
-                    product(w, fromPacked ? packed : x, r0 * in, rows, out + c0, out + c0 + cols, up, 0, cols,
-                            fromPacked);
+                    product(w, x, blockPacked, r0, rows, out + c0, out + c0 + cols, up, 0, cols);
                 }
                 Epilogues.f32(act, y, at, out, rows, cols, bias, c0, up, 0, cols, out + c0, residual, at, out);
             }
@@ -120,20 +120,24 @@ final class LinearKernel {
      * pool: row {@code r0} of a block (a multiple of {@link VectorGemmF32#ROWS}) starts its panel at {@code r0·in}.
      */
     private static float[] packRows(float[] x, int n, int in, Parallel parallel) {
-        int panels = (n + VectorGemmF32.ROWS - 1) / VectorGemmF32.ROWS;
+        int panels = VectorGemmF32.rowPanels(n);
         float[] packed = ArrayPool.floats(Math.multiplyExact(panels * VectorGemmF32.ROWS, in), false);
         parallel.forRange(panels, COPY_COST * VectorGemmF32.ROWS * in,
                 (from, to) -> VectorGemmF32.packRows(x, 0, in, n, in, packed, from, to));
         return packed;
     }
 
-    /** A block's product from the input's rows, packed ({@code xOff} into {@link #packRows}'s result) or not. */
-    private static void product(WeightStorage w, float[] x, int xOff, int n, int from, int to, float[] y, int yOff,
-                                int ldy, boolean packed) {
-        if (packed) {
-            w.productOfPacked(x, xOff, n, from, to, y, yOff, ldy);
+    /**
+     * The product of the {@code n} input rows from {@code r0} with rows {@code [from, to)} of {@code W}: from
+     * {@link #packRows}'s result when {@code packed} is not null, else from {@code x} as it lies.
+     */
+    private static void product(WeightStorage w, float[] x, float[] packed, int r0, int n, int from, int to,
+                                float[] y, int yOff, int ldy) {
+        int at = r0 * w.columns;
+        if (packed != null) {
+            w.productOfPacked(packed, at, n, from, to, y, yOff, ldy);
         } else {
-            w.product(x, xOff, w.columns, n, from, to, y, yOff, ldy);
+            w.product(x, at, w.columns, n, from, to, y, yOff, ldy);
         }
     }
 

@@ -212,11 +212,6 @@ abstract class NarrowPanels extends WeightStorage {
         }
     }
 
-    /**
-     * {@inheritDoc} Fewer than {@link #TILE_ROWS} rows take each panel's dot products with every row; up to
-     * {@link #DOT_ROWS_UP_TO} rows, a type with a {@link #dotRows} kernel takes them four rows at a time; more widen
-     * each panel once and run the F32 micro-kernel over it.
-     */
     @Override
     boolean tiles(int n) {
         return SIMD && n >= TILE_ROWS && !dotsRows(n);
@@ -226,6 +221,11 @@ abstract class NarrowPanels extends WeightStorage {
         return SIMD && n >= DOT_ROWS && n < DOT_ROWS_UP_TO && hasDotRows();
     }
 
+    /**
+     * {@inheritDoc} Fewer than {@link #TILE_ROWS} rows take each panel's dot products with every row; up to
+     * {@link #DOT_ROWS_UP_TO} rows, a type with a {@link #dotRows} kernel takes them four rows at a time; more widen
+     * each panel once and run the F32 micro-kernel over it.
+     */
     @Override
     void product(float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff, int ldo) {
         if (tiles(n)) {

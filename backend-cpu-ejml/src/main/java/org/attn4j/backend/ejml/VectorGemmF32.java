@@ -318,6 +318,14 @@ final class VectorGemmF32 {
     }
 
     /**
+     * @param n rows of input
+     * @return the row panels of {@link #packRows} that hold them, each {@code ROWS·k} floats
+     */
+    static int rowPanels(int n) {
+        return (n + ROWS - 1) / ROWS;
+    }
+
+    /**
      * Packs row panels {@code [from, to)} of the {@code n} rows {@code x[xOff + i·ldx + p]} ({@code p < k}) for
      * {@link #tileRows}: {@link #ROWS} rows interleaved, so that one step of the micro-kernel reads its rows' numbers
      * side by side,

@@ -181,10 +181,11 @@ abstract class WeightStorage {
      */
     final void packAndMultiply(float[] x, int xOff, int ldx, int n, int from, int to, float[] out, int outOff,
                                int ldo) {
-        int panels = (n + VectorGemmF32.ROWS - 1) / VectorGemmF32.ROWS;
+        int panels = VectorGemmF32.rowPanels(n);
+        int size = panels * VectorGemmF32.ROWS * columns;
         float[][] holder = PACKED_ROWS.get();
-        if (holder[0].length < panels * VectorGemmF32.ROWS * columns) {
-            holder[0] = new float[panels * VectorGemmF32.ROWS * columns];
+        if (holder[0].length < size) {
+            holder[0] = new float[size];
         }
         VectorGemmF32.packRows(x, xOff, ldx, n, columns, holder[0], 0, panels);
         productOfPacked(holder[0], 0, n, from, to, out, outOff, ldo);
