@@ -9,7 +9,8 @@ import org.attn4j.api.Activation;
  *   y = act(x·W_gᵀ + b_g) ⊙ (x·W_uᵀ + b_u) + residual             gated: W = [W_g; W_u], [2·out, in]
  * </pre>
  * The output is cut into blocks of up to {@link #rowBlock} rows by a few of the storage's column blocks (at most
- * {@link #MAX_COLUMNS} columns), spread over the pool. Where the storage's micro-kernel reads its rows packed
+ * {@link #MAX_COLUMNS} columns; for one input row, a multiple of the blocks its product streams together,
+ * {@link WeightStorage#blocksPerStep}), spread over the pool. Where the storage's micro-kernel reads its rows packed
  * ({@link WeightStorage#tiles}), the input is packed once, on the pool, before the blocks, which all read it. Each
  * block is the storage's product ({@link WeightStorage#product}; for a gated one, the gate's and the up
  * projection's columns of the same outputs, the latter into a per-thread scratch) followed at once by the epilogue
@@ -89,6 +90,10 @@ final class LinearKernel {
         int rowBlocks = (n + rowBlock - 1) / rowBlock;
         int wanted = (UNITS_PER_THREAD * parallel.threads() + rowBlocks - 1) / rowBlocks;
         int perUnit = Math.max(1, Math.min(Math.max(1, MAX_COLUMNS / block), (blocks + wanted - 1) / wanted));
+        int step = w.blocksPerStep();
+        if (n == 1 && perUnit > step) {
+            perUnit -= perUnit % step;
+        }
         int width = perUnit * block;
         int columnUnits = (out + width - 1) / width;
         long work = (long) Math.min(rowBlock, n) * width * in * (gated ? 2 : 1);

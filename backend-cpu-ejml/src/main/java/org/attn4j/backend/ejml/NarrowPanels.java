@@ -23,8 +23,9 @@ import org.attn4j.api.WeightType;
  * three ways, accumulating in F32 every way:
  * <ul>
  *   <li>fewer than {@link #TILE_ROWS} rows (a decoding step): each panel is streamed once per row, widened in
- *       registers ({@code VectorNarrowPanels.dot…}), two panels at a time for the types with a {@link #dot2}
- *       kernel; a product reads the weight's bytes once, at memory speed;</li>
+ *       registers ({@code VectorNarrowPanels.dot…}), three panels at a time for the types with a {@link #dot3}
+ *       kernel, two for those with a {@link #dot2} kernel; a product reads the weight's bytes once, at memory
+ *       speed;</li>
  *   <li>for the types with a {@link #dotRows} kernel (BF16, Q8_0), from {@link #DOT_ROWS} up to
  *       {@link #DOT_ROWS_UP_TO} rows (a step over several sequences): each panel is streamed once per four rows,
  *       widened in registers once for the four ({@code VectorNarrowPanels.dot4…});</li>
@@ -64,6 +65,8 @@ abstract class NarrowPanels extends WeightStorage {
     private static final int WARM_CALLS = 3000;
     private static final long WARM_NANOS = 600_000_000L;
     private static final int WARM_COLUMNS = 64;
+    /** Panels of the warm-up's weight: the one-row product runs {@link #dot3} (or {@link #dot2}) over them. */
+    private static final int WARM_PANELS = 4;
 
     /** The panels: {@code ⌈rows / NR⌉}. */
     final int panels;
@@ -160,6 +163,28 @@ abstract class NarrowPanels extends WeightStorage {
         throw new UnsupportedOperationException("dot2: " + getClass().getSimpleName() + " has no such kernel");
     }
 
+    /** @return whether this type has a {@link #dot3} kernel */
+    boolean hasDot3() {
+        return false;
+    }
+
+    /**
+     * {@link #dot} over panels {@code q} to {@code q + 2} at once, each output's sum in {@link #dot}'s order, so each
+     * gets the same bits: three streams of weights per core draw more of the memory's bandwidth than two or one (one
+     * row of a 5632 × 2048 weight, from memory, on an Intel Xeon with 2 threads: Q8_0 about 13 against 15 numbers/ns,
+     * BF16 8 against 11). Not four: a four-panel kernel runs boxed when C2 compiles it without speculation. Only
+     * types whose {@link #hasDot3} is true implement it.
+     *
+     * @param q the first panel
+     * @param x the input row, not modified
+     * @param xAt where it starts
+     * @param y receives panel {@code q + t}'s {@code NR} sums at {@code yAt + t·NR}, {@code t < 3}
+     * @param yAt where they go
+     */
+    void dot3(int q, float[] x, int xAt, float[] y, int yAt) {
+        throw new UnsupportedOperationException("dot3: " + getClass().getSimpleName() + " has no such kernel");
+    }
+
     /** @return whether this type's {@link #dotRows} reads a panel once for {@link #DOT_ROWS} rows */
     boolean hasDotRows() {
         return false;
@@ -192,6 +217,12 @@ abstract class NarrowPanels extends WeightStorage {
     @Override
     int columnBlock() {
         return NR;
+    }
+
+    /** @return the panels a one-row product streams together: 3 with a {@link #dot3} kernel, 2 with a {@link #dot2} */
+    @Override
+    int blocksPerStep() {
+        return !SIMD ? 1 : hasDot3() ? 3 : hasDot2() ? 2 : 1;
     }
 
     @Override
@@ -242,7 +273,15 @@ abstract class NarrowPanels extends WeightStorage {
             if (!SIMD) {
                 unpack(q, panel);
             }
-            if (SIMD && !rows && whole && (q + 2) * NR <= to && hasDot2()) {
+            int wholes = whole ? (to - j0) / NR : 0;
+            if (SIMD && !rows && wholes >= 3 && hasDot3() && (wholes != 4 || !hasDot2())) {
+                for (int i = 0; i < n; i++) {
+                    dot3(q, x, xOff + i * ldx, out, outOff + i * ldo + (j0 - from));
+                }
+                q += 2;
+                continue;
+            }
+            if (SIMD && !rows && wholes >= 2 && hasDot2()) {
                 for (int i = 0; i < n; i++) {
                     dot2(q, x, xOff + i * ldx, out, outOff + i * ldo + (j0 - from));
                 }
@@ -322,9 +361,9 @@ abstract class NarrowPanels extends WeightStorage {
 
     /**
      * Compiles a type's kernels before the first real call, as {@link Warmup} does the others': the first weight of
-     * a type bound in this JVM starts a daemon thread that calls both of its products (one input row, the decoding
-     * kernel; {@link #TILE_ROWS} rows, the few-rows kernel where the type has one; {@link #DOT_ROWS_UP_TO} rows,
-     * the widening and the SGEMM tile) on a small panel until C2 has had the calls
+     * a type bound in this JVM starts a daemon thread that calls both of its products (one input row over
+     * {@value #WARM_PANELS} panels, the decoding kernels; {@link #TILE_ROWS} rows, the few-rows kernel where the type
+     * has one; {@link #DOT_ROWS_UP_TO} rows, the widening and the SGEMM tile, over one panel) until C2 has had the calls
      * and loop counts it compiles at, at most {@value #WARM_CALLS} times each or {@code 0.6 s} of that thread's
      * CPU time, while the model goes on loading. Nothing when the SIMD kernels are off, or under
      * {@code -D}{@value Warmup#PROPERTY}{@code =false}.
@@ -362,8 +401,8 @@ abstract class NarrowPanels extends WeightStorage {
      */
     static int warm(WeightType type, int calls, long nanos) {
         int columns = Math.max(WARM_COLUMNS, type.blockSize());
-        Shape shape = Shape.of(NR, columns);
-        float[] values = new float[NR * columns];
+        Shape shape = Shape.of(WARM_PANELS * NR, columns);
+        float[] values = new float[WARM_PANELS * NR * columns];
         for (int i = 0; i < values.length; i++) {
             values[i] = (float) Math.sin(i * 0.7);
         }
@@ -375,7 +414,7 @@ abstract class NarrowPanels extends WeightStorage {
         long start = cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime();
         int call = 0;
         while (call < calls && (cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - start < nanos) {
-            w.product(x, 0, columns, 1, 0, NR, y, 0, NR);
+            w.product(x, 0, columns, 1, 0, WARM_PANELS * NR, y, 0, WARM_PANELS * NR);
             w.product(x, 0, columns, TILE_ROWS, 0, NR, y, 0, NR);
             w.product(x, 0, columns, DOT_ROWS_UP_TO, 0, NR, y, 0, NR);
             call++;

@@ -59,6 +59,26 @@ final class PanelsBF16 extends NarrowPanels {
     }
 
     @Override
+    boolean hasDot3() {
+        return true;
+    }
+
+    @Override
+    void dot3(int q, float[] x, int xAt, float[] y, int yAt) {
+        int even = columns & ~1;
+        if (even == 0) {
+            java.util.Arrays.fill(y, yAt, yAt + 3 * NR, 0f);
+        } else {
+            VectorNarrowPanels.dot3Bf16(even, w, q * columns * NR, columns * NR, x, xAt, y, yAt);
+        }
+        if (even != columns) {
+            for (int j = 0; j < 3; j++) {
+                addLastColumn(q + j, x, xAt, y, yAt + j * NR);
+            }
+        }
+    }
+
+    @Override
     boolean hasDotRows() {
         return true;
     }

@@ -71,6 +71,17 @@ final class PanelsQ8_0 extends NarrowPanels {
     }
 
     @Override
+    boolean hasDot3() {
+        return true;
+    }
+
+    @Override
+    void dot3(int panel, float[] x, int xAt, float[] y, int yAt) {
+        VectorNarrowPanels.dot3Q8(columns, q, panel * columns * NR, columns * NR, d, panel * (columns / 32) * NR,
+                x, xAt, y, yAt);
+    }
+
+    @Override
     boolean hasDot2() {
         return true;
     }

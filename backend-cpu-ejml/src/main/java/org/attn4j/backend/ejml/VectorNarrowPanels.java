@@ -144,6 +144,115 @@ final class VectorNarrowPanels {
     }
 
     /**
+     * {@link #dotBf16} over three panels at once, each {@code stride} numbers after the previous, into {@code 3·NR}
+     * sums: each output's chain as {@link #dotBf16} sums it, so each gets the same bits. A core streaming three panels
+     * at a time draws more of the memory's bandwidth than one streaming a single panel.
+     *
+     * @param k the columns, at least 1
+     * @param w the panels; panel {@code t < 3} starts at {@code at + t·stride}
+     * @param at where the first panel starts
+     * @param stride the numbers per panel
+     * @param x the input row, not modified
+     * @param xAt where the row starts
+     * @param y receives panel {@code t}'s {@code NR} sums at {@code yAt + t·NR}
+     * @param yAt where they go
+     */
+    static void dot3Bf16(int k, short[] w, int at, int stride, float[] x, int xAt, float[] y, int yAt) {
+        FloatVector zero = FloatVector.zero(F);
+        FloatVector a00 = zero;
+        FloatVector a01 = zero;
+        FloatVector a10 = zero;
+        FloatVector a11 = zero;
+        FloatVector a20 = zero;
+        FloatVector a21 = zero;
+        int last = k - 1;
+        for (int p = 0; p < k; p++) {
+            int i = at + p * NR;
+            FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
+            a00 = ((IntVector) ShortVector.fromArray(S, w, i + 0 * stride).convertShape(VectorOperators.S2I, I, 0))
+                    .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(xa, a00);
+            a01 = ((IntVector) ShortVector.fromArray(S, w, i + 0 * stride + LANES)
+                    .convertShape(VectorOperators.S2I, I, 0)).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()
+                    .fma(xa, a01);
+            a10 = ((IntVector) ShortVector.fromArray(S, w, i + 1 * stride).convertShape(VectorOperators.S2I, I, 0))
+                    .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(xa, a10);
+            a11 = ((IntVector) ShortVector.fromArray(S, w, i + 1 * stride + LANES)
+                    .convertShape(VectorOperators.S2I, I, 0)).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()
+                    .fma(xa, a11);
+            a20 = ((IntVector) ShortVector.fromArray(S, w, i + 2 * stride).convertShape(VectorOperators.S2I, I, 0))
+                    .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(xa, a20);
+            a21 = ((IntVector) ShortVector.fromArray(S, w, i + 2 * stride + LANES)
+                    .convertShape(VectorOperators.S2I, I, 0)).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()
+                    .fma(xa, a21);
+            if (p == last) {
+                a00.intoArray(y, yAt + 0 * NR);
+                a01.intoArray(y, yAt + 0 * NR + LANES);
+                a10.intoArray(y, yAt + 1 * NR);
+                a11.intoArray(y, yAt + 1 * NR + LANES);
+                a20.intoArray(y, yAt + 2 * NR);
+                a21.intoArray(y, yAt + 2 * NR + LANES);
+            }
+        }
+    }
+
+    /**
+     * {@link #dot2Q8} over three panels at once, each {@code stride} bytes and {@code k / 32 · NR} scales after the
+     * previous, into {@code 3·NR} sums: each output's chain as {@link #dotQ8} sums it, so each gets the same bits. Three
+     * streams of weights per core draw more of the memory's bandwidth than two.
+     *
+     * @param k the columns, a multiple of 32
+     * @param q the panels' numbers; panel {@code t < 3} starts at {@code at + t·stride}
+     * @param at where the first panel starts
+     * @param stride the bytes per panel
+     * @param d the panels' scales
+     * @param dAt where the first panel's scales start
+     * @param x the input row, not modified
+     * @param xAt where the row starts
+     * @param y receives panel {@code t}'s {@code NR} sums at {@code yAt + t·NR}
+     * @param yAt where they go
+     */
+    static void dot3Q8(int k, byte[] q, int at, int stride, float[] d, int dAt, float[] x, int xAt, float[] y,
+                       int yAt) {
+        FloatVector zero = FloatVector.zero(F);
+        FloatVector a00 = zero;
+        FloatVector a01 = zero;
+        FloatVector a10 = zero;
+        FloatVector a11 = zero;
+        FloatVector a20 = zero;
+        FloatVector a21 = zero;
+        int dStride = k / 32 * NR;
+        int last = k - 1;
+        for (int p = 0; p < k; p++) {
+            int i = at + p * NR;
+            int s = dAt + (p / 32) * NR;
+            FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
+            a00 = ((FloatVector) ByteVector.fromArray(B, q, i + 0 * stride).convertShape(VectorOperators.B2F, F, 0))
+                    .mul(FloatVector.fromArray(F, d, s + 0 * dStride)).fma(xa, a00);
+            a01 = ((FloatVector) ByteVector.fromArray(B, q, i + 0 * stride + LANES)
+                    .convertShape(VectorOperators.B2F, F, 0)).mul(FloatVector.fromArray(F, d, s + 0 * dStride + LANES))
+                    .fma(xa, a01);
+            a10 = ((FloatVector) ByteVector.fromArray(B, q, i + 1 * stride).convertShape(VectorOperators.B2F, F, 0))
+                    .mul(FloatVector.fromArray(F, d, s + 1 * dStride)).fma(xa, a10);
+            a11 = ((FloatVector) ByteVector.fromArray(B, q, i + 1 * stride + LANES)
+                    .convertShape(VectorOperators.B2F, F, 0)).mul(FloatVector.fromArray(F, d, s + 1 * dStride + LANES))
+                    .fma(xa, a11);
+            a20 = ((FloatVector) ByteVector.fromArray(B, q, i + 2 * stride).convertShape(VectorOperators.B2F, F, 0))
+                    .mul(FloatVector.fromArray(F, d, s + 2 * dStride)).fma(xa, a20);
+            a21 = ((FloatVector) ByteVector.fromArray(B, q, i + 2 * stride + LANES)
+                    .convertShape(VectorOperators.B2F, F, 0)).mul(FloatVector.fromArray(F, d, s + 2 * dStride + LANES))
+                    .fma(xa, a21);
+            if (p == last) {
+                a00.intoArray(y, yAt + 0 * NR);
+                a01.intoArray(y, yAt + 0 * NR + LANES);
+                a10.intoArray(y, yAt + 1 * NR);
+                a11.intoArray(y, yAt + 1 * NR + LANES);
+                a20.intoArray(y, yAt + 2 * NR);
+                a21.intoArray(y, yAt + 2 * NR + LANES);
+            }
+        }
+    }
+
+    /**
      * Widens a BF16 panel: {@code dst[p·NR + j] = W[j][p]} for {@code p < k}.
      *
      * @param k the columns

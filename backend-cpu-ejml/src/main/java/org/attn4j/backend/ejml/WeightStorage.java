@@ -128,6 +128,14 @@ abstract class WeightStorage {
     }
 
     /**
+     * @return how many {@link #columnBlock}s a one-row product takes together at most: {@link LinearKernel} gives
+     *     each block a multiple of it where it can
+     */
+    int blocksPerStep() {
+        return 1;
+    }
+
+    /**
      * The product of rows of an F32 input with rows {@code [from, to)} of {@code W}:
      * <pre>
      *   out[outOff + i·ldo + (j - from)] = Σ_p x[xOff + i·ldx + p] · W[j][p]      i &lt; n, from ≤ j &lt; to, p &lt; columns

@@ -13,8 +13,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The kernels of the weights narrower than F32 ({@link VectorNarrowPanels}) compile to vector instructions without
  * class speculation, as {@link IntrinsificationTest} holds every other kernel: the build runs both in JVMs started
  * with {@code -XX:PerMethodTrapLimit=0}, on the CPU's widest vectors and on 256-bit ones. A product of one row over
- * two whole panels and a part of a third runs the decoding kernels ({@code dot2…} where the type has one, and
- * {@code dot…}), one of {@link NarrowPanels#TILE_ROWS} rows widens the panel ({@code unpack…})
+ * six whole panels and a part of a seventh runs the decoding kernels ({@code dot4Panels…} and {@code dot2…} where the
+ * type has them, and {@code dot…}), one of {@link NarrowPanels#TILE_ROWS} rows widens the panel ({@code unpack…})
  * and runs the SGEMM tile over it. Never a timing.
  */
 class NarrowPanelsIntrinsificationTest {
@@ -28,7 +28,7 @@ class NarrowPanelsIntrinsificationTest {
     @EnumSource(value = WeightType.class, mode = EnumSource.Mode.EXCLUDE, names = {"F32", "F64", "I8"})
     void bothProductsRunOnVectors(WeightType type) {
         Random random = new Random(type.ordinal());
-        int rows = 2 * NarrowPanels.NR + 5;
+        int rows = 6 * NarrowPanels.NR + 5;
         int columns = type.blockSize() == 256 ? 256 : 64;
         float[] w = new float[rows * columns];
         for (int i = 0; i < w.length; i++) {
