@@ -274,7 +274,7 @@ abstract class NarrowPanels extends WeightStorage {
                 unpack(q, panel);
             }
             int wholes = whole ? (to - j0) / NR : 0;
-            if (SIMD && !rows && wholes >= 3 && hasDot3() && (wholes != 4 || !hasDot2())) {
+            if (SIMD && !rows && wholes >= 3 && hasDot3()) {
                 for (int i = 0; i < n; i++) {
                     dot3(q, x, xOff + i * ldx, out, outOff + i * ldo + (j0 - from));
                 }

@@ -82,17 +82,6 @@ final class PanelsQ8_0 extends NarrowPanels {
     }
 
     @Override
-    boolean hasDot2() {
-        return true;
-    }
-
-    @Override
-    void dot2(int panel, float[] x, int xAt, float[] y, int yAt) {
-        VectorNarrowPanels.dot2Q8(columns, q, panel * columns * NR, columns * NR, d, panel * (columns / 32) * NR, x,
-                xAt, y, yAt);
-    }
-
-    @Override
     void unpack(int panel, float[] dst) {
         int at = panel * columns * NR;
         int dAt = panel * (columns / 32) * NR;

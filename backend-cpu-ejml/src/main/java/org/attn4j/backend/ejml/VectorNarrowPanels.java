@@ -196,9 +196,9 @@ final class VectorNarrowPanels {
     }
 
     /**
-     * {@link #dot2Q8} over three panels at once, each {@code stride} bytes and {@code k / 32 · NR} scales after the
-     * previous, into {@code 3·NR} sums: each output's chain as {@link #dotQ8} sums it, so each gets the same bits. Three
-     * streams of weights per core draw more of the memory's bandwidth than two.
+     * {@link #dotQ8} for three panels at once, each {@code stride} bytes and {@code k / 32 · NR} scales after the
+     * previous, into {@code 3·NR} sums: each output's chain as {@link #dotQ8} sums it, so each gets the same bits.
+     * Three streams of weights per core draw more of the memory's bandwidth than one.
      *
      * @param k the columns, a multiple of 32
      * @param q the panels' numbers; panel {@code t < 3} starts at {@code at + t·stride}
@@ -364,54 +364,6 @@ final class VectorNarrowPanels {
             if (p == last) {
                 a0.intoArray(y, yAt);
                 a1.intoArray(y, yAt + LANES);
-            }
-        }
-    }
-
-    /**
-     * {@link #dotQ8} for two panels at once, the second's numbers {@code stride} bytes after the first's and its
-     * scales {@code k / 32 · NR} after the first's, into {@code 2·NR} sums: each output's chain as {@link #dotQ8}
-     * sums it, so each gets the same bits. A core streaming two panels at a time draws more of the memory's bandwidth
-     * than one streaming a single panel (on an Intel Xeon, one core's 7.8 against 10.4 GB/s).
-     *
-     * @param k the columns, a multiple of 32
-     * @param q the panels' numbers; the first panel starts at {@code at}, the second at {@code at + stride}
-     * @param at where the first panel starts
-     * @param stride the bytes per panel
-     * @param d the panels' scales
-     * @param dAt where the first panel's scales start
-     * @param x the input row, not modified
-     * @param xAt where the row starts
-     * @param y receives the first panel's {@code NR} sums at {@code yAt}, the second's after them
-     * @param yAt where they go
-     */
-    static void dot2Q8(int k, byte[] q, int at, int stride, float[] d, int dAt, float[] x, int xAt, float[] y,
-                       int yAt) {
-        FloatVector zero = FloatVector.zero(F);
-        FloatVector a0 = zero;
-        FloatVector a1 = zero;
-        FloatVector b0 = zero;
-        FloatVector b1 = zero;
-        int dStride = k / 32 * NR;
-        int last = k - 1;
-        for (int p = 0; p < k; p++) {
-            int i = at + p * NR;
-            int s = dAt + (p / 32) * NR;
-            FloatVector xa = FloatVector.broadcast(F, x[xAt + p]);
-            a0 = ((FloatVector) ByteVector.fromArray(B, q, i).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, d, s)).fma(xa, a0);
-            a1 = ((FloatVector) ByteVector.fromArray(B, q, i + LANES).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, d, s + LANES)).fma(xa, a1);
-            b0 = ((FloatVector) ByteVector.fromArray(B, q, i + stride).convertShape(VectorOperators.B2F, F, 0))
-                    .mul(FloatVector.fromArray(F, d, s + dStride)).fma(xa, b0);
-            b1 = ((FloatVector) ByteVector.fromArray(B, q, i + stride + LANES)
-                    .convertShape(VectorOperators.B2F, F, 0)).mul(FloatVector.fromArray(F, d, s + dStride + LANES))
-                    .fma(xa, b1);
-            if (p == last) {
-                a0.intoArray(y, yAt);
-                a1.intoArray(y, yAt + LANES);
-                b0.intoArray(y, yAt + NR);
-                b1.intoArray(y, yAt + NR + LANES);
             }
         }
     }
@@ -600,8 +552,8 @@ final class VectorNarrowPanels {
     }
 
     /**
-     * {@link #dotNibbles} for two panels at once, as {@link #dot2Q8}: the second panel's nibbles {@code stride}
-     * bytes after the first's, its scales and offsets {@code k / g · NR} after the first's.
+     * {@link #dotNibbles} for two panels at once, as {@link #dot3Q8} for three: the second panel's nibbles
+     * {@code stride} bytes after the first's, its scales and offsets {@code k / g · NR} after the first's.
      *
      * @param k the columns, a multiple of {@code g}
      * @param g the columns per group
@@ -725,8 +677,8 @@ final class VectorNarrowPanels {
     }
 
     /**
-     * {@link #dotScaledLevels} for two panels at once, as {@link #dot2Q8}: the second panel's levels {@code stride}
-     * bytes after the first's, its scales {@code k / g · NR} after the first's.
+     * {@link #dotScaledLevels} for two panels at once, as {@link #dot3Q8} for three: the second panel's levels
+     * {@code stride} bytes after the first's, its scales {@code k / g · NR} after the first's.
      *
      * @param k the columns, a multiple of {@code g}
      * @param g the columns per group
@@ -845,8 +797,8 @@ final class VectorNarrowPanels {
     }
 
     /**
-     * {@link #dotLevels} for two panels at once, as {@link #dot2Q8}: the second panel's levels {@code stride} bytes
-     * after the first's, its scales and offsets {@code k / g · NR} after the first's.
+     * {@link #dotLevels} for two panels at once, as {@link #dot3Q8} for three: the second panel's levels {@code stride}
+     * bytes after the first's, its scales and offsets {@code k / g · NR} after the first's.
      *
      * @param k the columns, a multiple of {@code g}
      * @param g the columns per group
