@@ -24,11 +24,12 @@ final class PanelsBF16 extends NarrowPanels {
     static PanelsBF16 of(ByteBuffer bytes, int rows, int columns, Parallel parallel) {
         PanelsBF16 p = new PanelsBF16(rows, columns);
         byPanels(parallel, rows, columns, NR, (from, to) -> {
+            byte[] row = new byte[2 * columns];
             for (int r = from; r < to; r++) {
+                rowBytes(bytes, r, row);
                 int at = (r / NR) * columns * NR + r % NR;
-                int src = 2 * r * columns;
                 for (int c = 0; c < columns; c++) {
-                    p.w[at + c * NR] = bytes.getShort(src + 2 * c);
+                    p.w[at + c * NR] = shortAt(row, 2 * c);
                 }
             }
         });

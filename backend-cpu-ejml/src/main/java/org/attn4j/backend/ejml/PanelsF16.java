@@ -29,11 +29,12 @@ final class PanelsF16 extends NarrowPanels {
         java.util.concurrent.atomic.AtomicBoolean special = new java.util.concurrent.atomic.AtomicBoolean();
         byPanels(parallel, rows, columns, NR, (from, to) -> {
             boolean found = false;
+            byte[] row = new byte[2 * columns];
             for (int r = from; r < to; r++) {
+                rowBytes(bytes, r, row);
                 int at = (r / NR) * columns * NR + r % NR;
-                int src = 2 * r * columns;
                 for (int c = 0; c < columns; c++) {
-                    short h = bytes.getShort(src + 2 * c);
+                    short h = shortAt(row, 2 * c);
                     found |= (h & 0x7c00) == 0x7c00;
                     p.w[at + c * NR] = h;
                 }

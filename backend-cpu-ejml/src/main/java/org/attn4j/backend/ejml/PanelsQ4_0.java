@@ -33,16 +33,18 @@ final class PanelsQ4_0 extends NarrowPanels {
         PanelsQ4_0 p = new PanelsQ4_0(rows, columns);
         int blocks = columns / 32;
         byPanels(parallel, rows, columns, NR, (from, to) -> {
+            byte[] row = new byte[blocks * 18];
             for (int r = from; r < to; r++) {
+                rowBytes(bytes, r, row);
                 int panel = r / NR;
                 int j = r % NR;
                 int at = panel * columns * HALF + j % HALF;
                 int shift = j < HALF ? 0 : 4;
                 for (int b = 0; b < blocks; b++) {
-                    int src = (r * blocks + b) * 18;
-                    p.d[(panel * blocks + b) * NR + j] = PanelsF16.widen(bytes.getShort(src));
+                    int src = b * 18;
+                    p.d[(panel * blocks + b) * NR + j] = PanelsF16.widen(shortAt(row, src));
                     for (int i = 0; i < 16; i++) {
-                        int n = bytes.get(src + 2 + i) & 0xff;
+                        int n = row[src + 2 + i] & 0xff;
                         p.q[at + (b * 32 + i) * HALF] |= (byte) (((n & 0xf) ^ 8) << shift);
                         p.q[at + (b * 32 + 16 + i) * HALF] |= (byte) (((n >>> 4) ^ 8) << shift);
                     }

@@ -29,15 +29,17 @@ final class PanelsQ8_0 extends NarrowPanels {
         PanelsQ8_0 p = new PanelsQ8_0(rows, columns);
         int blocks = columns / 32;
         byPanels(parallel, rows, columns, NR, (from, to) -> {
+            byte[] row = new byte[blocks * 34];
             for (int r = from; r < to; r++) {
+                rowBytes(bytes, r, row);
                 int panel = r / NR;
                 int j = r % NR;
                 int at = panel * columns * NR + j;
                 for (int b = 0; b < blocks; b++) {
-                    int src = (r * blocks + b) * 34;
-                    p.d[(panel * blocks + b) * NR + j] = PanelsF16.widen(bytes.getShort(src));
+                    int src = b * 34;
+                    p.d[(panel * blocks + b) * NR + j] = PanelsF16.widen(shortAt(row, src));
                     for (int i = 0; i < 32; i++) {
-                        p.q[at + (b * 32 + i) * NR] = bytes.get(src + 2 + i);
+                        p.q[at + (b * 32 + i) * NR] = row[src + 2 + i];
                     }
                 }
             }

@@ -108,6 +108,26 @@ abstract class WeightStorage {
                 (from, to) -> body.build(from * nr, Math.min(rows, to * nr)));
     }
 
+    /**
+     * Copies row {@code r} of a weight's bytes into {@code row}, in one bulk read: building panels from an array
+     * rather than from the buffer, whose per-element reads are calls on either of two classes (a heap buffer for a
+     * tensor assembled in memory, a direct one for a mapped file) and cost several times as much.
+     *
+     * @param bytes the weight's bytes, row-major, from position 0
+     * @param r the row
+     * @param row receives the row's {@code row.length} bytes
+     * @return {@code row}
+     */
+    static byte[] rowBytes(ByteBuffer bytes, int r, byte[] row) {
+        bytes.get(Math.toIntExact((long) r * row.length), row, 0, row.length);
+        return row;
+    }
+
+    /** @return the little-endian 16 bits at {@code at} of {@code a} */
+    static short shortAt(byte[] a, int at) {
+        return (short) ((a[at] & 0xff) | a[at + 1] << 8);
+    }
+
     /** @return whether products read and write {@code double[]} (an F64 weight) rather than {@code float[]} */
     boolean f64() {
         return false;

@@ -104,6 +104,30 @@ class NarrowPanelsTest {
     }
 
     @Test
+    void aWeightBoundFromDirectMemoryHoldsTheNumbersItsBytesHold() {
+        Random random = new Random(5);
+        WeightType[] types = Arrays.copyOf(TYPES, TYPES.length + 1);
+        types[TYPES.length] = WeightType.F32;
+        for (WeightType type : types) {
+            int rows = 2 * NarrowPanels.NR + 5;
+            int columns = 512;
+            Shape shape = Shape.of(rows, columns);
+            ByteBuffer heap = type.encode(values(random, rows, columns), shape);
+            ByteBuffer direct = ByteBuffer.allocateDirect(heap.remaining()).put(heap.duplicate()).flip();
+            float[] expected = type.decode(heap.duplicate(), shape);
+            float[] fromHeap = WeightStorage.bind(heap, type, shape, POOL).values();
+            float[] fromDirect = WeightStorage.bind(direct, type, shape, POOL).values();
+            for (int i = 0; i < expected.length; i++) {
+                if (Float.floatToIntBits(expected[i]) != Float.floatToIntBits(fromHeap[i])
+                        || Float.floatToIntBits(expected[i]) != Float.floatToIntBits(fromDirect[i])) {
+                    fail(type + " " + shape + ": index " + i + " holds " + expected[i] + ", bound from the heap "
+                            + fromHeap[i] + ", from direct memory " + fromDirect[i]);
+                }
+            }
+        }
+    }
+
+    @Test
     void productsAgreeWithADoubleLoopForEveryRowCountAndColumnRange() {
         Random random = new Random(2);
         int nr = NarrowPanels.NR;
