@@ -116,11 +116,9 @@ abstract class WeightStorage {
      * @param bytes the weight's bytes, row-major, from position 0
      * @param r the row
      * @param row receives the row's {@code row.length} bytes
-     * @return {@code row}
      */
-    static byte[] rowBytes(ByteBuffer bytes, int r, byte[] row) {
+    static void rowBytes(ByteBuffer bytes, int r, byte[] row) {
         bytes.get(Math.toIntExact((long) r * row.length), row, 0, row.length);
-        return row;
     }
 
     /** @return the little-endian 16 bits at {@code at} of {@code a} */

@@ -23,6 +23,14 @@ class NarrowPanelsTest {
     private static final WeightType[] TYPES = {WeightType.BF16, WeightType.F16, WeightType.Q8_0, WeightType.Q4_0,
         WeightType.Q4_1, WeightType.Q5_0, WeightType.Q5_1, WeightType.Q2_K, WeightType.Q3_K, WeightType.Q4_K,
         WeightType.Q5_K, WeightType.Q6_K, WeightType.IQ4_NL, WeightType.IQ4_XS};
+    /** {@link #TYPES} and F32, for the tests of {@code WeightStorage.bind}, which holds F32 in panels of its own. */
+    private static final WeightType[] TYPES_AND_F32 = typesAndF32();
+
+    private static WeightType[] typesAndF32() {
+        WeightType[] types = Arrays.copyOf(TYPES, TYPES.length + 1);
+        types[TYPES.length] = WeightType.F32;
+        return types;
+    }
 
     /** @return {@code c} columns, or for the types of 256-number super-blocks a multiple of 256 that grows with it */
     private static int columns(WeightType type, int c) {
@@ -85,9 +93,7 @@ class NarrowPanelsTest {
     void aWeightBuiltInPiecesOnSeveralThreadsHoldsTheSameNumbersAsOneBuiltOnOne() {
         Random random = new Random(3);
         Parallel one = new Parallel(1);
-        WeightType[] types = Arrays.copyOf(TYPES, TYPES.length + 1);
-        types[TYPES.length] = WeightType.F32;
-        for (WeightType type : types) {
+        for (WeightType type : TYPES_AND_F32) {
             int rows = 6 * NarrowPanels.NR + 3;
             int columns = 1024;
             Shape shape = Shape.of(rows, columns);
@@ -106,9 +112,7 @@ class NarrowPanelsTest {
     @Test
     void aWeightBoundFromDirectMemoryHoldsTheNumbersItsBytesHold() {
         Random random = new Random(5);
-        WeightType[] types = Arrays.copyOf(TYPES, TYPES.length + 1);
-        types[TYPES.length] = WeightType.F32;
-        for (WeightType type : types) {
+        for (WeightType type : TYPES_AND_F32) {
             int rows = 2 * NarrowPanels.NR + 5;
             int columns = 512;
             Shape shape = Shape.of(rows, columns);
@@ -305,7 +309,7 @@ class NarrowPanelsTest {
     }
 
     /**
-     * A one-row product streams four panels at once, or two, or one, by how many whole panels its range holds: an
+     * A one-row product streams three panels at once, or two, or one, by how many whole panels its range holds: an
      * output is the same bits whichever kernel took its panel, odd inner sizes (BF16, F16) included.
      */
     @Test
