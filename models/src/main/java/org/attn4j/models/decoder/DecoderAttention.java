@@ -9,13 +9,14 @@ import org.attn4j.api.Epilogue;
 import org.attn4j.api.Ops;
 import org.attn4j.api.RotaryEmbedding;
 import org.attn4j.api.Tensor;
+import org.attn4j.api.WeightType;
 import org.attn4j.models.layers.Linear;
 import org.attn4j.models.layers.Norm;
 
 /**
  * The self-attention of one decoder block against its layer of the cache, for every family:
  * <pre>
- *   q, k, v = the projections of x (separate, or one fused projection split into [H·d, H_kv·d, H_kv·d])
+ *   q, k, v = the projections of x (one fused projection split into [H·d, H_kv·d, H_kv·d], or separate)
  *   q, k    = rmsNorm per head (Qwen3; Gemma 3's 1 + w), then rotary embeddings at each token's position (not GPT-2)
  *   a       = softmax(cap(q·kᵀ·scale) + causal, window and padding masks over the cache)·v
  *   out     = o(a)
@@ -56,19 +57,34 @@ final class DecoderAttention {
     }
 
     /**
-     * @param q the query projection
-     * @param k the key projection
-     * @param v the value projection
+     * The attention of a block whose projections are the modules {@code q_proj}, {@code k_proj} and {@code v_proj}
+     * under {@code prefix}: fused into one product where the three are held in one storage type, so that a step reads
+     * its input once and hands the pool one product, else three. Either way each output is the same number: a row's
+     * sum does not depend on the rows computed beside it.
+     *
+     * @param w the state_dict
+     * @param prefix the attention module, for example {@code model.layers.3.self_attn.}
+     * @param bias whether the three have biases
      * @param qNorm the per-head query norm, or null for none
      * @param kNorm the per-head key norm, or null for none
      * @param o the output projection
-     * @param c the config (heads, scale, soft-cap, window)
+     * @param c the config (sizes, heads, scale, soft-cap, window)
      * @param layer the layer
-     * @return the attention with separate projections
+     * @return the attention
      */
-    static DecoderAttention separate(Linear q, Linear k, Linear v, Norm qNorm, Norm kNorm, Linear o,
-                                  DecoderConfig c, int layer) {
-        return new DecoderAttention(q, k, v, null, qNorm, kNorm, o, c, layer);
+    static DecoderAttention of(Weights w, String prefix, boolean bias, Norm qNorm, Norm kNorm, Linear o,
+                               DecoderConfig c, int layer) {
+        String[] names = {prefix + "q_proj", prefix + "k_proj", prefix + "v_proj"};
+        int kv = c.kvHeads() * c.headDim();
+        int[] rows = {c.heads() * c.headDim(), kv, kv};
+        WeightType shared = w.sharedType(names, rows, c.hidden());
+        if (shared != null) {
+            return new DecoderAttention(null, null, null, w.stacked(names, rows, c.hidden(), bias, shared), qNorm,
+                    kNorm, o, c, layer);
+        }
+        return new DecoderAttention(w.projection(names[0], rows[0], c.hidden(), bias),
+                w.projection(names[1], rows[1], c.hidden(), bias), w.projection(names[2], rows[2], c.hidden(), bias),
+                null, qNorm, kNorm, o, c, layer);
     }
 
     /**

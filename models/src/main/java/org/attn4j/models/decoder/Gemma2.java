@@ -136,16 +136,13 @@ final class Gemma2 {
     static DecoderStack bind(DecoderConfig c, Weights w, boolean perHeadNorms) {
         int e = c.hidden();
         int q = c.heads() * c.headDim();
-        int kv = c.kvHeads() * c.headDim();
         int inner = c.intermediate();
         double eps = c.eps();
         Embedding embed = w.table("model.embed_tokens.weight", c.vocabSize(), e);
         DecoderStack.Block[] blocks = new DecoderStack.Block[c.layers()];
         for (int l = 0; l < blocks.length; l++) {
             String p = "model.layers." + l + ".";
-            DecoderAttention attention = DecoderAttention.separate(w.projection(p + "self_attn.q_proj", q, e, c.qkvBias()),
-                    w.projection(p + "self_attn.k_proj", kv, e, c.qkvBias()),
-                    w.projection(p + "self_attn.v_proj", kv, e, c.qkvBias()),
+            DecoderAttention attention = DecoderAttention.of(w, p + "self_attn.", c.qkvBias(),
                     perHeadNorms ? w.rms(p + "self_attn.q_norm.weight", c.headDim(), eps, true) : null,
                     perHeadNorms ? w.rms(p + "self_attn.k_norm.weight", c.headDim(), eps, true) : null,
                     w.projection(p + "self_attn.o_proj", e, q, c.outputBias()), c, l);

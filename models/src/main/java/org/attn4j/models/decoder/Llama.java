@@ -91,9 +91,7 @@ final class Llama {
                         w.projection(p + "mlp.down_proj", e, inner, false), c.activation());
             } else {
                 boolean qk = type == DecoderConfig.Type.QWEN3;
-                attention = DecoderAttention.separate(w.projection(p + "self_attn.q_proj", q, e, c.qkvBias()),
-                        w.projection(p + "self_attn.k_proj", kv, e, c.qkvBias()),
-                        w.projection(p + "self_attn.v_proj", kv, e, c.qkvBias()),
+                attention = DecoderAttention.of(w, p + "self_attn.", c.qkvBias(),
                         qk ? w.rms(p + "self_attn.q_norm.weight", c.headDim(), eps, false) : null,
                         qk ? w.rms(p + "self_attn.k_norm.weight", c.headDim(), eps, false) : null,
                         w.projection(p + "self_attn.o_proj", e, q, c.outputBias()), c, l);

@@ -1,6 +1,7 @@
 package org.attn4j.models.decoder;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -157,15 +158,16 @@ final class Weights {
     }
 
     private Weight bind(String name, HostTensor h) {
-        return bind(name, h, 1);
+        return bind(name, h, 1, null);
     }
 
     /**
      * @param tensors how many of the checkpoint's tensors {@code h} holds (two for a stacked gate and up)
+     * @param chosen its storage type, or null for the one {@link #typeOf} chooses
      */
-    private Weight bind(String name, HostTensor h, int tensors) {
+    private Weight bind(String name, HostTensor h, int tensors, WeightType chosen) {
         try {
-            WeightType type = typeOf(name, h);
+            WeightType type = chosen != null ? chosen : typeOf(name, h);
             Weight w = h.toWeight(scope, type);
             census = census.with(type, w.byteSize());
             for (int i = 1; i < tensors; i++) {
@@ -256,28 +258,82 @@ final class Weights {
      * @return one projection over the gate's rows then the up projection's, stacked once here, for a gated product
      */
     Linear stacked(String gate, String up, int out, int in, boolean bias) {
-        HostTensor g = host(gate + ".weight", out, in);
-        HostTensor u = host(up + ".weight", out, in);
-        Weight w = null;
-        if (g != null && u != null) {
-            HostTensor stack = HostTensor.concatRows(List.of(g, u));
-            done(g);
-            done(u);
-            w = bind(gate + ".weight+" + up + ".weight", stack, 2);
+        return stacked(new String[] {gate, up}, new int[] {out, out}, in, bias, null);
+    }
+
+    /**
+     * The one storage type in which several matrices would be held, where they have one: each present with its
+     * expected shape, held in the same type by the state_dict, and given the same type by the storage type or the
+     * llama.cpp mix chosen. A mix gives {@code v_proj} more bits than {@code q_proj} in some layers; a GGUF file
+     * holds them so.
+     *
+     * @param prefixes the module names, for example a block's {@code self_attn.q_proj}, {@code k_proj} and
+     *     {@code v_proj}
+     * @param rows each one's expected output features
+     * @param in the input features of all
+     * @return the type, or null where they would be held in different ones (or one is missing or mis-shaped)
+     */
+    WeightType sharedType(String[] prefixes, int[] rows, int in) {
+        WeightType shared = null;
+        WeightType held = null;
+        for (int i = 0; i < prefixes.length; i++) {
+            String name = prefixes[i] + ".weight";
+            HostTensor h = remaining.get(name);
+            if (h == null || !h.shape().equals(Shape.of(rows[i], in)) || (held != null && h.type() != held)) {
+                return null;
+            }
+            WeightType type = typeOf(name, h);
+            if (shared != null && type != shared) {
+                return null;
+            }
+            held = h.type();
+            shared = type;
         }
+        return shared;
+    }
+
+    /**
+     * @param prefixes the module names of projections of one input
+     * @param outs each one's output features
+     * @param in input features
+     * @param bias whether each has a bias
+     * @param type the stacked matrix's storage type ({@link #sharedType}), or null to choose it as for one matrix
+     *     named by all of theirs
+     * @return one projection over their rows, stacked once here in the order given
+     */
+    Linear stacked(String[] prefixes, int[] outs, int in, boolean bias, WeightType type) {
+        Weight w = stack(prefixes, ".weight", outs, in, type);
         Tensor b = null;
         if (bias) {
-            HostTensor gb = host(gate + ".bias", out);
-            HostTensor ub = host(up + ".bias", out);
-            if (gb != null && ub != null) {
-                b = HostTensor.concatRows(List.of(gb, ub)).toTensor(scope, dtype);
-                counted(gb);
-                counted(ub);
-                done(gb);
-                done(ub);
+            List<HostTensor> parts = hosts(prefixes, ".bias", outs, 0);
+            if (!parts.contains(null)) {
+                b = HostTensor.concatRows(parts).toTensor(scope, dtype);
+                parts.forEach(this::counted);
             }
+            parts.stream().filter(h -> h != null).forEach(this::done);
         }
         return linear(w, b, bias);
+    }
+
+    private Weight stack(String[] prefixes, String suffix, int[] outs, int in, WeightType type) {
+        List<HostTensor> parts = hosts(prefixes, suffix, outs, in);
+        if (parts.contains(null)) {
+            parts.stream().filter(h -> h != null).forEach(this::done);
+            return null;
+        }
+        HostTensor stack = HostTensor.concatRows(parts);
+        parts.forEach(this::done);
+        String name = String.join("+", Arrays.stream(prefixes).map(p -> p + suffix).toList());
+        return bind(name, stack, parts.size(), type);
+    }
+
+    /** @return each prefix's tensor {@code [out]} ({@code in == 0}) or {@code [out, in]}, nulls where absent */
+    private List<HostTensor> hosts(String[] prefixes, String suffix, int[] outs, int in) {
+        List<HostTensor> parts = new ArrayList<>(prefixes.length);
+        for (int i = 0; i < prefixes.length; i++) {
+            parts.add(in == 0 ? host(prefixes[i] + suffix, outs[i]) : host(prefixes[i] + suffix, outs[i], in));
+        }
+        return parts;
     }
 
     /**

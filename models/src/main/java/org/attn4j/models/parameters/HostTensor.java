@@ -629,7 +629,7 @@ public final class HostTensor {
                 .order(ByteOrder.LITTLE_ENDIAN);
         for (HostTensor p : parts) {
             if (p.type == out) {
-                all.put(p.held("concatRows").duplicate());
+                p.copyBytesInto(all);
             } else if (out == WeightType.F64) {
                 for (double v : p.data()) {
                     all.putDouble(v);
@@ -641,6 +641,17 @@ public final class HostTensor {
             }
         }
         return new HostTensor(Shape.of(dims), out, all.flip());
+    }
+
+    /** Puts this tensor's bytes, row after row, into {@code into} (each block's in turn). */
+    private void copyBytesInto(ByteBuffer into) {
+        if (blocks == null) {
+            into.put(held("concatRows").duplicate());
+            return;
+        }
+        for (HostTensor b : blocks) {
+            b.copyBytesInto(into);
+        }
     }
 
     /** @return the transpose of this rank-2 tensor, in the same storage type (one of the plain floats) */
