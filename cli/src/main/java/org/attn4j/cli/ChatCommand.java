@@ -16,6 +16,7 @@ import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.chat.ChatTemplateException;
 import org.attn4j.models.chat.ChatTemplateOptions;
 import org.attn4j.models.chat.Message;
+import org.attn4j.models.decoder.CausalLM;
 import org.attn4j.models.generate.ChatListener;
 import org.attn4j.models.generate.ChatModel;
 import org.attn4j.models.generate.ChatResponse;
@@ -100,6 +101,7 @@ final class ChatCommand implements Callable<Integer> {
         ChatModel chat;
         try {
             chat = ChatModel.from(checkpoint, choice.backend(), DType.F32);
+            chat.model().warmUp(CausalLM.DEFAULT_WARM_UP);
         } catch (IllegalArgumentException | IllegalStateException | Tokenizer.FormatException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -3,15 +3,12 @@ package org.attn4j.cli;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.attn4j.api.DType;
-import org.attn4j.api.Scope;
 import org.attn4j.api.WeightType;
 import org.attn4j.models.checkpoint.Checkpoint;
 import org.attn4j.models.decoder.CausalLM;
-import org.attn4j.models.decoder.KvCache;
 import org.attn4j.models.generate.GenerationConfig;
 import org.attn4j.models.generate.GenerationOptions;
 import org.attn4j.models.generate.Generator;
@@ -51,8 +48,6 @@ import picocli.CommandLine.Spec;
                 + "stop ids and the sampling defaults (greedy without them); the options below override them."},
         footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input."})
 final class GenerateCommand implements Callable<Integer> {
-    /** The prompt tokens the warm-up runs through the model at most. */
-    private static final int WARM_TOKENS = 8;
 
     @Spec
     private CommandSpec spec;
@@ -155,7 +150,7 @@ final class GenerateCommand implements Callable<Integer> {
             }
             GenerationOptions options = sampling.apply(generation.options(ids.length), 32,
                     generation.maxNewTokens().isPresent(), spec);
-            warmUp(lm, ids);
+            lm.warmUp(ids, CausalLM.DEFAULT_WARM_UP);
             timing.loaded();
             CommandLog.loaded(spec.qualifiedName(), model.toString(), start);
             int[] generated;
@@ -199,19 +194,6 @@ final class GenerateCommand implements Callable<Integer> {
             }
         }
         return 0;
-    }
-
-    /**
-     * Runs the model once before the prompt, as llama.cpp warms up at load: a forward of the prompt's first tokens
-     * and one decoding step into a cache that is then dropped, so that the kernels on the model's own shapes are
-     * compiled before the prompt's timing starts.
-     */
-    private static void warmUp(CausalLM lm, int[] ids) {
-        int[] head = Arrays.copyOf(ids, Math.min(ids.length, WARM_TOKENS));
-        try (KvCache cache = lm.newCache(1, head.length + 1); Scope scope = lm.backend().newScope()) {
-            lm.next(scope, new int[][] {head}, cache);
-            lm.next(scope, new int[][] {{ids[0]}}, cache);
-        }
     }
 
     /** @return the storage type {@code --weights} asks for, or null to keep each file's */

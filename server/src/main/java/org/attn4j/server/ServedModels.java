@@ -112,7 +112,9 @@ public final class ServedModels implements AutoCloseable {
             return this;
         }
         GenerationOptions defaults = GenerationConfig.of(checkpoint).options();
-        addDecoder(name, CausalLM.from(checkpoint, backend, DType.F32, null), tokenizer, defaults);
+        CausalLM model = CausalLM.from(checkpoint, backend, DType.F32, null);
+        model.warmUp(CausalLM.DEFAULT_WARM_UP);
+        addDecoder(name, model, tokenizer, defaults);
         StartupLog.loaded("decoder", name, start);
         return this;
     }

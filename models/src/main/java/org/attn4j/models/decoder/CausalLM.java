@@ -2,7 +2,9 @@ package org.attn4j.models.decoder;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -42,6 +44,13 @@ import org.attn4j.models.parameters.WeightCensus;
  * A model may be shared by threads, each with its own cache and scope.
  */
 public final class CausalLM implements AutoCloseable {
+    /** A budget for {@link #warmUp} that covers the first tens of steps of a model of some hundred million weights. */
+    public static final Duration DEFAULT_WARM_UP = Duration.ofMillis(500);
+    /** The prompt tokens {@link #warmUp} runs at most. */
+    private static final int WARM_PROMPT = 8;
+    /** The decoding steps {@link #warmUp} runs at most. */
+    private static final int WARM_STEPS = 32;
+
     private final DecoderConfig config;
     private final Backend backend;
     private final DType dtype;
@@ -362,6 +371,55 @@ public final class CausalLM implements AutoCloseable {
      */
     public Tensor next(Scope scope, int[][] ids, KvCache cache) {
         return run(scope, ids, cache, Output.LAST_LOGITS);
+    }
+
+    /**
+     * {@link #warmUp(int[], Duration)} on the ids {@code 0, 1, …} (the first {@value #WARM_PROMPT} of the
+     * vocabulary), for a caller that has no prompt yet (a server at start-up).
+     *
+     * @param budget the time to spend at most; zero runs nothing
+     * @throws IllegalArgumentException if the budget is negative
+     */
+    public void warmUp(Duration budget) {
+        int[] ids = new int[Math.min(WARM_PROMPT, config.vocabSize())];
+        Arrays.setAll(ids, i -> i);
+        warmUp(ids, budget);
+    }
+
+    /**
+     * Runs the model on its own shapes before its first real call, as llama.cpp warms up at load, and drops what it
+     * computes: the first {@value #WARM_PROMPT} of {@code ids} as a prompt, then one decoding step after another
+     * ({@value #WARM_STEPS} at most) until {@code budget} is spent after the prompt (whose first forward also waits
+     * for the backend's own warm-up of its kernels, where it has one). A step's work between its products (norms,
+     * rotary embeddings, the cache, the ops' own checks) is Java code that the JVM runs interpreted until a method
+     * has been called some hundreds of times, and compiles fully after some thousands; a layer calls each a few
+     * times a step, so without this the first tens of tokens after load run at a fraction of the later rate.
+     *
+     * @param ids token ids to run, at least one, each in {@code [0, V)}: a prompt's, or any
+     * @param budget the time to spend on decoding steps at most, checked after each; zero runs nothing
+     * @throws IllegalArgumentException if {@code ids} is empty or holds an id outside the vocabulary, or the budget
+     *     is negative
+     */
+    public void warmUp(int[] ids, Duration budget) {
+        if (ids == null || ids.length == 0 || budget == null || budget.isNegative()) {
+            throw new IllegalArgumentException("CausalLM.warmUp: arguments ids " + (ids == null ? null
+                    : ids.length + " ids") + " and budget " + budget + "; at least one id and a budget not negative");
+        }
+        if (budget.isZero()) {
+            return;
+        }
+        int room = config.type() == DecoderConfig.Type.GPT2 ? config.maxPositions() : Integer.MAX_VALUE;
+        int[] head = Arrays.copyOf(ids, Math.max(1, Math.min(Math.min(ids.length, WARM_PROMPT), room - 1)));
+        int steps = Math.max(0, Math.min(WARM_STEPS, room - head.length));
+        try (KvCache cache = newCache(1, head.length + steps); Scope scope = backend.newScope()) {
+            next(scope, new int[][] {head}, cache);
+            long end = System.nanoTime() + budget.toNanos();
+            for (int i = 0; i < steps && System.nanoTime() < end; i++) {
+                try (Scope step = backend.newScope()) {
+                    next(step, new int[][] {{ids[i % ids.length]}}, cache);
+                }
+            }
+        }
     }
 
     /**
