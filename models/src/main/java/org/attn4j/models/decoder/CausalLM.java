@@ -377,7 +377,7 @@ public final class CausalLM implements AutoCloseable {
      * {@link #warmUp(int[], Duration)} on the ids {@code 0, 1, …} (the first {@value #WARM_PROMPT} of the
      * vocabulary), for a caller that has no prompt yet (a server at start-up).
      *
-     * @param budget the time to spend at most; zero runs nothing
+     * @param budget the time to spend on decoding steps at most; zero runs nothing
      * @throws IllegalArgumentException if the budget is negative
      */
     public void warmUp(Duration budget) {

@@ -302,7 +302,7 @@ final class Weights {
      * @return one projection over their rows, stacked once here in the order given
      */
     Linear stacked(String[] prefixes, int[] outs, int in, boolean bias, WeightType type) {
-        Weight w = stack(prefixes, ".weight", outs, in, type);
+        Weight w = stack(prefixes, outs, in, type);
         Tensor b = null;
         if (bias) {
             List<HostTensor> parts = hosts(prefixes, ".bias", outs, 0);
@@ -315,15 +315,15 @@ final class Weights {
         return linear(w, b, bias);
     }
 
-    private Weight stack(String[] prefixes, String suffix, int[] outs, int in, WeightType type) {
-        List<HostTensor> parts = hosts(prefixes, suffix, outs, in);
+    private Weight stack(String[] prefixes, int[] outs, int in, WeightType type) {
+        List<HostTensor> parts = hosts(prefixes, ".weight", outs, in);
         if (parts.contains(null)) {
             parts.stream().filter(h -> h != null).forEach(this::done);
             return null;
         }
         HostTensor stack = HostTensor.concatRows(parts);
         parts.forEach(this::done);
-        String name = String.join("+", Arrays.stream(prefixes).map(p -> p + suffix).toList());
+        String name = String.join("+", Arrays.stream(prefixes).map(p -> p + ".weight").toList());
         return bind(name, stack, parts.size(), type);
     }
 
