@@ -155,10 +155,12 @@ final class OpLawSuite {
         HostTensor data = HostArrays.randn(random, 1.0, 2, 3);
         Tensor mine = run.in(data);
         Tensor reshaped;
+        Tensor permuted;
         Tensor adopted;
         Tensor dropped;
         try (Scope other = run.scope().backend().newScope()) {
             reshaped = run.ops().reshape(data.toTensor(other, run.dtype()), 3, 2);
+            permuted = run.ops().permute(data.reshape(1, 2, 1, 3).toTensor(other, run.dtype()), 0, 2, 1, 3);
             adopted = run.scope().adopt(other.ops().scale(mine, 2));
             dropped = other.ops().scale(mine, 3);
         }
@@ -168,6 +170,7 @@ final class OpLawSuite {
         }
         double[] open = {adopted.isOpen() ? 1 : 0, dropped.isOpen() ? 1 : 0};
         return List.of(new HostTensor[] {new HostTensor(Shape.of(3, 2), data.data()), HostTensor.copyOf(reshaped)},
+                new HostTensor[] {new HostTensor(Shape.of(1, 1, 2, 3), data.data()), HostTensor.copyOf(permuted)},
                 new HostTensor[] {new HostTensor(Shape.of(2, 3), twice), HostTensor.copyOf(adopted)},
                 new HostTensor[] {new HostTensor(Shape.of(2), new double[] {1, 0}), new HostTensor(Shape.of(2), open)});
     }

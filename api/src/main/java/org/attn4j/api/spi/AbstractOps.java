@@ -530,13 +530,34 @@ public abstract class AbstractOps<T extends AbstractTensor> implements Ops {
             for (int i = 0; i < axes.length; i++) {
                 normalized[i] = axes[i] < 0 ? axes[i] + axes.length : axes[i];
             }
-            return computePermute(t, normalized, out);
+            return keepsOrder(t.shape(), normalized) ? computeReshape(t, out) : computePermute(t, normalized, out);
         });
     }
 
     /**
+     * @return whether the axes longer than one keep their order under {@code axes}: the permutation then moves only
+     *     axes of length one (the heads of a one-token step, {@code [B, 1, H, d]} to {@code [B, H, 1, d]}) and leaves
+     *     the row-major order of the elements as it is, so it is a reshape
+     */
+    private static boolean keepsOrder(Shape shape, int[] axes) {
+        int last = -1;
+        for (int axis : axes) {
+            if (shape.dim(axis) != 1) {
+                if (axis < last) {
+                    return false;
+                }
+                last = axis;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Called for the permutations that change the order of the elements; one that moves only axes of length one
+     * (or none) is handed to {@link #computeReshape} instead.
+     *
      * @param x rank r
-     * @param axes a permutation of {@code 0..r-1}, none negative
+     * @param axes a permutation of {@code 0..r-1}, none negative, that moves an axis longer than one past another
      * @param out the permuted shape
      * @return the permuted tensor, contiguous
      */

@@ -176,6 +176,20 @@ class AbstractOpsTest {
     }
 
     @Test
+    void aPermutationThatMovesOnlyAxesOfLengthOneIsAReshape() {
+        try (ToyBackend.ToyScope s = new ToyBackend().newScope()) {
+            RecordingOps ops = new RecordingOps(s);
+            ops.permute(s.zeros(Shape.of(2, 1, 3, 4), DType.F32), 1, 0, 2, 3);
+            ops.permute(s.zeros(Shape.of(1, 1, 9, 4), DType.F32), 0, 2, 1, 3);
+            ops.permute(s.zeros(Shape.of(2, 3), DType.F32), 0, 1);
+            ops.permute(s.zeros(Shape.of(1, 4, 9, 4), DType.F32), 0, 2, 1, 3);
+            ops.permute(s.zeros(Shape.of(2, 3), DType.F32), 1, 0);
+            assertEquals(List.of("reshape [1, 2, 3, 4]", "reshape [1, 9, 1, 4]", "reshape [2, 3]",
+                    "permute [0, 2, 1, 3] [1, 9, 4, 4]", "permute [1, 0] [3, 2]"), ops.calls);
+        }
+    }
+
+    @Test
     void aRejectedCallNeverReachesTheComputeMethod() {
         try (ToyBackend.ToyScope s = new ToyBackend().newScope()) {
             RecordingOps ops = new RecordingOps(s);

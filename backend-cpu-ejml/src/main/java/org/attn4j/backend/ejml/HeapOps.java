@@ -183,36 +183,14 @@ final class HeapOps extends AbstractOps<HeapTensor> {
         return scope.view(out, x);
     }
 
-    /**
-     * The permuted copy, or a view of {@code x} where the permutation moves only axes of length one (the heads of a
-     * one-token step, {@code [B, 1, H, d]} to {@code [B, H, 1, d]}): the row-major order of the elements is then
-     * unchanged.
-     */
     @Override
     protected Tensor computePermute(HeapTensor x, int[] axes, Shape out) {
-        if (keepsOrder(x.shape(), axes)) {
-            return scope.view(out, x);
-        }
         int[] source = Strides.contiguous(x.shape());
         int[] strides = new int[axes.length];
         for (int i = 0; i < axes.length; i++) {
             strides[i] = source[axes[i]];
         }
         return scope.wrap(out, Layout.gather(x.data(), Strides.offsets(out, strides)));
-    }
-
-    /** @return whether the axes longer than one keep their order under the permutation {@code axes} */
-    static boolean keepsOrder(Shape shape, int[] axes) {
-        int last = -1;
-        for (int axis : axes) {
-            if (shape.dim(axis) != 1) {
-                if (axis < last) {
-                    return false;
-                }
-                last = axis;
-            }
-        }
-        return true;
     }
 
     @Override
