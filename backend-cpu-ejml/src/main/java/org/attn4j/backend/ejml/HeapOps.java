@@ -18,7 +18,6 @@ import org.attn4j.api.spi.DynamicQuantization;
 import org.attn4j.api.spi.Int8Weight;
 import org.attn4j.api.spi.ReferenceAttention;
 import org.attn4j.api.spi.ShapeChecks;
-import org.attn4j.api.spi.Strides;
 
 /**
  * Every op on heap tensors. {@link AbstractOps} validates each call; each compute method here computes into a fresh
@@ -185,12 +184,7 @@ final class HeapOps extends AbstractOps<HeapTensor> {
 
     @Override
     protected Tensor computePermute(HeapTensor x, int[] axes, Shape out) {
-        int[] source = Strides.contiguous(x.shape());
-        int[] strides = new int[axes.length];
-        for (int i = 0; i < axes.length; i++) {
-            strides[i] = source[axes[i]];
-        }
-        return scope.wrap(out, Layout.gather(x.data(), Strides.offsets(out, strides)));
+        return scope.wrap(out, Layout.permute(x.data(), x.shape(), axes, out));
     }
 
     @Override

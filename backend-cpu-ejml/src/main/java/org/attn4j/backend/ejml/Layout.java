@@ -1,32 +1,75 @@
 package org.attn4j.backend.ejml;
 
 import org.attn4j.api.DType;
+import org.attn4j.api.Shape;
+import org.attn4j.api.spi.Strides;
 
-/** Data movement: gathers by an offset table, and block copies for concat and split. */
+/** Data movement: permuted copies, and block copies for concat and split. */
 final class Layout {
 
     private Layout() {
     }
 
     /**
-     * @param source a {@code float[]} or {@code double[]}, not modified
-     * @param offsets the source offset of each result element
-     * @return {@code out[i] = source[offsets[i]]}, of the source's type
+     * The permuted copy {@code out[i_0 … i_r-1] = x[j]} with {@code j_axes[a] = i_a}. The trailing axes that stay in
+     * place are one contiguous run of the source, copied whole ({@code [B, L, H, d]} to {@code [B, H, L, d]} copies
+     * runs of {@code d}); where the last axis moves, its elements are read at their source stride. No offset table.
+     *
+     * @param source a {@code float[]} or {@code double[]}, row-major under {@code shape}, not modified
+     * @param shape the source's shape
+     * @param axes a permutation of {@code 0..r-1}: result axis {@code a} is source axis {@code axes[a]}
+     * @param out the permuted shape
+     * @return the permuted elements, of the source's type
      */
-    static Object gather(Object source, int[] offsets) {
-        if (source instanceof float[] f) {
-            float[] out = ArrayPool.floats(offsets.length, false);
-            for (int i = 0; i < out.length; i++) {
-                out[i] = f[offsets[i]];
+    static Object permute(Object source, Shape shape, int[] axes, Shape out) {
+        int n = (int) out.size();
+        Object target = source instanceof float[] ? ArrayPool.floats(n, false) : ArrayPool.doubles(n, false);
+        int[] strides = Strides.contiguous(shape);
+        int moved = axes.length;
+        while (moved > 0 && axes[moved - 1] == moved - 1) {
+            moved--;
+        }
+        int run = 1;
+        for (int a = moved; a < axes.length; a++) {
+            run *= out.dim(a);
+        }
+        if (moved == 0) {
+            System.arraycopy(source, 0, target, 0, n);
+            return target;
+        }
+        int line = moved - 1;
+        int count = out.dim(line);
+        int step = strides[axes[line]];
+        int[] index = new int[line];
+        int from = 0;
+        for (int at = 0; at < n; at += count * run) {
+            if (run > 1) {
+                for (int c = 0; c < count; c++) {
+                    System.arraycopy(source, from + c * step, target, at + c * run, run);
+                }
+            } else if (source instanceof float[] f) {
+                float[] t = (float[]) target;
+                for (int c = 0; c < count; c++) {
+                    t[at + c] = f[from + c * step];
+                }
+            } else {
+                double[] d = (double[]) source;
+                double[] t = (double[]) target;
+                for (int c = 0; c < count; c++) {
+                    t[at + c] = d[from + c * step];
+                }
             }
-            return out;
+            for (int a = line - 1; a >= 0; a--) {
+                int stride = strides[axes[a]];
+                if (++index[a] < out.dim(a)) {
+                    from += stride;
+                    break;
+                }
+                from -= stride * (out.dim(a) - 1);
+                index[a] = 0;
+            }
         }
-        double[] d = (double[]) source;
-        double[] out = ArrayPool.doubles(offsets.length, false);
-        for (int i = 0; i < out.length; i++) {
-            out[i] = d[offsets[i]];
-        }
-        return out;
+        return target;
     }
 
     /**
