@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.locks.LockSupport;
 import org.attn4j.api.BackendOptions;
 import org.attn4j.api.Backends;
 import org.attn4j.models.checkpoint.Checkpoint;
@@ -45,8 +46,10 @@ import org.attn4j.models.embed.SentenceEmbedding;
  * (default {@code 2e-3}: two float32 implementations of up to 28 layers, each summing in its own order), else the
  * run stops with the family, the row, the feature and both values. Then {@code W} warm-up rounds and {@code R}
  * measured rounds, each running attn4j and then ONNX Runtime once on the whole batch, so both share the machine's
- * load; it prints one markdown row per family: the medians in ms per batch and ONNX Runtime's median ÷ attn4j's
- * ({@code × ONNX Runtime}, above 1 when attn4j is faster). attn4j's time is the whole {@code embed} call
+ * load. Each timed call starts after half a second of idling: ONNX Runtime's intra-op threads spin for a while after
+ * a run, and a call started at once shares the cores with them (attn4j's calls timed that way ran up to 1.8× slower
+ * on two cores, ONNX Runtime's did not change). It prints one markdown row per family: the medians in ms per batch
+ * and ONNX Runtime's median ÷ attn4j's ({@code × ONNX Runtime}, above 1 when attn4j is faster). attn4j's time is the whole {@code embed} call
  * (tokenising and pooling included), ONNX Runtime's the graph alone. A measurement, never a test: run it on an otherwise idle
  * machine, with the class path built as for {@link MiniLmMain}.
  */
@@ -58,6 +61,8 @@ public final class EncoderFamiliesMain {
     private static final int FIRST_WORD = 5;
     private static final int WORDS = 1000;
     private static final long SEED = 2026_12_02;
+    /** The idle time before each timed call, so that the other engine's threads have stopped spinning. */
+    private static final long PAUSE_NANOS = 500_000_000L;
 
     private EncoderFamiliesMain() {
     }
@@ -187,15 +192,18 @@ public final class EncoderFamiliesMain {
                 double[] attn4j = new double[s.rounds()];
                 double[] ort = new double[s.rounds()];
                 for (int r = 0; r < s.rounds(); r++) {
+                    LockSupport.parkNanos(PAUSE_NANOS);
                     long t0 = System.nanoTime();
                     embedder.embed(texts);
                     long t1 = System.nanoTime();
+                    LockSupport.parkNanos(PAUSE_NANOS);
+                    long o0 = System.nanoTime();
                     try (OrtSession.Result result = session.run(inputs)) {
                         result.get(0);
                     }
-                    long t2 = System.nanoTime();
+                    long o1 = System.nanoTime();
                     attn4j[r] = (t1 - t0) / 1e6;
-                    ort[r] = (t2 - t1) / 1e6;
+                    ort[r] = (o1 - o0) / 1e6;
                 }
                 double a = median(attn4j);
                 double o = median(ort);
