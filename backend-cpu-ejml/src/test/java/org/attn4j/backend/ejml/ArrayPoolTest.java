@@ -1,6 +1,8 @@
 package org.attn4j.backend.ejml;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import org.attn4j.api.DType;
@@ -12,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Released tensors' arrays come back for later results, and only once nothing holds them: a view ({@code reshape},
  * a same-type {@code cast}) keeps its array out of the pool after its source was released, and an array that comes
- * back is zeroed for the ops that need zeros.
+ * back is zeroed for the ops that need zeros; a full pool gives up the arrays of lengths no one asked for lately.
  */
 class ArrayPoolTest {
     private static final int N = 4 * ArrayPool.MIN_LENGTH;
@@ -30,6 +32,42 @@ class ArrayPoolTest {
         float[] first = ArrayPool.floats(N, false);
         ArrayPool.recycle(first);
         assertSame(first, ArrayPool.floats(N, false), "the same thread gets the kept array back");
+    }
+
+    @Test
+    void aFullPoolGivesUpTheArraysOfALengthNoOneAskedForLately() {
+        long[] now = {0};
+        ArrayPool pool = new ArrayPool(8L * N, () -> now[0]);
+        float[] a = new float[N];
+        pool.keep(N, a);
+        pool.keep(N, new float[N]);
+        now[0] += 2 * ArrayPool.STALE_NANOS;
+        double[] other = new double[N];
+
+        pool.keep(-N, other);
+
+        assertEquals(8L * N, pool.bytes(), "only the doubles are kept");
+        assertSame(other, pool.doubleArray(N, false));
+        assertNotSame(a, pool.floatArray(N, false));
+    }
+
+    @Test
+    void aFullPoolKeepsTheArraysOfALengthAskedForLately() {
+        long[] now = {0};
+        ArrayPool pool = new ArrayPool(8L * N, () -> now[0]);
+        float[] a = new float[N];
+        float[] b = new float[N];
+        pool.keep(N, a);
+        pool.keep(N, b);
+        now[0] += 2 * ArrayPool.STALE_NANOS;
+        assertSame(b, pool.floatArray(N, false));
+        float[] twice = new float[2 * N];
+
+        pool.keep(2 * N, twice);
+
+        assertEquals(4L * N, pool.bytes(), "the longer array found no room");
+        assertNotSame(twice, pool.floatArray(2 * N, false));
+        assertSame(a, pool.floatArray(N, false));
     }
 
     @Test
