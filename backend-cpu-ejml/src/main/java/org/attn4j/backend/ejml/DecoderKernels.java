@@ -39,9 +39,10 @@ final class DecoderKernels {
         int partner = halfSplit ? half : 1;
         float[] fin = x instanceof float[] f ? f : null;
         double[] din = x instanceof double[] g ? g : null;
-        float[] fout = fin == null ? null : fin.clone();
-        double[] dout = din == null ? null : din.clone();
         int length = fin != null ? fin.length : din.length;
+        float[] fout = fin == null ? null : ArrayPool.floats(length, false);
+        double[] dout = din == null ? null : ArrayPool.doubles(length, false);
+        System.arraycopy(x, 0, fin != null ? fout : dout, 0, length);
         for (int rowBase = 0, p = 0; rowBase < length; rowBase += d, p = (p + 1) % rows) {
             for (int i = 0; i < half; i++) {
                 int ia = rowBase + i * pairStride;
