@@ -17,7 +17,8 @@ final class Layout {
      *
      * @param source a {@code float[]} or {@code double[]}, row-major under {@code shape}, not modified
      * @param shape the source's shape
-     * @param axes a permutation of {@code 0..r-1}: result axis {@code a} is source axis {@code axes[a]}
+     * @param axes a permutation of {@code 0..r-1} that moves an axis (the spi hands the others to reshape): result
+     *     axis {@code a} is source axis {@code axes[a]}
      * @param out the permuted shape
      * @return the permuted elements, of the source's type
      */
@@ -32,10 +33,6 @@ final class Layout {
         int run = 1;
         for (int a = moved; a < axes.length; a++) {
             run *= out.dim(a);
-        }
-        if (moved == 0) {
-            System.arraycopy(source, 0, target, 0, n);
-            return target;
         }
         int line = moved - 1;
         int count = out.dim(line);
